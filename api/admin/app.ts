@@ -1,0 +1,131 @@
+/**
+ * The admin API (the dashboard's back end, CONTRACT §2): loopback only, bearer
+ * ADMIN_TOKEN. The CLI (cli.ts) is a client of it. Also serves /metrics.
+ */
+import Koa, { type Context, type Next } from 'koa';
+import Router from '@koa/router';
+import type { Config } from '../config.ts';
+import { ApiError, badRequest, notFound } from '../errors.ts';
+import type { Logger } from '../logger.ts';
+import { errorHandler } from '../middleware/error-handler.ts';
+import { requestId } from '../middleware/request-id.ts';
+import type { Metrics } from '../ops/metrics.ts';
+import type { Store } from '../store/types.ts';
+import { readJson } from './body.ts';
+import { importReviews, IMPORT_FORMATS, type ImportFormat } from './import.ts';
+import { createKey, keyListItem, parseKeyCreate } from './keys.ts';
+import { createOrganization, parseOrgCreate, parseOrgUpdate, requireOrg } from './orgs.ts';
+import { tokenMatches } from './token.ts';
+import { createWidget, parseWidgetCreate, parseWidgetUpdate } from './widgets.ts';
+import { lintWidget } from '../widgets/lint.ts';
+
+export interface AdminDeps {
+  store: Store;
+  logger: Logger;
+  metrics: Metrics;
+  adminToken: string;
+  config: Config;
+}
+
+function requireAdmin(token: string) {
+  return async function requireAdmin(ctx: Context, next: Next): Promise<void> {
+    const header = ctx.get('authorization');
+    const presented = /^Bearer (.+)$/.exec(header)?.[1];
+    if (!presented || !tokenMatches(presented, token)) {
+      throw new ApiError(401, 'unauthorized', 'Invalid or missing admin token.', [], { 'WWW-Authenticate': 'Bearer' });
+    }
+    await next();
+  };
+}
+
+export function createAdminApp(deps: AdminDeps): Koa {
+  const { store, logger, metrics, adminToken } = deps;
+  const koa = new Koa();
+  koa.silent = true;
+  const router = new Router({ prefix: '/admin' });
+
+  router.get('/orgs', async (ctx) => {
+    ctx.body = { data: await store.orgs.list() };
+  });
+  router.post('/orgs', async (ctx) => {
+    const org = await createOrganization(store, parseOrgCreate(await readJson(ctx)));
+    ctx.status = 201;
+    ctx.body = org;
+  });
+  router.get('/orgs/:id', async (ctx) => {
+    ctx.body = await requireOrg(store, ctx.params.id!);
+  });
+  router.patch('/orgs/:id', async (ctx) => {
+    const patch = parseOrgUpdate(await readJson(ctx));
+    await requireOrg(store, ctx.params.id!);
+    ctx.body = await store.orgs.update(ctx.params.id!, patch);
+  });
+
+  router.post('/keys', async (ctx) => {
+    const input = parseKeyCreate(await readJson(ctx));
+    await requireOrg(store, input.orgId);
+    ctx.status = 201;
+    ctx.body = await createKey(store, input);
+  });
+  router.get('/keys', async (ctx) => {
+    const orgId = ctx.query.orgId;
+    if (typeof orgId !== 'string') throw badRequest('Give the organization: ?orgId=…', [{ parameter: 'orgId', message: 'is required' }]);
+    await requireOrg(store, orgId);
+    const now = new Date();
+    ctx.body = { data: (await store.keys.listByOrg(orgId)).map((k) => keyListItem(k, now)) };
+  });
+  router.post('/keys/:id/revoke', async (ctx) => {
+    const key = await store.keys.revoke(ctx.params.id!, new Date());
+    if (!key) throw notFound(`Key ${JSON.stringify(ctx.params.id!.slice(0, 64))}`);
+    ctx.body = { id: key.id, state: 'revoked' };
+  });
+
+  router.get('/widgets', async (ctx) => {
+    const orgId = ctx.query.orgId;
+    if (typeof orgId !== 'string') throw badRequest('Give the organization: ?orgId=…', [{ parameter: 'orgId', message: 'is required' }]);
+    await requireOrg(store, orgId);
+    ctx.body = { data: await store.widgets.listByOrg(orgId) };
+  });
+  router.post('/widgets', async (ctx) => {
+    const input = parseWidgetCreate(await readJson(ctx));
+    await requireOrg(store, input.orgId);
+    ctx.status = 201;
+    ctx.body = await createWidget(store, input);
+  });
+  router.get('/widgets/:id', async (ctx) => {
+    const widget = await store.widgets.get(ctx.params.id!);
+    if (!widget) throw notFound('Widget');
+    ctx.body = widget;
+  });
+  router.patch('/widgets/:id', async (ctx) => {
+    const widget = await store.widgets.get(ctx.params.id!);
+    if (!widget) throw notFound('Widget');
+    ctx.body = await store.widgets.update(widget.id, parseWidgetUpdate(await readJson(ctx), widget));
+  });
+  router.get('/widgets/:id/lint', async (ctx) => {
+    const widget = await store.widgets.get(ctx.params.id!);
+    if (!widget) throw notFound('Widget');
+    ctx.body = { data: await lintWidget(store, widget) };
+  });
+
+  router.post('/orgs/:id/reviews', async (ctx) => {
+    const org = await requireOrg(store, ctx.params.id!);
+    const format = String(ctx.query.format ?? '');
+    if (!(IMPORT_FORMATS as readonly string[]).includes(format)) {
+      throw badRequest(`format must be one of ${IMPORT_FORMATS.join(', ')}`, [{ parameter: 'format', message: 'unknown format' }]);
+    }
+    ctx.body = await importReviews(store, org.id, ctx.req, format as ImportFormat, ctx.state.log as Logger);
+  });
+
+  koa.use(errorHandler(logger));
+  koa.use(requestId(logger));
+  koa.use(requireAdmin(adminToken));
+  koa.use(async function metricsEndpoint(ctx, next) {
+    if (ctx.path !== '/metrics') return next();
+    ctx.type = metrics.registry.contentType;
+    ctx.body = await metrics.registry.metrics();
+  });
+  koa.use(router.routes());
+  koa.use(router.allowedMethods({ throw: true }));
+  return koa;
+}

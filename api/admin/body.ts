@@ -1,0 +1,22 @@
+/** A small JSON body reader for the admin API (no body-parser dependency): 64 KiB at most. */
+import type { Context } from 'koa';
+import { badRequest, payloadTooLarge } from '../errors.ts';
+
+const LIMIT = 64 * 1024;
+
+export async function readJson(ctx: Context): Promise<unknown> {
+  const type = ctx.get('content-type');
+  if (!/^application\/json\b/i.test(type)) throw badRequest('Send a JSON body with Content-Type: application/json.');
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > LIMIT) throw payloadTooLarge(`The body must be at most ${LIMIT} bytes.`);
+    chunks.push(chunk);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+  } catch {
+    throw badRequest('The body is not valid JSON.');
+  }
+}

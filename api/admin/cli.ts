@@ -1,0 +1,285 @@
+/**
+ * The admin CLI (`npm run admin -- …`): a client of the admin API. With --json
+ * each command prints exactly one JSON object on stdout; without it, output is
+ * for people. Errors exit non-zero with one line on stderr.
+ */
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { extname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Transform } from 'node:stream';
+import { parseArgs } from 'node:util';
+import { request } from 'node:http';
+import cliProgress from 'cli-progress';
+import { ConfigError, loadConfig } from '../config.ts';
+import { readAdminToken } from './token.ts';
+
+class CliError extends Error {}
+
+const USAGE = `Usage: npm run admin -- <command> [options] [--json]
+
+  orgs create --name NAME --plan free|starter|growth|agency [--rate-limit N]
+  orgs set-plan ORG_ID PLAN [--rate-limit N]
+  orgs list
+  keys create --org ORG_ID --name NAME [--expires 2027-01-01|ISO-DATE-TIME]
+  keys list --org ORG_ID
+  keys revoke KEY_ID
+  widgets create --org ORG_ID --name NAME [--layout carousel|grid|list|badge]
+                 [--subject-type Product --subject-name "Acme Shoes" --subject-url URL --subject-image URL --subject-brand NAME]
+                 [--theme light|dark|auto] [--accent #4f46e5] [--max-reviews N] [--min-rating N]
+                 [--platforms GOOGLE,YELP] [--hide-empty] [--no-dates] [--locale en-US] [--json-ld auto|on|off]
+  widgets update WIDGET_ID [same options as create, without --org]
+  widgets list --org ORG_ID
+  widgets lint WIDGET_ID
+  reviews import --org ORG_ID FILE.ndjson|FILE.json|FILE.csv [--format ndjson|json|csv]
+`;
+
+interface Ctx {
+  base: string;
+  token: string;
+  json: boolean;
+}
+
+type Json = Record<string, unknown>;
+
+async function call(ctx: Ctx, method: string, path: string, body?: unknown): Promise<Json> {
+  const res = await fetch(`${ctx.base}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${ctx.token}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
+    ...(body !== undefined && { body: JSON.stringify(body) }),
+  }).catch((err: Error) => {
+    throw new CliError(`cannot reach the admin API at ${ctx.base} (${(err.cause as Error | undefined)?.message ?? err.message}); is the service running with the same ADMIN_PORT?`);
+  });
+  const text = await res.text();
+  let parsed: Json;
+  try {
+    parsed = JSON.parse(text) as Json;
+  } catch {
+    throw new CliError(`unexpected answer from the admin API (${res.status})`);
+  }
+  if (!res.ok) throw new CliError(describeError(parsed, res.status));
+  return parsed;
+}
+
+function describeError(body: Json, status: number): string {
+  const details = Array.isArray(body.details)
+    ? (body.details as { parameter: string; message: string }[]).map((d) => `${d.parameter} ${d.message}`).join('; ')
+    : '';
+  return `${String(body.message ?? `HTTP ${status}`)}${details ? ` (${details})` : ''}`;
+}
+
+function table(rows: Json[], columns: string[]): string {
+  const cells = rows.map((r) => columns.map((c) => (r[c] === null || r[c] === undefined ? '-' : String(r[c]))));
+  const widths = columns.map((c, i) => Math.max(c.length, ...cells.map((row) => row[i]!.length)));
+  const line = (values: string[]) => values.map((v, i) => v.padEnd(widths[i]!)).join('  ').trimEnd();
+  return [line(columns), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)].join('\n');
+}
+
+function need(value: string | undefined, flag: string): string {
+  if (value === undefined || value === '') throw new CliError(`${flag} is required`);
+  return value;
+}
+
+function intFlag(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value)) throw new CliError(`${flag} must be a whole number`);
+  return Number(value);
+}
+
+function widgetBody(v: Record<string, string | boolean | undefined>): Json {
+  const subject: Json = {};
+  if (v['subject-type'] !== undefined) subject.type = v['subject-type'];
+  if (v['subject-name'] !== undefined) subject.name = v['subject-name'];
+  if (v['subject-url'] !== undefined) subject.url = v['subject-url'];
+  if (v['subject-image'] !== undefined) subject.image = v['subject-image'];
+  if (v['subject-brand'] !== undefined) subject.brand = v['subject-brand'];
+  const options: Json = {};
+  if (v.theme !== undefined) options.theme = v.theme;
+  if (v.accent !== undefined) options.accentColor = v.accent;
+  if (v['max-reviews'] !== undefined) options.maxReviews = intFlag(v['max-reviews'] as string, '--max-reviews');
+  if (v['min-rating'] !== undefined) options.minRating = v['min-rating'] === 'none' ? null : intFlag(v['min-rating'] as string, '--min-rating');
+  if (v.platforms !== undefined) options.platforms = v.platforms === 'all' ? null : String(v.platforms).split(',').map((p) => p.trim()).filter(Boolean);
+  if (v['hide-empty'] !== undefined) options.hideEmpty = v['hide-empty'];
+  if (v['no-dates'] !== undefined) options.showDates = !v['no-dates'];
+  if (v.locale !== undefined) options.locale = v.locale === 'auto' ? null : v.locale;
+  if (v['json-ld'] !== undefined) options.jsonLd = v['json-ld'];
+  return {
+    ...(v.name !== undefined && { name: v.name }),
+    ...(v.layout !== undefined && { layout: v.layout }),
+    ...(Object.keys(subject).length > 0 && { subject }),
+    ...(Object.keys(options).length > 0 && { options }),
+  };
+}
+
+const OPTIONS = {
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  name: { type: 'string' },
+  plan: { type: 'string' },
+  'rate-limit': { type: 'string' },
+  org: { type: 'string' },
+  expires: { type: 'string' },
+  layout: { type: 'string' },
+  'subject-type': { type: 'string' },
+  'subject-name': { type: 'string' },
+  'subject-url': { type: 'string' },
+  'subject-image': { type: 'string' },
+  'subject-brand': { type: 'string' },
+  theme: { type: 'string' },
+  accent: { type: 'string' },
+  'max-reviews': { type: 'string' },
+  'min-rating': { type: 'string' },
+  platforms: { type: 'string' },
+  'hide-empty': { type: 'boolean' },
+  'no-dates': { type: 'boolean' },
+  locale: { type: 'string' },
+  'json-ld': { type: 'string' },
+  format: { type: 'string' },
+} as const;
+
+function print(ctx: Ctx, value: Json, human: () => string): void {
+  process.stdout.write(ctx.json ? `${JSON.stringify(value)}\n` : `${human()}\n`);
+}
+
+async function importFile(ctx: Ctx, orgId: string, file: string, formatFlag: string | undefined): Promise<Json> {
+  const format = formatFlag ?? { '.ndjson': 'ndjson', '.jsonl': 'ndjson', '.json': 'json', '.csv': 'csv' }[extname(file).toLowerCase()];
+  if (!format) throw new CliError(`cannot tell the format of ${file}: use --format ndjson|json|csv`);
+  const size = (await stat(file).catch(() => {
+    throw new CliError(`cannot read ${file}`);
+  })).size;
+  const bar = ctx.json || !process.stderr.isTTY ? null : new cliProgress.SingleBar({ format: 'Importing [{bar}] {percentage}% | {value}/{total} bytes | {eta}s left', stream: process.stderr }, cliProgress.Presets.shades_classic);
+  bar?.start(size, 0);
+  let sent = 0;
+  const meter = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      sent += chunk.length;
+      bar?.update(sent);
+      done(null, chunk);
+    },
+  });
+  const url = new URL(`${ctx.base}/admin/orgs/${encodeURIComponent(orgId)}/reviews?format=${format}`);
+  // node:http rather than fetch: a streamed upload with backpressure, so progress follows the server.
+  const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const req = request(url, { method: 'POST', headers: { authorization: `Bearer ${ctx.token}`, 'content-type': 'application/octet-stream' } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', (err) => reject(new CliError(`import interrupted: ${err.message}`)));
+    createReadStream(file).on('error', (err) => reject(new CliError(`cannot read ${file}: ${err.message}`))).pipe(meter).pipe(req);
+  });
+  bar?.stop();
+  let parsed: Json;
+  try {
+    parsed = JSON.parse(answer.body) as Json;
+  } catch {
+    throw new CliError(`unexpected answer from the admin API (${answer.status})`);
+  }
+  if (answer.status !== 200) throw new CliError(describeError(parsed, answer.status));
+  return parsed;
+}
+
+export async function run(argv: string[]): Promise<void> {
+  const { values: v, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  if (v.help || positionals.length === 0) {
+    process.stdout.write(USAGE);
+    return;
+  }
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) throw new CliError(`configuration: ${err.message}`);
+    throw err;
+  }
+  const token = await readAdminToken(config.adminToken, config.dataDir);
+  if (!token) throw new CliError(`no admin token: set ADMIN_TOKEN or start the service once so that it writes ${config.dataDir}/admin-token`);
+  const ctx: Ctx = { base: `http://127.0.0.1:${config.adminPort}`, token, json: v.json === true };
+  const [resource, action, ...rest] = positionals;
+  const command = `${resource} ${action ?? ''}`.trim();
+
+  switch (command) {
+    case 'orgs create': {
+      const org = await call(ctx, 'POST', '/admin/orgs', {
+        name: need(v.name, '--name'),
+        plan: need(v.plan, '--plan'),
+        ...(v['rate-limit'] !== undefined && { rateLimit: intFlag(v['rate-limit'], '--rate-limit') }),
+      });
+      return print(ctx, { id: org.id, name: org.name, plan: org.plan }, () => `Created organization ${org.id} "${org.name}" on the ${org.plan} plan${org.rateLimit ? ` (${org.rateLimit} requests/min)` : ''}.`);
+    }
+    case 'orgs set-plan': {
+      const [orgId, plan] = rest;
+      const org = await call(ctx, 'PATCH', `/admin/orgs/${encodeURIComponent(need(orgId, 'ORG_ID'))}`, {
+        plan: need(plan, 'PLAN'),
+        ...(v['rate-limit'] !== undefined && { rateLimit: intFlag(v['rate-limit'], '--rate-limit') }),
+      });
+      return print(ctx, { id: org.id, name: org.name, plan: org.plan, rateLimit: org.rateLimit }, () => `Organization ${org.id} is now on the ${org.plan} plan${org.rateLimit ? ` (${org.rateLimit} requests/min)` : ''}.`);
+    }
+    case 'orgs list': {
+      const list = await call(ctx, 'GET', '/admin/orgs');
+      return print(ctx, list, () => table(list.data as Json[], ['id', 'name', 'plan', 'rateLimit', 'createdAt']));
+    }
+    case 'keys create': {
+      const key = await call(ctx, 'POST', '/admin/keys', {
+        orgId: need(v.org, '--org'),
+        name: need(v.name, '--name'),
+        ...(v.expires !== undefined && { expiresAt: v.expires }),
+      });
+      return print(ctx, key, () =>
+        [`Created key ${key.id} "${key.name}"${key.expiresAt ? `, expires ${key.expiresAt}` : ''}.`, '', `  ${key.key}`, '', 'This is the only time the full key is shown: store it in a secret manager now.'].join('\n'),
+      );
+    }
+    case 'keys list': {
+      const list = await call(ctx, 'GET', `/admin/keys?orgId=${encodeURIComponent(need(v.org, '--org'))}`);
+      return print(ctx, list, () => table(list.data as Json[], ['id', 'name', 'prefix', 'createdAt', 'lastUsedAt', 'expiresAt', 'state']));
+    }
+    case 'keys revoke': {
+      const out = await call(ctx, 'POST', `/admin/keys/${encodeURIComponent(need(rest[0], 'KEY_ID'))}/revoke`);
+      return print(ctx, out, () => `Key ${out.id} revoked. Requests with it now get 401.`);
+    }
+    case 'widgets create': {
+      const widget = await call(ctx, 'POST', '/admin/widgets', { orgId: need(v.org, '--org'), ...widgetBody({ ...v, name: need(v.name, '--name') }) });
+      return print(ctx, widget, () => `Created widget ${widget.id} "${widget.name}" (${widget.layout}). Get its snippet: GET /api/v1/widgets/${widget.id}/embed`);
+    }
+    case 'widgets update': {
+      const widget = await call(ctx, 'PATCH', `/admin/widgets/${encodeURIComponent(need(rest[0], 'WIDGET_ID'))}`, widgetBody(v));
+      return print(ctx, widget, () => `Updated widget ${widget.id} "${widget.name}" (${widget.layout}).`);
+    }
+    case 'widgets list': {
+      const list = await call(ctx, 'GET', `/admin/widgets?orgId=${encodeURIComponent(need(v.org, '--org'))}`);
+      return print(ctx, list, () => table(list.data as Json[], ['id', 'name', 'layout', 'createdAt']));
+    }
+    case 'widgets lint': {
+      const out = await call(ctx, 'GET', `/admin/widgets/${encodeURIComponent(need(rest[0], 'WIDGET_ID'))}/lint`);
+      const findings = out.data as { severity: string; rule: string; message: string; link: string }[];
+      return print(ctx, out, () =>
+        findings.length === 0 ? 'No findings: the markup is eligible for review stars.' : findings.map((f) => `${f.severity.toUpperCase()} ${f.rule}: ${f.message}\n  ${f.link}`).join('\n'),
+      );
+    }
+    case 'reviews import': {
+      const file = need(rest[0], 'FILE');
+      const out = await importFile(ctx, need(v.org, '--org'), file, v.format);
+      const rejected = out.rejected as { line: number; reason: string }[];
+      return print(ctx, out, () =>
+        [
+          `Imported ${out.imported} new, updated ${out.updated}, rejected ${out.rejectedTotal ?? rejected.length}.`,
+          ...rejected.slice(0, 20).map((r) => `  line ${r.line}: ${r.reason}`),
+          rejected.length > 20 ? `  … ${rejected.length - 20} more (use --json for all listed)` : '',
+        ]
+          .filter(Boolean)
+          .join('\n'),
+      );
+    }
+    default:
+      throw new CliError(`unknown command "${command}". Run npm run admin -- --help`);
+  }
+}
+
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === resolve(process.argv[1])) {
+  run(process.argv.slice(2)).catch((err: unknown) => {
+    const message = err instanceof CliError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') ? (err as Error).message : `unexpected error: ${(err as Error).message}`;
+    process.stderr.write(`admin: ${message.split('\n')[0]}\n`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,157 @@
+/** Widgets: a layout, a subject (for JSON-LD) and display options, with defaults. */
+import { newId } from '../store/ids.ts';
+import {
+  SUBJECT_TYPES,
+  WIDGET_LAYOUTS,
+  type Store,
+  type SubjectType,
+  type Widget,
+  type WidgetLayout,
+  type WidgetOptions,
+  type WidgetSubject,
+} from '../store/types.ts';
+import { Checker, objectBody } from './validation.ts';
+
+export const DEFAULT_WIDGET_OPTIONS: WidgetOptions = {
+  theme: 'light',
+  accentColor: '#4f46e5',
+  maxReviews: 12,
+  minRating: null,
+  platforms: null,
+  hideEmpty: false,
+  showDates: true,
+  locale: null,
+  jsonLd: 'auto',
+};
+
+export interface WidgetInput {
+  orgId: string;
+  name: string;
+  layout?: WidgetLayout;
+  subject?: Partial<WidgetSubject>;
+  options?: Partial<WidgetOptions>;
+}
+
+export async function createWidget(store: Store, input: WidgetInput): Promise<Widget> {
+  const now = new Date().toISOString();
+  const widget: Widget = {
+    id: newId('wdg'),
+    orgId: input.orgId,
+    name: input.name,
+    layout: input.layout ?? 'carousel',
+    subject: {
+      type: input.subject?.type ?? 'Organization',
+      name: input.subject?.name ?? input.name,
+      url: input.subject?.url ?? null,
+      image: input.subject?.image ?? null,
+      brand: input.subject?.brand ?? null,
+    },
+    options: { ...DEFAULT_WIDGET_OPTIONS, ...input.options },
+    createdAt: now,
+    updatedAt: now,
+  };
+  await store.widgets.create(widget);
+  return widget;
+}
+
+const OPTION_FIELDS = ['theme', 'accentColor', 'maxReviews', 'minRating', 'platforms', 'hideEmpty', 'showDates', 'locale', 'jsonLd'];
+const SUBJECT_FIELDS = ['type', 'name', 'url', 'image', 'brand'];
+
+function parseSubject(check: Checker, raw: unknown): Partial<WidgetSubject> | undefined {
+  if (raw === undefined) return undefined;
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    check.fail('subject', 'must be an object');
+    return undefined;
+  }
+  const body = raw as Record<string, unknown>;
+  for (const key of Object.keys(body)) if (!SUBJECT_FIELDS.includes(key)) check.fail(`subject.${key}`, 'is not a known field');
+  const type = body.type;
+  let subjectType: SubjectType | undefined;
+  if (type !== undefined) {
+    if (typeof type === 'string' && (SUBJECT_TYPES as readonly string[]).includes(type)) subjectType = type as SubjectType;
+    else check.fail('subject.type', `must be one of ${SUBJECT_TYPES.join(', ')}`);
+  }
+  const name = check.string(body, 'name', { max: 200 });
+  if (name === '') check.fail('subject.name', 'must not be empty');
+  const url = check.httpsUrl(body, 'url');
+  const image = check.httpsUrl(body, 'image');
+  const brand = check.string(body, 'brand', { max: 200 });
+  return {
+    ...(subjectType !== undefined && { type: subjectType }),
+    ...(name !== undefined && { name }),
+    ...(url !== undefined && { url }),
+    ...(image !== undefined && { image }),
+    ...(brand !== undefined && { brand: brand === '' ? null : brand }),
+  };
+}
+
+function parseOptions(check: Checker, raw: unknown): Partial<WidgetOptions> | undefined {
+  if (raw === undefined) return undefined;
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    check.fail('options', 'must be an object');
+    return undefined;
+  }
+  const body = raw as Record<string, unknown>;
+  const out: Partial<WidgetOptions> = {};
+  for (const key of Object.keys(body)) if (!OPTION_FIELDS.includes(key)) check.fail(`options.${key}`, 'is not a known option');
+  const theme = check.oneOf(body, 'theme', ['light', 'dark', 'auto'] as const);
+  if (theme) out.theme = theme;
+  if (body.accentColor !== undefined) {
+    if (typeof body.accentColor === 'string' && /^#[0-9a-fA-F]{6}$/.test(body.accentColor)) out.accentColor = body.accentColor.toLowerCase();
+    else check.fail('options.accentColor', 'must be a hex colour like #4f46e5');
+  }
+  const maxReviews = check.integer(body, 'maxReviews', 1, 50);
+  if (maxReviews !== undefined && maxReviews !== null) out.maxReviews = maxReviews;
+  const minRating = check.integer(body, 'minRating', 1, 5);
+  if (minRating !== undefined) out.minRating = minRating;
+  if (body.platforms !== undefined) {
+    const p = body.platforms;
+    if (p === null) out.platforms = null;
+    else if (Array.isArray(p) && p.length > 0 && p.length <= 20 && p.every((x) => typeof x === 'string' && /^[A-Za-z][A-Za-z0-9_]{0,31}$/.test(x))) {
+      out.platforms = [...new Set((p as string[]).map((x) => x.toUpperCase()))];
+    } else check.fail('options.platforms', 'must be a non-empty list of platform identifiers, or null for all');
+  }
+  const hideEmpty = check.boolean(body, 'hideEmpty');
+  if (hideEmpty !== undefined) out.hideEmpty = hideEmpty;
+  const showDates = check.boolean(body, 'showDates');
+  if (showDates !== undefined) out.showDates = showDates;
+  if (body.locale !== undefined) {
+    const l = body.locale;
+    if (l === null) out.locale = null;
+    else if (typeof l === 'string' && l.length <= 35 && Intl.DateTimeFormat.supportedLocalesOf([l]).length > 0) out.locale = Intl.getCanonicalLocales(l)[0]!;
+    else check.fail('options.locale', 'must be a supported BCP 47 locale such as en-US, or null');
+  }
+  const jsonLd = check.oneOf(body, 'jsonLd', ['auto', 'on', 'off'] as const);
+  if (jsonLd) out.jsonLd = jsonLd;
+  return out;
+}
+
+export function parseWidgetCreate(raw: unknown): WidgetInput {
+  const body = objectBody(raw);
+  const check = new Checker();
+  for (const key of Object.keys(body)) if (!['orgId', 'name', 'layout', 'subject', 'options'].includes(key)) check.fail(key, 'is not a known field');
+  const orgId = check.string(body, 'orgId', { required: true, max: 64 });
+  const name = check.string(body, 'name', { required: true, max: 200 });
+  const layout = check.oneOf(body, 'layout', WIDGET_LAYOUTS);
+  const subject = parseSubject(check, body.subject);
+  const options = parseOptions(check, body.options);
+  check.done();
+  return { orgId: orgId!, name: name!, ...(layout && { layout }), ...(subject && { subject }), ...(options && { options }) };
+}
+
+export function parseWidgetUpdate(raw: unknown, current: Widget): Partial<Pick<Widget, 'name' | 'layout' | 'subject' | 'options'>> {
+  const body = objectBody(raw);
+  const check = new Checker();
+  for (const key of Object.keys(body)) if (!['name', 'layout', 'subject', 'options'].includes(key)) check.fail(key, 'is not a known field');
+  const name = check.string(body, 'name', { max: 200 });
+  const layout = check.oneOf(body, 'layout', WIDGET_LAYOUTS);
+  const subject = parseSubject(check, body.subject);
+  const options = parseOptions(check, body.options);
+  check.done();
+  return {
+    ...(name && { name }),
+    ...(layout && { layout }),
+    ...(subject && { subject: { ...current.subject, ...subject } }),
+    ...(options && { options: { ...current.options, ...options } }),
+  };
+}

@@ -1,0 +1,131 @@
+/**
+ * The public HTTPS app. The middleware order below IS the order of checks in
+ * CONTRACT §3: HTTPS → key in the query string → (route) → authentication →
+ * plan → rate limit → parameters (inside each handler).
+ */
+import Koa, { type Context, type Middleware, type Next } from 'koa';
+import Router from '@koa/router';
+import type { Config } from './config.ts';
+import { methodNotAllowed } from './errors.ts';
+import type { Logger } from './logger.ts';
+import { accessLog } from './middleware/access-log.ts';
+import { errorHandler } from './middleware/error-handler.ts';
+import { httpsOnly } from './middleware/https-only.ts';
+import { queryKeyGuard } from './middleware/query-key-guard.ts';
+import { requestId } from './middleware/request-id.ts';
+import { authenticate, requireApiPlan } from './auth/authenticate.ts';
+import { LastUsedTracker } from './auth/last-used.ts';
+import { orgRateLimit } from './limits/org-rate-limit.ts';
+import { Limiter } from './limits/rate-limit.ts';
+import type { RedisHealth } from './limits/redis-health.ts';
+import type { Metrics } from './ops/metrics.ts';
+import { healthz, openApiJson, readyz } from './ops/routes.ts';
+import { listReviews, reviewStats } from './reviews/routes.ts';
+import type { Store } from './store/types.ts';
+import { registerWidgetRoutes } from './widgets/routes.ts';
+import type { WidgetAssets } from './widgets/assets.ts';
+
+export interface AppDeps {
+  config: Config;
+  store: Store;
+  logger: Logger;
+  redis: RedisHealth | null;
+  metrics: Metrics;
+  assets: WidgetAssets;
+}
+
+export interface App {
+  koa: Koa;
+  lastUsed: LastUsedTracker;
+  close(): Promise<void>;
+}
+
+/** Requests per minute per client address on the public widget data endpoint. */
+export const PUBLIC_REQUESTS_PER_MINUTE = 600;
+
+export type RouteMethodRegistrar = (path: string, ...middleware: Middleware[]) => void;
+
+export function createApp(deps: AppDeps): App {
+  const { config, store, logger, redis, metrics } = deps;
+  const koa = new Koa({ proxy: config.trustProxy });
+  koa.silent = true;
+
+  const lastUsed = new LastUsedTracker(store.keys, logger);
+  const onLimited = (limiter: string) => () => metrics.rateLimited.inc({ limiter });
+  const orgLimiter = new Limiter({
+    name: 'org',
+    durationMs: 60_000,
+    id: (ctx) => (ctx.state.auth as { org: { id: string } }).org.id,
+    headers: true,
+    redis,
+    onLimited: onLimited('org'),
+  });
+  const authFailures = new Limiter({
+    name: 'authfail',
+    durationMs: 60_000,
+    id: (ctx) => ctx.ip,
+    headers: false,
+    redis,
+    onLimited: onLimited('auth_failures'),
+    message: 'Too many failed authentication attempts from this address.',
+  });
+  const publicLimiter = new Limiter({
+    name: 'public',
+    durationMs: 60_000,
+    id: (ctx) => ctx.ip,
+    headers: true,
+    redis,
+    onLimited: onLimited('public'),
+  });
+
+  const router = new Router();
+  /** GET (and HEAD) on a path; any other method there is 405 with Allow. */
+  const get: RouteMethodRegistrar = (path, ...middleware) => {
+    router.get(path, ...middleware);
+    router.all(path, async function notAllowed(): Promise<void> {
+      throw methodNotAllowed(['GET', 'HEAD']);
+    });
+  };
+
+  const apiPipeline: Middleware[] = [
+    authenticate({ store, lastUsed, authFailures }),
+    requireApiPlan(),
+    orgRateLimit(orgLimiter),
+  ];
+
+  get('/healthz', healthz());
+  get('/readyz', readyz({ store, redis, metrics }));
+  get('/api/v1/openapi.json', openApiJson(config));
+  get('/api/v1/reviews', ...apiPipeline, listReviews(store));
+  get('/api/v1/reviews/stats', ...apiPipeline, reviewStats(store));
+  registerWidgetRoutes({
+    router,
+    get,
+    apiPipeline,
+    store,
+    config,
+    assets: deps.assets,
+    publicLimit: async function publicRateLimit(ctx: Context, next: Next) {
+      await publicLimiter.run(ctx, PUBLIC_REQUESTS_PER_MINUTE, next);
+    },
+  });
+
+  koa.use(errorHandler(logger));
+  koa.use(requestId(logger));
+  koa.use(accessLog());
+  koa.use(metrics.middleware());
+  koa.use(httpsOnly());
+  koa.use(queryKeyGuard());
+  koa.use(router.routes());
+
+  return {
+    koa,
+    lastUsed,
+    async close() {
+      orgLimiter.close();
+      authFailures.close();
+      publicLimiter.close();
+      await lastUsed.flush();
+    },
+  };
+}

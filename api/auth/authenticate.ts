@@ -1,0 +1,65 @@
+/**
+ * Bearer authentication, then the plan check (CONTRACT §3 order). A key is
+ * checked for shape and checksum before any store lookup; only its SHA-256 hash
+ * is looked up. Failed attempts from one client address go through their own
+ * limiter, so guessing keys runs into 429.
+ *
+ * Keys and organizations are read from the store on every request (no cache),
+ * so revocation and plan changes take effect on the very next request on every
+ * instance. The key is read once more after the handler: a key revoked while
+ * its request was in flight gets 401 instead of the answer.
+ */
+import type { Context, Next } from 'koa';
+import { forbiddenPlan, unauthorized } from '../errors.ts';
+import { hasApiAccess } from '../limits/plans.ts';
+import type { Limiter } from '../limits/rate-limit.ts';
+import type { ApiKeyRecord, Organization, Store } from '../store/types.ts';
+import { keyState } from '../store/types.ts';
+import { bearerToken, hashKey, isWellFormedKey } from './key-format.ts';
+import type { LastUsedTracker } from './last-used.ts';
+
+export interface AuthState {
+  key: ApiKeyRecord;
+  org: Organization;
+}
+
+/** Failed authentications allowed per client address per minute. */
+export const AUTH_FAILURES_PER_MINUTE = 30;
+
+export function authenticate(deps: { store: Store; lastUsed: LastUsedTracker; authFailures: Limiter }) {
+  const { store, lastUsed, authFailures } = deps;
+
+  const fail = async (ctx: Context): Promise<never> => {
+    await authFailures.run(ctx, AUTH_FAILURES_PER_MINUTE, async () => {
+      throw unauthorized();
+    });
+    throw unauthorized();
+  };
+
+  return async function authenticate(ctx: Context, next: Next): Promise<void> {
+    const token = bearerToken(ctx.get('authorization') || undefined);
+    if (token === null || !isWellFormedKey(token)) return fail(ctx);
+    const key = await store.keys.findByHash(hashKey(token));
+    if (!key || keyState(key) !== 'active') return fail(ctx);
+    const org = await store.orgs.get(key.orgId);
+    if (!org) return fail(ctx);
+
+    ctx.state.auth = { key, org } satisfies AuthState;
+    lastUsed.touch(key.id, key.lastUsedAt);
+    await next();
+
+    const current = await store.keys.get(key.id);
+    if (!current || keyState(current) !== 'active') {
+      ctx.state.log?.info({ keyId: key.id }, 'key revoked or expired during the request');
+      throw unauthorized();
+    }
+  };
+}
+
+export function requireApiPlan() {
+  return async function requireApiPlan(ctx: Context, next: Next): Promise<void> {
+    const { org } = ctx.state.auth as AuthState;
+    if (!hasApiAccess(org)) throw forbiddenPlan();
+    await next();
+  };
+}

@@ -1,0 +1,123 @@
+/**
+ * The one validated configuration module (CONTRACT §1). Every variable is read
+ * here; a bad value stops start-up with a message naming the variable. There
+ * are no default secrets: the admin token is generated once into DATA_DIR.
+ */
+import { resolve } from 'node:path';
+
+export interface Config {
+  port: number;
+  /** 0 disables the plain-HTTP listener. */
+  httpPort: number;
+  host: string;
+  publicUrl: string;
+  tlsCertFile: string | null;
+  tlsKeyFile: string | null;
+  trustProxy: boolean;
+  dataDir: string;
+  mongodbUrl: string | null;
+  redisUrl: string | null;
+  adminToken: string | null;
+  adminPort: number;
+  logLevel: string;
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(`${variable}: ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function port(env: Env, name: string, fallback: number, allowZero = false): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d{1,5}$/.test(raw)) throw new ConfigError(name, `must be a port number, got ${JSON.stringify(raw)}`);
+  const value = Number(raw);
+  if (value > 65535 || (value === 0 && !allowZero)) {
+    throw new ConfigError(name, `must be between ${allowZero ? 0 : 1} and 65535, got ${raw}`);
+  }
+  return value;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const v = raw.toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+  if (['0', 'false', 'no', 'off'].includes(v)) return false;
+  throw new ConfigError(name, `must be true or false, got ${JSON.stringify(raw)}`);
+}
+
+function optional(env: Env, name: string): string | null {
+  const raw = env[name];
+  return raw === undefined || raw === '' ? null : raw;
+}
+
+function url(env: Env, name: string, protocols: string[]): string | null {
+  const raw = optional(env, name);
+  if (raw === null) return null;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(name, 'is not a valid URL');
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(name, `must use ${protocols.join(' or ')}, got ${parsed.protocol}`);
+  }
+  return raw;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const p = port(env, 'PORT', 8443);
+  const httpPort = port(env, 'HTTP_PORT', 8080, true);
+  const adminPort = port(env, 'ADMIN_PORT', 8444);
+  const host = optional(env, 'HOST') ?? '127.0.0.1';
+  if (!/^[A-Za-z0-9.:\-[\]]+$/.test(host)) throw new ConfigError('HOST', `is not an interface address, got ${JSON.stringify(host)}`);
+
+  const publicUrlRaw = url(env, 'PUBLIC_URL', ['https:']);
+  const publicUrl = (publicUrlRaw ?? `https://localhost:${p}`).replace(/\/+$/, '');
+  if (publicUrlRaw !== null && new URL(publicUrlRaw).pathname.replace(/\/+$/, '') !== '') {
+    throw new ConfigError('PUBLIC_URL', 'must be an origin without a path, e.g. https://reviews.example.com');
+  }
+
+  const tlsCertFile = optional(env, 'TLS_CERT_FILE');
+  const tlsKeyFile = optional(env, 'TLS_KEY_FILE');
+  if ((tlsCertFile === null) !== (tlsKeyFile === null)) {
+    throw new ConfigError(tlsCertFile === null ? 'TLS_CERT_FILE' : 'TLS_KEY_FILE', 'TLS_CERT_FILE and TLS_KEY_FILE must be set together');
+  }
+
+  const adminToken = optional(env, 'ADMIN_TOKEN');
+  if (adminToken !== null && adminToken.length < 16) {
+    throw new ConfigError('ADMIN_TOKEN', 'must be at least 16 characters');
+  }
+  if (p === adminPort || (httpPort !== 0 && (httpPort === p || httpPort === adminPort))) {
+    throw new ConfigError('PORT', 'PORT, HTTP_PORT and ADMIN_PORT must differ');
+  }
+  const logLevel = optional(env, 'LOG_LEVEL') ?? 'info';
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
+    throw new ConfigError('LOG_LEVEL', `must be one of fatal, error, warn, info, debug, trace, silent`);
+  }
+
+  return {
+    port: p,
+    httpPort,
+    host,
+    publicUrl,
+    tlsCertFile,
+    tlsKeyFile,
+    trustProxy: bool(env, 'TRUST_PROXY', false),
+    dataDir: resolve(optional(env, 'DATA_DIR') ?? './data'),
+    mongodbUrl: url(env, 'MONGODB_URL', ['mongodb:', 'mongodb+srv:']),
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    adminToken,
+    adminPort,
+    logLevel,
+  };
+}

@@ -1,0 +1,43 @@
+/**
+ * First start on an empty store: a demo organization (Growth plan), a demo key
+ * (shown once, here), one demo widget per layout and a few hundred demo reviews.
+ */
+import { createKey } from '../admin/keys.ts';
+import { createOrganization } from '../admin/orgs.ts';
+import { createWidget } from '../admin/widgets.ts';
+import type { Store, Widget } from '../store/types.ts';
+import { WIDGET_LAYOUTS } from '../store/types.ts';
+import { demoReviews } from './demo-reviews.ts';
+
+export interface DemoInfo {
+  orgId: string;
+  /** Only on the start that created it. */
+  apiKey: string | null;
+  widgets: Widget[];
+}
+
+export const DEMO_ORG_NAME = 'Acme Coffee Roasters';
+
+export async function ensureDemo(store: Store, now = new Date()): Promise<DemoInfo> {
+  const existing = (await store.orgs.list()).find((o) => o.name === DEMO_ORG_NAME);
+  if (existing) {
+    return { orgId: existing.id, apiKey: null, widgets: await store.widgets.listByOrg(existing.id) };
+  }
+  const org = await createOrganization(store, { name: DEMO_ORG_NAME, plan: 'growth', rateLimit: null });
+  const key = await createKey(store, { orgId: org.id, name: 'Demo key', expiresAt: null });
+  const widgets: Widget[] = [];
+  for (const layout of WIDGET_LAYOUTS) {
+    widgets.push(
+      await createWidget(store, {
+        orgId: org.id,
+        name: `Demo ${layout}`,
+        layout,
+        subject: { type: 'Product', name: 'Acme House Blend Coffee', url: null, image: null, brand: DEMO_ORG_NAME },
+        options: { maxReviews: layout === 'badge' ? 3 : 12 },
+      }),
+    );
+  }
+  const reviews = demoReviews(now);
+  for (let i = 0; i < reviews.length; i += 500) await store.reviews.upsert(org.id, reviews.slice(i, i + 500), now);
+  return { orgId: org.id, apiKey: key.key, widgets };
+}

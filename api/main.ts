@@ -1,0 +1,73 @@
+/**
+ * `npm start`: validate the configuration, start the service, create the demo
+ * on an empty embedded store, and shut down gracefully on SIGTERM/SIGINT.
+ */
+import { ConfigError, loadConfig } from './config.ts';
+import { ensureDemo } from './demo/seed.ts';
+import { startService } from './server.ts';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`Configuration error: ${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+  const service = await startService(config);
+  const { logger } = service;
+
+  const lines = [
+    '',
+    `Review API listening on ${service.baseUrl} (public URL ${config.publicUrl})`,
+    `  API base URL:   ${config.publicUrl}/api/v1`,
+    `  Admin API:      ${service.adminUrl} (token in ${config.adminToken ? 'ADMIN_TOKEN' : `${config.dataDir}/admin-token`})`,
+    `  Store:          ${service.store.kind}${service.store.kind === 'embedded' ? ` (${config.dataDir})` : ''}`,
+    `  Rate limits:    ${config.redisUrl ? 'Redis (shared)' : 'in process'}`,
+  ];
+  if (service.store.kind === 'embedded') {
+    const demo = await ensureDemo(service.store);
+    const main = demo.widgets[0];
+    lines.push(`  Demo org:       ${demo.orgId} (Growth plan)`);
+    lines.push(
+      demo.apiKey
+        ? `  Demo API key:   ${demo.apiKey}   <- shown once, store it now`
+        : `  Demo API key:   shown at first start only; make another: npm run admin -- keys create --org ${demo.orgId} --name "Dev"`,
+    );
+    if (main) lines.push(`  Demo widget id: ${main.id}`);
+    lines.push(`  Demo page:      ${config.publicUrl}/demo`);
+    if (demo.apiKey) {
+      lines.push('', `  Try: curl -k -H "Authorization: Bearer ${demo.apiKey}" ${config.publicUrl}/api/v1/reviews/stats`);
+    }
+  }
+  process.stdout.write(`${lines.join('\n')}\n\n`);
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'received signal');
+    const hard = setTimeout(() => {
+      logger.error('shutdown took too long: exiting');
+      process.exit(1);
+    }, 9500);
+    hard.unref();
+    service.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        logger.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`Failed to start: ${(err as Error).message}\n`);
+  process.exit(1);
+});

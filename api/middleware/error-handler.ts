@@ -1,0 +1,52 @@
+/**
+ * The one place that renders errors: every ApiError becomes the JSON envelope
+ * with its status and headers; Koa's own client errors keep their status with a
+ * generic code; anything else is logged and becomes a plain 500 that leaks
+ * nothing. Also turns an unanswered request into 404 not_found.
+ */
+import type { Context, Next } from 'koa';
+import { ApiError, internalError, notFound } from '../errors.ts';
+import type { Logger } from '../logger.ts';
+
+const CLIENT_CODES: Record<number, string> = {
+  400: 'bad_request',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  406: 'not_acceptable',
+  411: 'length_required',
+  413: 'payload_too_large',
+  414: 'uri_too_long',
+  415: 'unsupported_media_type',
+  431: 'request_header_fields_too_large',
+};
+
+function toApiError(err: unknown): ApiError | null {
+  if (err instanceof ApiError) return err;
+  const e = err as { status?: unknown; expose?: unknown; message?: unknown };
+  if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500 && e.expose === true) {
+    const code = CLIENT_CODES[e.status] ?? 'bad_request';
+    return new ApiError(e.status, code, typeof e.message === 'string' ? e.message : 'Bad request.');
+  }
+  return null;
+}
+
+export function errorHandler(baseLogger: Logger) {
+  return async function errorHandler(ctx: Context, next: Next): Promise<void> {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body == null) throw notFound();
+    } catch (err) {
+      let apiError = toApiError(err);
+      if (!apiError) {
+        const log = (ctx.state.log as Logger | undefined) ?? baseLogger;
+        log.error({ err, requestId: ctx.state.requestId }, 'unhandled error');
+        apiError = internalError();
+      }
+      ctx.status = apiError.status;
+      for (const [name, value] of Object.entries(apiError.headers)) ctx.set(name, value);
+      ctx.body = apiError.toJSON();
+      ctx.type = 'application/json; charset=utf-8';
+      ctx.state.errorCode = apiError.code;
+    }
+  };
+}

@@ -1,0 +1,17 @@
+/** X-Request-Id on every answer: a sane incoming id is kept, otherwise a new UUID. */
+import { randomUUID } from 'node:crypto';
+import type { Context, Next } from 'koa';
+import type { Logger } from '../logger.ts';
+
+const SANE_ID = /^[A-Za-z0-9._:-]{8,128}$/;
+
+export function requestId(logger: Logger) {
+  return async function requestId(ctx: Context, next: Next): Promise<void> {
+    const incoming = ctx.get('x-request-id');
+    const id = SANE_ID.test(incoming) ? incoming : randomUUID();
+    ctx.state.requestId = id;
+    ctx.state.log = logger.child({ requestId: id });
+    ctx.set('X-Request-Id', id);
+    await next();
+  };
+}

@@ -1,0 +1,94 @@
+/**
+ * Prometheus metrics (prom-client), served on the admin port: requests and
+ * latency by route and status, rate-limit rejections, store and Redis latency,
+ * and the client's default process metrics. One registry per app instance so
+ * that tests running several instances do not collide.
+ */
+import type { Context, Next } from 'koa';
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Store } from '../store/types.ts';
+
+export class Metrics {
+  readonly registry = new Registry();
+  readonly requests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests answered, by route template, method and status.',
+    labelNames: ['route', 'method', 'status'] as const,
+    registers: [this.registry],
+  });
+  readonly latency = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time to answer an HTTP request, by route template and status.',
+    labelNames: ['route', 'status'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [this.registry],
+  });
+  readonly rateLimited = new Counter({
+    name: 'rate_limit_rejections_total',
+    help: 'Requests rejected with 429, by limiter.',
+    labelNames: ['limiter'] as const,
+    registers: [this.registry],
+  });
+  readonly storeLatency = new Histogram({
+    name: 'store_operation_duration_seconds',
+    help: 'Store operation latency, by store kind and operation.',
+    labelNames: ['store', 'operation'] as const,
+    buckets: [0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1],
+    registers: [this.registry],
+  });
+  readonly redisLatency = new Histogram({
+    name: 'redis_command_duration_seconds',
+    help: 'Latency of Redis round trips (readiness pings).',
+    buckets: [0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05, 0.1, 0.5, 1],
+    registers: [this.registry],
+  });
+
+  constructor(defaultMetrics = true) {
+    if (defaultMetrics) collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** Koa middleware: counts every answer under its route template (never the raw path). */
+  middleware() {
+    const { requests, latency } = this;
+    return async function metrics(ctx: Context, next: Next): Promise<void> {
+      const end = process.hrtime.bigint();
+      try {
+        await next();
+      } finally {
+        const route = (ctx as Context & { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
+        const status = String(ctx.status);
+        requests.inc({ route, method: ctx.method, status });
+        latency.observe({ route, status }, Number(process.hrtime.bigint() - end) / 1e9);
+      }
+    };
+  }
+
+  /** Wraps every method of the store's sub-stores with a latency observation. */
+  instrument(store: Store): Store {
+    const observe = this.storeLatency;
+    const wrap = <T extends object>(part: T, name: string): T =>
+      new Proxy(part, {
+        get(target, prop, receiver) {
+          const value = Reflect.get(target, prop, receiver) as unknown;
+          if (typeof value !== 'function') return value;
+          return async (...args: unknown[]) => {
+            const stop = observe.startTimer({ store: store.kind, operation: `${name}.${String(prop)}` });
+            try {
+              return await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+            } finally {
+              stop();
+            }
+          };
+        },
+      });
+    return {
+      kind: store.kind,
+      orgs: wrap(store.orgs, 'orgs'),
+      keys: wrap(store.keys, 'keys'),
+      widgets: wrap(store.widgets, 'widgets'),
+      reviews: wrap(store.reviews, 'reviews'),
+      ping: () => store.ping(),
+      close: () => store.close(),
+    };
+  }
+}

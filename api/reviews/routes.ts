@@ -1,0 +1,58 @@
+/** GET /reviews and GET /reviews/stats: parameters validated from the OpenAPI document. */
+import type { Context } from 'koa';
+import type { AuthState } from '../auth/authenticate.ts';
+import { invalidParameters } from '../errors.ts';
+import { validateQuery } from '../openapi/params.ts';
+import type { Review, Store } from '../store/types.ts';
+
+/** The 15 fields of the spec's Review, in the spec's order: nothing internal leaves. */
+export function publicReview(r: Review) {
+  return {
+    id: r.id,
+    platform: r.platform,
+    authorName: r.authorName,
+    authorAvatar: r.authorAvatar,
+    rating: r.rating,
+    content: r.content,
+    date: r.date,
+    url: r.url,
+    language: r.language,
+    isVerified: r.isVerified,
+    sentiment: r.sentiment,
+    sentimentLabel: r.sentimentLabel,
+    aiSummary: r.aiSummary,
+    aiThemes: r.aiThemes,
+    createdAt: r.createdAt,
+  };
+}
+
+export function listReviews(store: Store) {
+  return async function listReviews(ctx: Context): Promise<void> {
+    const parsed = validateQuery('listReviews', new URLSearchParams(ctx.querystring));
+    if (!parsed.ok) throw invalidParameters(parsed.details);
+    const { org } = ctx.state.auth as AuthState;
+    const { limit, offset, platform, minRating, maxRating, since } = parsed.value;
+    const page = await store.reviews.list({
+      orgId: org.id,
+      ...(platform !== undefined && { platforms: [platform] }),
+      ...(minRating !== undefined && { minRating }),
+      ...(maxRating !== undefined && { maxRating }),
+      ...(since !== undefined && { since }),
+      limit,
+      offset,
+    });
+    ctx.body = {
+      data: page.items.map(publicReview),
+      pagination: { total: page.total, limit, offset, hasMore: offset + page.items.length < page.total },
+    };
+  };
+}
+
+export function reviewStats(store: Store) {
+  return async function reviewStats(ctx: Context): Promise<void> {
+    const parsed = validateQuery('getStats', new URLSearchParams(ctx.querystring));
+    if (!parsed.ok) throw invalidParameters(parsed.details);
+    const { org } = ctx.state.auth as AuthState;
+    ctx.body = { data: await store.reviews.stats({ orgId: org.id, now: new Date() }) };
+  };
+}

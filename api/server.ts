@@ -1,0 +1,145 @@
+/**
+ * Starts everything one instance runs: the store, Redis (optional), the HTTPS
+ * API, the plain-HTTP listener that only refuses, and the loopback admin API.
+ * `close()` is the graceful shutdown: stop accepting, finish in-flight
+ * requests, flush and close the store.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import type { Config } from './config.ts';
+import { createApp, type App } from './app.ts';
+import { createAdminApp } from './admin/app.ts';
+import { ensureAdminToken } from './admin/token.ts';
+import { httpsRequired } from './errors.ts';
+import { createLogger, type Logger } from './logger.ts';
+import { createRedis, RedisHealth } from './limits/redis-health.ts';
+import { Metrics } from './ops/metrics.ts';
+import { openStore } from './store/open.ts';
+import type { Store } from './store/types.ts';
+import { loadTls } from './tls.ts';
+import { loadWidgetAssets } from './widgets/assets.ts';
+
+export interface Service {
+  config: Config;
+  store: Store;
+  logger: Logger;
+  app: App;
+  adminToken: string;
+  /** Actual ports (useful when 0 was asked for in tests). */
+  ports: { https: number; http: number | null; admin: number };
+  baseUrl: string;
+  adminUrl: string;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  logger?: Logger;
+  /** Use this store instead of opening one (tests sharing a store between instances). */
+  store?: Store;
+  /** Tests ask for port 0 everywhere. */
+  ephemeralPorts?: boolean;
+}
+
+/** Shutdown budget: SIGTERM must exit within 10 s. */
+const DRAIN_MS = 8000;
+
+function listen(server: HttpServer | HttpsServer, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}
+
+function closeServer(server: HttpServer | HttpsServer): Promise<void> {
+  return new Promise((resolve) => {
+    if (!server.listening) return resolve();
+    const force = setTimeout(() => server.closeAllConnections(), DRAIN_MS);
+    force.unref();
+    server.close(() => {
+      clearTimeout(force);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
+}
+
+/** Every plain-HTTP request is refused with the https_required envelope, never redirected. */
+function refuseHttp(req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse): void {
+  const body = JSON.stringify(httpsRequired().toJSON());
+  res.writeHead(403, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(body),
+    'X-Request-Id': randomUUID(),
+    'Cache-Control': 'no-store',
+  });
+  res.end(req.method === 'HEAD' ? undefined : body);
+}
+
+function refuseMalformed(err: NodeJS.ErrnoException, socket: import('node:stream').Duplex): void {
+  if (!socket.writable || (err.code !== 'HPE_HEADER_OVERFLOW' && err.code !== 'HPE_INVALID_METHOD' && !err.code?.startsWith('HPE_'))) {
+    socket.destroy();
+    return;
+  }
+  const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+  const body = JSON.stringify({
+    error: tooLarge ? 'request_header_fields_too_large' : 'bad_request',
+    message: tooLarge ? 'The request headers are too large (16 KiB at most).' : 'The request is not valid HTTP.',
+    details: [],
+  });
+  socket.end(
+    `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\n` +
+      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `X-Request-Id: ${randomUUID()}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+export async function startService(config: Config, options: StartOptions = {}): Promise<Service> {
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const metrics = new Metrics();
+  const rawStore = options.store ?? (await openStore(config));
+  const store = metrics.instrument(rawStore);
+  const redisHealth = config.redisUrl ? new RedisHealth(createRedis(config.redisUrl, 'review-proof'), logger) : null;
+  const tls = await loadTls(config, logger);
+  const adminToken = await ensureAdminToken(config.adminToken, config.dataDir);
+  const assets = await loadWidgetAssets();
+
+  const app = createApp({ config, store, logger, redis: redisHealth, metrics, assets });
+  const https = createHttpsServer({ cert: tls.cert, key: tls.key, maxHeaderSize: 16 * 1024 }, app.koa.callback());
+  https.headersTimeout = 10_000;
+  https.requestTimeout = 30_000;
+  https.keepAliveTimeout = 5_000;
+  // Requests Node refuses before Koa sees them (oversized headers, bad syntax) still get the JSON envelope.
+  https.on('clientError', refuseMalformed);
+  const http = config.httpPort === 0 ? null : createHttpServer(refuseHttp);
+  const admin = createAdminApp({ store, logger, metrics, adminToken, config });
+  const adminServer = createHttpServer(admin.callback());
+  adminServer.requestTimeout = 0; // imports stream for as long as they need
+
+  const ephemeral = options.ephemeralPorts === true;
+  const ports = {
+    https: await listen(https, ephemeral ? 0 : config.port, config.host),
+    http: http ? await listen(http, ephemeral ? 0 : config.httpPort, config.host) : null,
+    admin: await listen(adminServer, ephemeral ? 0 : config.adminPort, '127.0.0.1'),
+  };
+  const baseUrl = `https://${config.host.includes(':') ? `[${config.host}]` : config.host}:${ports.https}`;
+
+  let closing: Promise<void> | null = null;
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      logger.info('shutting down: no new connections, finishing in-flight requests');
+      await Promise.all([closeServer(https), http ? closeServer(http) : undefined, closeServer(adminServer)]);
+      await app.close();
+      if (!options.store) await rawStore.close();
+      if (redisHealth) await redisHealth.client.quit().catch(() => redisHealth.client.disconnect());
+      logger.info('shutdown complete');
+    })();
+    return closing;
+  };
+
+  return { config, store, logger, app, adminToken, ports, baseUrl, adminUrl: `http://127.0.0.1:${ports.admin}`, close };
+}

@@ -1,0 +1,160 @@
+/**
+ * An append-only log with group commit: the embedded store's only durable
+ * structure. Each line is `<crc32 as 8 hex> <json>\n`; an append resolves only
+ * after its bytes are fsync'ed, so an acknowledged write survives `kill -9`.
+ *
+ * On open the log is replayed. A torn or corrupt LAST line (a crash in the
+ * middle of a write) is detected by its missing newline or checksum, dropped and
+ * truncated away: never fatal. A corrupt line followed by good ones is not a
+ * torn write but damage, and opening fails with its byte offset rather than
+ * silently dropping acknowledged data.
+ */
+import { open, type FileHandle } from 'node:fs/promises';
+import { crc32 } from 'node:zlib';
+
+export class LogCorruptError extends Error {
+  override name = 'LogCorruptError';
+}
+
+export interface ReplayResult {
+  /** Lines replayed. */
+  entries: number;
+  /** Bytes of a torn tail that were dropped (0 when the log was clean). */
+  droppedBytes: number;
+}
+
+const NEWLINE = 0x0a;
+
+function encode(entry: unknown): string {
+  const json = JSON.stringify(entry);
+  return `${crc32(json).toString(16).padStart(8, '0')} ${json}\n`;
+}
+
+/** Parses one line (without its newline); null when torn or corrupt. */
+function decode(line: string): unknown {
+  if (line.length < 10 || line[8] !== ' ') return null;
+  const json = line.slice(9);
+  if (crc32(json).toString(16).padStart(8, '0') !== line.slice(0, 8)) return null;
+  try {
+    return JSON.parse(json) as unknown;
+  } catch {
+    return null;
+  }
+}
+
+interface Pending {
+  text: string;
+  resolve: () => void;
+  reject: (err: Error) => void;
+}
+
+export class DurableLog {
+  private queue: Pending[] = [];
+  private writing: Promise<void> | null = null;
+  private closed = false;
+
+  private constructor(
+    private readonly file: FileHandle,
+    private size: number,
+  ) {}
+
+  /**
+   * Opens (creating if needed) and replays the log, calling `onEntry` for every
+   * intact entry in order.
+   */
+  static async open(path: string, onEntry: (entry: unknown) => void): Promise<{ log: DurableLog; replay: ReplayResult }> {
+    const file = await open(path, 'a+');
+    const { size } = await file.stat();
+    const chunkSize = 1 << 20;
+    const buffer = Buffer.allocUnsafe(chunkSize);
+    let carry: Buffer = Buffer.alloc(0);
+    let position = 0;
+    let goodEnd = 0;
+    let entries = 0;
+    let badAt = -1;
+
+    while (position < size) {
+      const { bytesRead } = await file.read(buffer, 0, Math.min(chunkSize, size - position), position);
+      if (bytesRead === 0) break;
+      position += bytesRead;
+      const chunk: Buffer = carry.length ? Buffer.concat([carry, buffer.subarray(0, bytesRead)]) : Buffer.from(buffer.subarray(0, bytesRead));
+      let start = 0;
+      let nl = chunk.indexOf(NEWLINE, start);
+      while (nl !== -1) {
+        const lineStart = position - chunk.length + start;
+        const entry = decode(chunk.toString('utf8', start, nl));
+        if (entry === null) {
+          if (badAt === -1) badAt = lineStart;
+        } else {
+          if (badAt !== -1) {
+            await file.close();
+            throw new LogCorruptError(
+              `${path}: corrupt entry at byte ${badAt} is followed by intact entries; refusing to drop acknowledged data. Restore from a backup or move the file aside.`,
+            );
+          }
+          onEntry(entry);
+          entries++;
+          goodEnd = lineStart + (nl - start) + 1;
+        }
+        start = nl + 1;
+        nl = chunk.indexOf(NEWLINE, start);
+      }
+      carry = chunk.subarray(start);
+    }
+
+    let droppedBytes = 0;
+    if (goodEnd < size) {
+      // A torn tail: a line without its newline, or a bad last line. Drop it.
+      droppedBytes = size - goodEnd;
+      await file.truncate(goodEnd);
+      await file.datasync();
+    }
+    return { log: new DurableLog(file, goodEnd), replay: { entries, droppedBytes } };
+  }
+
+  get bytes(): number {
+    return this.size;
+  }
+
+  /** Appends entries; resolves once they are on disk. */
+  append(...entries: unknown[]): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('the store is closed'));
+    const text = entries.map(encode).join('');
+    return new Promise<void>((resolve, reject) => {
+      this.queue.push({ text, resolve, reject });
+      if (!this.writing) this.writing = this.drain();
+    });
+  }
+
+  /** Writes whatever is queued with one fsync per round (group commit). */
+  private async drain(): Promise<void> {
+    while (this.queue.length > 0) {
+      const batch = this.queue;
+      this.queue = [];
+      const data = Buffer.from(batch.map((p) => p.text).join(''), 'utf8');
+      try {
+        let written = 0;
+        while (written < data.length) {
+          const { bytesWritten } = await this.file.write(data, written, data.length - written);
+          written += bytesWritten;
+        }
+        await this.file.datasync();
+        this.size += data.length;
+        for (const p of batch) p.resolve();
+      } catch (err) {
+        // Cut a partial write back off so that later appends stay readable.
+        await this.file.truncate(this.size).catch(() => undefined);
+        for (const p of batch) p.reject(err as Error);
+      }
+    }
+    this.writing = null;
+  }
+
+  /** Waits for queued writes, then closes the file. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    while (this.writing) await this.writing;
+    await this.file.close();
+  }
+}

@@ -1,0 +1,251 @@
+/**
+ * The embedded store: everything lives in memory and in one durable log in
+ * DATA_DIR (durable-log.ts). This process is the log's only writer, which an
+ * exclusive lock file enforces. Reviews are indexed by review-index.ts so that
+ * lists, deep pages and statistics never scan an organization's reviews.
+ */
+import { mkdir, open, readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type {
+  ApiKeyRecord,
+  KeyStore,
+  Organization,
+  OrgStore,
+  Review,
+  ReviewInput,
+  ReviewPage,
+  ReviewQuery,
+  ReviewStats,
+  ReviewStore,
+  StatsQuery,
+  Store,
+  UpsertResult,
+  Widget,
+  WidgetStore,
+} from '../types.ts';
+import { newId } from '../ids.ts';
+import { DurableLog, type ReplayResult } from './durable-log.ts';
+import { ReviewIndex } from './review-index.ts';
+
+type Entry =
+  | { t: 'org'; v: Organization }
+  | { t: 'key'; v: ApiKeyRecord }
+  | { t: 'widget'; v: Widget }
+  | { t: 'reviews'; v: Review[] };
+
+const clone = <T>(value: T): T => structuredClone(value);
+
+export interface EmbeddedStoreInfo {
+  replay: ReplayResult;
+  path: string;
+}
+
+export class EmbeddedStore implements Store {
+  readonly kind = 'embedded' as const;
+  private readonly orgMap = new Map<string, Organization>();
+  private readonly keyMap = new Map<string, ApiKeyRecord>();
+  private readonly keyByHash = new Map<string, string>();
+  private readonly widgetMap = new Map<string, Widget>();
+  private readonly index = new ReviewIndex();
+  private log!: DurableLog;
+  private lockPath = '';
+  private closed = false;
+  info!: EmbeddedStoreInfo;
+
+  static async open(dataDir: string): Promise<EmbeddedStore> {
+    await mkdir(dataDir, { recursive: true, mode: 0o700 });
+    const store = new EmbeddedStore();
+    store.lockPath = join(dataDir, 'store.lock');
+    await acquireLock(store.lockPath);
+    const path = join(dataDir, 'store.log');
+    try {
+      const { log, replay } = await DurableLog.open(path, (entry) => store.apply(entry as Entry));
+      store.log = log;
+      store.info = { replay, path };
+    } catch (err) {
+      await rm(store.lockPath, { force: true });
+      heldLocks.delete(store.lockPath);
+      throw err;
+    }
+    return store;
+  }
+
+  private apply(entry: Entry): void {
+    switch (entry.t) {
+      case 'org':
+        this.orgMap.set(entry.v.id, entry.v);
+        break;
+      case 'key':
+        this.keyMap.set(entry.v.id, entry.v);
+        this.keyByHash.set(entry.v.hash, entry.v.id);
+        break;
+      case 'widget':
+        this.widgetMap.set(entry.v.id, entry.v);
+        break;
+      case 'reviews':
+        for (const review of entry.v) this.index.apply(review);
+        break;
+    }
+  }
+
+  /** Durable first, visible second: a failed write changes nothing in memory. */
+  private async write(entry: Entry): Promise<void> {
+    if (this.closed) throw new Error('the store is closed');
+    await this.log.append(entry);
+    this.apply(entry);
+  }
+
+  readonly orgs: OrgStore = {
+    create: async (org) => this.write({ t: 'org', v: clone(org) }),
+    get: async (id) => {
+      const org = this.orgMap.get(id);
+      return org ? clone(org) : null;
+    },
+    list: async () => [...this.orgMap.values()].map(clone),
+    update: async (id, patch) => {
+      const org = this.orgMap.get(id);
+      if (!org) return null;
+      const next: Organization = { ...org, ...patch, updatedAt: new Date().toISOString() };
+      await this.write({ t: 'org', v: next });
+      return clone(next);
+    },
+  };
+
+  readonly keys: KeyStore = {
+    create: async (key) => this.write({ t: 'key', v: clone(key) }),
+    get: async (id) => {
+      const key = this.keyMap.get(id);
+      return key ? clone(key) : null;
+    },
+    findByHash: async (hash) => {
+      const id = this.keyByHash.get(hash);
+      const key = id === undefined ? undefined : this.keyMap.get(id);
+      return key ? clone(key) : null;
+    },
+    listByOrg: async (orgId) =>
+      [...this.keyMap.values()].filter((k) => k.orgId === orgId).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id)).map(clone),
+    revoke: async (id, at) => {
+      const key = this.keyMap.get(id);
+      if (!key) return null;
+      if (key.revokedAt !== null) return clone(key);
+      const next = { ...key, revokedAt: at.toISOString() };
+      await this.write({ t: 'key', v: next });
+      return clone(next);
+    },
+    touch: async (id, at) => {
+      const key = this.keyMap.get(id);
+      if (!key) return;
+      await this.write({ t: 'key', v: { ...key, lastUsedAt: at.toISOString() } });
+    },
+  };
+
+  readonly widgets: WidgetStore = {
+    create: async (widget) => this.write({ t: 'widget', v: clone(widget) }),
+    get: async (id) => {
+      const widget = this.widgetMap.get(id);
+      return widget ? clone(widget) : null;
+    },
+    listByOrg: async (orgId) =>
+      [...this.widgetMap.values()].filter((w) => w.orgId === orgId).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id)).map(clone),
+    update: async (id, patch) => {
+      const widget = this.widgetMap.get(id);
+      if (!widget) return null;
+      const next: Widget = { ...widget, ...clone(patch), updatedAt: new Date().toISOString() };
+      await this.write({ t: 'widget', v: next });
+      return clone(next);
+    },
+  };
+
+  readonly reviews: ReviewStore = {
+    list: async (query: ReviewQuery): Promise<ReviewPage> => this.index.list(query),
+    stats: async (query: StatsQuery): Promise<ReviewStats> => this.index.stats(query),
+    count: async (orgId: string) => this.index.count(orgId),
+    upsert: async (orgId: string, inputs: ReviewInput[], now: Date): Promise<UpsertResult> => {
+      if (this.closed) throw new Error('the store is closed');
+      // Resolve ids first without touching the index, log the batch, then apply it.
+      const prepared = this.prepare(orgId, inputs, now);
+      await this.log.append({ t: 'reviews', v: prepared.records } satisfies Entry);
+      for (const record of prepared.records) this.index.apply(record);
+      return { imported: prepared.imported, updated: prepared.updated };
+    },
+  };
+
+  /**
+   * The full records a batch writes: an existing platform+externalId keeps its
+   * id and createdAt; a repeat inside the batch updates the earlier one.
+   */
+  private prepare(orgId: string, inputs: ReviewInput[], now: Date): UpsertResult & { records: Review[] } {
+    const stamp = now.toISOString();
+    const inBatch = new Map<string, number>();
+    const records: Review[] = [];
+    let imported = 0;
+    let updated = 0;
+    for (const input of inputs) {
+      const natural = `${input.platform}\u0000${input.externalId}`;
+      const at = inBatch.get(natural);
+      if (at !== undefined) {
+        const earlier = records[at]!;
+        records[at] = { ...earlier, ...input, id: earlier.id, orgId, createdAt: earlier.createdAt, updatedAt: stamp };
+        continue;
+      }
+      const existing = this.index.findByExternal(orgId, input.platform, input.externalId);
+      if (existing) {
+        updated++;
+        records.push({ ...existing, ...input, id: existing.id, orgId, createdAt: existing.createdAt, updatedAt: stamp });
+      } else {
+        imported++;
+        records.push({ ...input, id: newId('rev'), orgId, createdAt: stamp, updatedAt: stamp });
+      }
+      inBatch.set(natural, records.length - 1);
+    }
+    return { imported, updated, records };
+  }
+
+  async ping(): Promise<void> {
+    if (this.closed) throw new Error('the store is closed');
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.log.close();
+    await rm(this.lockPath, { force: true });
+    heldLocks.delete(this.lockPath);
+  }
+}
+
+/**
+ * One writer per DATA_DIR: a lock file holding our pid. A lock left by a dead
+ * process (kill -9) is taken over; one held by a live process is refused.
+ */
+const heldLocks = new Set<string>();
+
+async function acquireLock(path: string): Promise<void> {
+  if (heldLocks.has(path)) throw new Error(`DATA_DIR is already open in this process (${path}).`);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const handle = await open(path, 'wx', 0o600);
+      await handle.writeFile(String(process.pid));
+      await handle.close();
+      heldLocks.add(path);
+      return;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const pid = Number((await readFile(path, 'utf8').catch(() => '')).trim());
+      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid)) {
+        throw new Error(`DATA_DIR is in use by process ${pid} (${path}); the embedded store allows one server per data folder.`);
+      }
+      await rm(path, { force: true });
+    }
+  }
+  throw new Error(`could not take the store lock ${path}`);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

@@ -1,0 +1,224 @@
+/**
+ * The records the service keeps and the store interfaces they live behind.
+ * Two implementations sit side by side: `embedded/` (the default, a durable
+ * log in DATA_DIR) and `mongo/` (production). `contract.test.ts` runs one
+ * suite against both.
+ */
+
+export const PLANS = ['free', 'starter', 'growth', 'agency'] as const;
+export type Plan = (typeof PLANS)[number];
+
+export interface Organization {
+  id: string;
+  name: string;
+  plan: Plan;
+  /** Per-organization override of the plan's requests per minute; null = the plan's. */
+  rateLimit: number | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface ApiKeyRecord {
+  id: string;
+  orgId: string;
+  name: string;
+  /** The first characters of the key, shown in the key list. */
+  prefix: string;
+  /** Hex SHA-256 of the full key: the only form of the key that is stored. */
+  hash: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  expiresAt: string | null;
+  revokedAt: string | null;
+}
+
+export type KeyState = 'active' | 'revoked' | 'expired';
+
+export function keyState(key: ApiKeyRecord, now: Date = new Date()): KeyState {
+  if (key.revokedAt !== null) return 'revoked';
+  if (key.expiresAt !== null && Date.parse(key.expiresAt) <= now.getTime()) return 'expired';
+  return 'active';
+}
+
+export const WIDGET_LAYOUTS = ['carousel', 'grid', 'list', 'badge'] as const;
+export type WidgetLayout = (typeof WIDGET_LAYOUTS)[number];
+
+export const SUBJECT_TYPES = [
+  'Product',
+  'SoftwareApplication',
+  'LocalBusiness',
+  'Organization',
+  'Book',
+  'Course',
+  'Event',
+  'Movie',
+  'Recipe',
+  'CreativeWorkSeason',
+  'CreativeWorkSeries',
+  'Episode',
+  'Game',
+  'MediaObject',
+  'MusicPlaylist',
+  'MusicRecording',
+] as const;
+export type SubjectType = (typeof SUBJECT_TYPES)[number];
+
+export interface WidgetSubject {
+  type: SubjectType;
+  name: string;
+  url: string | null;
+  image: string | null;
+  brand: string | null;
+}
+
+export interface WidgetOptions {
+  theme: 'light' | 'dark' | 'auto';
+  /** CSS hex colour, e.g. #4f46e5 */
+  accentColor: string;
+  /** How many reviews the widget shows, 1-50. */
+  maxReviews: number;
+  /** Only show reviews with at least this many stars; null = all, including unrated. */
+  minRating: number | null;
+  /** Platforms shown (upper-case ids); null = all. Also the scope of the JSON-LD aggregate. */
+  platforms: string[] | null;
+  /** Leave out reviews whose text is empty. */
+  hideEmpty: boolean;
+  showDates: boolean;
+  /** BCP 47 locale for dates and labels; null = the visitor's browser. */
+  locale: string | null;
+  /** JSON-LD injection into the host page: auto = only where the subject can earn review stars. */
+  jsonLd: 'auto' | 'on' | 'off';
+}
+
+export interface Widget {
+  id: string;
+  orgId: string;
+  name: string;
+  layout: WidgetLayout;
+  subject: WidgetSubject;
+  options: WidgetOptions;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export const SENTIMENT_LABELS = ['POSITIVE', 'NEUTRAL', 'NEGATIVE'] as const;
+export type SentimentLabel = (typeof SENTIMENT_LABELS)[number];
+
+/** A review as stored. `date`, `createdAt`, `updatedAt` are ISO 8601 strings (UTC, ms). */
+export interface Review {
+  id: string;
+  orgId: string;
+  platform: string;
+  externalId: string;
+  authorName: string;
+  authorAvatar: string | null;
+  /** Integer 1-5, or null when the platform has no stars (e.g. Facebook recommendations). */
+  rating: number | null;
+  content: string;
+  date: string;
+  url: string | null;
+  language: string;
+  isVerified: boolean;
+  sentiment: number | null;
+  sentimentLabel: SentimentLabel | null;
+  aiSummary: string | null;
+  aiThemes: string[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A validated review as it arrives from an import: what the store upserts by platform+externalId. */
+export type ReviewInput = Omit<Review, 'id' | 'orgId' | 'createdAt' | 'updatedAt'>;
+
+export interface ReviewQuery {
+  orgId: string;
+  /** Upper-case platform ids; a review matches when its platform is one of them. */
+  platforms?: string[];
+  minRating?: number;
+  maxRating?: number;
+  /** Strictly after. */
+  since?: Date;
+  limit: number;
+  offset: number;
+}
+
+export interface ReviewPage {
+  total: number;
+  items: Review[];
+}
+
+export interface PlatformStats {
+  platform: string;
+  count: number;
+  averageRating: number | null;
+}
+
+export interface ReviewStats {
+  totalReviews: number;
+  averageRating: number | null;
+  averageSentiment: number | null;
+  last30Days: number;
+  last7Days: number;
+  platforms: PlatformStats[];
+  ratingDistribution: { rating: number | null; count: number }[];
+}
+
+export interface StatsQuery {
+  orgId: string;
+  now: Date;
+  /** Restrict to these upper-case platform ids (a widget's platforms); absent = all. */
+  platforms?: string[];
+}
+
+export interface UpsertResult {
+  imported: number;
+  updated: number;
+}
+
+export interface OrgStore {
+  create(org: Organization): Promise<void>;
+  get(id: string): Promise<Organization | null>;
+  list(): Promise<Organization[]>;
+  update(id: string, patch: Partial<Pick<Organization, 'name' | 'plan' | 'rateLimit'>>): Promise<Organization | null>;
+}
+
+export interface KeyStore {
+  create(key: ApiKeyRecord): Promise<void>;
+  get(id: string): Promise<ApiKeyRecord | null>;
+  findByHash(hash: string): Promise<ApiKeyRecord | null>;
+  listByOrg(orgId: string): Promise<ApiKeyRecord[]>;
+  revoke(id: string, at: Date): Promise<ApiKeyRecord | null>;
+  /** Audit only: callers throttle it; it is never on a response's critical path. */
+  touch(id: string, at: Date): Promise<void>;
+}
+
+export interface WidgetStore {
+  create(widget: Widget): Promise<void>;
+  get(id: string): Promise<Widget | null>;
+  listByOrg(orgId: string): Promise<Widget[]>;
+  update(id: string, patch: Partial<Pick<Widget, 'name' | 'layout' | 'subject' | 'options'>>): Promise<Widget | null>;
+}
+
+export interface ReviewStore {
+  /** Ordered by date descending, then id descending. */
+  list(query: ReviewQuery): Promise<ReviewPage>;
+  stats(query: StatsQuery): Promise<ReviewStats>;
+  /**
+   * Insert or update by (orgId, platform, externalId), all or nothing for the batch.
+   * A new review gets a fresh id and createdAt = now; an update keeps both.
+   */
+  upsert(orgId: string, reviews: ReviewInput[], now: Date): Promise<UpsertResult>;
+  count(orgId: string): Promise<number>;
+}
+
+export interface Store {
+  readonly kind: 'embedded' | 'mongodb';
+  readonly orgs: OrgStore;
+  readonly keys: KeyStore;
+  readonly widgets: WidgetStore;
+  readonly reviews: ReviewStore;
+  /** Throws when the store cannot answer (readiness). */
+  ping(): Promise<void>;
+  /** Flush and close; later calls fail. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,52 @@
+/**
+ * The widget's static files (built by widget/build.ts into widget/dist), held
+ * in memory with their precompressed gzip and brotli forms. The bundle has a
+ * content hash in its name and is cached for a year, immutable; the loader
+ * keeps a stable URL (it is what site owners paste) and a short cache.
+ */
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const WIDGET_DIST = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'widget', 'dist');
+
+export interface Asset {
+  name: string;
+  raw: Buffer;
+  gzip: Buffer;
+  brotli: Buffer;
+  etag: string;
+  immutable: boolean;
+}
+
+export interface WidgetAssets {
+  loaderName: string;
+  bundleName: string;
+  files: Map<string, Asset>;
+}
+
+interface Manifest {
+  loader: string;
+  bundle: string;
+}
+
+export async function loadWidgetAssets(dist = WIDGET_DIST): Promise<WidgetAssets> {
+  const manifestPath = join(dist, 'manifest.json');
+  if (!existsSync(manifestPath)) {
+    // A fresh checkout that skipped `npm run build:widget`: build now rather than serve nothing.
+    const { buildWidget } = await import('../../widget/build.ts');
+    await buildWidget({ outDir: dist, minify: true });
+  }
+  const manifest = JSON.parse(await readFile(manifestPath, 'utf8')) as Manifest;
+  const files = new Map<string, Asset>();
+  for (const [name, immutable] of [
+    [manifest.loader, false],
+    [manifest.bundle, true],
+  ] as const) {
+    const [raw, gzip, brotli] = await Promise.all(['', '.gz', '.br'].map((ext) => readFile(join(dist, name + ext))));
+    const { createHash } = await import('node:crypto');
+    files.set(name, { name, raw: raw!, gzip: gzip!, brotli: brotli!, etag: `"${createHash('sha256').update(raw!).digest('base64url').slice(0, 22)}"`, immutable });
+  }
+  return { loaderName: manifest.loader, bundleName: manifest.bundle, files };
+}

@@ -1,0 +1,88 @@
+/**
+ * What the public, key-less widget endpoint returns: only what the widget
+ * displays (never organization internals), with the JSON-LD document built
+ * server-side when the widget injects it.
+ */
+import { buildWidgetJsonLd } from '../../schema/build.ts';
+import { shouldInject } from '../../schema/inject.ts';
+import { layoutHeight } from '../../widget/src/layout-height.ts';
+import type { PublicReview, PublicWidgetData } from '../../widget/src/public-data.ts';
+import type { Review, ReviewStats, Store, Widget } from '../store/types.ts';
+
+/** Pages read at most when hiding reviews without text: bounded work per request. */
+const MAX_PAGES = 5;
+
+export function httpsOnly(value: string | null): string | null {
+  if (value === null) return null;
+  try {
+    return new URL(value).protocol === 'https:' ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The reviews a widget displays: its platforms and minimum stars, newest first. */
+export async function displayedReviews(store: Store, widget: Widget): Promise<Review[]> {
+  const { platforms, minRating, maxReviews, hideEmpty } = widget.options;
+  const picked: Review[] = [];
+  const pageSize = hideEmpty ? 100 : maxReviews;
+  for (let page = 0; page < MAX_PAGES && picked.length < maxReviews; page++) {
+    const { items, total } = await store.reviews.list({
+      orgId: widget.orgId,
+      ...(platforms && { platforms }),
+      ...(minRating !== null && { minRating }),
+      limit: pageSize,
+      offset: page * pageSize,
+    });
+    for (const review of items) {
+      if (hideEmpty && review.content.trim() === '') continue;
+      picked.push(review);
+      if (picked.length === maxReviews) break;
+    }
+    if ((page + 1) * pageSize >= total) break;
+  }
+  return picked;
+}
+
+export function widgetStats(store: Store, widget: Widget, now: Date): Promise<ReviewStats> {
+  return store.reviews.stats({ orgId: widget.orgId, now, ...(widget.options.platforms && { platforms: widget.options.platforms }) });
+}
+
+function publicReview(r: Review): PublicReview {
+  return {
+    id: r.id,
+    platform: r.platform,
+    authorName: r.authorName,
+    authorAvatar: httpsOnly(r.authorAvatar),
+    rating: r.rating,
+    content: r.content,
+    date: r.date,
+    url: httpsOnly(r.url),
+    isVerified: r.isVerified,
+  };
+}
+
+export async function publicWidgetData(store: Store, widget: Widget, now = new Date()): Promise<PublicWidgetData> {
+  const [stats, reviews] = await Promise.all([widgetStats(store, widget, now), displayedReviews(store, widget)]);
+  const { options } = widget;
+  const ratedReviews = stats.ratingDistribution.reduce((sum, b) => (b.rating === null ? sum : sum + b.count), 0);
+  return {
+    id: widget.id,
+    layout: widget.layout,
+    name: widget.name,
+    options: {
+      theme: options.theme,
+      accentColor: options.accentColor,
+      maxReviews: options.maxReviews,
+      minRating: options.minRating,
+      platforms: options.platforms,
+      hideEmpty: options.hideEmpty,
+      showDates: options.showDates,
+      locale: options.locale,
+    },
+    summary: { averageRating: stats.averageRating, totalReviews: stats.totalReviews, ratedReviews, platforms: stats.platforms },
+    reviews: reviews.map(publicReview),
+    jsonLd: shouldInject(widget) ? buildWidgetJsonLd({ widget, stats, reviews }) : null,
+    height: layoutHeight(widget.layout, options),
+  };
+}

@@ -1,0 +1,129 @@
+/**
+ * Widget routes: the snippet and JSON-LD for developers (API key), the public
+ * widget data for browsers (no key, CORS, cacheable, limited per address), the
+ * static loader and bundle, and the demo page.
+ */
+import { createHash } from 'node:crypto';
+import type Router from '@koa/router';
+import type { Context, Middleware } from 'koa';
+import { buildWidgetJsonLd } from '../../schema/build.ts';
+import { loaderScriptFor, snippetFor } from '../../widget/src/snippet.ts';
+import { layoutHeight } from '../../widget/src/layout-height.ts';
+import type { RouteMethodRegistrar } from '../app.ts';
+import type { AuthState } from '../auth/authenticate.ts';
+import type { Config } from '../config.ts';
+import { invalidParameters, notFound } from '../errors.ts';
+import { validateQuery } from '../openapi/params.ts';
+import { isRecordId } from '../store/ids.ts';
+import type { Store, Widget } from '../store/types.ts';
+import type { WidgetAssets } from './assets.ts';
+import { demoPage } from './demo-page.ts';
+import { displayedReviews, publicWidgetData, widgetStats } from './public-data.ts';
+
+export interface WidgetRouteDeps {
+  router: Router;
+  get: RouteMethodRegistrar;
+  apiPipeline: Middleware[];
+  publicLimit: Middleware;
+  store: Store;
+  config: Config;
+  assets: WidgetAssets;
+}
+
+/** Browsers may reuse public data for a minute and serve it stale for ten while revalidating. */
+const PUBLIC_CACHE = 'public, max-age=60, stale-while-revalidate=600';
+
+async function findWidget(store: Store, id: string, orgId?: string): Promise<Widget> {
+  const widget = isRecordId(id, 'wdg') ? await store.widgets.get(id) : null;
+  // Another organization's widget is 404, never 403: ids do not leak.
+  if (!widget || (orgId !== undefined && widget.orgId !== orgId)) throw notFound('Widget');
+  return widget;
+}
+
+function noParameters(operation: 'getEmbed' | 'getSchema', ctx: Context): void {
+  const parsed = validateQuery(operation, new URLSearchParams(ctx.querystring));
+  if (!parsed.ok) throw invalidParameters(parsed.details);
+}
+
+export function registerWidgetRoutes(deps: WidgetRouteDeps): void {
+  const { router, get, apiPipeline, publicLimit, store, config, assets } = deps;
+  const origin = config.publicUrl;
+
+  get('/api/v1/widgets/:id/embed', ...apiPipeline, async function embed(ctx: Context) {
+    noParameters('getEmbed', ctx);
+    const { org } = ctx.state.auth as AuthState;
+    const widget = await findWidget(store, ctx.params.id as string, org.id);
+    const input = { origin, widgetId: widget.id, height: layoutHeight(widget.layout, widget.options) };
+    ctx.body = { data: { widgetId: widget.id, snippet: snippetFor(input), script: loaderScriptFor(input) } };
+  });
+
+  get('/api/v1/widgets/:id/schema', ...apiPipeline, async function schema(ctx: Context) {
+    noParameters('getSchema', ctx);
+    const { org } = ctx.state.auth as AuthState;
+    const widget = await findWidget(store, ctx.params.id as string, org.id);
+    const [stats, reviews] = await Promise.all([widgetStats(store, widget, new Date()), displayedReviews(store, widget)]);
+    ctx.body = { data: buildWidgetJsonLd({ widget, stats, reviews }) };
+  });
+
+  const cors = (ctx: Context): void => {
+    ctx.set('Access-Control-Allow-Origin', '*');
+    ctx.set('Access-Control-Allow-Methods', 'GET, HEAD, OPTIONS');
+    ctx.set('Access-Control-Max-Age', '86400');
+    ctx.set('Cross-Origin-Resource-Policy', 'cross-origin');
+  };
+
+  router.options('/public/v1/widgets/:id', async function preflight(ctx: Context) {
+    cors(ctx);
+    ctx.set('Allow', 'GET, HEAD, OPTIONS');
+    ctx.status = 204;
+  });
+  get('/public/v1/widgets/:id', publicLimit, async function publicWidget(ctx: Context) {
+    cors(ctx);
+    if (ctx.querystring) noParameters('getEmbed', ctx);
+    const widget = await findWidget(store, ctx.params.id as string);
+    const body = JSON.stringify({ data: await publicWidgetData(store, widget) });
+    const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+    ctx.set('ETag', etag);
+    ctx.set('Cache-Control', PUBLIC_CACHE);
+    ctx.set('Vary', 'Accept-Encoding');
+    if (ctx.get('if-none-match').split(/\s*,\s*/).includes(etag)) {
+      ctx.status = 304;
+      return;
+    }
+    ctx.type = 'application/json; charset=utf-8';
+    ctx.body = body;
+  });
+
+  get('/widget/:file', async function widgetFile(ctx: Context) {
+    const asset = assets.files.get(ctx.params.file as string);
+    if (!asset) throw notFound('Widget file');
+    ctx.set('Cache-Control', asset.immutable ? 'public, max-age=31536000, immutable' : 'public, max-age=300, stale-while-revalidate=86400');
+    ctx.set('ETag', asset.etag);
+    ctx.set('Vary', 'Accept-Encoding');
+    ctx.set('Cross-Origin-Resource-Policy', 'cross-origin');
+    ctx.set('Access-Control-Allow-Origin', '*');
+    if (ctx.get('if-none-match') === asset.etag) {
+      ctx.status = 304;
+      return;
+    }
+    ctx.type = 'application/javascript; charset=utf-8';
+    const accepted = ctx.get('accept-encoding');
+    if (/\bbr\b/.test(accepted)) {
+      ctx.set('Content-Encoding', 'br');
+      ctx.body = asset.brotli;
+    } else if (/\bgzip\b/.test(accepted)) {
+      ctx.set('Content-Encoding', 'gzip');
+      ctx.body = asset.gzip;
+    } else {
+      ctx.body = asset.raw;
+    }
+  });
+
+  get('/demo', async function demo(ctx: Context) {
+    const html = await demoPage(store, origin);
+    if (html === null) throw notFound('The demo (only on the embedded default)');
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = html;
+  });
+}

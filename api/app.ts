@@ -114,7 +114,9 @@ export function createApp(deps: AppDeps): App {
   koa.use(requestId(logger));
   koa.use(accessLog());
   koa.use(metrics.middleware());
-  koa.use(httpsOnly());
+  // Errors are rendered here too, so the access log and the metrics above see the final status (not Koa's default 404).
+  koa.use(errorHandler(logger));
+  koa.use(httpsOnly(config.trustProxy));
   koa.use(queryKeyGuard());
   koa.use(router.routes());
 

@@ -4,10 +4,18 @@
  * every ApiError as the JSON envelope; anything else becomes a plain 500.
  */
 
-export interface ErrorDetail {
+export interface ParameterDetail {
   parameter: string;
   message: string;
 }
+
+/** A part of the service that is down (readiness). */
+export interface ComponentDetail {
+  component: string;
+  message: string;
+}
+
+export type ErrorDetail = ParameterDetail | ComponentDetail;
 
 export class ApiError extends Error {
   readonly expose = true;
@@ -48,7 +56,7 @@ export const rateLimited = (retryAfterSeconds: number, message = 'Rate limit exc
     'Retry-After': String(retryAfterSeconds),
   });
 
-export const invalidParameters = (details: ErrorDetail[]): ApiError =>
+export const invalidParameters = (details: ParameterDetail[]): ApiError =>
   new ApiError(
     400,
     'invalid_parameter',
@@ -66,7 +74,7 @@ export const badRequest = (message: string, details: ErrorDetail[] = []): ApiErr
 
 export const payloadTooLarge = (message: string): ApiError => new ApiError(413, 'payload_too_large', message);
 
-export const serviceUnavailable = (message: string, details: ErrorDetail[] = []): ApiError =>
+export const serviceUnavailable = (message: string, details: ComponentDetail[] = []): ApiError =>
   new ApiError(503, 'service_unavailable', message, details);
 
 export const internalError = (): ApiError =>

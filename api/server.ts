@@ -115,7 +115,9 @@ export async function startService(config: Config, options: StartOptions = {}): 
   https.keepAliveTimeout = 5_000;
   // Requests Node refuses before Koa sees them (oversized headers, bad syntax) still get the JSON envelope.
   https.on('clientError', refuseMalformed);
-  const http = config.httpPort === 0 ? null : createHttpServer(refuseHttp);
+  // Behind a TLS-terminating proxy the plain port serves the app, which checks X-Forwarded-Proto;
+  // otherwise it only refuses.
+  const http = config.httpPort === 0 ? null : createHttpServer(config.trustProxy ? app.koa.callback() : refuseHttp);
   const admin = createAdminApp({ store, logger, metrics, adminToken, config });
   const adminServer = createHttpServer(admin.callback());
   adminServer.requestTimeout = 0; // imports stream for as long as they need

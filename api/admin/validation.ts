@@ -1,8 +1,8 @@
 /** Input checks shared by the admin API's resources: each failure is a 400 with details. */
-import { badRequest, type ErrorDetail } from '../errors.ts';
+import { badRequest, type ParameterDetail } from '../errors.ts';
 
 export class Checker {
-  readonly details: ErrorDetail[] = [];
+  readonly details: ParameterDetail[] = [];
 
   fail(parameter: string, message: string): void {
     this.details.push({ parameter, message });

@@ -8,6 +8,7 @@ import { createWidget } from '../admin/widgets.ts';
 import type { Store, Widget } from '../store/types.ts';
 import { WIDGET_LAYOUTS } from '../store/types.ts';
 import { demoReviews } from './demo-reviews.ts';
+import { DEMO_ORG_NAME } from './constants.ts';
 
 export interface DemoInfo {
   orgId: string;
@@ -16,7 +17,7 @@ export interface DemoInfo {
   widgets: Widget[];
 }
 
-export const DEMO_ORG_NAME = 'Acme Coffee Roasters';
+export { DEMO_ORG_NAME };
 
 export async function ensureDemo(store: Store, now = new Date()): Promise<DemoInfo> {
   const existing = (await store.orgs.list()).find((o) => o.name === DEMO_ORG_NAME);

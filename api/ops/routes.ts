@@ -43,7 +43,7 @@ export function readyz(deps: { store: Store; redis: RedisHealth | null; metrics:
     if (down.length > 0) {
       const details = Object.entries(checks)
         .filter(([, state]) => state === 'down')
-        .map(([component]) => ({ parameter: component, message: 'not answering' }));
+        .map(([component]) => ({ component, message: 'not answering' }));
       throw serviceUnavailable(`Not ready: ${down.join(', ')} not answering.`, details);
     }
     ctx.body = { status: 'ready', checks };

@@ -1,7 +1,7 @@
 /** GET /demo: every layout of the demo organization's widgets, each with the snippet to copy. */
 import { layoutHeight } from '../../widget/src/layout-height.ts';
 import { snippetFor } from '../../widget/src/snippet.ts';
-import { DEMO_ORG_NAME } from '../demo/seed.ts';
+import { DEMO_ORG_NAME } from '../demo/constants.ts';
 import type { Store } from '../store/types.ts';
 
 const escape = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

@@ -66,6 +66,7 @@ export async function publicWidgetData(store: Store, widget: Widget, now = new D
   const [stats, reviews] = await Promise.all([widgetStats(store, widget, now), displayedReviews(store, widget)]);
   const { options } = widget;
   const ratedReviews = stats.ratingDistribution.reduce((sum, b) => (b.rating === null ? sum : sum + b.count), 0);
+  const jsonLd = widget.options.jsonLd === 'off' ? null : buildWidgetJsonLd({ widget, stats, reviews });
   return {
     id: widget.id,
     layout: widget.layout,
@@ -82,7 +83,7 @@ export async function publicWidgetData(store: Store, widget: Widget, now = new D
     },
     summary: { averageRating: stats.averageRating, totalReviews: stats.totalReviews, ratedReviews, platforms: stats.platforms },
     reviews: reviews.map(publicReview),
-    jsonLd: shouldInject(widget) ? buildWidgetJsonLd({ widget, stats, reviews }) : null,
+    jsonLd: jsonLd && shouldInject(widget, jsonLd) ? jsonLd : null,
     height: layoutHeight(widget.layout, options),
   };
 }

@@ -1,0 +1,173 @@
+/**
+ * The service as a process: `npm start`'s first-run output, validated
+ * configuration, restart keeping data, kill -9 keeping acknowledged writes,
+ * and SIGTERM finishing in-flight work and exiting 0 within 10 s.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterAll, describe, expect, it } from 'vitest';
+import { freePort } from './test/global-setup.ts';
+import { httpsGet } from '../bench/support.ts';
+
+const MAIN = join(import.meta.dirname, 'main.ts');
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+interface Running {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  env: Record<string, string>;
+  exit: Promise<number | null>;
+}
+
+async function env(dataDir?: string): Promise<Record<string, string>> {
+  const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'lifecycle-'));
+  if (!dataDir) dirs.push(dir);
+  return {
+    DATA_DIR: dir,
+    PORT: String(await freePort()),
+    HTTP_PORT: String(await freePort()),
+    ADMIN_PORT: String(await freePort()),
+    LOG_LEVEL: 'warn',
+    REDIS_URL: '',
+    MONGODB_URL: '',
+    ADMIN_TOKEN: '',
+  };
+}
+
+function start(e: Record<string, string>, waitFor: string | null = 'Demo page:'): Promise<Running> {
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], { env: { ...process.env, ...e }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+  return new Promise((resolve, reject) => {
+    const running: Running = { child, stdout: () => out, stderr: () => err, env: e, exit };
+    if (waitFor === null) return resolve(running);
+    child.stdout.on('data', (c: Buffer) => {
+      out += c.toString();
+      if (out.includes(waitFor)) setTimeout(() => resolve(running), 50);
+    });
+    void exit.then((code) => reject(new Error(`exited with ${code}: ${err}`)));
+  });
+}
+
+const ca = (e: Record<string, string>) => readFileSync(join(e.DATA_DIR!, 'tls-cert.pem'), 'utf8');
+
+describe('service lifecycle', () => {
+  it('first start prints the base URL, the demo key once, the widget id and the demo page; the key works; a restart keeps the data', async () => {
+    const e = await env();
+    const first = await start(e);
+    const out = first.stdout();
+    expect(out).toContain(`https://127.0.0.1:${e.PORT}`);
+    const key = /Demo API key:\s+(rvp_live_\S+)/.exec(out)?.[1];
+    const widgetId = /Demo widget id:\s+(wdg_\S+)/.exec(out)?.[1];
+    expect(key).toBeDefined();
+    expect(widgetId).toBeDefined();
+    expect(out).toMatch(/Demo page:\s+https:\/\/localhost:\d+\/demo/);
+
+    const stats = await httpsGet(`https://127.0.0.1:${e.PORT}/api/v1/reviews/stats`, ca(e), { authorization: `Bearer ${key}` });
+    expect(stats.status).toBe(200);
+    const data = (JSON.parse(stats.body.toString()) as { data: { totalReviews: number; platforms: unknown[] } }).data;
+    expect(data.totalReviews).toBeGreaterThanOrEqual(200);
+    expect(data.platforms).toHaveLength(6);
+
+    first.child.kill('SIGTERM');
+    expect(await first.exit).toBe(0);
+
+    const second = await start(e);
+    expect(second.stdout()).not.toMatch(/rvp_live_/);
+    expect(second.stdout()).toContain(widgetId!);
+    const again = await httpsGet(`https://127.0.0.1:${e.PORT}/api/v1/reviews/stats`, ca(e), { authorization: `Bearer ${key}` });
+    expect(JSON.parse(again.body.toString())).toEqual(JSON.parse(stats.body.toString()));
+    second.child.kill('SIGTERM');
+    expect(await second.exit).toBe(0);
+  }, 90_000);
+
+  it.each([
+    ['PORT', 'https'],
+    ['HTTP_PORT', '-1'],
+    ['TRUST_PROXY', 'maybe'],
+    ['PUBLIC_URL', 'http://insecure.example'],
+    ['REDIS_URL', 'not a url'],
+    ['ADMIN_TOKEN', 'short'],
+  ])('refuses to start when %s=%s, naming the variable', async (name, value) => {
+    const e = { ...(await env()), [name]: value };
+    const run = await start(e, null);
+    expect(await run.exit).toBe(1);
+    expect(run.stderr()).toContain(name);
+  }, 30_000);
+
+  it('keeps every acknowledged write after kill -9', async () => {
+    const e = await env();
+    const first = await start(e);
+    const token = readFileSync(join(e.DATA_DIR!, 'admin-token'), 'utf8').trim();
+    const call = async (method: string, path: string, body?: unknown) => {
+      const res = await fetch(`http://127.0.0.1:${e.ADMIN_PORT}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return (await res.json()) as Record<string, unknown>;
+    };
+    const created: string[] = [];
+    for (let i = 0; i < 20; i++) created.push((await call('POST', '/admin/orgs', { name: `Org ${i}`, plan: 'growth' })).id as string);
+    const key = await call('POST', '/admin/keys', { orgId: created[0], name: 'survivor' });
+    first.child.kill('SIGKILL');
+    await first.exit;
+
+    const second = await start(e);
+    const orgs = (await call('GET', '/admin/orgs')).data as { id: string }[];
+    for (const id of created) expect(orgs.map((o) => o.id)).toContain(id);
+    const res = await httpsGet(`https://127.0.0.1:${e.PORT}/api/v1/reviews`, ca(e), { authorization: `Bearer ${key.key as string}` });
+    expect(res.status).toBe(200);
+    second.child.kill('SIGTERM');
+    expect(await second.exit).toBe(0);
+  }, 90_000);
+
+  it('on SIGTERM finishes the in-flight request, refuses new connections and exits 0 within 10 s', async () => {
+    const e = await env();
+    const run = await start(e);
+    const token = readFileSync(join(e.DATA_DIR!, 'admin-token'), 'utf8').trim();
+    const orgId = ((await (
+      await fetch(`http://127.0.0.1:${e.ADMIN_PORT}/admin/orgs`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Slow', plan: 'growth' }),
+      })
+    ).json()) as { id: string }).id;
+
+    // A slow import: the body trickles in while the process is told to stop.
+    const body = new PassThrough();
+    const answer = new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = request(`http://127.0.0.1:${e.ADMIN_PORT}/admin/orgs/${orgId}/reviews?format=ndjson`, { method: 'POST', headers: { authorization: `Bearer ${token}` } }, (res) => {
+        let text = '';
+        res.on('data', (c: Buffer) => (text += c.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      });
+      req.on('error', reject);
+      body.pipe(req);
+    });
+    const record = (i: number) => `${JSON.stringify({ platform: 'GOOGLE', externalId: `slow-${i}`, authorName: 'A', rating: 4, content: 'ok', date: '2026-01-01', language: 'en' })}\n`;
+    body.write(record(0));
+    await new Promise((r) => setTimeout(r, 300));
+    const stopAt = Date.now();
+    run.child.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 300));
+    await expect(fetch(`http://127.0.0.1:${e.ADMIN_PORT}/admin/orgs`, { headers: { authorization: `Bearer ${token}` } })).rejects.toThrow();
+    body.write(record(1));
+    body.end(record(2));
+    const res = await answer;
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.text)).toMatchObject({ imported: 3 });
+    expect(await run.exit).toBe(0);
+    expect(Date.now() - stopAt).toBeLessThan(10_000);
+  }, 60_000);
+});

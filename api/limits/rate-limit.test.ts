@@ -1,0 +1,129 @@
+/**
+ * Per-organization rate limits over real HTTPS: a real Redis shared by two
+ * instances, a restart keeping the window, per-organization overrides, and
+ * Redis going away and coming back.
+ */
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { startRedis } from '../test/global-setup.ts';
+import { startTestService, type TestService } from '../test/harness.ts';
+
+async function hammer(t: TestService, key: string, n: number, path = '/api/v1/reviews/stats'): Promise<number[]> {
+  const statuses: number[] = [];
+  for (let i = 0; i < n; i++) statuses.push((await t.get(path, { key })).status);
+  return statuses;
+}
+
+const count = (xs: number[], status: number) => xs.filter((x) => x === status).length;
+
+describe('per-organization rate limit with Redis', () => {
+  let a: TestService;
+  let b: TestService;
+  beforeAll(async () => {
+    a = await startTestService();
+    // A second instance on the SAME store and the same Redis: what a load balancer spreads over.
+    b = await startTestService({ store: a.service.store });
+  });
+  afterAll(async () => {
+    await b.close();
+    await a.close();
+  });
+
+  it('admits exactly the limit across two instances, all keys of an organization together', async () => {
+    const { orgId, key } = await a.org('growth', 20);
+    const second = await a.admin('POST', '/admin/keys', { orgId, name: 'second' });
+    const key2 = second.body.key as string;
+    const results = await Promise.all([
+      ...Array.from({ length: 15 }, () => a.get('/api/v1/reviews', { key })),
+      ...Array.from({ length: 15 }, () => b.get('/api/v1/reviews', { key: key2 })),
+    ]);
+    const statuses = results.map((r) => r.status);
+    expect(count(statuses, 200)).toBe(20);
+    expect(count(statuses, 429)).toBe(10);
+    const limited = results.find((r) => r.status === 429)!;
+    expect(limited.body).toEqual({ error: 'rate_limit_exceeded', message: expect.stringMatching(/Retry after \d+ seconds/), details: [] });
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(Number(limited.headers['retry-after'])).toBeLessThanOrEqual(60);
+    expect(limited.headers['x-ratelimit-remaining']).toBe('0');
+    expect(limited.headers['x-ratelimit-limit']).toBe('20');
+  });
+
+  it('counts organizations separately', async () => {
+    const one = await a.org('growth', 3);
+    const two = await a.org('growth', 3);
+    expect(await hammer(a, one.key, 4)).toEqual([200, 200, 200, 429]);
+    expect(await hammer(b, two.key, 3)).toEqual([200, 200, 200]);
+  });
+
+  it('uses the plan limit, and an override set later applies on the next request', async () => {
+    const { orgId, key } = await a.org('agency');
+    const first = await a.get('/api/v1/reviews', { key });
+    expect(first.headers['x-ratelimit-limit']).toBe('200');
+    expect(first.headers['ratelimit-policy']).toBe('200;w=60');
+    await a.admin('PATCH', `/admin/orgs/${orgId}`, { rateLimit: 2 });
+    // The window already holds one request: one more is admitted, then 429.
+    expect(await hammer(b, key, 2, '/api/v1/reviews')).toEqual([200, 429]);
+  });
+
+  it('keeps the window across a restart of the instance', async () => {
+    const { key } = await a.org('growth', 5);
+    expect(await hammer(a, key, 3)).toEqual([200, 200, 200]);
+    const restarted = await startTestService({ dataDir: b.dataDir, store: a.service.store });
+    try {
+      expect(await hammer(restarted, key, 3)).toEqual([200, 200, 429]);
+    } finally {
+      await restarted.close();
+    }
+  });
+
+  it('does not count requests refused before the limiter (401, 403)', async () => {
+    const { orgId, key } = await a.org('free');
+    expect(await hammer(a, key, 3)).toEqual([403, 403, 403]);
+    await a.admin('PATCH', `/admin/orgs/${orgId}`, { plan: 'growth', rateLimit: 2 });
+    expect(await hammer(a, key, 3)).toEqual([200, 200, 429]);
+  });
+});
+
+describe('Redis outages', () => {
+  it('keeps answering with per-process limits while Redis is down, says so in /readyz, and resumes shared limits when it returns', async () => {
+    const redis = await startRedis(inject('redisBin'));
+    const t = await startTestService({ env: { REDIS_URL: redis.url } });
+    try {
+      const { key } = await t.org('growth', 1000);
+      expect((await t.get('/readyz')).status).toBe(200);
+      expect((await t.get('/api/v1/reviews', { key })).status).toBe(200);
+
+      redis.process.kill('SIGKILL');
+      await new Promise((r) => redis.process.once('exit', r));
+      const during: number[] = [];
+      for (let i = 0; i < 20; i++) during.push((await t.get('/api/v1/reviews', { key })).status);
+      expect(during.every((s) => s === 200)).toBe(true);
+      const ready = await t.get('/readyz');
+      expect(ready.status).toBe(503);
+      expect((ready.body as { message: string }).message).toMatch(/redis/);
+
+      // The insurance limiter still limits.
+      const small = await t.org('growth', 2);
+      expect(await hammer(t, small.key, 3)).toEqual([200, 200, 429]);
+
+      const back = await startRedis(inject('redisBin'), redis.port);
+      try {
+        const deadline = Date.now() + 15_000;
+        while ((await t.get('/readyz')).status !== 200) {
+          if (Date.now() > deadline) throw new Error('Redis did not come back within 15 s');
+          await new Promise((r) => setTimeout(r, 200));
+        }
+        const other = await t.org('growth', 2);
+        expect(await hammer(t, other.key, 3)).toEqual([200, 200, 429]);
+        const probe = new Redis(back.url);
+        const keys = await probe.keys('rl:org:*');
+        await probe.quit();
+        expect(keys.length).toBeGreaterThan(0);
+      } finally {
+        back.process.kill('SIGKILL');
+      }
+    } finally {
+      await t.close();
+    }
+  }, 60_000);
+});

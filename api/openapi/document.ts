@@ -1,0 +1,253 @@
+/**
+ * The OpenAPI 3.1 document of the public API, served at GET /api/v1/openapi.json.
+ * It is built from the constants in `schemas.ts` and `responses.ts`, and it is
+ * the single source the request parameters and the responses are checked
+ * against.
+ */
+import { MAX_ERROR_DETAILS } from './error-schemas.ts';
+import { publicWidgetExample, reviewExample } from './examples.ts';
+import { LIST_REVIEWS_PARAMETERS, WIDGET_ID_PARAMETER } from './parameters.ts';
+import { COMPONENT_SCHEMAS } from './schemas.ts';
+import {
+  JSON_CONTENT_TYPE,
+  badRequest,
+  forbidden,
+  internalError,
+  methodNotAllowed,
+  notFound,
+  notModified,
+  ok,
+  okHeaders,
+  preflight,
+  publicWidgetHeaders,
+  serviceUnavailable,
+  tooManyRequests,
+  unauthorized,
+} from './responses.ts';
+import type { OpenApiDocument, OperationObject, PathItemObject, ResponseObject } from './types.ts';
+
+export const DEFAULT_SERVER_URL = 'https://localhost:8443';
+/** Prefix of the keyed API; the other paths hang off the origin. */
+export const API_BASE_PATH = '/api/v1';
+
+export interface DocumentOptions {
+  /** PUBLIC_URL, the origin clients reach the service at. */
+  serverUrl?: string;
+}
+
+const KEYLESS: OperationObject['security'] = [];
+
+const STORE_DOWN = 'The store does not answer; retry later.';
+
+/** Errors every keyed operation can answer with, in the check order of the description. */
+function apiErrors(extra: Record<string, ResponseObject> = {}): Record<string, ResponseObject> {
+  return {
+    '400': badRequest('api'),
+    '401': unauthorized(),
+    '403': forbidden('api'),
+    ...extra,
+    '405': methodNotAllowed(),
+    '429': tooManyRequests('api'),
+    '500': internalError(),
+    '503': serviceUnavailable(STORE_DOWN),
+  };
+}
+
+const listReviews: OperationObject = {
+  operationId: 'listReviews',
+  summary: 'List reviews',
+  description:
+    "One page of the organization's reviews, newest first (`date` descending, then `id` descending, stable across pages), optionally filtered. Every filter narrows the result; `pagination.total` counts all matches.",
+  tags: ['Reviews'],
+  parameters: LIST_REVIEWS_PARAMETERS,
+  responses: {
+    '200': ok('One page of reviews.', 'ReviewList', okHeaders('api'), {
+      data: [reviewExample],
+      pagination: { total: 342, limit: 1, offset: 0, hasMore: true },
+    }),
+    ...apiErrors(),
+  },
+};
+
+const getStats: OperationObject = {
+  operationId: 'getStats',
+  summary: 'Review statistics',
+  description: "Aggregate statistics over all of the organization's reviews. Takes no query parameter.",
+  tags: ['Reviews'],
+  responses: { '200': ok('The statistics.', 'StatisticsResponse', okHeaders('api')), ...apiErrors() },
+};
+
+const getEmbed: OperationObject = {
+  operationId: 'getEmbed',
+  summary: 'Widget embed code',
+  description:
+    'The HTML snippet (and the same loader as plain JavaScript) that embeds the widget in a page. The snippet carries no API key: the widget reads its data from the public widget endpoint. Takes no query parameter.',
+  tags: ['Widgets'],
+  parameters: [WIDGET_ID_PARAMETER],
+  responses: { '200': ok('The embed code.', 'EmbedResponse', okHeaders('api')), ...apiErrors({ '404': notFound('api') }) },
+};
+
+const getSchema: OperationObject = {
+  operationId: 'getSchema',
+  summary: 'Widget JSON-LD',
+  description:
+    "schema.org JSON-LD about the widget's subject, for SEO rich snippets: put it in a script element of type `application/ld+json` (the widget does it unless told not to). Takes no query parameter.",
+  tags: ['Widgets'],
+  parameters: [WIDGET_ID_PARAMETER],
+  responses: { '200': ok('The JSON-LD document.', 'SchemaResponse', okHeaders('api')), ...apiErrors({ '404': notFound('api') }) },
+};
+
+const getOpenApi: OperationObject = {
+  operationId: 'getOpenApi',
+  summary: 'This document',
+  description: 'The OpenAPI 3.1 document of the API. No key needed. Takes no query parameter.',
+  tags: ['Service'],
+  security: KEYLESS,
+  responses: {
+    '200': ok('The OpenAPI document.', 'OpenApi'),
+    '400': badRequest('keyless'),
+    '403': forbidden('keyless'),
+    '405': methodNotAllowed(),
+    '500': internalError(),
+  },
+};
+
+const getPublicWidget: OperationObject = {
+  operationId: 'getPublicWidget',
+  summary: 'Public widget data',
+  description:
+    'What an embedded widget displays, read by the widget bundle from the browser. Key-less, read-only, CORS-enabled, cacheable (ETag and If-None-Match), rate limited per client address. Takes no query parameter.',
+  tags: ['Public'],
+  security: KEYLESS,
+  parameters: [WIDGET_ID_PARAMETER],
+  responses: {
+    '200': ok('The widget data.', 'PublicWidgetResponse', publicWidgetHeaders(), { data: publicWidgetExample }),
+    '304': notModified(),
+    '400': badRequest('keyless'),
+    '403': forbidden('keyless'),
+    '404': notFound('keyless'),
+    '405': methodNotAllowed(),
+    '429': tooManyRequests('keyless'),
+    '500': internalError(),
+    '503': serviceUnavailable(STORE_DOWN),
+  },
+};
+
+const preflightPublicWidget: OperationObject = {
+  operationId: 'preflightPublicWidget',
+  summary: 'CORS preflight',
+  description: 'Browsers ask before some cross-origin reads; any origin may read the widget data.',
+  tags: ['Public'],
+  security: KEYLESS,
+  parameters: [WIDGET_ID_PARAMETER],
+  responses: {
+    '204': preflight(),
+    '400': badRequest('keyless', true),
+    '403': forbidden('keyless'),
+    '500': internalError(),
+  },
+};
+
+const getHealth: OperationObject = {
+  operationId: 'getHealth',
+  summary: 'Liveness',
+  description: 'Answers 200 while the process serves. No key needed; the query string is ignored (except for an API key in it).',
+  tags: ['Service'],
+  security: KEYLESS,
+  responses: {
+    '200': ok('The process serves.', 'Health', {}, { status: 'ok' }),
+    '400': badRequest('keyless', true),
+    '403': forbidden('keyless'),
+    '405': methodNotAllowed(),
+    '500': internalError(),
+  },
+};
+
+const getReady: OperationObject = {
+  operationId: 'getReady',
+  summary: 'Readiness',
+  description:
+    'Answers 200 when the store and (if configured) Redis answer, 503 naming what is down. No key needed; the query string is ignored (except for an API key in it).',
+  tags: ['Service'],
+  security: KEYLESS,
+  responses: {
+    '200': ok('Ready to serve.', 'Ready', {}, { status: 'ready', checks: { store: 'ok', redis: 'ok' } }),
+    '400': badRequest('keyless', true),
+    '403': forbidden('keyless'),
+    '405': methodNotAllowed(),
+    '500': internalError(),
+    '503': serviceUnavailable('Not ready: the details name each dependency that does not answer.'),
+  },
+};
+
+const DESCRIPTION = `Read-only JSON API over an organization's collected reviews, their statistics, and embeddable review widgets with schema.org JSON-LD.
+
+## Authentication
+Send \`Authorization: Bearer <API key>\` on every request to \`/api/v1\` (except this document). Keys are created by an organization owner or admin and shown once. A key in the query string (\`api_key\`, \`apiKey\`, \`key\`, \`token\`, \`access_token\`, any letter case) is refused with 400 \`api_key_in_query\`, whatever else the request holds. API access needs the Growth plan (60 requests per minute) or Agency (200 per minute); other plans get 403 \`forbidden\`.
+
+## Checks, in order
+1. HTTPS: plain HTTP gets 403 \`https_required\`, never a redirect.
+2. No API key in the query string (400 \`api_key_in_query\`).
+3. Authentication (401 \`unauthorized\`, with \`WWW-Authenticate: Bearer\`). Repeated failures from one client address are rate limited (429).
+4. Plan (403 \`forbidden\`).
+5. Rate limit, per organization and minute, shared by all its keys and all instances (429 \`rate_limit_exceeded\` with \`Retry-After\`).
+6. Query parameters (400 \`invalid_parameter\`).
+
+Every response after step 5 carries \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\` (epoch seconds).
+
+## Requests
+Only GET (and HEAD, which answers like GET without a body) is served, plus CORS preflights (OPTIONS) on the public widget endpoint; other methods get 405 \`method_not_allowed\` with \`Allow\`. An unknown path is 404 \`not_found\`. Query strings are strict: an unknown, repeated or empty parameter is an error, and so is a parameter on an endpoint that takes none. Each problem is one entry of \`details\` (at most ${MAX_ERROR_DETAILS}).
+
+## Responses
+Every response, errors included, is JSON with \`Content-Type: ${JSON_CONTENT_TYPE}\` and carries \`X-Request-Id\`. Errors are \`{"error": code, "message": text, "details": [...]}\`; the codes are listed with each status. Lists are \`{"data": [...], "pagination": {...}}\`, single resources \`{"data": {...}}\`. Timestamps are ISO 8601 in UTC.
+
+## Versioning
+The version is the \`/v1\` path segment. Within v1, fields and endpoints may be added, never removed or changed in meaning.`;
+
+function pathItem(get: OperationObject, servers?: PathItemObject['servers'], options?: OperationObject): PathItemObject {
+  return { ...(servers && { servers }), get, ...(options && { options }) };
+}
+
+export function openApiDocument(opts: DocumentOptions = {}): OpenApiDocument {
+  // Accept PUBLIC_URL itself or the API base under it.
+  const origin = (opts.serverUrl ?? DEFAULT_SERVER_URL).replace(/\/+$/, '').replace(/\/api\/v1$/, '');
+  const atOrigin = [{ url: origin, description: 'The service origin (outside the versioned API).' }];
+  return {
+    openapi: '3.1.0',
+    jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
+    info: {
+      title: 'Review Proof API',
+      version: '1.0.0',
+      summary: 'Reviews, review statistics and embeddable social-proof widgets.',
+      description: DESCRIPTION,
+    },
+    servers: [{ url: `${origin}${API_BASE_PATH}`, description: 'Version 1 of the API.' }],
+    security: [{ bearerAuth: [] }],
+    tags: [
+      { name: 'Reviews', description: "The organization's reviews and their statistics." },
+      { name: 'Widgets', description: 'Embed code and structured data of review widgets.' },
+      { name: 'Public', description: 'Key-less endpoints read by embedded widgets in browsers.' },
+      { name: 'Service', description: 'This document and the health of the service.' },
+    ],
+    paths: {
+      '/reviews': pathItem(listReviews),
+      '/reviews/stats': pathItem(getStats),
+      '/widgets/{id}/embed': pathItem(getEmbed),
+      '/widgets/{id}/schema': pathItem(getSchema),
+      '/openapi.json': pathItem(getOpenApi),
+      '/public/v1/widgets/{id}': pathItem(getPublicWidget, atOrigin, preflightPublicWidget),
+      '/healthz': pathItem(getHealth, atOrigin),
+      '/readyz': pathItem(getReady, atOrigin),
+    },
+    components: {
+      schemas: COMPONENT_SCHEMAS,
+      securitySchemes: {
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'An API key of the organization, created in its dashboard: `Authorization: Bearer <key>`.',
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,90 @@
+/**
+ * The parameters of the public API. `params.ts` validates query strings
+ * against these objects as they appear in the document: names, types, bounds
+ * and defaults live here only.
+ */
+import type { ParameterObject } from './types.ts';
+
+/**
+ * `since`: RFC 3339 full-date, or date-time with seconds and an offset
+ * (`Z` or `±HH:MM`). The formats check the calendar (no 2024-02-30); the
+ * pattern keeps out what `Date` cannot represent (leap second 60) and the
+ * looser ISO forms (no separators, `+0530`, a space for `T`).
+ */
+export const SINCE_PATTERN = '^\\d{4}-\\d{2}-\\d{2}(?:[Tt][0-2]\\d:[0-5]\\d:[0-5]\\d(?:\\.\\d{1,9})?(?:[Zz]|[+-][0-2]\\d:[0-5]\\d))?$';
+
+/** Query parameters of GET /reviews. `title` is how an error message names what is expected. */
+export const LIST_REVIEWS_PARAMETERS = [
+  {
+    name: 'limit',
+    in: 'query',
+    required: false,
+    description: 'Reviews per page. An integer written in plain digits (`10`; not `10.0`, `1e1` or `+10`).',
+    schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+    example: 20,
+  },
+  {
+    name: 'offset',
+    in: 'query',
+    required: false,
+    description: 'How many matching reviews to skip. An integer in plain digits; at most 10,000,000.',
+    schema: { type: 'integer', minimum: 0, maximum: 10_000_000, default: 0 },
+    example: 40,
+  },
+  {
+    name: 'platform',
+    in: 'query',
+    required: false,
+    description:
+      'Only reviews of this platform, matched case-insensitively (`google` = `GOOGLE`). An identifier that names no platform matches nothing (an empty page, not an error).',
+    schema: {
+      type: 'string',
+      title: 'a platform identifier: a letter, then at most 31 letters, digits or underscores',
+      pattern: '^[A-Za-z][A-Za-z0-9_]{0,31}$',
+    },
+    example: 'GOOGLE',
+  },
+  {
+    name: 'minRating',
+    in: 'query',
+    required: false,
+    description: 'Only reviews rated at least this (1-5, decimals allowed). Unrated reviews never match. Must not exceed `maxRating`.',
+    schema: { type: 'number', minimum: 1, maximum: 5 },
+    example: 4,
+  },
+  {
+    name: 'maxRating',
+    in: 'query',
+    required: false,
+    description: 'Only reviews rated at most this (1-5, decimals allowed). Unrated reviews never match.',
+    schema: { type: 'number', minimum: 1, maximum: 5 },
+    example: 5,
+  },
+  {
+    name: 'since',
+    in: 'query',
+    required: false,
+    description:
+      'Only reviews posted strictly after this instant: an ISO 8601 date (`2026-01-31`, meaning 00:00 UTC of that day) or an RFC 3339 date-time with seconds and an offset (`2026-01-31T09:30:00Z`, `2026-01-31T09:30:00%2B01:00`; an unencoded `+` that arrives as a space before the offset is read as `+`). Unix timestamps and words are rejected.',
+    schema: {
+      type: 'string',
+      title: 'an ISO 8601 date (YYYY-MM-DD) or date-time with seconds and an offset (YYYY-MM-DDTHH:MM:SSZ)',
+      maxLength: 40,
+      pattern: SINCE_PATTERN,
+      anyOf: [{ format: 'date' }, { format: 'date-time' }],
+    },
+    example: '2026-01-31',
+  },
+] as const satisfies readonly ParameterObject[];
+
+export const WIDGET_ID_PARAMETER = {
+  name: 'id',
+  in: 'path',
+  required: true,
+  description: 'Widget identifier. A widget of another organization, or an id that names no widget (whatever its shape), is 404.',
+  schema: { type: 'string', pattern: '^wdg_[0-9A-Za-z]{20}$' },
+  example: 'wdg_3fK9xQ2mLp7RtV8nB4cZ',
+} as const satisfies ParameterObject;
+
+/** Names a client may put an API key under in a query string; refused before authentication. */
+export const API_KEY_QUERY_NAMES = ['api_key', 'apiKey', 'key', 'token', 'access_token'] as const;

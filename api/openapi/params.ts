@@ -1,0 +1,263 @@
+/**
+ * Query-string validation, read from the OpenAPI document: the parameter
+ * objects of an operation say which names exist, their types, bounds and
+ * defaults. Each raw string is turned into its typed value by rules kept
+ * deliberately strict here (plain digits only: no `1e1`, `+10`, ` 10`, `10.0`
+ * for integers), then checked by Ajv against the parameter's schema.
+ *
+ * Every problem is one detail; values are never echoed back (they can be
+ * huge or hold secrets), names are, cut at 100 characters. At most
+ * MAX_ERROR_DETAILS details are listed so a hostile query cannot turn a small
+ * request into a large answer; `message` tells how many problems there were.
+ */
+import type { ValidateFunction } from 'ajv/dist/2020.js';
+import { createSchemaCompiler } from './ajv.ts';
+import { openApiDocument } from './document.ts';
+import { MAX_ERROR_DETAILS } from './error-schemas.ts';
+import type { JsonSchema, OpenApiDocument, ParameterObject } from './types.ts';
+
+/** Operations whose query string is validated (health endpoints ignore theirs). */
+export type QueryOperationKey = 'listReviews' | 'getStats' | 'getEmbed' | 'getSchema' | 'getOpenApi' | 'getPublicWidget';
+
+export interface ListReviewsParams {
+  limit: number;
+  offset: number;
+  /** Upper-cased; matches no review when no platform has this id. */
+  platform?: string;
+  minRating?: number;
+  maxRating?: number;
+  /** Strictly after. A date without a time is 00:00 UTC of that day. */
+  since?: Date;
+}
+
+/** The operations that take no query parameter validate to an empty object. */
+export type NoParams = Record<string, never>;
+
+export interface QueryValues {
+  listReviews: ListReviewsParams;
+  getStats: NoParams;
+  getEmbed: NoParams;
+  getSchema: NoParams;
+  getOpenApi: NoParams;
+  getPublicWidget: NoParams;
+}
+
+export interface ParameterProblem {
+  parameter: string;
+  message: string;
+}
+
+export type QueryResult<T> =
+  | { ok: true; value: T }
+  | { ok: false; details: ParameterProblem[]; /** Names the parameters, or counts the problems. */ message: string };
+
+const MAX_NAME_SHOWN = 100;
+
+interface CompiledParameter {
+  name: string;
+  schema: JsonSchema;
+  validate: ValidateFunction;
+  /** What a valid value looks like, for the error message. */
+  expected: string;
+  /** A date or date-time string, handed out as a Date. */
+  instant: boolean;
+}
+
+const INVALID = Symbol('invalid');
+// More digits than this are out of every bound; refusing them early keeps Number() exact.
+const INTEGER = /^-?\d{1,15}$/;
+const DECIMAL = /^-?\d{1,15}(?:\.\d{1,15})?$/;
+
+function coerce(raw: string, schema: JsonSchema): unknown {
+  switch (schema.type) {
+    case 'integer':
+      return INTEGER.test(raw) ? Number(raw) + 0 : INVALID; // + 0 turns -0 into 0
+    case 'number':
+      return DECIMAL.test(raw) ? Number(raw) + 0 : INVALID;
+    case 'string':
+      return raw;
+    default:
+      throw new Error(`query parameter schema of type ${String(schema.type)} has no coercion rule`);
+  }
+}
+
+function expectation(schema: JsonSchema): string {
+  if (schema.type === 'integer' || schema.type === 'number') {
+    const noun = schema.type === 'integer' ? 'an integer' : 'a number';
+    const { minimum: min, maximum: max } = schema;
+    if (min !== undefined && max !== undefined) return `${noun} from ${min} to ${max}`;
+    if (min !== undefined) return `${noun} of at least ${min}`;
+    if (max !== undefined) return `${noun} of at most ${max}`;
+    return noun;
+  }
+  return schema.title ?? 'a string';
+}
+
+function formatsOf(schema: JsonSchema): string[] {
+  const alternatives = Array.isArray(schema.anyOf) ? (schema.anyOf as JsonSchema[]) : [];
+  return [schema, ...alternatives].flatMap((s) => (typeof s.format === 'string' ? [s.format] : []));
+}
+
+function queryParameters(doc: OpenApiDocument, operationId: string): readonly ParameterObject[] {
+  for (const item of Object.values(doc.paths)) {
+    if (item.get.operationId === operationId) return (item.get.parameters ?? []).filter((p) => p.in === 'query');
+  }
+  throw new Error(`the OpenAPI document has no operation ${operationId}`);
+}
+
+const document = openApiDocument();
+const compiler = createSchemaCompiler(document);
+const compiled = new Map<QueryOperationKey, CompiledParameter[]>();
+
+function parametersOf(key: QueryOperationKey): CompiledParameter[] {
+  let params = compiled.get(key);
+  if (!params) {
+    params = queryParameters(document, key).map((p) => ({
+      name: p.name,
+      schema: p.schema,
+      validate: compiler.compile(p.schema),
+      expected: expectation(p.schema),
+      instant: formatsOf(p.schema).some((f) => f === 'date' || f === 'date-time'),
+    }));
+    compiled.set(key, params);
+  }
+  return params;
+}
+
+function shown(name: string): string {
+  return name.length > MAX_NAME_SHOWN ? `${name.slice(0, MAX_NAME_SHOWN)}…` : name;
+}
+
+function normalized(name: string): string {
+  return name.toLowerCase().replace(/[^a-z0-9]/g, '');
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
+}
+
+/** `min_rating`, `MINRATING`, `minRatng` → minRating. */
+function closest(name: string, known: readonly string[]): string | undefined {
+  const n = normalized(name);
+  if (n.length === 0 || n.length > 40) return undefined;
+  const exact = known.find((k) => normalized(k) === n);
+  if (exact) return exact;
+  let best: { name: string; distance: number } | undefined;
+  for (const k of known) {
+    const distance = editDistance(n, normalized(k));
+    if (distance <= 2 && (!best || distance < best.distance)) best = { name: k, distance };
+  }
+  return best?.name;
+}
+
+function unknownMessage(name: string, known: readonly string[]): string {
+  if (known.length === 0) return 'unknown parameter: this endpoint takes no query parameters';
+  const guess = closest(name, known);
+  return guess ? `unknown parameter; did you mean ${guess}?` : `unknown parameter; expected one of ${known.join(', ')}`;
+}
+
+/**
+ * An unencoded `+05:30` arrives as ` 05:30` (a `+` in a query string means a
+ * space). A space is never valid there, so reading it back as `+` is unambiguous.
+ */
+function unmangleOffset(value: string): string {
+  return /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d+)? \d{2}:\d{2}$/.test(value) ? value.replace(/ (\d{2}:\d{2})$/, '+$1') : value;
+}
+
+/** RFC 3339 offset in minutes, 0 for a plain date or Z. */
+function offsetMinutes(value: string): number {
+  const m = /([+-])(\d{2}):(\d{2})$/.exec(value);
+  if (!m) return 0;
+  return (m[1] === '-' ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3]));
+}
+
+/**
+ * `since` → Date, or null when Date cannot represent it. The schema already
+ * checked shape and calendar; the round trip makes sure Date read the same
+ * calendar day (Date.parse is lenient in ways that differ between engines).
+ */
+export function parseSince(value: string): Date | null {
+  const upper = value.toUpperCase();
+  const ms = Date.parse(upper.length === 10 ? `${upper}T00:00:00Z` : upper);
+  if (!Number.isFinite(ms)) return null;
+  const localDay = new Date(ms + offsetMinutes(upper) * 60_000).toISOString().slice(0, 10);
+  // toISOString writes years beyond 9999 or before 0 with a sign; the pattern never allows those.
+  return localDay === upper.slice(0, 10) ? new Date(ms) : null;
+}
+
+function summary(details: ParameterProblem[], total: number): string {
+  if (total > details.length) return `${total} query parameter problems; the first ${details.length} are listed.`;
+  const names = [...new Set(details.map((d) => d.parameter))];
+  return names.length === 1 ? `Invalid query parameter: ${names[0]}.` : `Invalid query parameters: ${names.join(', ')}.`;
+}
+
+function listReviewsValue(values: Map<string, unknown>, params: CompiledParameter[]): ListReviewsParams {
+  const number = (name: string): number | undefined => {
+    const v = values.get(name) ?? params.find((p) => p.name === name)?.schema.default;
+    return typeof v === 'number' ? v : undefined;
+  };
+  const limit = number('limit');
+  const offset = number('offset');
+  if (limit === undefined || offset === undefined) throw new Error('the document gives limit and offset no default');
+  const out: ListReviewsParams = { limit, offset };
+  const platform = values.get('platform');
+  if (typeof platform === 'string') out.platform = platform.toUpperCase();
+  const minRating = number('minRating');
+  if (minRating !== undefined) out.minRating = minRating;
+  const maxRating = number('maxRating');
+  if (maxRating !== undefined) out.maxRating = maxRating;
+  const since = values.get('since');
+  if (since instanceof Date) out.since = since;
+  return out;
+}
+
+export function validateQuery<K extends QueryOperationKey>(operation: K, search: URLSearchParams): QueryResult<QueryValues[K]> {
+  const params = parametersOf(operation);
+  const known = params.map((p) => p.name);
+  const occurrences = new Map<string, string[]>();
+  for (const [name, value] of search) {
+    const list = occurrences.get(name);
+    if (list) list.push(value);
+    else occurrences.set(name, [value]);
+  }
+
+  const problems: ParameterProblem[] = [];
+  const values = new Map<string, unknown>();
+  for (const [name, raw] of occurrences) {
+    const param = params.find((p) => p.name === name);
+    const problem = (message: string): void => void problems.push({ parameter: shown(name), message });
+    if (!param) problem(unknownMessage(name, known));
+    else if (raw.length > 1) problem(`must be given once, not ${raw.length} times`);
+    else if (raw[0] === '') problem(`must not be empty; expected ${param.expected}`);
+    else {
+      const text = param.instant ? unmangleOffset(raw[0]!) : raw[0]!;
+      let value = coerce(text, param.schema);
+      const valid = value !== INVALID && param.validate(value);
+      if (valid && param.instant) value = parseSince(text) ?? INVALID;
+      if (!valid || value === INVALID) problem(`must be ${param.expected}`);
+      else values.set(name, value);
+    }
+  }
+
+  const min = values.get('minRating');
+  const max = values.get('maxRating');
+  if (typeof min === 'number' && typeof max === 'number' && min > max) {
+    problems.push({ parameter: 'minRating', message: `must not be greater than maxRating (${min} > ${max})` });
+  }
+
+  if (problems.length > 0) {
+    const details = problems.slice(0, MAX_ERROR_DETAILS);
+    return { ok: false, details, message: summary(details, problems.length) };
+  }
+  const value = operation === 'listReviews' ? listReviewsValue(values, params) : {};
+  return { ok: true, value: value as QueryValues[K] };
+}

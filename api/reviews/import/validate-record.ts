@@ -1,0 +1,246 @@
+/**
+ * One import record (parsed JSON, or a CSV row already typed by csv-records)
+ * checked against CONTRACT §2 and turned into a `ReviewInput`. Every problem
+ * of the record is named in the reason, not only the first.
+ */
+import { detect } from 'tinyld/light';
+import { SENTIMENT_LABELS, type ReviewInput, type SentimentLabel } from '../../store/types.ts';
+
+export const IMPORT_FIELDS = [
+  'platform',
+  'externalId',
+  'authorName',
+  'authorAvatar',
+  'rating',
+  'content',
+  'date',
+  'url',
+  'language',
+  'isVerified',
+  'sentiment',
+  'sentimentLabel',
+  'aiSummary',
+  'aiThemes',
+] as const;
+
+export const LIMITS = {
+  externalId: 200,
+  authorName: 200,
+  content: 20_000,
+  aiSummary: 500,
+  aiThemes: 20,
+  aiTheme: 100,
+  url: 2048,
+} as const;
+
+/**
+ * Language when `language` is absent and detection finds nothing (empty or
+ * very short text): the field must be a two-letter code, and English is the
+ * most likely language of a review the detector cannot place.
+ */
+export const FALLBACK_LANGUAGE = 'en';
+/** Detection reads only the start of the text: enough to tell, and cheap. */
+const DETECT_CHARS = 300;
+
+const PLATFORM = /^[A-Z][A-Z0-9_]{0,31}$/;
+const LANGUAGE = /^([a-z]{2})(?:[-_][a-z0-9]{1,8})*$/i;
+const ISO_DATE =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)?)?$/;
+const KNOWN = new Set<string>(IMPORT_FIELDS);
+
+export type Validation = { ok: true; value: ReviewInput } | { ok: false; reason: string };
+
+/** Longer than `max` characters (code points, so an emoji counts once). */
+function tooLong(value: string, max: number): boolean {
+  if (value.length <= max) return false;
+  let n = 0;
+  for (const _ of value) if (++n > max) return true;
+  return false;
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** Lone surrogates (from `\\ud800` escapes) cannot be stored as UTF-8: replace them. */
+function wellFormed(value: string): string {
+  return value.replace(LONE_SURROGATE, '\uFFFD');
+}
+
+/** An ISO 8601 date or date-time as canonical UTC; null when it is not one. */
+export function parseIsoDate(value: string): string | null {
+  const m = ISO_DATE.exec(value.trim());
+  if (!m) return null;
+  const [, y, mo, d, h = '0', mi = '0', s = '0', frac = '', zulu, sign, oh = '0', om = '0'] = m;
+  const year = Number(y);
+  const month = Number(mo);
+  const day = Number(d);
+  const hour = Number(h);
+  const minute = Number(mi);
+  const second = Number(s);
+  const daysInMonth = new Date(Date.UTC(2000, month, 0)).getUTCDate() - (month === 2 && !isLeap(year) ? 1 : 0);
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth || hour > 23 || minute > 59 || second > 59) return null;
+  if (Number(oh) > 23 || Number(om) > 59) return null;
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  date.setUTCHours(hour, minute, second, Number(frac.slice(0, 3).padEnd(3, '0')));
+  // A time without an offset is taken as UTC, like a date without a time.
+  const offset = zulu || !sign ? 0 : (sign === '-' ? -1 : 1) * (Number(oh) * 60 + Number(om));
+  const iso = new Date(date.getTime() - offset * 60_000).toISOString();
+  return /^\d{4}-/.test(iso) ? iso : null;
+}
+
+function isLeap(year: number): boolean {
+  return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+}
+
+function httpUrl(value: unknown, field: string, problems: string[]): string | null {
+  if (value === undefined || value === null || value === '') return null;
+  if (typeof value !== 'string') {
+    problems.push(`${field} must be an http(s) URL or null`);
+    return null;
+  }
+  const text = value.trim();
+  if (text.length > LIMITS.url) {
+    problems.push(`${field} is longer than ${LIMITS.url} characters`);
+    return null;
+  }
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    problems.push(`${field} must be an http(s) URL or null`);
+    return null;
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    problems.push(`${field} must use http or https, not ${url.protocol.replace(':', '')}`);
+    return null;
+  }
+  return url.href;
+}
+
+export function detectLanguage(content: string): string {
+  const code = detect(content.slice(0, DETECT_CHARS));
+  return /^[a-z]{2}$/.test(code) ? code : FALLBACK_LANGUAGE;
+}
+
+export function validateRecord(raw: unknown): Validation {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return { ok: false, reason: 'a record must be a JSON object' };
+  const r = raw as Record<string, unknown>;
+  const problems: string[] = [];
+
+  const unknown = Object.keys(r).filter((k) => !KNOWN.has(k));
+  if (unknown.length > 0) {
+    const named = unknown.slice(0, 5).map((k) => JSON.stringify(k)).join(', ');
+    problems.push(`unknown field${unknown.length > 1 ? 's' : ''} ${named}${unknown.length > 5 ? ` and ${unknown.length - 5} more` : ''}`);
+  }
+
+  let platform = '';
+  if (typeof r.platform !== 'string' || r.platform.trim() === '') problems.push('platform is required');
+  else {
+    platform = r.platform.trim().toUpperCase();
+    if (!PLATFORM.test(platform)) problems.push('platform must be an identifier such as GOOGLE (letters, digits, _; at most 32)');
+  }
+
+  let externalId = '';
+  if (typeof r.externalId === 'number' && Number.isSafeInteger(r.externalId)) externalId = String(r.externalId);
+  else if (typeof r.externalId === 'string') externalId = r.externalId.trim();
+  else if (r.externalId !== undefined && r.externalId !== null) problems.push('externalId must be a string');
+  if (externalId === '' && (r.externalId === undefined || r.externalId === null || typeof r.externalId === 'string')) {
+    problems.push('externalId is required');
+  } else if (tooLong(externalId, LIMITS.externalId)) problems.push(`externalId is longer than ${LIMITS.externalId} characters`);
+
+  let authorName = '';
+  if (typeof r.authorName !== 'string' || r.authorName.trim() === '') problems.push('authorName is required');
+  else {
+    authorName = wellFormed(r.authorName.trim());
+    if (tooLong(authorName, LIMITS.authorName)) problems.push(`authorName is longer than ${LIMITS.authorName} characters`);
+  }
+
+  const authorAvatar = httpUrl(r.authorAvatar, 'authorAvatar', problems);
+  const url = httpUrl(r.url, 'url', problems);
+
+  let rating: number | null = null;
+  if (r.rating !== undefined && r.rating !== null) {
+    if (typeof r.rating === 'number' && Number.isInteger(r.rating) && r.rating >= 1 && r.rating <= 5) rating = r.rating;
+    else problems.push('rating must be an integer from 1 to 5, or null');
+  }
+
+  let content = '';
+  if (typeof r.content === 'string') {
+    content = wellFormed(r.content);
+    if (tooLong(content, LIMITS.content)) problems.push(`content is longer than ${LIMITS.content} characters`);
+  } else if (r.content !== undefined && r.content !== null) problems.push('content must be a string');
+
+  let date = '';
+  if (r.date === undefined || r.date === null || r.date === '') problems.push('date is required (ISO 8601)');
+  else if (typeof r.date !== 'string') problems.push('date must be an ISO 8601 string, e.g. 2026-03-01T10:00:00Z');
+  else {
+    date = parseIsoDate(r.date) ?? '';
+    if (date === '') problems.push('date must be an ISO 8601 date or date-time, e.g. 2026-03-01T10:00:00Z');
+  }
+
+  let language: string | null = null;
+  if (typeof r.language === 'string' && r.language.trim() !== '') {
+    const m = LANGUAGE.exec(r.language.trim());
+    if (m) language = m[1]!.toLowerCase();
+    else problems.push('language must be a two-letter code such as en');
+  } else if (r.language !== undefined && r.language !== null && r.language !== '') problems.push('language must be a two-letter code such as en');
+
+  let isVerified = false;
+  if (typeof r.isVerified === 'boolean') isVerified = r.isVerified;
+  else if (r.isVerified !== undefined && r.isVerified !== null) problems.push('isVerified must be true or false');
+
+  let sentiment: number | null = null;
+  if (r.sentiment !== undefined && r.sentiment !== null) {
+    if (typeof r.sentiment === 'number' && r.sentiment >= 0 && r.sentiment <= 1) sentiment = r.sentiment;
+    else problems.push('sentiment must be a number from 0 to 1, or null');
+  }
+
+  let sentimentLabel: SentimentLabel | null = null;
+  if (typeof r.sentimentLabel === 'string' && r.sentimentLabel.trim() !== '') {
+    const label = r.sentimentLabel.trim().toUpperCase();
+    if ((SENTIMENT_LABELS as readonly string[]).includes(label)) sentimentLabel = label as SentimentLabel;
+    else problems.push('sentimentLabel must be POSITIVE, NEUTRAL or NEGATIVE, or null');
+  } else if (r.sentimentLabel !== undefined && r.sentimentLabel !== null && r.sentimentLabel !== '') {
+    problems.push('sentimentLabel must be POSITIVE, NEUTRAL or NEGATIVE, or null');
+  }
+
+  let aiSummary: string | null = null;
+  if (typeof r.aiSummary === 'string') {
+    const summary = wellFormed(r.aiSummary.trim());
+    if (tooLong(summary, LIMITS.aiSummary)) problems.push(`aiSummary is longer than ${LIMITS.aiSummary} characters`);
+    else if (summary !== '') aiSummary = summary;
+  } else if (r.aiSummary !== undefined && r.aiSummary !== null) problems.push('aiSummary must be a string or null');
+
+  let aiThemes: string[] = [];
+  if (Array.isArray(r.aiThemes)) {
+    if (r.aiThemes.length > LIMITS.aiThemes) problems.push(`aiThemes has more than ${LIMITS.aiThemes} items`);
+    else if (!r.aiThemes.every((t): t is string => typeof t === 'string' && t.trim() !== '')) {
+      problems.push('aiThemes must be an array of non-empty strings');
+    } else {
+      aiThemes = r.aiThemes.map((t) => wellFormed(t.trim()));
+      if (aiThemes.some((t) => tooLong(t, LIMITS.aiTheme))) problems.push(`an aiThemes item is longer than ${LIMITS.aiTheme} characters`);
+    }
+  } else if (r.aiThemes !== undefined && r.aiThemes !== null) problems.push('aiThemes must be an array of strings');
+
+  if (problems.length > 0) return { ok: false, reason: problems.join('; ') };
+  return {
+    ok: true,
+    value: {
+      platform,
+      externalId,
+      authorName,
+      authorAvatar,
+      rating,
+      content,
+      date,
+      url,
+      // Detection runs only when the record names no language.
+      language: language ?? detectLanguage(content),
+      isVerified,
+      sentiment,
+      sentimentLabel,
+      aiSummary,
+      aiThemes,
+    },
+  };
+}

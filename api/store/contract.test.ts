@@ -1,0 +1,289 @@
+/**
+ * One contract suite for every store: always against the embedded store, and
+ * against MongoDB whenever MONGODB_URL is set. Review answers are compared with
+ * the brute-force reference over a generated data set with known answers.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FIXTURE_PLATFORMS, generateFixture, referenceList, referenceStats, type ReviewFixture } from '../reviews/fixtures.ts';
+import { EmbeddedStore } from './embedded/store.ts';
+import { newId } from './ids.ts';
+import type { ApiKeyRecord, Organization, Review, ReviewInput, Store, Widget } from './types.ts';
+
+interface Subject {
+  name: string;
+  open(): Promise<{ store: Store; cleanup(): Promise<void> }>;
+}
+
+const subjects: Subject[] = [
+  {
+    name: 'embedded',
+    async open() {
+      const dir = mkdtempSync(join(tmpdir(), 'store-contract-'));
+      const store = await EmbeddedStore.open(dir);
+      return {
+        store,
+        async cleanup() {
+          await store.close().catch(() => undefined);
+          rmSync(dir, { recursive: true, force: true });
+        },
+      };
+    },
+  },
+];
+if (process.env.MONGODB_URL) {
+  subjects.push({
+    name: 'mongodb',
+    async open() {
+      const { MongoStore } = await import('./mongo/store.ts');
+      const store = await MongoStore.connect(process.env.MONGODB_URL!, `review_proof_contract_${Date.now()}`);
+      return {
+        store,
+        async cleanup() {
+          await store.close();
+        },
+      };
+    },
+  });
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+function org(name: string): Organization {
+  const now = new Date().toISOString();
+  return { id: newId('org'), name, plan: 'growth', rateLimit: null, createdAt: now, updatedAt: now };
+}
+
+/** Reviews as the store returns them, minus what the store assigns (id, createdAt, updatedAt). */
+function comparable(r: Review) {
+  const { id: _id, createdAt: _c, updatedAt: _u, ...rest } = r;
+  return rest;
+}
+
+for (const subject of subjects) {
+  describe(`store contract: ${subject.name}`, () => {
+    let store: Store;
+    let cleanup: () => Promise<void>;
+    let fixture: ReviewFixture;
+    /** The fixture's reviews as this store holds them (ids assigned by the store). */
+    const stored = new Map<string, Review[]>();
+
+    beforeAll(async () => {
+      ({ store, cleanup } = await subject.open());
+      fixture = generateFixture({ sizes: [900, 150, 20] });
+      for (const orgId of fixture.orgIds) {
+        const inputs = fixture.inputs(orgId);
+        for (let i = 0; i < inputs.length; i += 250) await store.reviews.upsert(orgId, inputs.slice(i, i + 250), fixture.now);
+        const all = await store.reviews.list({ orgId, limit: 100_000, offset: 0 });
+        stored.set(orgId, all.items);
+      }
+    }, 120_000);
+    afterAll(async () => cleanup());
+
+    it('creates, reads, lists and updates organizations', async () => {
+      const a = org('Alpha');
+      await store.orgs.create(a);
+      expect(await store.orgs.get(a.id)).toEqual(a);
+      expect(await store.orgs.get('org_missing')).toBeNull();
+      const updated = await store.orgs.update(a.id, { plan: 'agency', rateLimit: 500 });
+      expect(updated).toMatchObject({ id: a.id, plan: 'agency', rateLimit: 500 });
+      expect((await store.orgs.list()).map((o) => o.id)).toContain(a.id);
+      expect(await store.orgs.update('org_missing', { plan: 'free' })).toBeNull();
+    });
+
+    it('keeps keys by hash, lists them per organization, revokes once and records use', async () => {
+      const o = org('Keys');
+      await store.orgs.create(o);
+      const key: ApiKeyRecord = {
+        id: newId('key'),
+        orgId: o.id,
+        name: 'k1',
+        prefix: 'rvp_live_abcdef',
+        hash: 'a'.repeat(64),
+        createdAt: iso(Date.now()),
+        lastUsedAt: null,
+        expiresAt: null,
+        revokedAt: null,
+      };
+      await store.keys.create(key);
+      expect(await store.keys.findByHash('a'.repeat(64))).toEqual(key);
+      expect(await store.keys.findByHash('b'.repeat(64))).toBeNull();
+      expect(await store.keys.listByOrg(o.id)).toEqual([key]);
+      expect(await store.keys.listByOrg('org_other')).toEqual([]);
+      const at = new Date('2026-11-21T10:00:00.000Z');
+      await store.keys.touch(key.id, at);
+      expect((await store.keys.get(key.id))?.lastUsedAt).toBe(at.toISOString());
+      const revoked = await store.keys.revoke(key.id, at);
+      expect(revoked?.revokedAt).toBe(at.toISOString());
+      const again = await store.keys.revoke(key.id, new Date('2027-01-01T00:00:00Z'));
+      expect(again?.revokedAt).toBe(at.toISOString());
+      expect(await store.keys.revoke('key_missing', at)).toBeNull();
+    });
+
+    it('stores and updates widgets', async () => {
+      const o = org('Widgets');
+      await store.orgs.create(o);
+      const now = iso(Date.now());
+      const w: Widget = {
+        id: newId('wdg'),
+        orgId: o.id,
+        name: 'Home',
+        layout: 'grid',
+        subject: { type: 'Product', name: 'Shoes', url: null, image: null, brand: null },
+        options: { theme: 'dark', accentColor: '#112233', maxReviews: 6, minRating: 4, platforms: ['GOOGLE'], hideEmpty: true, showDates: false, locale: 'fr-FR', jsonLd: 'on' },
+        createdAt: now,
+        updatedAt: now,
+      };
+      await store.widgets.create(w);
+      expect(await store.widgets.get(w.id)).toEqual(w);
+      expect(await store.widgets.listByOrg(o.id)).toEqual([w]);
+      const updated = await store.widgets.update(w.id, { layout: 'list' });
+      expect(updated?.layout).toBe('list');
+      expect(updated?.options).toEqual(w.options);
+    });
+
+    it('holds every imported review with its fields intact (unicode and HTML-looking text byte for byte)', async () => {
+      for (const orgId of fixture.orgIds) {
+        const expected = fixture.byOrg(orgId).map(comparable);
+        const got = stored.get(orgId)!.map(comparable);
+        const key = (r: { platform: string; externalId: string }) => `${r.platform}/${r.externalId}`;
+        expect(new Map(got.map((r) => [key(r), r]))).toEqual(new Map(expected.map((r) => [key(r), r])));
+        for (const r of stored.get(orgId)!) expect(r.orgId).toBe(orgId);
+      }
+    });
+
+    it('lists exactly like the reference for every filter combination, and isolates organizations', async () => {
+      const [orgId] = fixture.orgIds as [string];
+      const reviews = stored.get(orgId)!;
+      const platforms: (string[] | undefined)[] = [undefined, ['GOOGLE'], ['FACEBOOK'], ['G2', 'YELP'], ['NOPE']];
+      const ratings: [number | undefined, number | undefined][] = [
+        [undefined, undefined],
+        [4, undefined],
+        [undefined, 2],
+        [2.5, 4],
+        [5, 5],
+        [1, 1],
+      ];
+      const sinces = [undefined, fixture.now, ...fixture.sinceCandidates.slice(0, 6)];
+      for (const p of platforms)
+        for (const [minRating, maxRating] of ratings)
+          for (const since of sinces)
+            for (const [limit, offset] of [
+              [20, 0],
+              [7, 13],
+              [100, 400],
+            ] as const) {
+              const q = {
+                orgId,
+                ...(p && { platforms: p }),
+                ...(minRating !== undefined && { minRating }),
+                ...(maxRating !== undefined && { maxRating }),
+                ...(since && { since }),
+                limit,
+                offset,
+              };
+              const got = await store.reviews.list(q);
+              const want = referenceList(reviews, q);
+              expect(got.total, JSON.stringify(q)).toBe(want.total);
+              expect(got.items.map((r) => r.id), JSON.stringify(q)).toEqual(want.items.map((r) => r.id));
+            }
+    });
+
+    it('walks pages with an odd limit and returns every review exactly once', async () => {
+      const [orgId] = fixture.orgIds as [string];
+      const seen: string[] = [];
+      for (let offset = 0; ; offset += 37) {
+        const page = await store.reviews.list({ orgId, platforms: ['GOOGLE', 'TRUSTPILOT'], limit: 37, offset });
+        seen.push(...page.items.map((r) => r.id));
+        if (offset + page.items.length >= page.total) break;
+      }
+      const want = stored.get(orgId)!.filter((r) => r.platform === 'GOOGLE' || r.platform === 'TRUSTPILOT');
+      expect(new Set(seen).size).toBe(seen.length);
+      expect(seen.length).toBe(want.length);
+    });
+
+    it('computes statistics exactly like the reference, per organization and per platform set', async () => {
+      for (const orgId of fixture.orgIds) {
+        const reviews = stored.get(orgId)!;
+        for (const platforms of [undefined, ['GOOGLE'], ['FACEBOOK'], [...FIXTURE_PLATFORMS], ['NOPE']]) {
+          const q = { orgId, now: fixture.now, ...(platforms && { platforms }) };
+          expect(await store.reviews.stats(q)).toEqual(referenceStats(reviews, q));
+        }
+      }
+    });
+
+    it('upserts by platform + externalId: a re-import updates, keeps id and createdAt, never duplicates', async () => {
+      const o = org('Upsert');
+      await store.orgs.create(o);
+      const base: ReviewInput = {
+        platform: 'GOOGLE',
+        externalId: 'g-1',
+        authorName: 'Ann',
+        authorAvatar: null,
+        rating: 5,
+        content: 'Great',
+        date: '2026-01-01T00:00:00.000Z',
+        url: null,
+        language: 'en',
+        isVerified: false,
+        sentiment: null,
+        sentimentLabel: null,
+        aiSummary: null,
+        aiThemes: [],
+      };
+      expect(await store.reviews.upsert(o.id, [base, { ...base, externalId: 'g-2' }], new Date('2026-02-01T00:00:00Z'))).toEqual({ imported: 2, updated: 0 });
+      const first = (await store.reviews.list({ orgId: o.id, limit: 10, offset: 0 })).items.find((r) => r.externalId === 'g-1')!;
+      const result = await store.reviews.upsert(o.id, [{ ...base, rating: 1, content: 'Changed my mind' }], new Date('2026-03-01T00:00:00Z'));
+      expect(result).toEqual({ imported: 0, updated: 1 });
+      const page = await store.reviews.list({ orgId: o.id, limit: 10, offset: 0 });
+      expect(page.total).toBe(2);
+      const again = page.items.find((r) => r.externalId === 'g-1')!;
+      expect(again).toMatchObject({ id: first.id, createdAt: first.createdAt, rating: 1, content: 'Changed my mind' });
+      expect(await store.reviews.list({ orgId: o.id, minRating: 4, limit: 10, offset: 0 })).toMatchObject({ total: 1 });
+      // The same externalId on another platform is another review.
+      expect(await store.reviews.upsert(o.id, [{ ...base, platform: 'YELP' }], new Date())).toEqual({ imported: 1, updated: 0 });
+      expect(await store.reviews.count(o.id)).toBe(3);
+    });
+
+    it('answers an organization without reviews with zeros and nulls', async () => {
+      const empty = fixture.orgIds.at(-1)!;
+      expect(await store.reviews.list({ orgId: empty, limit: 20, offset: 0 })).toEqual({ total: 0, items: [] });
+      expect(await store.reviews.stats({ orgId: empty, now: fixture.now })).toEqual({
+        totalReviews: 0,
+        averageRating: null,
+        averageSentiment: null,
+        last30Days: 0,
+        last7Days: 0,
+        platforms: [],
+        ratingDistribution: [5, 4, 3, 2, 1].map((rating) => ({ rating, count: 0 })),
+      });
+    });
+  });
+}
+
+describe('embedded store durability', () => {
+  it('reopens with everything that was acknowledged', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'store-reopen-'));
+    try {
+      const fixture = generateFixture({ sizes: [120] });
+      const [orgId] = fixture.orgIds as [string];
+      const first = await EmbeddedStore.open(dir);
+      const o = { ...org('Reopen'), id: orgId };
+      await first.orgs.create(o);
+      await first.reviews.upsert(orgId, fixture.inputs(orgId), fixture.now);
+      const before = await first.reviews.stats({ orgId, now: fixture.now });
+      const beforePage = await first.reviews.list({ orgId, limit: 50, offset: 10 });
+      await expect(EmbeddedStore.open(dir)).rejects.toThrow(/already open/);
+      await first.close();
+      const second = await EmbeddedStore.open(dir);
+      expect(await second.orgs.get(orgId)).toEqual(o);
+      expect(await second.reviews.stats({ orgId, now: fixture.now })).toEqual(before);
+      expect(await second.reviews.list({ orgId, limit: 50, offset: 10 })).toEqual(beforePage);
+      await second.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

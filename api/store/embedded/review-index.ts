@@ -1,0 +1,492 @@
+/**
+ * In-memory index of every review of every organization, for the embedded
+ * store. The store replays its durable log into it at start-up (`apply`) and
+ * asks it every read; nothing here scans an organization's reviews per request.
+ *
+ * Per organization, each review is referenced from four lists sorted in API
+ * order (date descending, then id descending): all reviews, its rating (or
+ * unrated), its platform, and its platform × rating bucket. A query picks the
+ * lists that exactly cover its filters, cuts each at `since` by binary search,
+ * finds the page start in their union by a k-way selection (no walking of
+ * `offset` items) and merges `limit` items.
+ *
+ * Writes are lazy: new records collect in a pending array and replaced ones in
+ * a removal set; the next read sorts the pending records once and merges them
+ * into every list, so bulk imports and start-up replay stay O(n log n).
+ * Statistics are kept incrementally per platform; only the day windows are
+ * computed at read time, by binary search on dates.
+ *
+ * Records are frozen once indexed: lists hold references to them and reads
+ * return them, so nobody may change one in place (an update is a new record).
+ * Dates are compared as canonical ISO strings (`YYYY-MM-DDTHH:mm:ss.sssZ`),
+ * whose lexical order is chronological; records are normalized to that form.
+ * Review ids are assumed unique (they are, from `newId`).
+ */
+import type { Review, ReviewInput, ReviewPage, ReviewQuery, ReviewStats, StatsQuery } from '../types.ts';
+import { dayWindow, emptyRawStats, finishStats, sentimentUnits, type RawStats } from '../../reviews/stats-math.ts';
+
+/** True when `a` comes before `b` in API order. */
+function precedes(a: Review, b: Review): boolean {
+  return a.date > b.date || (a.date === b.date && a.id > b.id);
+}
+
+function apiOrder(a: Review, b: Review): number {
+  if (a.date !== b.date) return a.date > b.date ? -1 : 1;
+  return a.id > b.id ? -1 : a.id < b.id ? 1 : 0;
+}
+
+const CANONICAL_DATE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/** The review's date in canonical form; throws on a date the index cannot order. */
+function canonicalDate(value: string): string {
+  // Fast path for the stored form; Date.parse rolls Feb 30 or 24:00 over, so those take the long way.
+  if (CANONICAL_DATE.test(value) && value.slice(8, 10) <= '28' && value.slice(11, 13) <= '23' && !Number.isNaN(Date.parse(value))) {
+    return value;
+  }
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms)) throw new RangeError(`review date is not a date: ${JSON.stringify(value)}`);
+  const iso = new Date(ms).toISOString();
+  if (!CANONICAL_DATE.test(iso)) throw new RangeError(`review date is outside years 0000-9999: ${value}`);
+  return iso;
+}
+
+/** A query bound as a string comparable with canonical dates, clamped to years 0000-9999. */
+function boundKey(date: Date): string {
+  if (Number.isNaN(date.getTime())) throw new RangeError('invalid date bound');
+  const iso = date.toISOString();
+  if (CANONICAL_DATE.test(iso)) return iso;
+  // Before year 0 every review is after the bound; after 9999 none is.
+  return iso.startsWith('-') ? '' : '9999-12-31T23:59:59.999Z';
+}
+
+/** Checks what the index relies on; returns the canonical date. Throws RangeError. */
+function checkedDate(record: Pick<Review, 'platform' | 'externalId' | 'rating' | 'sentiment' | 'date'>): string {
+  if (typeof record.platform !== 'string' || record.platform === '') throw new RangeError('review platform is required');
+  if (typeof record.externalId !== 'string' || record.externalId === '') throw new RangeError('review externalId is required');
+  if (record.rating !== null && !(Number.isInteger(record.rating) && record.rating >= 1 && record.rating <= 5)) {
+    throw new RangeError(`review rating must be an integer 1-5 or null: ${String(record.rating)}`);
+  }
+  if (record.sentiment !== null && !Number.isFinite(record.sentiment)) throw new RangeError('review sentiment must be a number or null');
+  return canonicalDate(record.date);
+}
+
+/** A record the index can hold, with its date in canonical form. */
+function checked(record: Review): Review {
+  const date = checkedDate(record);
+  return date === record.date ? record : { ...record, date };
+}
+
+/** Up to this many changes to a list are spliced in; more are merged/filtered in one pass. */
+const SPLICE_MAX = 8;
+
+class SortedList {
+  items: Review[] = [];
+  /** Records to merge at the next flush, in API order. */
+  incoming: Review[] = [];
+
+  /** How many items have a date strictly after `key` (they form a prefix). */
+  countAfter(key: string): number {
+    const items = this.items;
+    let lo = 0;
+    let hi = items.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (items[mid]!.date > key) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** How many of the first `cut` items come strictly before `x`. */
+  countBefore(x: Review, cut: number): number {
+    const items = this.items;
+    let lo = 0;
+    let hi = cut;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (precedes(items[mid]!, x)) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** Position of this very record, or -1. */
+  indexOf(x: Review): number {
+    const i = this.countBefore(x, this.items.length);
+    return this.items[i] === x ? i : -1;
+  }
+
+  remove(gone: Review[], goneSet: Set<Review>): void {
+    // A handful: splice in place (one memmove each); more: one filtering pass.
+    if (gone.length <= SPLICE_MAX) {
+      for (const x of gone) {
+        const i = this.indexOf(x);
+        if (i >= 0) this.items.splice(i, 1);
+      }
+    } else {
+      this.items = this.items.filter((x) => !goneSet.has(x));
+    }
+  }
+
+  /** Merge `incoming` (already in API order) into the items. */
+  mergeIncoming(): void {
+    const sorted = this.incoming;
+    if (sorted.length === 0) return;
+    this.incoming = [];
+    const items = this.items;
+    if (items.length === 0) {
+      this.items = sorted;
+      return;
+    }
+    if (sorted.length <= SPLICE_MAX) {
+      for (const x of sorted) items.splice(this.countBefore(x, items.length), 0, x);
+      return;
+    }
+    const out: Review[] = new Array(items.length + sorted.length);
+    let i = 0;
+    let j = 0;
+    let k = 0;
+    while (i < items.length && j < sorted.length) {
+      out[k++] = precedes(sorted[j]!, items[i]!) ? sorted[j++]! : items[i++]!;
+    }
+    while (i < items.length) out[k++] = items[i++]!;
+    while (j < sorted.length) out[k++] = sorted[j++]!;
+    this.items = out;
+  }
+}
+
+/** Incrementally maintained aggregates of one platform of one organization. */
+interface Aggregates {
+  count: number;
+  ratedCount: number;
+  ratingSum: number;
+  sentimentCount: number;
+  sentimentSum: number;
+  /** Index 0 = unrated, 1-5 = stars. */
+  ratingCounts: number[];
+}
+
+class PlatformState {
+  readonly list = new SortedList();
+  /** Index 0 = unrated, 1-5 = stars. */
+  readonly buckets = [0, 1, 2, 3, 4, 5].map(() => new SortedList());
+  readonly agg: Aggregates = { count: 0, ratedCount: 0, ratingSum: 0, sentimentCount: 0, sentimentSum: 0, ratingCounts: [0, 0, 0, 0, 0, 0] };
+
+  add(r: Review, sign: 1 | -1): void {
+    const a = this.agg;
+    a.count += sign;
+    a.ratingCounts[r.rating ?? 0]! += sign;
+    if (r.rating !== null) {
+      a.ratedCount += sign;
+      a.ratingSum += sign * r.rating;
+    }
+    if (r.sentiment !== null) {
+      a.sentimentCount += sign;
+      a.sentimentSum += sign * sentimentUnits(r.sentiment);
+    }
+  }
+}
+
+class OrgReviews {
+  readonly byKey = new Map<string, Review>();
+  readonly all = new SortedList();
+  /** Index 0 = unrated, 1-5 = stars. */
+  readonly byRating = [0, 1, 2, 3, 4, 5].map(() => new SortedList());
+  readonly platforms = new Map<string, PlatformState>();
+  /** Indexed records not yet in the lists, in arrival order. */
+  pending: Review[] = [];
+  /** Records replaced since the last flush (in the lists or in `pending`). */
+  readonly removed = new Set<Review>();
+
+  platform(id: string): PlatformState {
+    let state = this.platforms.get(id);
+    if (!state) {
+      state = new PlatformState();
+      this.platforms.set(id, state);
+    }
+    return state;
+  }
+
+  listsOf(r: Review): SortedList[] {
+    const p = this.platform(r.platform);
+    const slot = r.rating ?? 0;
+    return [this.all, this.byRating[slot]!, p.list, p.buckets[slot]!];
+  }
+
+  put(record: Review): void {
+    const key = naturalKey(record.platform, record.externalId);
+    const old = this.byKey.get(key);
+    if (old === record) return;
+    const state = this.platform(record.platform);
+    if (old) {
+      state.add(old, -1);
+      const sameLists = old.date === record.date && old.id === record.id && old.rating === record.rating;
+      // Flushing is per organization, so a record found in `all` is in all four lists.
+      const at = sameLists ? this.all.indexOf(old) : -1;
+      if (at >= 0) {
+        // Same place in the same lists: swap the reference, no re-sort.
+        for (const list of this.listsOf(old)) list.items[list.indexOf(old)] = record;
+      } else {
+        this.removed.add(old);
+        this.pending.push(record);
+      }
+    } else {
+      this.pending.push(record);
+    }
+    this.byKey.set(key, record);
+    state.add(record, 1);
+  }
+
+  /** Bring every list up to date with the pending writes. */
+  flush(): void {
+    if (this.pending.length === 0 && this.removed.size === 0) return;
+    if (this.removed.size > 0) {
+      const inLists = new Set(this.removed);
+      this.pending = this.pending.filter((r) => {
+        if (!this.removed.has(r)) return true;
+        inLists.delete(r);
+        return false;
+      });
+      const perList = new Map<SortedList, Review[]>();
+      for (const r of inLists) {
+        for (const list of this.listsOf(r)) {
+          const gone = perList.get(list);
+          if (gone) gone.push(r);
+          else perList.set(list, [r]);
+        }
+      }
+      for (const [list, gone] of perList) list.remove(gone, inLists);
+      this.removed.clear();
+    }
+    const sorted = this.pending.sort(apiOrder);
+    this.pending = [];
+    // Distribute once in sorted order, so each list merges an already sorted run.
+    for (const r of sorted) {
+      const slot = r.rating ?? 0;
+      const p = this.platform(r.platform);
+      this.all.incoming.push(r);
+      this.byRating[slot]!.incoming.push(r);
+      p.list.incoming.push(r);
+      p.buckets[slot]!.incoming.push(r);
+    }
+    this.all.mergeIncoming();
+    for (const list of this.byRating) list.mergeIncoming();
+    for (const p of this.platforms.values()) {
+      p.list.mergeIncoming();
+      for (const list of p.buckets) list.mergeIncoming();
+    }
+  }
+
+  /** The lists whose union is exactly the reviews matching the filters. */
+  listsFor(q: Pick<ReviewQuery, 'platforms' | 'minRating' | 'maxRating'>): SortedList[] {
+    const platforms = q.platforms === undefined ? null : [...new Set(q.platforms)].flatMap((id) => this.platforms.get(id) ?? []);
+    if (q.minRating === undefined && q.maxRating === undefined) return platforms === null ? [this.all] : platforms.map((p) => p.list);
+    // Ratings are integers: minRating 3.5 means 4 and up; unrated never matches.
+    const lo = Math.max(1, Math.ceil(q.minRating ?? 1));
+    const hi = Math.min(5, Math.floor(q.maxRating ?? 5));
+    const lists: SortedList[] = [];
+    for (let r = lo; r <= hi; r++) {
+      if (platforms === null) lists.push(this.byRating[r]!);
+      else for (const p of platforms) lists.push(p.buckets[r]!);
+    }
+    return lists;
+  }
+}
+
+function freeze(record: Review): Review {
+  Object.freeze(record.aiThemes);
+  return Object.freeze(record);
+}
+
+/** A record with exactly the Review fields, in one order (one hidden class, stable log lines). */
+function makeRecord(input: ReviewInput, date: string, id: string, orgId: string, createdAt: string, updatedAt: string): Review {
+  return {
+    id,
+    orgId,
+    platform: input.platform,
+    externalId: input.externalId,
+    authorName: input.authorName,
+    authorAvatar: input.authorAvatar,
+    rating: input.rating,
+    content: input.content,
+    date,
+    url: input.url,
+    language: input.language,
+    isVerified: input.isVerified,
+    sentiment: input.sentiment,
+    sentimentLabel: input.sentimentLabel,
+    aiSummary: input.aiSummary,
+    aiThemes: [...input.aiThemes],
+    createdAt,
+    updatedAt,
+  };
+}
+
+function naturalKey(platform: string, externalId: string): string {
+  return `${platform}\u0000${externalId}`;
+}
+
+/**
+ * The position of the `offset`-th item of the union of the given prefixes
+ * (`cuts[i]` items of `lists[i]`): per list, how many of its items precede it.
+ * For each list, binary search the item whose rank in the union is `offset`;
+ * a rank costs one binary search per list: O(k² log² n) in all.
+ */
+function selectSplits(lists: SortedList[], cuts: number[], offset: number): number[] | null {
+  const rank = (x: Review): number => {
+    let sum = 0;
+    for (let m = 0; m < lists.length; m++) sum += lists[m]!.countBefore(x, cuts[m]!);
+    return sum;
+  };
+  for (let i = 0; i < lists.length; i++) {
+    const items = lists[i]!.items;
+    let lo = 0;
+    let hi = cuts[i]!;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const r = rank(items[mid]!);
+      if (r === offset) {
+        const x = items[mid]!;
+        return lists.map((list, m) => list.countBefore(x, cuts[m]!));
+      }
+      if (r < offset) lo = mid + 1;
+      else hi = mid;
+    }
+  }
+  return null;
+}
+
+export interface IndexUpsertResult {
+  imported: number;
+  updated: number;
+  /** The full records written, in order: what the store appends to its log. */
+  records: Review[];
+}
+
+export class ReviewIndex {
+  private readonly orgs = new Map<string, OrgReviews>();
+
+  private org(orgId: string): OrgReviews {
+    let org = this.orgs.get(orgId);
+    if (!org) {
+      org = new OrgReviews();
+      this.orgs.set(orgId, org);
+    }
+    return org;
+  }
+
+  /**
+   * Index a stored record: inserts it, or replaces the review with the same
+   * orgId+platform+externalId. Replaying a log through `apply` rebuilds the
+   * state the writes produced. The index takes the record over and freezes it.
+   */
+  apply(record: Review): void {
+    const stored = checked(record);
+    this.org(stored.orgId).put(freeze(stored));
+  }
+
+  /**
+   * Insert or update by (orgId, platform, externalId), all or nothing: every
+   * input is checked before any is indexed. A new review gets `newId()` and
+   * createdAt = now; an update keeps both. A repeat inside the batch updates
+   * the earlier one.
+   */
+  upsert(orgId: string, inputs: readonly ReviewInput[], now: Date, newId: () => string): IndexUpsertResult {
+    const stamp = now.toISOString();
+    // Check everything before indexing anything: a bad input leaves the index untouched.
+    const dates = inputs.map(checkedDate);
+    const org = this.org(orgId);
+    const records: Review[] = [];
+    let imported = 0;
+    let updated = 0;
+    inputs.forEach((input, i) => {
+      const existing = org.byKey.get(naturalKey(input.platform, input.externalId));
+      if (existing) updated++;
+      else imported++;
+      const record = makeRecord(input, dates[i]!, existing?.id ?? newId(), orgId, existing?.createdAt ?? stamp, stamp);
+      org.put(freeze(record));
+      records.push(record);
+    });
+    return { imported, updated, records };
+  }
+
+  list(q: ReviewQuery): ReviewPage {
+    const org = this.orgs.get(q.orgId);
+    if (!org) return { total: 0, items: [] };
+    org.flush();
+    const since = q.since === undefined ? null : boundKey(q.since);
+    const lists: SortedList[] = [];
+    const cuts: number[] = [];
+    let total = 0;
+    for (const list of org.listsFor(q)) {
+      const cut = since === null ? list.items.length : list.countAfter(since);
+      if (cut === 0) continue;
+      lists.push(list);
+      cuts.push(cut);
+      total += cut;
+    }
+    const offset = Math.max(0, Math.floor(q.offset));
+    const limit = Math.max(0, Math.floor(q.limit));
+    if (offset >= total || limit === 0) return { total, items: [] };
+    if (lists.length === 1) return { total, items: lists[0]!.items.slice(offset, Math.min(offset + limit, cuts[0]!)) };
+    const heads = selectSplits(lists, cuts, offset);
+    if (heads === null) throw new Error('review index: page selection failed');
+    const items: Review[] = [];
+    while (items.length < limit) {
+      let best = -1;
+      for (let m = 0; m < lists.length; m++) {
+        if (heads[m]! < cuts[m]! && (best < 0 || precedes(lists[m]!.items[heads[m]!]!, lists[best]!.items[heads[best]!]!))) best = m;
+      }
+      if (best < 0) break;
+      items.push(lists[best]!.items[heads[best]!]!);
+      heads[best]!++;
+    }
+    return { total, items };
+  }
+
+  stats(q: StatsQuery): ReviewStats {
+    const org = this.orgs.get(q.orgId);
+    const raw: RawStats = emptyRawStats();
+    if (!org) return finishStats(raw);
+    const chosen =
+      q.platforms === undefined
+        ? [...org.platforms.entries()]
+        : [...new Set(q.platforms)].flatMap((id) => {
+            const state = org.platforms.get(id);
+            return state ? [[id, state] as const] : [];
+          });
+    for (const [platform, state] of chosen) {
+      const a = state.agg;
+      if (a.count === 0) continue;
+      raw.totalReviews += a.count;
+      raw.ratedCount += a.ratedCount;
+      raw.ratingSum += a.ratingSum;
+      raw.sentimentCount += a.sentimentCount;
+      raw.sentimentSum += a.sentimentSum;
+      raw.unratedCount += a.ratingCounts[0]!;
+      for (let s = 1; s <= 5; s++) raw.starCounts[s - 1] = (raw.starCounts[s - 1] ?? 0) + a.ratingCounts[s]!;
+      raw.platforms.push({ platform, count: a.count, ratedCount: a.ratedCount, ratingSum: a.ratingSum });
+    }
+    org.flush();
+    const lists = q.platforms === undefined ? [org.all] : chosen.map(([, state]) => state.list);
+    const within = (days: number): number => {
+      const { from, to } = dayWindow(q.now, days);
+      const fromKey = boundKey(from);
+      const toKey = boundKey(to);
+      let n = 0;
+      for (const list of lists) n += list.countAfter(fromKey) - list.countAfter(toKey);
+      return n;
+    };
+    raw.last30Days = within(30);
+    raw.last7Days = within(7);
+    return finishStats(raw);
+  }
+
+  count(orgId: string): number {
+    return this.orgs.get(orgId)?.byKey.size ?? 0;
+  }
+
+  findByExternal(orgId: string, platform: string, externalId: string): Review | null {
+    return this.orgs.get(orgId)?.byKey.get(naturalKey(platform, externalId)) ?? null;
+  }
+}

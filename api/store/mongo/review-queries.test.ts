@@ -1,0 +1,129 @@
+import { describe, it, expect } from 'vitest';
+import { Aggregator, Query } from 'mingo';
+import { fromDocument, listFilter, listSort, reviewIndexes, statsPipeline, toDocument, type ReviewDocument } from './review-queries.ts';
+import { ReviewIndex } from '../embedded/review-index.ts';
+import { finishStats, type RawStats } from '../../reviews/stats-math.ts';
+import { FIXTURE_EXTRA_PLATFORM, generateFixture, referenceList, referenceStats } from '../../reviews/fixtures.ts';
+import type { Review, ReviewQuery, StatsQuery } from '../types.ts';
+
+const fixture = generateFixture({ sizes: [1500, 400, 40] });
+const docs = fixture.reviews.map(toDocument);
+const index = new ReviewIndex();
+for (const r of fixture.reviews) index.apply({ ...r, aiThemes: [...r.aiThemes] });
+const DAY = 24 * 60 * 60 * 1000;
+
+/** What the MongoDB store does for GET /reviews, run by mingo. */
+function mongoList(q: ReviewQuery): { total: number; items: Review[] } {
+  const filter = listFilter(q);
+  const total = new Query(filter as Record<string, unknown>, {}).find<ReviewDocument>(docs).all().length;
+  const items = new Query(filter as Record<string, unknown>, {})
+    .find<ReviewDocument>(docs)
+    .sort(listSort)
+    .skip(q.offset)
+    .limit(q.limit)
+    .all()
+    .map(fromDocument);
+  return { total, items };
+}
+
+function mongoStats(q: StatsQuery): { raw: RawStats; stats: ReturnType<typeof finishStats> } {
+  const out = new Aggregator(statsPipeline(q), {}).run<RawStats & Record<string, unknown>>(docs);
+  expect(out).toHaveLength(1);
+  const raw = out[0]!;
+  return { raw, stats: finishStats(raw) };
+}
+
+const ids = (rs: readonly Review[]) => rs.map((r) => r.id);
+
+describe('document mapping', () => {
+  it('stores dates as Dates and the integer sentiment, and maps back to the same review', () => {
+    for (const review of fixture.reviews.slice(0, 300)) {
+      const doc = toDocument(review);
+      expect(doc.date).toBeInstanceOf(Date);
+      expect(doc.createdAt).toBeInstanceOf(Date);
+      expect(doc.sentimentE6).toBe(review.sentiment === null ? null : Math.round(review.sentiment * 1e6));
+      expect(Number.isInteger(doc.sentimentE6 ?? 0)).toBe(true);
+      expect(fromDocument({ ...doc, _id: 'ignored' } as ReviewDocument)).toEqual(review);
+      // Nothing of the document's own leaks back out.
+      expect(Object.keys(fromDocument(doc)).sort()).toEqual(Object.keys(review).sort());
+    }
+  });
+
+  it('declares the three indexes, the natural key unique', () => {
+    expect(reviewIndexes.map((i) => i.key)).toEqual([
+      { orgId: 1, date: -1, id: -1 },
+      { orgId: 1, platform: 1, date: -1, id: -1 },
+      { orgId: 1, platform: 1, externalId: 1 },
+    ]);
+    expect(reviewIndexes.filter((i) => i.options.unique).map((i) => i.options.name)).toEqual(['org_platform_external']);
+    expect(listSort).toEqual({ date: -1, id: -1 });
+  });
+});
+
+describe('listFilter + listSort through mingo', () => {
+  it('agrees with the reference and with ReviewIndex for every filter combination', () => {
+    let compared = 0;
+    const sinces = [undefined, fixture.sinceCandidates[4], new Date(fixture.now.getTime() - 30 * DAY), new Date('2026-01-01T00:00:00.000Z')];
+    for (const orgId of [fixture.orgIds[0]!, fixture.orgIds[2]!]) {
+      for (const platforms of [undefined, ['GOOGLE'], ['FACEBOOK', 'G2'], [], ['NOPE'], [FIXTURE_EXTRA_PLATFORM]]) {
+        for (const [minRating, maxRating] of [[undefined, undefined], [4, undefined], [undefined, 2], [2.5, 4.5], [5, 5], [4, 3]] as const) {
+          for (const since of sinces) {
+            for (const [offset, limit] of [[0, 20], [33, 7], [400, 100]] as const) {
+              const q: ReviewQuery = { orgId, offset, limit };
+              if (platforms !== undefined) q.platforms = platforms;
+              if (minRating !== undefined) q.minRating = minRating;
+              if (maxRating !== undefined) q.maxRating = maxRating;
+              if (since !== undefined) q.since = since;
+              const expected = referenceList(fixture.reviews, q);
+              const mongo = mongoList(q);
+              const embedded = index.list(q);
+              expect(mongo.total).toBe(expected.total);
+              expect(ids(mongo.items)).toEqual(ids(expected.items));
+              expect(mongo.items).toEqual(expected.items);
+              expect(embedded.total).toBe(mongo.total);
+              expect(ids(embedded.items)).toEqual(ids(mongo.items));
+              compared++;
+            }
+          }
+        }
+      }
+    }
+    expect(compared).toBe(2 * 6 * 6 * 4 * 3);
+  });
+
+  it('never matches a null rating with a rating filter, and since is strictly after', () => {
+    const unrated = fixture.reviews.filter((r) => r.orgId === fixture.orgIds[0] && r.rating === null);
+    expect(unrated.length).toBeGreaterThan(0);
+    const rated = mongoList({ orgId: fixture.orgIds[0]!, minRating: 1, limit: 10_000, offset: 0 });
+    expect(rated.items.some((r) => r.rating === null)).toBe(false);
+    expect(rated.total).toBe(fixture.byOrg(fixture.orgIds[0]!).length - unrated.length);
+    const at = fixture.byOrg(fixture.orgIds[0]!)[0]!;
+    const after = mongoList({ orgId: at.orgId, since: new Date(at.date), limit: 10_000, offset: 0 });
+    expect(after.items.every((r) => Date.parse(r.date) > Date.parse(at.date))).toBe(true);
+    expect(ids(after.items)).not.toContain(at.id);
+  });
+});
+
+describe('statsPipeline through mingo', () => {
+  it('yields exactly one RawStats document', () => {
+    const { raw } = mongoStats({ orgId: fixture.orgIds[0]!, now: fixture.now });
+    expect(Object.keys(raw).sort()).toEqual(
+      ['last30Days', 'last7Days', 'platforms', 'ratedCount', 'ratingSum', 'sentimentCount', 'sentimentSum', 'starCounts', 'totalReviews', 'unratedCount'].sort(),
+    );
+    expect(raw.starCounts).toHaveLength(5);
+  });
+
+  it('agrees with the reference and with ReviewIndex, per organization, platform scope and clock', () => {
+    const t = fixture.now.getTime();
+    for (const orgId of [...fixture.orgIds, 'org_unknown']) {
+      for (const platforms of [undefined, ['GOOGLE'], ['FACEBOOK', 'YELP', 'NOPE'], [], [FIXTURE_EXTRA_PLATFORM]]) {
+        for (const now of [fixture.now, new Date(t - 7 * DAY), new Date(t + 1)]) {
+          const q: StatsQuery = platforms === undefined ? { orgId, now } : { orgId, now, platforms };
+          const expected = referenceStats(fixture.reviews, q);
+          expect(mongoStats(q).stats).toEqual(expected);
+          expect(index.stats(q)).toEqual(expected);
+        }
+      }
+    }
+  });
+});

@@ -1,0 +1,96 @@
+/** Shared pieces of the benchmark and the soak test: processes, ports, HTTPS calls. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { Agent, request } from 'node:https';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePort, findRedisServer, startRedis } from '../api/test/global-setup.ts';
+
+export { freePort, findRedisServer, startRedis };
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+export function flag(name: string, fallback: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  if (i === -1) return fallback;
+  const value = Number(process.argv[i + 1]);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} takes a positive number`);
+  return value;
+}
+
+export interface ServerProcess {
+  child: ChildProcess;
+  baseUrl: string;
+  adminUrl: string;
+  adminToken: string;
+  ca: string;
+  stop(): Promise<number | null>;
+}
+
+/** Starts `api/main.ts` as its own process (the benchmark client must not share its event loop). */
+export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
+  const [port, httpPort, adminPort] = [await freePort(), await freePort(), await freePort()];
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'api', 'main.ts')], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: String(port), HTTP_PORT: String(httpPort), ADMIN_PORT: String(adminPort), LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${out}`)), 120_000);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      if (out.includes('Demo page:') || out.includes('Rate limits:')) {
+        clearTimeout(timer);
+        setTimeout(resolve, 50);
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${out}`)));
+  });
+  child.stdout!.resume();
+  const dataDir = env.DATA_DIR!;
+  return {
+    child,
+    baseUrl: `https://127.0.0.1:${port}`,
+    adminUrl: `http://127.0.0.1:${adminPort}`,
+    adminToken: readFileSync(join(dataDir, 'admin-token'), 'utf8').trim(),
+    ca: readFileSync(join(dataDir, 'tls-cert.pem'), 'utf8'),
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve(child.exitCode);
+        child.once('exit', (code) => resolve(code));
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+export async function admin(server: ServerProcess, method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
+  const res = await fetch(`${server.adminUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${server.adminToken}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
+    ...(body !== undefined && { body: JSON.stringify(body) }),
+  });
+  const json = (await res.json()) as Record<string, unknown>;
+  if (!res.ok) throw new Error(`${method} ${path}: ${JSON.stringify(json)}`);
+  return json;
+}
+
+export function httpsGet(url: string, ca: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { ca, servername: 'localhost', headers, agent: new Agent({ ca }) }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** Resident memory of a process in MiB (Linux). */
+export function rssMiB(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return Math.round(kb / 1024);
+}

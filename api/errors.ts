@@ -56,11 +56,11 @@ export const rateLimited = (retryAfterSeconds: number, message = 'Rate limit exc
     'Retry-After': String(retryAfterSeconds),
   });
 
-export const invalidParameters = (details: ParameterDetail[]): ApiError =>
+export const invalidParameters = (details: ParameterDetail[], message?: string): ApiError =>
   new ApiError(
     400,
     'invalid_parameter',
-    details.length === 1 ? `Invalid query parameter: ${details[0]!.parameter}.` : `${details.length} query parameters are invalid.`,
+    message ?? (details.length === 1 ? `Invalid query parameter: ${details[0]!.parameter}.` : `${details.length} query parameters are invalid.`),
     details,
   );
 

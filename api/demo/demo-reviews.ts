@@ -209,7 +209,8 @@ export function demoReviews(now: Date, seed = 1): ReviewInput[] {
       platform,
       externalId,
       authorName: author,
-      authorAvatar: rnd() < 0.6 ? `https://i.pravatar.cc/96?u=${platform.toLowerCase()}-${externalId}` : null,
+      // No avatar URLs: the demo must not make visitors' browsers call a third-party host; the widget shows initials.
+      authorAvatar: null,
       rating,
       content,
       date: date.toISOString(),

@@ -29,7 +29,7 @@ export function publicReview(r: Review) {
 export function listReviews(store: Store) {
   return async function listReviews(ctx: Context): Promise<void> {
     const parsed = validateQuery('listReviews', new URLSearchParams(ctx.querystring));
-    if (!parsed.ok) throw invalidParameters(parsed.details);
+    if (!parsed.ok) throw invalidParameters(parsed.details, parsed.message);
     const { org } = ctx.state.auth as AuthState;
     const { limit, offset, platform, minRating, maxRating, since } = parsed.value;
     const page = await store.reviews.list({
@@ -51,7 +51,7 @@ export function listReviews(store: Store) {
 export function reviewStats(store: Store) {
   return async function reviewStats(ctx: Context): Promise<void> {
     const parsed = validateQuery('getStats', new URLSearchParams(ctx.querystring));
-    if (!parsed.ok) throw invalidParameters(parsed.details);
+    if (!parsed.ok) throw invalidParameters(parsed.details, parsed.message);
     const { org } = ctx.state.auth as AuthState;
     ctx.body = { data: await store.reviews.stats({ orgId: org.id, now: new Date() }) };
   };

@@ -20,6 +20,7 @@ export interface TestResponse {
   status: number;
   headers: Record<string, string>;
   text: string;
+  raw: Buffer;
   /** Parsed JSON body (undefined when the body is not JSON). */
   body: unknown;
 }
@@ -60,7 +61,8 @@ function collect(res: import('node:http').IncomingMessage): Promise<TestResponse
     res.on('data', (c: Buffer) => chunks.push(c));
     res.on('error', reject);
     res.on('end', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
+      const raw = Buffer.concat(chunks);
+      const text = raw.toString('utf8');
       let body: unknown;
       try {
         body = text ? (JSON.parse(text) as unknown) : undefined;
@@ -69,7 +71,7 @@ function collect(res: import('node:http').IncomingMessage): Promise<TestResponse
       }
       const headers: Record<string, string> = {};
       for (const [name, value] of Object.entries(res.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
-      resolve({ status: res.statusCode ?? 0, headers, text, body });
+      resolve({ status: res.statusCode ?? 0, headers, text, raw, body });
     });
   });
 }

@@ -42,7 +42,7 @@ async function findWidget(store: Store, id: string, orgId?: string): Promise<Wid
 
 function noParameters(operation: 'getEmbed' | 'getSchema', ctx: Context): void {
   const parsed = validateQuery(operation, new URLSearchParams(ctx.querystring));
-  if (!parsed.ok) throw invalidParameters(parsed.details);
+  if (!parsed.ok) throw invalidParameters(parsed.details, parsed.message);
 }
 
 export function registerWidgetRoutes(deps: WidgetRouteDeps): void {
@@ -79,7 +79,10 @@ export function registerWidgetRoutes(deps: WidgetRouteDeps): void {
   });
   get('/public/v1/widgets/:id', publicLimit, async function publicWidget(ctx: Context) {
     cors(ctx);
-    if (ctx.querystring) noParameters('getEmbed', ctx);
+    if (ctx.querystring) {
+      const parsed = validateQuery('getPublicWidget', new URLSearchParams(ctx.querystring));
+      if (!parsed.ok) throw invalidParameters(parsed.details, parsed.message);
+    }
     const widget = await findWidget(store, ctx.params.id as string);
     const body = JSON.stringify({ data: await publicWidgetData(store, widget) });
     const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort } from './test/global-setup.ts';
+import { freePorts } from './test/global-setup.ts';
 import { httpsGet } from '../bench/support.ts';
 
 const MAIN = join(import.meta.dirname, 'main.ts');
@@ -30,11 +30,12 @@ interface Running {
 async function env(dataDir?: string): Promise<Record<string, string>> {
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'lifecycle-'));
   if (!dataDir) dirs.push(dir);
+  const [port, httpPort, adminPort] = await freePorts(3);
   return {
     DATA_DIR: dir,
-    PORT: String(await freePort()),
-    HTTP_PORT: String(await freePort()),
-    ADMIN_PORT: String(await freePort()),
+    PORT: String(port),
+    HTTP_PORT: String(httpPort),
+    ADMIN_PORT: String(adminPort),
     LOG_LEVEL: 'warn',
     REDIS_URL: '',
     MONGODB_URL: '',

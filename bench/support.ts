@@ -4,9 +4,9 @@ import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:https';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, findRedisServer, startRedis } from '../api/test/global-setup.ts';
+import { freePort, freePorts, findRedisServer, startRedis } from '../api/test/global-setup.ts';
 
-export { freePort, findRedisServer, startRedis };
+export { freePort, freePorts, findRedisServer, startRedis };
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -29,7 +29,7 @@ export interface ServerProcess {
 
 /** Starts `api/main.ts` as its own process (the benchmark client must not share its event loop). */
 export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
-  const [port, httpPort, adminPort] = [await freePort(), await freePort(), await freePort()];
+  const [port, httpPort, adminPort] = (await freePorts(3)) as [number, number, number];
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'api', 'main.ts')], {
     cwd: ROOT,
     env: { ...process.env, PORT: String(port), HTTP_PORT: String(httpPort), ADMIN_PORT: String(adminPort), LOG_LEVEL: 'warn', ...env },

@@ -22,7 +22,10 @@ export { DEMO_ORG_NAME };
 export async function ensureDemo(store: Store, now = new Date()): Promise<DemoInfo> {
   const existing = (await store.orgs.list()).find((o) => o.name === DEMO_ORG_NAME);
   if (existing) {
-    return { orgId: existing.id, apiKey: null, widgets: await store.widgets.listByOrg(existing.id) };
+    const widgets = await store.widgets.listByOrg(existing.id);
+    // Creation order (carousel first), whatever order the store lists them in.
+    widgets.sort((a, b) => WIDGET_LAYOUTS.indexOf(a.layout) - WIDGET_LAYOUTS.indexOf(b.layout));
+    return { orgId: existing.id, apiKey: null, widgets };
   }
   const org = await createOrganization(store, { name: DEMO_ORG_NAME, plan: 'growth', rateLimit: null });
   const key = await createKey(store, { orgId: org.id, name: 'Demo key', expiresAt: null });

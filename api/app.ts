@@ -112,7 +112,7 @@ export function createApp(deps: AppDeps): App {
 
   koa.use(errorHandler(logger));
   koa.use(requestId(logger));
-  koa.use(accessLog());
+  koa.use(accessLog(logger));
   koa.use(metrics.middleware());
   // Errors are rendered here too, so the access log and the metrics above see the final status (not Koa's default 404).
   koa.use(errorHandler(logger));

@@ -17,6 +17,8 @@ export interface Config {
   dataDir: string;
   mongodbUrl: string | null;
   redisUrl: string | null;
+  /** Prefix of every Redis key, so that several deployments can share one Redis. */
+  redisKeyPrefix: string;
   adminToken: string | null;
   adminPort: number;
   logLevel: string;
@@ -100,6 +102,8 @@ export function loadConfig(env: Env = process.env): Config {
   if (p === adminPort || (httpPort !== 0 && (httpPort === p || httpPort === adminPort))) {
     throw new ConfigError('PORT', 'PORT, HTTP_PORT and ADMIN_PORT must differ');
   }
+  const redisKeyPrefix = optional(env, 'REDIS_KEY_PREFIX') ?? 'rp:';
+  if (!/^[A-Za-z0-9:_.-]{1,64}$/.test(redisKeyPrefix)) throw new ConfigError('REDIS_KEY_PREFIX', 'must be 1-64 characters of letters, digits, : _ . -');
   const logLevel = optional(env, 'LOG_LEVEL') ?? 'info';
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
     throw new ConfigError('LOG_LEVEL', `must be one of fatal, error, warn, info, debug, trace, silent`);
@@ -116,6 +120,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir: resolve(optional(env, 'DATA_DIR') ?? './data'),
     mongodbUrl: url(env, 'MONGODB_URL', ['mongodb:', 'mongodb+srv:']),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    redisKeyPrefix,
     adminToken,
     adminPort,
     logLevel,

@@ -6,7 +6,8 @@
  * the same port twice. Load: valid list/stats/embed/schema calls, invalid
  * parameters, missing and bad keys, a key in the query string, an organization
  * held at a small limit, a free-plan organization, the public widget data,
- * unknown paths, wrong methods, health and readiness. Loopback only, a bounded
+ * unknown paths, wrong methods and health (readiness is probed around each
+ * Redis kill and restart, where its 503 is by design). Loopback only, a bounded
  * number of concurrent clients, paced to a total request rate.
  *
  * Every request sent is counted, and every answer by status; a request with no
@@ -16,6 +17,8 @@
  * error line in the server's log, or shared limits not back in Redis after a
  * restart.
  */
+import type { ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:https';
 import { tmpdir } from 'node:os';
@@ -45,8 +48,7 @@ type Kind =
   | 'public_widget'
   | 'not_found'
   | 'wrong_method'
-  | 'healthz'
-  | 'readyz';
+  | 'healthz';
 
 interface Call {
   path: string;
@@ -153,8 +155,6 @@ function kinds(f: Fixture): Record<Kind, KindSpec> {
     not_found: { weight: 3, expected: [404], make: (rnd) => ({ path: pick(rnd, ['/api/v1/nope', '/api/v2/reviews', '/%2e%2e/etc/passwd', '/api/v1/reviews/stats/extra']) }) },
     wrong_method: { weight: 3, expected: [405], make: (rnd) => ({ path: '/api/v1/reviews', method: pick(rnd, ['POST', 'PUT', 'DELETE', 'PATCH']), headers: bearer(f.bigKey) }) },
     healthz: { weight: 4, expected: [200], make: () => ({ path: '/healthz' }) },
-    // 503 while Redis is down, by design.
-    readyz: { weight: 4, expected: [200, 503], make: () => ({ path: '/readyz' }) },
   };
 }
 
@@ -291,43 +291,109 @@ async function setUp(server: ServerProcess): Promise<Fixture> {
   };
 }
 
+/**
+ * The server's own log (stdout, info level): one JSON object a line, errors
+ * are findings, Redis transitions and access lines are counted, and no line
+ * may hold an API key, a key hash or the admin token.
+ */
+class ServerLog {
+  private pending = '';
+  private secrets: [string, string][] = [];
+  /** Lines seen before the secrets are known (set-up), checked once they are. */
+  private early: string[] | null = [];
+  readonly errors: string[] = [];
+  readonly leaks = new Map<string, number>();
+  lines = 0;
+  notJson = 0;
+  accessLines = 0;
+  accessWithoutId = 0;
+  redisDown = 0;
+  redisBack = 0;
+
+  constructor(adminToken: string) {
+    this.secrets.push(['admin token', adminToken]);
+  }
+
+  addSecrets(named: [string, string][]): void {
+    this.secrets.push(...named);
+    for (const line of this.early ?? []) this.check(line);
+    this.early = null;
+  }
+
+  feed(chunk: Buffer): void {
+    this.pending += chunk.toString('utf8');
+    let nl: number;
+    while ((nl = this.pending.indexOf('\n')) !== -1) {
+      const line = this.pending.slice(0, nl);
+      this.pending = this.pending.slice(nl + 1);
+      this.line(line);
+    }
+  }
+
+  private check(line: string): void {
+    for (const [name, secret] of this.secrets) if (line.includes(secret)) this.leaks.set(name, (this.leaks.get(name) ?? 0) + 1);
+  }
+
+  private line(line: string): void {
+    this.lines++;
+    if (this.early) this.early.push(line);
+    else this.check(line);
+    let parsed: { level?: unknown; msg?: unknown; requestId?: unknown };
+    try {
+      parsed = JSON.parse(line) as typeof parsed;
+    } catch {
+      this.notJson++;
+      return;
+    }
+    if (typeof parsed !== 'object' || parsed === null) {
+      this.notJson++;
+      return;
+    }
+    const msg = typeof parsed.msg === 'string' ? parsed.msg : '';
+    if (typeof parsed.level === 'number' && parsed.level >= 50) this.errors.push(line.slice(0, 500));
+    if (/redis (unavailable|command failed)/.test(msg)) this.redisDown++;
+    if (/redis is back/.test(msg)) this.redisBack++;
+    if (msg === 'request') {
+      this.accessLines++;
+      if (typeof parsed.requestId !== 'string' || parsed.requestId === '') this.accessWithoutId++;
+    }
+  }
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function main(): Promise<void> {
   const durationMs = MINUTES * 60_000;
   // The run stops by itself whatever happens: a hard stop well after the planned end.
+  /** What the hard stop must kill: the current Redis and the server. */
+  const live: { redis?: ChildProcess; server?: ChildProcess } = {};
   const hardStop = setTimeout(() => {
     process.stderr.write('soak: did not finish within its time budget; giving up\n');
+    live.server?.kill('SIGKILL');
+    live.redis?.kill('SIGKILL');
     process.exit(2);
   }, durationMs + 180_000);
   hardStop.unref();
 
   const bin = findRedisServer();
   let redis = await startRedis(bin);
+  live.redis = redis.process;
   const redisDirs = [redis.dir];
   const dataDir = mkdtempSync(join(tmpdir(), 'review-soak-'));
-  const server = await startServer({ DATA_DIR: dataDir, REDIS_URL: redis.url, LOG_LEVEL: 'warn' });
+  let server: ServerProcess;
+  try {
+    server = await startServer({ DATA_DIR: dataDir, REDIS_URL: redis.url, LOG_LEVEL: 'info' });
+    live.server = server.child;
+  } catch (err) {
+    redis.process.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(redis.dir, { recursive: true, force: true });
+    throw err;
+  }
 
-  // The server logs to stdout at warn and above: errors are findings, Redis transitions are counted.
-  const serverLog = { errors: [] as string[], redisDown: 0, redisBack: 0 };
-  let pending = '';
-  server.child.stdout!.on('data', (chunk: Buffer) => {
-    pending += chunk.toString('utf8');
-    let nl: number;
-    while ((nl = pending.indexOf('\n')) !== -1) {
-      const line = pending.slice(0, nl);
-      pending = pending.slice(nl + 1);
-      let parsed: { level?: number; msg?: string };
-      try {
-        parsed = JSON.parse(line) as { level?: number; msg?: string };
-      } catch {
-        continue;
-      }
-      if ((parsed.level ?? 0) >= 50) serverLog.errors.push(line.slice(0, 500));
-      if (/redis (unavailable|command failed)/.test(parsed.msg ?? '')) serverLog.redisDown++;
-      if (/redis is back/.test(parsed.msg ?? '')) serverLog.redisBack++;
-    }
-  });
+  const serverLog = new ServerLog(server.adminToken);
+  server.child.stdout!.on('data', (chunk: Buffer) => serverLog.feed(chunk));
+  const stdoutClosed = new Promise((r) => server.child.stdout!.once('close', r));
 
   const tally = new Tally();
   const timeline: string[] = [];
@@ -337,9 +403,17 @@ async function main(): Promise<void> {
   const at = () => `${((Date.now() - started) / 1000).toFixed(1)} s`;
   let exitCode: number | null = null;
   const rssStart = rssMiB(server.child.pid!);
+  /** Readiness probes answered outside the load mix (they are access-logged too). */
+  let probes = 0;
 
   try {
     const fixture = await setUp(server);
+    serverLog.addSecrets(
+      (['bigKey', 'smallKey', 'freeKey'] as const).flatMap((name): [string, string][] => [
+        [name, fixture[name]],
+        [`${name} hash`, createHash('sha256').update(fixture[name]).digest('hex')],
+      ]),
+    );
     const spec = kinds(fixture);
     const entries = Object.entries(spec) as [Kind, KindSpec][];
     const totalWeight = entries.reduce((s, [, k]) => s + k.weight, 0);
@@ -373,6 +447,7 @@ async function main(): Promise<void> {
       const t0 = Date.now();
       while (Date.now() - t0 < ms) {
         const answer = await send(server, agent, { path: '/readyz' });
+        if (!(answer instanceof Error)) probes++;
         if (!(answer instanceof Error) && answer.status === status) return Date.now() - t0;
         await sleep(100);
       }
@@ -391,6 +466,7 @@ async function main(): Promise<void> {
         timeline.push(`${at()}: /readyz says 503 after ${await readyWithin(503, 10_000)} ms`);
         await sleep(Math.max(0, started + durationMs * restartAt - Date.now()));
         redis = await startRedis(bin, redis.port);
+        live.redis = redis.process;
         redisDirs.push(redis.dir);
         timeline.push(`${at()}: Redis restarted on port ${redis.port}`);
         timeline.push(`${at()}: /readyz says 200 after ${await readyWithin(200, 15_000)} ms`);
@@ -398,7 +474,7 @@ async function main(): Promise<void> {
         await sleep(2000);
         const probe = new Redis(redis.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
         await probe.connect();
-        const windows = (await probe.keys('rl:*')).length;
+        const windows = (await probe.keys('*rl:*')).length;
         await probe.quit();
         timeline.push(`${at()}: ${windows} rate-limit windows in the restarted Redis`);
         if (windows === 0) findings.push('shared rate limits did not resume in Redis after a restart');
@@ -440,7 +516,6 @@ async function main(): Promise<void> {
         '',
         'Redis:',
         ...timeline.map((l) => `  ${l}`),
-        `  server log: ${serverLog.redisDown} "redis unavailable" line(s), ${serverLog.redisBack} "redis is back" line(s), ${serverLog.errors.length} error line(s)`,
         `Server RSS: ${rssStart} MiB at start, ${rssEnd} MiB at the end.`,
         '',
       ].join('\n'),
@@ -452,8 +527,6 @@ async function main(): Promise<void> {
     if (tally.unexpected > 0) findings.push(`${tally.unexpected} answers with a status their kind never expects`);
     if (tally.noRequestId > 0) findings.push(`${tally.noRequestId} answers without X-Request-Id`);
     if (tally.notJson > 0) findings.push(`${tally.notJson} answers that are not application/json; charset=utf-8`);
-    if (serverLog.errors.length > 0) findings.push(`${serverLog.errors.length} error lines in the server log, first: ${serverLog.errors[0]}`);
-    if (serverLog.redisDown !== 2) findings.push(`expected the 2 Redis outages logged once each, saw ${serverLog.redisDown} line(s)`);
     for (const kind of ['valid_list', 'rate_limited_org'] as const) {
       if (!tally.byKind.get(kind)?.statuses.get(kind === 'valid_list' ? 200 : 429)) findings.push(`${kind} never got its ${kind === 'valid_list' ? 200 : 429}`);
     }
@@ -463,6 +536,17 @@ async function main(): Promise<void> {
     agent.destroy();
     const code = await server.stop();
     if (code !== 0) findings.push(`the server exited with ${code} on SIGTERM (expected 0)`);
+    await Promise.race([stdoutClosed, sleep(5000)]);
+    const l = serverLog;
+    process.stdout.write(
+      `Server log: ${l.lines} lines, ${l.accessLines} access lines for ${tally.answered + probes} answers, ${l.redisDown} "redis unavailable" and ${l.redisBack} "redis is back" lines, ${l.errors.length} error lines.\n`,
+    );
+    if (l.errors.length > 0) findings.push(`${l.errors.length} error lines in the server log, first: ${l.errors[0]}`);
+    if (l.notJson > 0) findings.push(`${l.notJson} server log lines that are not one JSON object`);
+    if (l.accessWithoutId > 0) findings.push(`${l.accessWithoutId} access log lines without a requestId`);
+    if (l.accessLines !== tally.answered + probes) findings.push(`${l.accessLines} access log lines for ${tally.answered + probes} answers`);
+    if (l.leaks.size > 0) findings.push(`the server log holds secrets: ${[...l.leaks].map(([name, n]) => `${name} in ${n} line(s)`).join(', ')}`);
+    if (l.redisDown !== 2 || l.redisBack !== 2) findings.push(`expected each of the 2 Redis outages logged once each way, saw ${l.redisDown} down and ${l.redisBack} back`);
     redis.process.kill('SIGKILL');
     rmSync(dataDir, { recursive: true, force: true });
     for (const dir of redisDirs) rmSync(dir, { recursive: true, force: true });

@@ -22,7 +22,7 @@ describe('per-organization rate limit with Redis', () => {
   beforeAll(async () => {
     a = await startTestService();
     // A second instance on the SAME store and the same Redis: what a load balancer spreads over.
-    b = await startTestService({ store: a.service.store });
+    b = await startTestService({ store: a.service.store, env: { REDIS_KEY_PREFIX: a.service.config.redisKeyPrefix } });
   });
   afterAll(async () => {
     await b.close();
@@ -68,7 +68,7 @@ describe('per-organization rate limit with Redis', () => {
   it('keeps the window across a restart of the instance', async () => {
     const { key } = await a.org('growth', 5);
     expect(await hammer(a, key, 3)).toEqual([200, 200, 200]);
-    const restarted = await startTestService({ dataDir: b.dataDir, store: a.service.store });
+    const restarted = await startTestService({ dataDir: b.dataDir, store: a.service.store, env: { REDIS_KEY_PREFIX: a.service.config.redisKeyPrefix } });
     try {
       expect(await hammer(restarted, key, 3)).toEqual([200, 200, 429]);
     } finally {
@@ -116,7 +116,7 @@ describe('Redis outages', () => {
         const other = await t.org('growth', 2);
         expect(await hammer(t, other.key, 3)).toEqual([200, 200, 429]);
         const probe = new Redis(back.url);
-        const keys = await probe.keys('rl:org:*');
+        const keys = await probe.keys(`${t.service.config.redisKeyPrefix}rl:org:*`);
         await probe.quit();
         expect(keys.length).toBeGreaterThan(0);
       } finally {

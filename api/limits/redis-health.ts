@@ -51,8 +51,9 @@ export class RedisHealth {
   }
 }
 
-export function createRedis(url: string, name: string): Redis {
+export function createRedis(url: string, name: string, keyPrefix: string): Redis {
   return new Redis(url, {
+    keyPrefix,
     connectionName: name,
     // Fail fast while disconnected: callers fall back instead of queueing.
     enableOfflineQueue: false,

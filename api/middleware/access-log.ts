@@ -17,8 +17,9 @@ export function redactedUrl(path: string, querystring: string): string {
   return `${path}?${parts.join('&')}`;
 }
 
-export function accessLog() {
+export function accessLog(logger: Logger) {
   return async function accessLog(ctx: Context, next: Next): Promise<void> {
+    if (!logger.isLevelEnabled('info')) return next();
     const started = process.hrtime.bigint();
     try {
       await next();

@@ -11,7 +11,13 @@ export function requestId(logger: Logger) {
     // An id carrying our secret prefix (an API key or the admin token pasted by mistake) would land in every log line.
     const id = SANE_ID.test(incoming) && !/rvp_/i.test(incoming) ? incoming : randomUUID();
     ctx.state.requestId = id;
-    ctx.state.log = logger.child({ requestId: id });
+    // The child logger is made on first use: most requests at level warn never log.
+    let child: Logger | undefined;
+    Object.defineProperty(ctx.state, 'log', {
+      configurable: true,
+      enumerable: true,
+      get: () => (child ??= logger.child({ requestId: id })),
+    });
     ctx.set('X-Request-Id', id);
     await next();
   };

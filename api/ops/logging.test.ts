@@ -13,6 +13,8 @@ import { generateKey, hashKey } from '../auth/key-format.ts';
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../logger.ts';
 import { startService, type Service } from '../server.ts';
+import { EmbeddedStore } from '../store/embedded/store.ts';
+import type { Store } from '../store/types.ts';
 import { startRedis } from '../test/global-setup.ts';
 
 interface LogLine {
@@ -45,12 +47,12 @@ interface Running {
   close(): Promise<void>;
 }
 
-async function start(redisUrl: string): Promise<Running> {
+async function start(redisUrl: string, store?: Store): Promise<Running> {
   const dataDir = mkdtempSync(join(tmpdir(), 'review-proof-logs-'));
   const capture = new Capture();
   const config = loadConfig({ DATA_DIR: dataDir, PORT: '18443', HTTP_PORT: '18080', ADMIN_PORT: '18444', REDIS_URL: redisUrl });
   // Trace level: whatever any module logs at any level must be clean.
-  const service = await startService(config, { logger: createLogger('trace', capture), ephemeralPorts: true });
+  const service = await startService(config, { logger: createLogger('trace', capture), ephemeralPorts: true, ...(store && { store }) });
   const agent = new Agent({ ca: readFileSync(join(dataDir, 'tls-cert.pem'), 'utf8'), keepAlive: true, servername: 'localhost' });
   const get: Running['get'] = (path, headers = {}, method = 'GET') =>
     new Promise((resolve, reject) => {
@@ -122,18 +124,20 @@ describe('log lines', () => {
   });
 
   it('carries the request id, kept or generated, on every line of the request, with the final status', async () => {
-    const { key } = await newOrg(r, 'growth', 1);
+    // The limited organization admits one request a minute: the second is 429.
+    const limited = `Bearer ${(await newOrg(r, 'growth', 1)).key}`;
+    const roomy = `Bearer ${(await newOrg(r, 'growth')).key}`;
+    const stamp = Date.now();
     const cases: { headers: Record<string, string>; path: string; method?: string; status: number }[] = [
-      { headers: { 'x-request-id': `log-ok-${Date.now()}` }, path: '/api/v1/reviews', status: 200 },
-      { headers: { 'x-request-id': `log-429-${Date.now()}` }, path: '/api/v1/reviews', status: 429 },
-      { headers: { 'x-request-id': `log-401-${Date.now()}` }, path: '/api/v1/reviews/stats', status: 401 },
-      { headers: { 'x-request-id': `log-404-${Date.now()}` }, path: '/api/v1/nothing-here', status: 404 },
-      { headers: { 'x-request-id': `log-405-${Date.now()}` }, path: '/api/v1/reviews', method: 'DELETE', status: 405 },
-      { headers: {}, path: '/api/v1/reviews?limit=1000', status: 400 },
+      { headers: { 'x-request-id': `log-ok-${stamp}`, authorization: limited }, path: '/api/v1/reviews', status: 200 },
+      { headers: { 'x-request-id': `log-429-${stamp}`, authorization: limited }, path: '/api/v1/reviews', status: 429 },
+      { headers: { 'x-request-id': `log-401-${stamp}` }, path: '/api/v1/reviews/stats', status: 401 },
+      { headers: { 'x-request-id': `log-404-${stamp}` }, path: '/api/v1/nothing-here', status: 404 },
+      { headers: { 'x-request-id': `log-405-${stamp}` }, path: '/api/v1/reviews', method: 'DELETE', status: 405 },
+      // No incoming id: the generated one is in the log.
+      { headers: { authorization: roomy }, path: '/api/v1/reviews?limit=1000', status: 400 },
     ];
     for (const c of cases) {
-      if (c.status === 200 || c.status === 429 || c.status === 400) c.headers.authorization = `Bearer ${key}`;
-      if (c.status === 400) c.headers.authorization = `Bearer ${(await newOrg(r, 'growth')).key}`;
       const res = await r.get(c.path, c.headers, c.method);
       expect(res.status).toBe(c.status);
       if (c.headers['x-request-id']) expect(res.requestId).toBe(c.headers['x-request-id']);
@@ -272,4 +276,51 @@ describe('Redis outage in the log', () => {
       await r.close();
     }
   }, 90_000);
+});
+
+describe('a failure deep inside', () => {
+  it('becomes a plain 500 whose error line carries the request id and no secret', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'review-proof-logs-store-'));
+    const inner = await EmbeddedStore.open(dir);
+    let broken = false;
+    // The reviews store fails the way a driver does: an Error with a stack, thrown from deep inside.
+    const reviews = new Proxy(inner.reviews, {
+      get(target, prop, receiver) {
+        const value = Reflect.get(target, prop, receiver) as unknown;
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          if (broken) return Promise.reject(new Error('reviews collection is on fire'));
+          return (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+        };
+      },
+    });
+    const store: Store = { kind: inner.kind, orgs: inner.orgs, keys: inner.keys, widgets: inner.widgets, reviews, ping: () => inner.ping(), close: () => inner.close() };
+    const r = await start(inject('redisUrl'), store);
+    try {
+      const { key } = await newOrg(r, 'growth', 1000);
+      broken = true;
+      const id = `deep-failure-${Date.now()}`;
+      const res = await r.get('/api/v1/reviews/stats', { authorization: `Bearer ${key}`, 'x-request-id': id });
+      expect(res.status).toBe(500);
+      expect(res.requestId).toBe(id);
+      expect(JSON.parse(res.text)).toEqual({ error: 'internal_error', message: expect.any(String), details: [] });
+      expect(res.text).not.toMatch(/on fire|at .*\.ts|node_modules/);
+      await settle();
+
+      const mine = r.capture.lines().filter((l) => l.requestId === id);
+      const errorLines = mine.filter((l) => l.level >= 50);
+      expect(errorLines).toHaveLength(1);
+      expect(JSON.stringify(errorLines[0])).toContain('on fire');
+      expect(mine.find((l) => l.msg === 'request')).toMatchObject({ status: 500, error: 'internal_error' });
+      for (const line of r.capture.raw) {
+        expect(line).not.toContain(key);
+        expect(line).not.toContain(hashKey(key));
+        expect(line).not.toContain(r.service.adminToken);
+      }
+    } finally {
+      await r.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -66,21 +66,30 @@ export class Metrics {
   /** Wraps every method of the store's sub-stores with a latency observation. */
   instrument(store: Store): Store {
     const observe = this.storeLatency;
-    const wrap = <T extends object>(part: T, name: string): T =>
-      new Proxy(part, {
+    const wrap = <T extends object>(part: T, name: string): T => {
+      const wrapped = new Map<PropertyKey, unknown>();
+      return new Proxy(part, {
         get(target, prop, receiver) {
           const value = Reflect.get(target, prop, receiver) as unknown;
           if (typeof value !== 'function') return value;
-          return async (...args: unknown[]) => {
-            const stop = observe.startTimer({ store: store.kind, operation: `${name}.${String(prop)}` });
-            try {
-              return await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
-            } finally {
-              stop();
-            }
-          };
+          let fn = wrapped.get(prop);
+          if (!fn) {
+            const labels = { store: store.kind, operation: `${name}.${String(prop)}` };
+            const child = observe.labels(labels);
+            fn = async (...args: unknown[]) => {
+              const started = process.hrtime.bigint();
+              try {
+                return await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+              } finally {
+                child.observe(Number(process.hrtime.bigint() - started) / 1e9);
+              }
+            };
+            wrapped.set(prop, fn);
+          }
+          return fn;
         },
       });
+    };
     return {
       kind: store.kind,
       orgs: wrap(store.orgs, 'orgs'),

@@ -3,12 +3,15 @@
  * with the service's own Redis killed), the Prometheus endpoint on the admin
  * port, and X-Request-Id on every kind of answer.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { generateKey } from '../auth/key-format.ts';
 import { startRedis } from '../test/global-setup.ts';
+import { EmbeddedStore } from '../store/embedded/store.ts';
+import type { Store } from '../store/types.ts';
 import { startTestService, type TestResponse, type TestService } from '../test/harness.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -141,6 +144,56 @@ describe('health', () => {
       await s.close();
     }
   }, 60_000);
+});
+
+/** A real embedded store whose ping can be made to fail or to hang. */
+async function breakableStore(): Promise<{ store: Store; state: { ping: 'ok' | 'fail' | 'hang' }; dir: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'review-proof-ops-store-'));
+  const inner = await EmbeddedStore.open(dir);
+  const state: { ping: 'ok' | 'fail' | 'hang' } = { ping: 'ok' };
+  const store: Store = {
+    kind: inner.kind,
+    orgs: inner.orgs,
+    keys: inner.keys,
+    widgets: inner.widgets,
+    reviews: inner.reviews,
+    ping: () => {
+      if (state.ping === 'fail') return Promise.reject(new Error('store is not answering'));
+      if (state.ping === 'hang') return new Promise<void>(() => {});
+      return inner.ping();
+    },
+    close: () => inner.close(),
+  };
+  return { store, state, dir };
+}
+
+describe('readiness of the store', () => {
+  it('answers 503 naming the store when it fails or hangs, and 200 once it answers again', async () => {
+    const { store, state, dir } = await breakableStore();
+    const s = await startTestService({ store });
+    try {
+      expect((await s.get('/readyz')).status).toBe(200);
+      for (const mode of ['fail', 'hang'] as const) {
+        state.ping = mode;
+        const started = Date.now();
+        const res = await s.get('/readyz');
+        expect(Date.now() - started).toBeLessThan(2500);
+        expect(res.status).toBe(503);
+        const body = res.body as { error: string; message: string; details: { component: string }[] };
+        expect(body.error).toBe('service_unavailable');
+        expect(body.message).toMatch(/store/);
+        expect(body.message).not.toMatch(/redis/);
+        expect(body.details.map((d) => d.component)).toEqual(['store']);
+        expect((await s.get('/healthz')).status).toBe(200);
+      }
+      state.ping = 'ok';
+      expect((await s.get('/readyz')).status).toBe(200);
+    } finally {
+      await s.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('metrics on the admin port', () => {

@@ -26,6 +26,36 @@ export function publicReview(r: Review) {
   };
 }
 
+/**
+ * Reviews held by the embedded store are frozen and shared, so each one's JSON
+ * is encoded once and reused by every page that shows it (the list endpoint's
+ * main cost was serializing the same reviews again and again). Entries die
+ * with the review object when it is updated.
+ */
+const encoded = new WeakMap<Review, Buffer>();
+
+function reviewJson(review: Review): Buffer {
+  let json = encoded.get(review);
+  if (json === undefined) {
+    json = Buffer.from(JSON.stringify(publicReview(review)), 'utf8');
+    if (Object.isFrozen(review)) encoded.set(review, json);
+  }
+  return json;
+}
+
+const COMMA = Buffer.from(',');
+
+/** `{"data":[…],"pagination":{…}}` assembled from the encoded reviews. */
+export function listBody(items: readonly Review[], pagination: { total: number; limit: number; offset: number; hasMore: boolean }): Buffer {
+  const parts: Buffer[] = [Buffer.from('{"data":[')];
+  items.forEach((review, i) => {
+    if (i > 0) parts.push(COMMA);
+    parts.push(reviewJson(review));
+  });
+  parts.push(Buffer.from(`],"pagination":${JSON.stringify(pagination)}}`));
+  return Buffer.concat(parts);
+}
+
 export function listReviews(store: Store) {
   return async function listReviews(ctx: Context): Promise<void> {
     const parsed = validateQuery('listReviews', new URLSearchParams(ctx.querystring));
@@ -41,10 +71,8 @@ export function listReviews(store: Store) {
       limit,
       offset,
     });
-    ctx.body = {
-      data: page.items.map(publicReview),
-      pagination: { total: page.total, limit, offset, hasMore: offset + page.items.length < page.total },
-    };
+    ctx.type = 'application/json; charset=utf-8';
+    ctx.body = listBody(page.items, { total: page.total, limit, offset, hasMore: offset + page.items.length < page.total });
   };
 }
 

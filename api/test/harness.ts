@@ -85,6 +85,8 @@ export async function startTestService(options: StartTestOptions = {}): Promise<
     HTTP_PORT: '18080',
     ADMIN_PORT: '18444',
     ...(options.redis !== false && { REDIS_URL: inject('redisUrl') }),
+    // Test files share one Redis: each service counts in its own namespace unless told to share.
+    REDIS_KEY_PREFIX: `t${Math.random().toString(36).slice(2, 10)}:`,
     ...options.env,
   };
   const config = loadConfig(env);

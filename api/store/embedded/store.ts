@@ -35,6 +35,19 @@ type Entry =
 
 const clone = <T>(value: T): T => structuredClone(value);
 
+/**
+ * Records are kept frozen and handed out as they are: no copy per read on the
+ * hot path (every request reads a key and an organization), and a caller that
+ * tried to change one would throw instead of corrupting the store.
+ */
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}
+
 export interface EmbeddedStoreInfo {
   replay: ReplayResult;
   path: string;
@@ -71,6 +84,7 @@ export class EmbeddedStore implements Store {
   }
 
   private apply(entry: Entry): void {
+    if (entry.t !== 'reviews') deepFreeze(entry.v);
     switch (entry.t) {
       case 'org':
         this.orgMap.set(entry.v.id, entry.v);
@@ -97,40 +111,33 @@ export class EmbeddedStore implements Store {
 
   readonly orgs: OrgStore = {
     create: async (org) => this.write({ t: 'org', v: clone(org) }),
-    get: async (id) => {
-      const org = this.orgMap.get(id);
-      return org ? clone(org) : null;
-    },
-    list: async () => [...this.orgMap.values()].map(clone),
+    get: async (id) => this.orgMap.get(id) ?? null,
+    list: async () => [...this.orgMap.values()],
     update: async (id, patch) => {
       const org = this.orgMap.get(id);
       if (!org) return null;
       const next: Organization = { ...org, ...patch, updatedAt: new Date().toISOString() };
       await this.write({ t: 'org', v: next });
-      return clone(next);
+      return next;
     },
   };
 
   readonly keys: KeyStore = {
     create: async (key) => this.write({ t: 'key', v: clone(key) }),
-    get: async (id) => {
-      const key = this.keyMap.get(id);
-      return key ? clone(key) : null;
-    },
+    get: async (id) => this.keyMap.get(id) ?? null,
     findByHash: async (hash) => {
       const id = this.keyByHash.get(hash);
-      const key = id === undefined ? undefined : this.keyMap.get(id);
-      return key ? clone(key) : null;
+      return (id === undefined ? undefined : this.keyMap.get(id)) ?? null;
     },
     listByOrg: async (orgId) =>
-      [...this.keyMap.values()].filter((k) => k.orgId === orgId).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id)).map(clone),
+      [...this.keyMap.values()].filter((k) => k.orgId === orgId).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id)),
     revoke: async (id, at) => {
       const key = this.keyMap.get(id);
       if (!key) return null;
-      if (key.revokedAt !== null) return clone(key);
+      if (key.revokedAt !== null) return key;
       const next = { ...key, revokedAt: at.toISOString() };
       await this.write({ t: 'key', v: next });
-      return clone(next);
+      return next;
     },
     touch: async (id, at) => {
       const key = this.keyMap.get(id);
@@ -141,18 +148,15 @@ export class EmbeddedStore implements Store {
 
   readonly widgets: WidgetStore = {
     create: async (widget) => this.write({ t: 'widget', v: clone(widget) }),
-    get: async (id) => {
-      const widget = this.widgetMap.get(id);
-      return widget ? clone(widget) : null;
-    },
+    get: async (id) => this.widgetMap.get(id) ?? null,
     listByOrg: async (orgId) =>
-      [...this.widgetMap.values()].filter((w) => w.orgId === orgId).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id)).map(clone),
+      [...this.widgetMap.values()].filter((w) => w.orgId === orgId).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id)),
     update: async (id, patch) => {
       const widget = this.widgetMap.get(id);
       if (!widget) return null;
       const next: Widget = { ...widget, ...clone(patch), updatedAt: new Date().toISOString() };
       await this.write({ t: 'widget', v: next });
-      return clone(next);
+      return next;
     },
   };
 

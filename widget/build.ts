@@ -1,0 +1,167 @@
+/**
+ * Builds the widget: the loader (stable name, the URL site owners paste) and
+ * the Preact bundle (content-hashed name, cached forever), each with gzip and
+ * brotli siblings, and manifest.json naming both. The bundle's file name is
+ * compiled into the loader, so the server serves dist/ as it is.
+ *
+ *   npx tsx widget/build.ts       prints sizes, exits 1 when a budget is exceeded
+ */
+import { build } from 'esbuild';
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { CSS } from './src/styles.ts';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+export const DEFAULT_OUT_DIR = join(HERE, 'dist');
+
+/** Gzip budgets in bytes (widget issue §9). */
+export const LOADER_BUDGET = 1536;
+export const TOTAL_BUDGET = 12 * 1024;
+
+/** Browsers the output must run in (evergreen, two years back). */
+const TARGET = ['chrome100', 'firefox100', 'safari15.4', 'edge100'];
+
+export interface FileSize {
+  raw: number;
+  gzip: number;
+  brotli: number;
+}
+
+export interface WidgetManifest {
+  loader: string;
+  bundle: string;
+  /** Bytes per file; `gzip` is what the budgets are checked against. */
+  sizes: Record<string, FileSize>;
+}
+
+export interface Budget {
+  name: string;
+  limit: number;
+  actual: number;
+  ok: boolean;
+}
+
+export interface BuildResult {
+  outDir: string;
+  manifest: WidgetManifest;
+  budgets: Budget[];
+  /** False when any budget is exceeded. */
+  ok: boolean;
+}
+
+export interface BuildOptions {
+  outDir?: string;
+  minify?: boolean;
+  /** Receives the size table; silent by default (the server builds quietly). */
+  log?: (line: string) => void;
+}
+
+function compress(raw: Uint8Array): { gzip: Buffer; brotli: Buffer } {
+  return {
+    gzip: gzipSync(raw, { level: 9 }),
+    brotli: brotliCompressSync(raw, {
+      params: {
+        [constants.BROTLI_PARAM_QUALITY]: 11,
+        [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+        [constants.BROTLI_PARAM_SIZE_HINT]: raw.byteLength,
+      },
+    }),
+  };
+}
+
+function writeWithSiblings(outDir: string, name: string, raw: Uint8Array): FileSize {
+  const { gzip, brotli } = compress(raw);
+  writeFileSync(join(outDir, name), raw);
+  writeFileSync(join(outDir, `${name}.gz`), gzip);
+  writeFileSync(join(outDir, `${name}.br`), brotli);
+  return { raw: raw.byteLength, gzip: gzip.byteLength, brotli: brotli.byteLength };
+}
+
+function table(manifest: WidgetManifest, budgets: Budget[]): string[] {
+  const pad = (s: string | number, n: number) => String(s).padStart(n);
+  const lines = [`${'file'.padEnd(28)}${pad('raw', 9)}${pad('gzip', 9)}${pad('brotli', 9)}`];
+  for (const [name, s] of Object.entries(manifest.sizes)) {
+    lines.push(`${name.padEnd(28)}${pad(s.raw, 9)}${pad(s.gzip, 9)}${pad(s.brotli, 9)}`);
+  }
+  for (const b of budgets) {
+    lines.push(`${b.ok ? 'ok  ' : 'OVER'} ${b.name}: ${b.actual} B gzip of ${b.limit} B`);
+  }
+  return lines;
+}
+
+export async function buildWidget(options: BuildOptions = {}): Promise<BuildResult> {
+  const outDir = options.outDir ?? DEFAULT_OUT_DIR;
+  const minify = options.minify ?? true;
+  mkdirSync(outDir, { recursive: true });
+
+  const common = {
+    bundle: true,
+    write: false,
+    format: 'iife',
+    platform: 'browser',
+    target: TARGET,
+    minify,
+    legalComments: 'none',
+    charset: 'utf8',
+    logLevel: 'silent',
+    define: { 'process.env.NODE_ENV': '"production"' },
+  } as const;
+
+  const bundleOut = await build({
+    ...common,
+    entryPoints: [join(HERE, 'src', 'bundle.tsx')],
+    outdir: outDir,
+    entryNames: 'widget-[hash]',
+    jsx: 'transform',
+    jsxFactory: 'h',
+    jsxFragment: 'Fragment',
+    // The project tsconfig asks for the automatic runtime (right for type-checking);
+    // without this esbuild would follow it.
+    tsconfigRaw: { compilerOptions: { jsx: 'react', jsxFactory: 'h', jsxFragmentFactory: 'Fragment', verbatimModuleSyntax: true } },
+    inject: [join(HERE, 'src', 'jsx-inject.ts')],
+    define: { ...common.define, __RV_CSS__: JSON.stringify(CSS) },
+  });
+  const bundleFile = bundleOut.outputFiles.find((f) => f.path.endsWith('.js'));
+  if (!bundleFile) throw new Error('esbuild produced no widget bundle');
+  const bundleName = bundleFile.path.slice(bundleFile.path.lastIndexOf('/') + 1);
+
+  const loaderOut = await build({
+    ...common,
+    entryPoints: [join(HERE, 'src', 'loader.ts')],
+    outfile: join(outDir, 'loader.js'),
+    define: { ...common.define, __RV_BUNDLE__: JSON.stringify(bundleName) },
+  });
+  const loaderFile = loaderOut.outputFiles[0];
+  if (!loaderFile) throw new Error('esbuild produced no loader');
+
+  // Old hashed bundles go: the server only ever serves the manifest's.
+  for (const name of readdirSync(outDir)) {
+    if (/^widget-[A-Za-z0-9]+\.js(\.gz|\.br)?$/.test(name) && !name.startsWith(bundleName)) rmSync(join(outDir, name));
+  }
+  const sizes: Record<string, FileSize> = {
+    'loader.js': writeWithSiblings(outDir, 'loader.js', loaderFile.contents),
+    [bundleName]: writeWithSiblings(outDir, bundleName, bundleFile.contents),
+  };
+  const manifest: WidgetManifest = { loader: 'loader.js', bundle: bundleName, sizes };
+  // Written last: a reader that sees the manifest finds every file it names.
+  writeFileSync(join(outDir, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
+
+  const loaderGzip = sizes['loader.js']!.gzip;
+  const totalGzip = loaderGzip + sizes[bundleName]!.gzip;
+  const budgets: Budget[] = [
+    { name: 'loader', limit: LOADER_BUDGET, actual: loaderGzip, ok: loaderGzip <= LOADER_BUDGET },
+    { name: 'loader + bundle', limit: TOTAL_BUDGET, actual: totalGzip, ok: totalGzip <= TOTAL_BUDGET },
+  ];
+  for (const line of table(manifest, budgets)) options.log?.(line);
+  return { outDir, manifest, budgets, ok: budgets.every((b) => b.ok) };
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const result = await buildWidget({ log: (line) => console.log(line) });
+  if (!result.ok) {
+    console.error('widget build: size budget exceeded');
+    process.exitCode = 1;
+  }
+}

@@ -1,0 +1,122 @@
+import { Component, createRef } from 'preact';
+import type { Formatter } from './format.ts';
+import { Header, NavButton } from './header.tsx';
+import { Icon, LEFT, PAUSE, PLAY, RIGHT } from './icons.tsx';
+import { CARD_GAP } from './layout-height.ts';
+import { fill } from './messages.ts';
+import type { PublicReview, PublicWidgetSummary } from './public-data.ts';
+import { Review } from './review-card.tsx';
+
+/** Time each position stays on screen while playing. */
+export const AUTOPLAY_MS = 6000;
+
+export interface ListProps {
+  reviews: PublicReview[];
+  summary: PublicWidgetSummary;
+  f: Formatter;
+  cols: number;
+  showDates: boolean;
+  onReadMore: (review: PublicReview) => void;
+}
+
+interface State {
+  /** Index of the first visible card. */
+  first: number;
+  playing: boolean;
+}
+
+const reducedMotion = (): boolean => typeof matchMedia === 'function' && matchMedia('(prefers-reduced-motion: reduce)').matches;
+
+/**
+ * Cards in a horizontal scroll-snap track, moved by swiping, by the prev/next
+ * buttons, or by autoplay. Autoplay starts only without prefers-reduced-motion,
+ * waits while the pointer or focus is inside or the tab is hidden, and has a
+ * pause button (WCAG 2.2.2). Cards out of view are inert: Tab reaches only
+ * what is visible.
+ */
+export class Carousel extends Component<ListProps, State> {
+  track = createRef<HTMLUListElement>();
+  timer = 0;
+  reduced = reducedMotion();
+  override state: State = { first: 0, playing: !this.reduced };
+
+  last(): number {
+    return Math.max(0, this.props.reviews.length - this.props.cols);
+  }
+
+  stride(): number {
+    const slide = this.track.current?.firstElementChild;
+    return slide ? slide.getBoundingClientRect().width + CARD_GAP : 1;
+  }
+
+  go(index: number): void {
+    const left = Math.max(0, Math.min(this.last(), index)) * this.stride();
+    this.track.current?.scrollTo({ left, behavior: this.reduced ? 'auto' : 'smooth' });
+  }
+
+  onScroll = (): void => {
+    const track = this.track.current;
+    if (track) this.setState({ first: Math.min(this.last(), Math.round(track.scrollLeft / this.stride())) });
+  };
+
+  override componentDidMount(): void {
+    this.timer = window.setInterval(() => {
+      const { playing, first } = this.state;
+      // Waits while the pointer or focus is inside, or the tab is hidden.
+      if (playing && !document.hidden && !(this.base as Element | undefined)?.matches(':hover,:focus-within')) this.go(first >= this.last() ? 0 : first + 1);
+    }, AUTOPLAY_MS);
+  }
+
+  override componentDidUpdate(previous: ListProps): void {
+    // A column change (resize) keeps the first visible card in place.
+    if (previous.cols !== this.props.cols) this.go(this.state.first);
+  }
+
+  override componentWillUnmount(): void {
+    clearInterval(this.timer);
+  }
+
+  render({ reviews, summary, f, cols, showDates, onReadMore }: ListProps, { first, playing }: State) {
+    const moves = reviews.length > cols;
+    const last = this.last();
+    return (
+      <div>
+        <Header summary={summary} f={f}>
+          {moves && (
+            <div class="nav">
+              <NavButton label={f.t.previous} off={first <= 0} onClick={() => this.go(first - 1)}>
+                <Icon d={LEFT} line />
+              </NavButton>
+              <NavButton label={playing ? f.t.pause : f.t.play} onClick={() => this.setState({ playing: !playing })}>
+                <Icon d={playing ? PAUSE : PLAY} />
+              </NavButton>
+              <NavButton label={f.t.next} off={first >= last} onClick={() => this.go(first + 1)}>
+                <Icon d={RIGHT} line />
+              </NavButton>
+            </div>
+          )}
+        </Header>
+        <ul
+          class="track"
+          ref={this.track}
+          onScroll={this.onScroll}
+          style={{ '--cols': cols }}
+          aria-live={playing && moves ? 'off' : 'polite'}
+        >
+          {reviews.map((review, i) => (
+            <li
+              key={review.id}
+              class="slide"
+              role="group"
+              aria-roledescription="slide"
+              aria-label={fill(f.t.slide, { n: i + 1, m: reviews.length })}
+              inert={i < first || i >= first + cols}
+            >
+              <Review review={review} f={f} showDates={showDates} onReadMore={onReadMore} />
+            </li>
+          ))}
+        </ul>
+      </div>
+    );
+  }
+}

@@ -1,0 +1,29 @@
+/**
+ * The few names the loader, the bundle and the server must agree on.
+ * The loader is built from this file too, so changing a value here changes
+ * every side at once.
+ */
+
+/** The one global the widget creates: `window.ReviewProof`. */
+export const NAMESPACE = 'ReviewProof';
+
+/** Prefix of every console message, so site owners can tell ours apart. */
+export const LOG_PREFIX = '[reviews]';
+
+/** Attribute that marks a container and carries the widget id. */
+export const CONTAINER_ATTR = 'data-rv-widget';
+
+/** Attribute with the reserved height in pixels (mirrors the inline min-height). */
+export const HEIGHT_ATTR = 'data-rv-height';
+
+/** Optional attribute naming the service origin when the loader cannot tell. */
+export const ORIGIN_ATTR = 'data-origin';
+
+/** Path of the static widget files on the service origin. */
+export const ASSET_PATH = '/widget/';
+
+/** Path of the public widget data on the service origin; the id follows. */
+export const DATA_PATH = '/public/v1/widgets/';
+
+/** Attribute on the injected JSON-LD script element, holding the widget id. */
+export const JSON_LD_ATTR = 'data-rv-jsonld';

@@ -1,0 +1,109 @@
+import { Avatar } from './avatar.tsx';
+import { relativeDate, type Formatter } from './format.ts';
+import { CHECK, Icon } from './icons.tsx';
+import { httpsUrl } from './guard.ts';
+import { fill } from './messages.ts';
+import { PlatformMark } from './platform-mark.tsx';
+import { platformLook } from './platforms.ts';
+import type { PublicReview } from './public-data.ts';
+import { Stars } from './stars.tsx';
+
+export interface CardProps {
+  review: PublicReview;
+  f: Formatter;
+  showDates: boolean;
+  onReadMore: (review: PublicReview) => void;
+}
+
+/**
+ * One observer for every clamped text on the page: whenever a text box is
+ * laid out or resized, its review gets data-cut when the text does not fit,
+ * which reveals the "Read more" button (styles.ts).
+ */
+let clampObserver: ResizeObserver | undefined;
+function watchClamp(el: HTMLElement | null): void {
+  if (!el || typeof ResizeObserver === 'undefined') return;
+  clampObserver ??= new ResizeObserver((entries) => {
+    for (const { target } of entries) target.parentElement?.toggleAttribute('data-cut', target.scrollHeight > target.clientHeight + 1);
+  });
+  clampObserver.observe(el);
+}
+
+export function ReviewHead({ review, f, showDates, mark }: Omit<CardProps, 'onReadMore'> & { mark: number }) {
+  const relative = showDates ? relativeDate(review.date, f) : '';
+  return (
+    <>
+      <Avatar name={review.authorName} src={review.authorAvatar} />
+      <div class="who">
+        <span class="name">
+          <span class="name-text">{review.authorName}</span>
+          {review.isVerified && (
+            <span class="verified" role="img" aria-label={f.t.verified} title={f.t.verified}>
+              <Icon d={CHECK} />
+            </span>
+          )}
+        </span>
+        {relative && (
+          <time class="date" dateTime={review.date}>
+            {relative}
+          </time>
+        )}
+      </div>
+      <PlatformMark platform={review.platform} size={mark} />
+    </>
+  );
+}
+
+export function OriginalLink({ review, f }: { review: PublicReview; f: Formatter }) {
+  const url = httpsUrl(review.url);
+  return url ? (
+    <a class="link" href={url} target="_blank" rel="nofollow ugc noopener">
+      {fill(f.t.viewOn, { p: platformLook(review.platform).name })}
+      <span class="sr"> {f.t.newTab}</span>
+    </a>
+  ) : null;
+}
+
+/** The card's stars (none when the platform has no ratings). */
+const RatingStars = ({ review, f }: { review: PublicReview; f: Formatter }) =>
+  review.rating === null ? null : <Stars rating={review.rating} size={16} f={f} />;
+
+function Actions({ review, f, onReadMore, label }: CardProps & { label: string }) {
+  return (
+    <>
+      <button type="button" class="more" aria-haspopup="dialog" onClick={() => onReadMore(review)}>
+        {f.t.readMore}
+        <span class="sr">: {label}</span>
+      </button>
+      <OriginalLink review={review} f={f} />
+    </>
+  );
+}
+
+/**
+ * A review as a card (carousel, grid: four lines of text) or a row (list: two
+ * lines, laid out by the `row` styles). Text is only ever a text node.
+ */
+export function Review(props: CardProps & { row?: boolean }) {
+  const { review, f, row } = props;
+  const label = fill(f.t.reviewBy, { name: review.authorName });
+  return (
+    <article class={row ? 'row' : 'card'} aria-label={label}>
+      <div class="card-head">
+        <ReviewHead {...props} mark={row ? 20 : 22} />
+      </div>
+      <div class="stars-row">
+        <RatingStars review={review} f={f} />
+        {row && <Actions {...props} label={label} />}
+      </div>
+      <p class="text" ref={watchClamp}>
+        {review.content}
+      </p>
+      {!row && (
+        <div class="foot">
+          <Actions {...props} label={label} />
+        </div>
+      )}
+    </article>
+  );
+}

@@ -1,0 +1,135 @@
+import { render } from 'preact-render-to-string';
+import { describe, expect, it } from 'vitest';
+import { formatter } from './format.ts';
+import { layoutHeight } from './layout-height.ts';
+import type { PublicReview, PublicWidgetData } from './public-data.ts';
+import { Review } from './review-card.tsx';
+import { Widget, columnsFor } from './widget.tsx';
+
+const NOW = Date.parse('2026-11-21T12:00:00Z');
+const f = formatter('en-US', NOW);
+const noop = () => undefined;
+
+const review = (over: Partial<PublicReview> = {}): PublicReview => ({
+  id: 'r1',
+  platform: 'GOOGLE',
+  authorName: 'Maria Gonzalez',
+  authorAvatar: 'https://img.example/m.png',
+  rating: 4,
+  content: 'Great shoes.',
+  date: '2026-11-14T12:00:00Z',
+  url: 'https://maps.example/r1',
+  isVerified: true,
+  ...over,
+});
+
+function data(layout: PublicWidgetData['layout'], reviews: PublicReview[], over: Partial<PublicWidgetData['options']> = {}): PublicWidgetData {
+  const options = { theme: 'light' as const, accentColor: '#4f46e5', maxReviews: 6, minRating: null, platforms: null, hideEmpty: false, showDates: true, locale: 'en-US', ...over };
+  return {
+    id: 'wdg_1', layout, name: 'Home', options,
+    summary: { averageRating: 4.25, totalReviews: 1234, ratedReviews: 1200, platforms: [{ platform: 'GOOGLE', count: 1000, averageRating: 4.3 }, { platform: 'YELP', count: 234, averageRating: 4 }] },
+    reviews, jsonLd: null, height: layoutHeight(layout, options),
+  };
+}
+
+describe('Review', () => {
+  it('renders names and texts as text, never markup', () => {
+    const html = render(
+      <Review review={review({ authorName: '<img src=x onerror=alert(1)>', content: '<script>alert(2)</script>\n"quoted" & more' })} f={f} showDates onReadMore={noop} />,
+    );
+    expect(html).not.toContain('<script>');
+    expect(html).not.toContain('<img src=x');
+    expect(html).toContain('&lt;script>alert(2)&lt;/script>');
+    expect(html).toContain('&lt;img src=x onerror=alert(1)>');
+  });
+
+  it('links to the original with rel="nofollow ugc noopener", https only', () => {
+    expect(render(<Review review={review()} f={f} showDates onReadMore={noop} />)).toContain(
+      '<a class="link" href="https://maps.example/r1" target="_blank" rel="nofollow ugc noopener">View on Google',
+    );
+    for (const url of ['javascript:alert(1)', 'http://maps.example/r1', 'data:text/html,x']) {
+      const html = render(<Review review={review({ url })} f={f} showDates onReadMore={noop} />);
+      expect(html).not.toContain('<a ');
+    }
+  });
+
+  it('shows the avatar over https only, with initials underneath', () => {
+    const withPicture = render(<Review review={review()} f={f} showDates onReadMore={noop} />);
+    expect(withPicture).toMatch(/<span class="avatar"[^>]*>MG<img src="https:\/\/img.example\/m.png"/);
+    const insecure = render(<Review review={review({ authorAvatar: 'http://img.example/m.png' })} f={f} showDates onReadMore={noop} />);
+    expect(insecure).not.toContain('<img');
+    expect(insecure).toContain('>MG</span>');
+  });
+
+  it('labels stars, marks verified reviews, shows relative dates unless turned off', () => {
+    const html = render(<Review review={review()} f={f} showDates onReadMore={noop} />);
+    expect(html).toContain('role="img" aria-label="4 out of 5 stars"');
+    expect(html).toContain('aria-label="Verified"');
+    expect(html).toContain('<time class="date" datetime="2026-11-14T12:00:00Z">last week</time>');
+    expect(render(<Review review={review()} f={f} showDates={false} onReadMore={noop} />)).not.toContain('<time');
+    const unrated = render(<Review review={review({ rating: null, isVerified: false })} f={f} showDates onReadMore={noop} />);
+    expect(unrated).not.toContain('out of 5 stars');
+    expect(unrated).not.toContain('Verified');
+  });
+});
+
+describe('Widget', () => {
+  const reviews = Array.from({ length: 9 }, (_, i) => review({ id: `r${i}`, authorName: `Person ${i}`, rating: 1 + (i % 5) }));
+
+  it('renders each layout as a labelled region at exactly its reserved height', () => {
+    for (const layout of ['carousel', 'grid', 'list', 'badge'] as const) {
+      const d = data(layout, reviews);
+      const html = render(<Widget data={d} f={f} width={1000} />);
+      expect(html).toContain(`aria-labelledby="title"`);
+      expect(new RegExp(`<section class="rv ${layout} light"[^>]*style="height:${d.height}px`).test(html), layout).toBe(true);
+      expect(html).toContain('>Customer reviews</h2>');
+    }
+  });
+
+  it('carousel: labelled prev/pause/next, slides out of view inert', () => {
+    const html = render(<Widget data={data('carousel', reviews)} f={f} width={1000} />);
+    expect(html).toContain('aria-roledescription="carousel"');
+    expect(html).toContain('aria-label="Previous reviews" aria-disabled="true"');
+    expect(html).toContain('aria-label="Next reviews"');
+    expect(html).toMatch(/aria-label="(Pause|Start) automatic scrolling"/);
+    expect(html.match(/aria-roledescription="slide"/g)).toHaveLength(6);
+    expect(html.match(/<li[^>]* inert/g)).toHaveLength(3);
+  });
+
+  it('grid and list page their reviews', () => {
+    const grid = render(<Widget data={data('grid', reviews)} f={f} width={1000} />);
+    expect(grid.match(/<article/g)).toHaveLength(6);
+    // All six fit on one page: no pager.
+    expect(grid.includes('Page 1')).toBe(false);
+    const narrow = render(<Widget data={data('grid', reviews)} f={f} width={400} />);
+    expect(narrow.match(/<article/g)).toHaveLength(2);
+    expect(narrow).toContain('Page 1 of 3');
+    const list = render(<Widget data={data('list', reviews, { maxReviews: 9 })} f={f} width={1000} />);
+    expect(list.match(/<article/g)).toHaveLength(4);
+  });
+
+  it('badge: average, stars, count, platform marks', () => {
+    const html = render(<Widget data={data('badge', [])} f={f} width={1000} />);
+    expect(html).toContain('<span class="score" aria-hidden="true">4.3</span>');
+    expect(html).toContain('aria-label="4.3 out of 5 stars"');
+    expect(html).toContain('1,234 reviews');
+    expect(html).toContain('aria-label="Google"');
+    expect(html).toContain('aria-label="Yelp"');
+  });
+
+  it('an empty widget says so at the same height', () => {
+    const d = data('grid', []);
+    const html = render(<Widget data={d} f={f} width={1000} />);
+    expect(html.includes('No reviews yet')).toBe(true);
+    expect(html.includes(`height:${d.height}px`)).toBe(true);
+  });
+
+  it('only a hex accent reaches the stylesheet', () => {
+    const html = render(<Widget data={data('list', reviews, { accentColor: 'red;}</style><script>' })} f={f} width={1000} />);
+    expect(html.includes('--a:#4f46e5;')).toBe(true);
+  });
+
+  it('columns follow the width', () => {
+    expect([columnsFor(300), columnsFor(500), columnsFor(779), columnsFor(780)]).toEqual([1, 2, 2, 3]);
+  });
+});

@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --reviews 1000000 --seconds 10 --connections 16]`
+ * `npm run bench [-- --reviews 1000000 --seconds 10 --connections 16 --warmup 2]`
  *
  * Loads N reviews into one organization through the admin import API (the
  * same path as `npm run admin -- reviews import`), then measures, side by side
@@ -85,8 +85,13 @@ interface Result {
   errors: number;
 }
 
+const WARMUP_SECONDS = flag('warmup', 2);
+
 async function cannon(url: string, headers: Record<string, string>, ca: string): Promise<Result> {
-  const r = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS, headers, tlsOptions: { ca, servername: 'localhost' } } as autocannon.Options);
+  const options = { url, connections: CONNECTIONS, headers, tlsOptions: { ca, servername: 'localhost' } };
+  // A discarded warm-up run first, for both servers alike: the JIT needs thousands of requests.
+  await autocannon({ ...options, duration: WARMUP_SECONDS } as autocannon.Options);
+  const r = await autocannon({ ...options, duration: SECONDS } as autocannon.Options);
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
 }
 

@@ -57,6 +57,8 @@ export function createRedis(url: string, name: string, keyPrefix: string): Redis
     connectionName: name,
     // Fail fast while disconnected: callers fall back instead of queueing.
     enableOfflineQueue: false,
+    // Commands issued in the same tick (concurrent requests' limiter calls) share one socket write.
+    enableAutoPipelining: true,
     maxRetriesPerRequest: 0,
     commandTimeout: 1000,
     connectTimeout: 2000,

@@ -52,6 +52,7 @@ export function createApp(deps: AppDeps): App {
 
   const lastUsed = new LastUsedTracker(store.keys, logger);
   const onLimited = (limiter: string) => () => metrics.rateLimited.inc({ limiter });
+  const onRedisLatency = (seconds: number) => metrics.redisLatency.observe(seconds);
   const orgLimiter = new Limiter({
     name: 'org',
     durationMs: 60_000,
@@ -59,6 +60,7 @@ export function createApp(deps: AppDeps): App {
     headers: true,
     redis,
     onLimited: onLimited('org'),
+    onRedisLatency,
   });
   const authFailures = new Limiter({
     name: 'authfail',
@@ -67,6 +69,7 @@ export function createApp(deps: AppDeps): App {
     headers: false,
     redis,
     onLimited: onLimited('auth_failures'),
+    onRedisLatency,
     message: 'Too many failed authentication attempts from this address.',
   });
   const publicLimiter = new Limiter({
@@ -76,6 +79,7 @@ export function createApp(deps: AppDeps): App {
     headers: true,
     redis,
     onLimited: onLimited('public'),
+    onRedisLatency,
   });
 
   const router = new Router();

@@ -28,6 +28,8 @@ export interface LimitOptions {
   headers: boolean;
   redis: RedisHealth | null;
   onLimited?: (ctx: Context) => void;
+  /** Seconds a Redis limiter call took (metrics). */
+  onRedisLatency?: (seconds: number) => void;
   message?: string;
 }
 
@@ -75,15 +77,23 @@ export class Limiter {
   async run(ctx: Context, max: number, next: Next): Promise<void> {
     const { redis, memory } = this.forMax(max);
     let admitted = false;
+    let started = 0n;
+    const observe = (): void => {
+      if (started !== 0n) this.options.onRedisLatency?.(Number(process.hrtime.bigint() - started) / 1e9);
+      started = 0n;
+    };
     const inner = async (): Promise<void> => {
       admitted = true;
+      observe();
       this.normalizeHeaders(ctx, max);
       await next();
     };
     const health = this.options.redis;
     if (redis && health?.usable) {
       try {
+        started = process.hrtime.bigint();
         await redis(ctx, inner);
+        observe();
       } catch (err) {
         if (admitted) throw err;
         // Redis failed before admitting: count this request in-process instead.

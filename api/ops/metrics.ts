@@ -38,7 +38,7 @@ export class Metrics {
   });
   readonly redisLatency = new Histogram({
     name: 'redis_command_duration_seconds',
-    help: 'Latency of Redis round trips (readiness pings).',
+    help: 'Latency of Redis round trips: rate-limiter calls and readiness pings.',
     buckets: [0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05, 0.1, 0.5, 1],
     registers: [this.registry],
   });

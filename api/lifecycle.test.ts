@@ -15,7 +15,10 @@ import { httpsGet } from '../bench/support.ts';
 
 const MAIN = join(import.meta.dirname, 'main.ts');
 const dirs: string[] = [];
+const children: ChildProcess[] = [];
 afterAll(() => {
+  // A failed assertion must not leave a server running.
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
@@ -45,6 +48,7 @@ async function env(dataDir?: string): Promise<Record<string, string>> {
 
 function start(e: Record<string, string>, waitFor: string | null = 'Demo page:'): Promise<Running> {
   const child = spawn(process.execPath, ['--import', 'tsx', MAIN], { env: { ...process.env, ...e }, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
   let out = '';
   let err = '';
   const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

@@ -2,14 +2,14 @@
 import { layoutHeight } from '../../widget/src/layout-height.ts';
 import { snippetFor } from '../../widget/src/snippet.ts';
 import { DEMO_ORG_NAME } from '../demo/constants.ts';
-import type { Store } from '../store/types.ts';
+import { WIDGET_LAYOUTS, type Store } from '../store/types.ts';
 
 const escape = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 export async function demoPage(store: Store, origin: string): Promise<string | null> {
   const org = (await store.orgs.list()).find((o) => o.name === DEMO_ORG_NAME);
   if (!org) return null;
-  const widgets = await store.widgets.listByOrg(org.id);
+  const widgets = [...(await store.widgets.listByOrg(org.id))].sort((a, b) => WIDGET_LAYOUTS.indexOf(a.layout) - WIDGET_LAYOUTS.indexOf(b.layout));
   const sections = widgets
     .map((w) => {
       const snippet = snippetFor({ origin, widgetId: w.id, height: layoutHeight(w.layout, w.options) });

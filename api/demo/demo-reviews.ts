@@ -7,6 +7,7 @@
  * recommendations without stars, and AI fields on most reviews.
  */
 import type { ReviewInput, SentimentLabel } from '../store/types.ts';
+import { seededRandom } from './seeded-random.ts';
 
 export const DEMO_BUSINESS = 'Acme Coffee Roasters';
 const COUNT = 300;
@@ -144,16 +145,6 @@ const PLATFORMS: [platform: string, weight: number][] = [
   ['CAPTERRA', 11],
 ];
 
-function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export function demoReviews(now: Date, seed = 1): ReviewInput[] {
   const rnd = seededRandom(seed);

@@ -10,6 +10,7 @@
  * date-only `since`), and hostile text (HTML, emoji, RTL, control characters).
  */
 import type { Review, ReviewInput, ReviewPage, ReviewQuery, ReviewStats, SentimentLabel, StatsQuery } from '../store/types.ts';
+import { seededRandom } from '../demo/seeded-random.ts';
 
 export const FIXTURE_NOW = new Date('2026-11-21T12:00:00.000Z');
 export const FIXTURE_PLATFORMS = ['GOOGLE', 'YELP', 'TRUSTPILOT', 'G2', 'CAPTERRA', 'FACEBOOK'] as const;
@@ -18,17 +19,7 @@ export const FIXTURE_EXTRA_PLATFORM = 'TRIPADVISOR';
 
 const DAY = 24 * 60 * 60 * 1000;
 
-/** mulberry32: a small seeded PRNG, uniform in [0, 1). */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seededRandom };
 
 export const HOSTILE_TEXTS = [
   '<script>alert(1)</script>',

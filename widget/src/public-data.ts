@@ -1,28 +1,14 @@
 /**
  * What `GET /public/v1/widgets/{id}` returns inside `{ "data": … }`: only what
  * the widget displays, never anything secret. The server builds it (see
- * `widget/server/public-widget-data.ts`); the bundle re-checks it anyway.
+ * `api/widgets/public-data.ts`); the bundle re-checks its shape anyway.
  */
-import type { WidgetLayout } from '../../api/store/types.ts';
+import type { WidgetLayout, WidgetOptions } from '../../api/store/types.ts';
 
 export type { WidgetLayout };
 
-export interface PublicWidgetOptions {
-  theme: 'light' | 'dark' | 'auto';
-  /** CSS hex colour, #rgb or #rrggbb. */
-  accentColor: string;
-  /** 1-50. */
-  maxReviews: number;
-  /** Only reviews with at least this many stars; null = all, including unrated. */
-  minRating: number | null;
-  /** Upper-case platform ids; null = all. */
-  platforms: string[] | null;
-  /** Leave out reviews without text. */
-  hideEmpty: boolean;
-  showDates: boolean;
-  /** BCP 47; null = the visitor's browser language. */
-  locale: string | null;
-}
+/** The display options of the widget record; `jsonLd` stays on the server (the document comes built). */
+export type PublicWidgetOptions = Omit<WidgetOptions, 'jsonLd'>;
 
 export interface PublicPlatformSummary {
   platform: string;

@@ -16,6 +16,7 @@ import { startService, type Service } from '../server.ts';
 import { EmbeddedStore } from '../store/embedded/store.ts';
 import type { Store } from '../store/types.ts';
 import { startRedis } from '../test/global-setup.ts';
+import { validateResponse } from '../openapi/response-validator.ts';
 
 interface LogLine {
   level: number;
@@ -50,7 +51,7 @@ interface Running {
 async function start(redisUrl: string, store?: Store): Promise<Running> {
   const dataDir = mkdtempSync(join(tmpdir(), 'review-proof-logs-'));
   const capture = new Capture();
-  const config = loadConfig({ DATA_DIR: dataDir, PORT: '18443', HTTP_PORT: '18080', ADMIN_PORT: '18444', REDIS_URL: redisUrl });
+  const config = loadConfig({ DATA_DIR: dataDir, PORT: '18443', HTTP_PORT: '18080', ADMIN_PORT: '18444', REDIS_URL: redisUrl, REDIS_KEY_PREFIX: `log${process.pid}:` });
   // Trace level: whatever any module logs at any level must be clean.
   const service = await startService(config, { logger: createLogger('trace', capture), ephemeralPorts: true, ...(store && { store }) });
   const agent = new Agent({ ca: readFileSync(join(dataDir, 'tls-cert.pem'), 'utf8'), keepAlive: true, servername: 'localhost' });
@@ -60,7 +61,20 @@ async function start(redisUrl: string, store?: Store): Promise<Running> {
         let text = '';
         res.setEncoding('utf8');
         res.on('data', (c: string) => (text += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, requestId: String(res.headers['x-request-id']), text }));
+        res.on('end', () => {
+          // Every answer must still match the OpenAPI document, whatever the request carried.
+          let body: unknown;
+          try {
+            body = text ? (JSON.parse(text) as unknown) : undefined;
+          } catch {
+            body = undefined;
+          }
+          const flat: Record<string, string> = {};
+          for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) flat[k] = Array.isArray(v) ? v.join(', ') : v;
+          const problems = validateResponse({ method, path, status: res.statusCode ?? 0, headers: flat, body });
+          if (problems.length > 0) return reject(new Error(`${method} ${path} breaks the OpenAPI document: ${problems.join('; ')}`));
+          resolve({ status: res.statusCode ?? 0, requestId: String(res.headers['x-request-id']), text });
+        });
         res.on('error', reject);
       });
       req.on('error', reject);

@@ -47,7 +47,8 @@ export type RouteMethodRegistrar = (path: string, ...middleware: Middleware[]) =
 
 export function createApp(deps: AppDeps): App {
   const { config, store, logger, redis, metrics } = deps;
-  const koa = new Koa({ proxy: config.trustProxy });
+  // Behind a proxy only the address it appended is trusted: the leftmost X-Forwarded-For values are the client's to invent.
+  const koa = new Koa({ proxy: config.trustProxy, maxIpsCount: 1 });
   koa.silent = true;
 
   const lastUsed = new LastUsedTracker(store.keys, logger);

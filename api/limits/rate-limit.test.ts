@@ -127,3 +127,29 @@ describe('Redis outages', () => {
     }
   }, 60_000);
 });
+
+describe('in-process limiter (no Redis)', () => {
+  it('applies a limit changed mid-window on the next request, both ways', async () => {
+    const t = await startTestService({ redis: false });
+    try {
+      const { orgId, key } = await t.org('growth', 3);
+      expect(await hammer(t, key, 4)).toEqual([200, 200, 200, 429]);
+      await t.admin('PATCH', `/admin/orgs/${orgId}`, { plan: 'agency', rateLimit: 100 });
+      const raised = await t.get('/api/v1/reviews/stats', { key });
+      expect(raised.status).toBe(200);
+      expect(raised.headers['x-ratelimit-limit']).toBe('100');
+      // Refused requests do not count: 3 admitted before, this is the 4th.
+      expect(raised.headers['x-ratelimit-remaining']).toBe('96');
+      await t.admin('PATCH', `/admin/orgs/${orgId}`, { rateLimit: 6 });
+      expect(await hammer(t, key, 2)).toEqual([200, 200]);
+      const limited = await t.get('/api/v1/reviews/stats', { key });
+      expect(limited.status).toBe(429);
+      expect(limited.headers['x-ratelimit-remaining']).toBe('0');
+      const retry = Number(limited.headers['retry-after']);
+      const reset = Number(limited.headers['x-ratelimit-reset']);
+      expect(Math.abs(reset - Date.now() / 1000 - retry)).toBeLessThanOrEqual(1.5);
+    } finally {
+      await t.close();
+    }
+  });
+});

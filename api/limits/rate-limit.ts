@@ -7,8 +7,8 @@
  * Where the counts live: with REDIS_URL, in Redis (koa-ratelimit's sliding-window
  * log, one sorted set per id, updated by one Lua script), so every instance
  * shares one window, atomically, and a restart keeps it. Without Redis, or
- * while Redis is away, in this process (koa-ratelimit's memory driver, a fixed
- * window): the insurance limiter. A Redis error never becomes a 500.
+ * while Redis is away, in this process (a fixed
+ * window kept here): the insurance limiter. A Redis error never becomes a 500.
  *
  * koa-ratelimit takes `max` per middleware instance, so one instance is kept
  * per limit value.
@@ -33,98 +33,130 @@ export interface LimitOptions {
   message?: string;
 }
 
-interface Instances {
-  redis: Middleware | null;
-  memory: Middleware;
-}
-
-/** Expired fixed windows are swept so that many client addresses cannot grow memory forever. */
-function sweep(db: Map<string, { reset: number }>): void {
-  const now = Date.now() / 1000;
-  for (const [key, entry] of db) if (entry.reset < now) db.delete(key);
+/** The in-process insurance limiter's state for one id: a fixed window. */
+interface Window {
+  count: number;
+  /** Epoch ms. */
+  reset: number;
 }
 
 export class Limiter {
-  private readonly instances = new Map<number, Instances>();
-  private readonly memoryDb = new Map<string, { reset: number }>();
+  /** koa-ratelimit's Redis middleware, one per limit value (its `max` is fixed per instance). */
+  private readonly redisInstances = new Map<number, Middleware>();
+  private readonly windows = new Map<string, Window>();
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(private readonly options: LimitOptions) {
-    this.sweeper = setInterval(() => sweep(this.memoryDb), Math.max(options.durationMs, 10_000));
+    // Expired windows are swept so that many client addresses cannot grow memory forever.
+    this.sweeper = setInterval(() => {
+      const now = Date.now();
+      for (const [id, w] of this.windows) if (w.reset <= now) this.windows.delete(id);
+    }, Math.max(options.durationMs, 10_000));
     this.sweeper.unref();
   }
 
-  private forMax(max: number): Instances {
-    let found = this.instances.get(max);
+  private redisFor(max: number): Middleware | null {
+    if (!this.options.redis) return null;
+    let found = this.redisInstances.get(max);
     if (!found) {
-      const common = {
+      found = ratelimit({
+        driver: 'redis',
+        db: this.options.redis.client,
         duration: this.options.durationMs,
         max,
         id: this.options.id,
         disableHeader: !this.options.headers,
         namespace: `rl:${this.options.name}`,
-      };
-      found = {
-        redis: this.options.redis ? ratelimit({ ...common, driver: 'redis', db: this.options.redis.client }) : null,
-        memory: ratelimit({ ...common, driver: 'memory', db: this.memoryDb as Map<string, unknown> }),
-      };
-      this.instances.set(max, found);
+      });
+      this.redisInstances.set(max, found);
     }
     return found;
   }
 
+  /**
+   * The in-process limiter (no Redis, or Redis away): a fixed window per id
+   * that keeps a count, so a limit changed mid-window applies at once.
+   */
+  private async inProcess(ctx: Context, max: number, inner: Next): Promise<void> {
+    const id = this.options.id(ctx);
+    if (id === false) return inner();
+    const now = Date.now();
+    let w = this.windows.get(id);
+    if (!w || w.reset <= now) {
+      w = { count: 0, reset: now + this.options.durationMs };
+      this.windows.set(id, w);
+    }
+    const resetSeconds = Math.ceil(w.reset / 1000);
+    if (w.count >= max) {
+      this.setHeaders(ctx, max, 0, resetSeconds);
+      ctx.set('Retry-After', String(Math.max(1, Math.ceil((w.reset - now) / 1000))));
+      return;
+    }
+    w.count++;
+    this.setHeaders(ctx, max, max - w.count, resetSeconds);
+    await inner();
+  }
+
   /** Runs `next` when within `max` per window; otherwise throws the 429 error. */
   async run(ctx: Context, max: number, next: Next): Promise<void> {
-    const { redis, memory } = this.forMax(max);
+    const redis = this.redisFor(max);
     let admitted = false;
     let started = 0n;
     const observe = (): void => {
       if (started !== 0n) this.options.onRedisLatency?.(Number(process.hrtime.bigint() - started) / 1e9);
       started = 0n;
     };
-    const inner = async (): Promise<void> => {
+    const fromRedis = async (): Promise<void> => {
       admitted = true;
       observe();
-      this.normalizeHeaders(ctx, max);
+      this.normalizeRedisHeaders(ctx, max);
       await next();
     };
     const health = this.options.redis;
     if (redis && health?.usable) {
       try {
         started = process.hrtime.bigint();
-        await redis(ctx, inner);
+        await redis(ctx, fromRedis);
         observe();
+        if (!admitted) this.normalizeRedisHeaders(ctx, max);
       } catch (err) {
         if (admitted) throw err;
         // Redis failed before admitting: count this request in-process instead.
         health.markFailed(err);
-        await memory(ctx, inner);
+        await this.inProcess(ctx, max, async () => {
+          admitted = true;
+          await next();
+        });
       }
     } else {
-      await memory(ctx, inner);
+      await this.inProcess(ctx, max, async () => {
+        admitted = true;
+        await next();
+      });
     }
     if (!admitted) {
-      this.normalizeHeaders(ctx, max);
       this.options.onLimited?.(ctx);
-      const retryAfter = Math.max(1, Number(ctx.response.get('Retry-After')) || Math.ceil(this.options.durationMs / 1000));
+      const reset = Number(ctx.response.get('X-RateLimit-Reset'));
+      const retryAfter = Number.isFinite(reset) && reset > 0 ? Math.max(1, Math.ceil(reset - Date.now() / 1000)) : Math.ceil(this.options.durationMs / 1000);
       throw rateLimited(retryAfter, this.options.message);
     }
   }
 
-  /**
-   * koa-ratelimit's memory driver reports the reset as fractional seconds and
-   * Retry-After can round to 0; answer integers, and the IETF draft fields too.
-   */
-  private normalizeHeaders(ctx: Context, max: number): void {
+  /** koa-ratelimit's Redis driver sets the X-RateLimit-* fields; make them integers and add the IETF draft ones. */
+  private normalizeRedisHeaders(ctx: Context, max: number): void {
     if (!this.options.headers) return;
-    const nowSeconds = Date.now() / 1000;
-    const reset = Math.ceil(Number(ctx.response.get('X-RateLimit-Reset')) || nowSeconds + this.options.durationMs / 1000);
+    const reset = Math.ceil(Number(ctx.response.get('X-RateLimit-Reset')) || Date.now() / 1000 + this.options.durationMs / 1000);
     const remaining = Math.max(0, Number(ctx.response.get('X-RateLimit-Remaining')) || 0);
+    this.setHeaders(ctx, max, remaining, reset);
+  }
+
+  private setHeaders(ctx: Context, max: number, remaining: number, resetSeconds: number): void {
+    if (!this.options.headers) return;
     const window = Math.round(this.options.durationMs / 1000);
-    const secondsLeft = Math.max(0, reset - Math.floor(nowSeconds));
+    const secondsLeft = Math.max(0, resetSeconds - Math.floor(Date.now() / 1000));
     ctx.set('X-RateLimit-Limit', String(max));
     ctx.set('X-RateLimit-Remaining', String(remaining));
-    ctx.set('X-RateLimit-Reset', String(reset));
+    ctx.set('X-RateLimit-Reset', String(resetSeconds));
     ctx.set('RateLimit-Policy', `${max};w=${window}`);
     ctx.set('RateLimit', `limit=${max}, remaining=${remaining}, reset=${secondsLeft}`);
   }

@@ -6,15 +6,21 @@ import type { Context, Next } from 'koa';
 import type { Logger } from '../logger.ts';
 import { QUERY_KEY_PARAMETERS } from './query-key-guard.ts';
 
+/** Anything shaped like one of our secrets (API key, admin token), wherever it appears. */
+const SECRET = /rvp_[A-Za-z0-9_-]*/gi;
+const SECRET_PARAMETERS = new Set([...QUERY_KEY_PARAMETERS, 'authorization', 'auth', 'password', 'secret']);
+
 export function redactedUrl(path: string, querystring: string): string {
-  if (!querystring) return path;
+  const safePath = path.replace(SECRET, 'rvp_[redacted]');
+  if (!querystring) return safePath;
   const params = new URLSearchParams(querystring);
   const parts: string[] = [];
   for (const [name, value] of params) {
-    const secret = QUERY_KEY_PARAMETERS.has(name.toLowerCase()) || /^rvp_/i.test(value);
-    parts.push(`${encodeURIComponent(name)}=${secret ? '[redacted]' : encodeURIComponent(value.slice(0, 200))}`);
+    const secret = SECRET_PARAMETERS.has(name.toLowerCase());
+    const shownName = encodeURIComponent(name.slice(0, 100)).replace(SECRET, 'rvp_[redacted]');
+    parts.push(`${shownName}=${secret ? '[redacted]' : encodeURIComponent(value.slice(0, 200)).replace(SECRET, 'rvp_[redacted]')}`);
   }
-  return `${path}?${parts.join('&')}`;
+  return `${safePath}?${parts.join('&')}`;
 }
 
 export function accessLog(logger: Logger) {

@@ -264,6 +264,39 @@ for (const subject of subjects) {
 }
 
 describe('embedded store durability', () => {
+  it('never lets a concurrent write undo another (a revocation racing a lastUsedAt touch)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'store-race-'));
+    try {
+      const first = await EmbeddedStore.open(dir);
+      const o = org('Race');
+      await first.orgs.create(o);
+      const key: ApiKeyRecord = {
+        id: newId('key'),
+        orgId: o.id,
+        name: 'k',
+        prefix: 'rvp_live_abcdef',
+        hash: 'c'.repeat(64),
+        createdAt: iso(Date.now()),
+        lastUsedAt: null,
+        expiresAt: null,
+        revokedAt: null,
+      };
+      await first.keys.create(key);
+      const at = new Date('2026-11-21T10:00:00.000Z');
+      await Promise.all([first.keys.revoke(key.id, at), first.keys.touch(key.id, at), first.orgs.update(o.id, { plan: 'agency' }), first.orgs.update(o.id, { rateLimit: 7 })]);
+      const after = await first.keys.get(key.id);
+      expect(after).toMatchObject({ revokedAt: at.toISOString(), lastUsedAt: at.toISOString() });
+      expect(await first.orgs.get(o.id)).toMatchObject({ plan: 'agency', rateLimit: 7 });
+      await first.close();
+      const second = await EmbeddedStore.open(dir);
+      expect(await second.keys.get(key.id)).toMatchObject({ revokedAt: at.toISOString() });
+      expect(await second.orgs.get(o.id)).toMatchObject({ plan: 'agency', rateLimit: 7 });
+      await second.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('reopens with everything that was acknowledged', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'store-reopen-'));
     try {

@@ -102,6 +102,20 @@ export class EmbeddedStore implements Store {
     }
   }
 
+  private queue: Promise<unknown> = Promise.resolve();
+
+  /**
+   * Every read-modify-write runs alone: it reads the current record, waits for
+   * its entry to be durable, then makes it visible. Without this, a write that
+   * started from a record another write was still syncing would undo it (a
+   * revocation overwritten by a lastUsedAt touch, say).
+   */
+  private exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(work, work);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
   /** Durable first, visible second: a failed write changes nothing in memory. */
   private async write(entry: Entry): Promise<void> {
     if (this.closed) throw new Error('the store is closed');
@@ -110,20 +124,21 @@ export class EmbeddedStore implements Store {
   }
 
   readonly orgs: OrgStore = {
-    create: async (org) => this.write({ t: 'org', v: clone(org) }),
+    create: (org) => this.exclusive(async () => this.write({ t: 'org', v: clone(org) })),
     get: async (id) => this.orgMap.get(id) ?? null,
     list: async () => [...this.orgMap.values()],
-    update: async (id, patch) => {
-      const org = this.orgMap.get(id);
-      if (!org) return null;
-      const next: Organization = { ...org, ...patch, updatedAt: new Date().toISOString() };
-      await this.write({ t: 'org', v: next });
-      return next;
-    },
+    update: (id, patch) =>
+      this.exclusive(async () => {
+        const org = this.orgMap.get(id);
+        if (!org) return null;
+        const next: Organization = { ...org, ...patch, updatedAt: new Date().toISOString() };
+        await this.write({ t: 'org', v: next });
+        return next;
+      }),
   };
 
   readonly keys: KeyStore = {
-    create: async (key) => this.write({ t: 'key', v: clone(key) }),
+    create: (key) => this.exclusive(async () => this.write({ t: 'key', v: clone(key) })),
     get: async (id) => this.keyMap.get(id) ?? null,
     findByHash: async (hash) => {
       const id = this.keyByHash.get(hash);
@@ -131,47 +146,51 @@ export class EmbeddedStore implements Store {
     },
     listByOrg: async (orgId) =>
       [...this.keyMap.values()].filter((k) => k.orgId === orgId).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id)),
-    revoke: async (id, at) => {
-      const key = this.keyMap.get(id);
-      if (!key) return null;
-      if (key.revokedAt !== null) return key;
-      const next = { ...key, revokedAt: at.toISOString() };
-      await this.write({ t: 'key', v: next });
-      return next;
-    },
-    touch: async (id, at) => {
-      const key = this.keyMap.get(id);
-      if (!key) return;
-      await this.write({ t: 'key', v: { ...key, lastUsedAt: at.toISOString() } });
-    },
+    revoke: (id, at) =>
+      this.exclusive(async () => {
+        const key = this.keyMap.get(id);
+        if (!key) return null;
+        if (key.revokedAt !== null) return key;
+        const next = { ...key, revokedAt: at.toISOString() };
+        await this.write({ t: 'key', v: next });
+        return next;
+      }),
+    touch: (id, at) =>
+      this.exclusive(async () => {
+        const key = this.keyMap.get(id);
+        if (!key) return;
+        await this.write({ t: 'key', v: { ...key, lastUsedAt: at.toISOString() } });
+      }),
   };
 
   readonly widgets: WidgetStore = {
-    create: async (widget) => this.write({ t: 'widget', v: clone(widget) }),
+    create: (widget) => this.exclusive(async () => this.write({ t: 'widget', v: clone(widget) })),
     get: async (id) => this.widgetMap.get(id) ?? null,
     listByOrg: async (orgId) =>
       [...this.widgetMap.values()].filter((w) => w.orgId === orgId).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id)),
-    update: async (id, patch) => {
-      const widget = this.widgetMap.get(id);
-      if (!widget) return null;
-      const next: Widget = { ...widget, ...clone(patch), updatedAt: new Date().toISOString() };
-      await this.write({ t: 'widget', v: next });
-      return next;
-    },
+    update: (id, patch) =>
+      this.exclusive(async () => {
+        const widget = this.widgetMap.get(id);
+        if (!widget) return null;
+        const next: Widget = { ...widget, ...clone(patch), updatedAt: new Date().toISOString() };
+        await this.write({ t: 'widget', v: next });
+        return next;
+      }),
   };
 
   readonly reviews: ReviewStore = {
     list: async (query: ReviewQuery): Promise<ReviewPage> => this.index.list(query),
     stats: async (query: StatsQuery): Promise<ReviewStats> => this.index.stats(query),
     count: async (orgId: string) => this.index.count(orgId),
-    upsert: async (orgId: string, inputs: ReviewInput[], now: Date): Promise<UpsertResult> => {
-      if (this.closed) throw new Error('the store is closed');
-      // Resolve ids first without touching the index, log the batch, then apply it.
-      const prepared = this.prepare(orgId, inputs, now);
-      await this.log.append({ t: 'reviews', v: prepared.records } satisfies Entry);
-      for (const record of prepared.records) this.index.apply(record);
-      return { imported: prepared.imported, updated: prepared.updated };
-    },
+    upsert: (orgId: string, inputs: ReviewInput[], now: Date): Promise<UpsertResult> =>
+      this.exclusive(async () => {
+        if (this.closed) throw new Error('the store is closed');
+        // Resolve ids first without touching the index, log the batch, then apply it.
+        const prepared = this.prepare(orgId, inputs, now);
+        await this.log.append({ t: 'reviews', v: prepared.records } satisfies Entry);
+        for (const record of prepared.records) this.index.apply(record);
+        return { imported: prepared.imported, updated: prepared.updated };
+      }),
   };
 
   /**

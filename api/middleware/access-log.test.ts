@@ -1,0 +1,24 @@
+import { describe, expect, it } from 'vitest';
+import { generateKey } from '../auth/key-format.ts';
+import { redactedUrl } from './access-log.ts';
+
+describe('redactedUrl', () => {
+  const { key } = generateKey();
+  it.each([
+    ['/api/v1/reviews', `api_key=${key}`],
+    ['/api/v1/reviews', `authorization=Bearer%20${key}`],
+    ['/api/v1/reviews', `limit=5;api_key=${key}`],
+    ['/api/v1/reviews', `q=${key.slice(0, 20)}&note=${encodeURIComponent(`x ${key}`)}`],
+    [`/api/v1/widgets/${key}/embed`, ''],
+    ['/api/v1/reviews', `${key}=1`],
+    ['/api/v1/reviews', 'token=rvp_admin_abcDEF123-_xyz'],
+  ])('never keeps a key: %s?%s', (path, query) => {
+    const out = redactedUrl(path, query);
+    expect(out).not.toContain(key.slice(9, 30));
+    expect(out).not.toMatch(/rvp_(live|admin)_[A-Za-z0-9]/);
+  });
+
+  it('keeps ordinary parameters', () => {
+    expect(redactedUrl('/api/v1/reviews', 'limit=5&platform=google')).toBe('/api/v1/reviews?limit=5&platform=google');
+  });
+});

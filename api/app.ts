@@ -32,6 +32,8 @@ export interface AppDeps {
   redis: RedisHealth | null;
   metrics: Metrics;
   assets: WidgetAssets;
+  /** Set while shutting down: /readyz then answers 503 so balancers stop sending work. */
+  lifecycle?: { draining: boolean };
 }
 
 export interface App {
@@ -99,7 +101,7 @@ export function createApp(deps: AppDeps): App {
   ];
 
   get('/healthz', healthz());
-  get('/readyz', readyz({ store, redis, metrics }));
+  get('/readyz', readyz({ store, redis, metrics, lifecycle: deps.lifecycle ?? { draining: false } }));
   get('/api/v1/openapi.json', openApiJson(config));
   get('/api/v1/reviews', ...apiPipeline, listReviews(store));
   get('/api/v1/reviews/stats', ...apiPipeline, reviewStats(store));

@@ -55,13 +55,38 @@ function listen(server: HttpServer | HttpsServer, port: number, host: string): P
   });
 }
 
+/**
+ * Stops accepting, lets in-flight requests finish, and closes keep-alive
+ * connections as soon as they go idle (a busy one would otherwise stay open
+ * for keepAliveTimeout and take new requests); whatever is still open after
+ * DRAIN_MS is cut.
+ */
+const inFlight = new WeakMap<HttpServer | HttpsServer, Set<import('node:http').ServerResponse>>();
+
+/** Keeps the set of responses not yet finished, so that shutdown can mark them Connection: close. */
+function trackResponses(server: HttpServer | HttpsServer): void {
+  const open = new Set<import('node:http').ServerResponse>();
+  inFlight.set(server, open);
+  server.on('request', (_req, res: import('node:http').ServerResponse) => {
+    open.add(res);
+    res.once('close', () => open.delete(res));
+  });
+}
+
 function closeServer(server: HttpServer | HttpsServer): Promise<void> {
   return new Promise((resolve) => {
     if (!server.listening) return resolve();
+    // Answers written from now on tell the client to close the connection.
+    for (const res of inFlight.get(server) ?? []) if (!res.headersSent) res.shouldKeepAlive = false;
+    server.on('request', (_req, res: import('node:http').ServerResponse) => {
+      res.shouldKeepAlive = false;
+    });
+    const idle = setInterval(() => server.closeIdleConnections(), 50);
     const force = setTimeout(() => server.closeAllConnections(), DRAIN_MS);
     force.unref();
     server.close(() => {
       clearTimeout(force);
+      clearInterval(idle);
       resolve();
     });
     server.closeIdleConnections();
@@ -108,19 +133,24 @@ export async function startService(config: Config, options: StartOptions = {}): 
   const adminToken = await ensureAdminToken(config.adminToken, config.dataDir);
   const assets = await loadWidgetAssets();
 
-  const app = createApp({ config, store, logger, redis: redisHealth, metrics, assets });
+  const lifecycle = { draining: false };
+  const app = createApp({ config, store, logger, redis: redisHealth, metrics, assets, lifecycle });
   const https = createHttpsServer({ cert: tls.cert, key: tls.key, maxHeaderSize: 16 * 1024 }, app.koa.callback());
   https.headersTimeout = 10_000;
   https.requestTimeout = 30_000;
   https.keepAliveTimeout = 5_000;
   // Requests Node refuses before Koa sees them (oversized headers, bad syntax) still get the JSON envelope.
   https.on('clientError', refuseMalformed);
+  trackResponses(https);
   // Behind a TLS-terminating proxy the plain port serves the app, which checks X-Forwarded-Proto;
   // otherwise it only refuses.
-  const http = config.httpPort === 0 ? null : createHttpServer(config.trustProxy ? app.koa.callback() : refuseHttp);
+  const http = config.httpPort === 0 ? null : createHttpServer({ maxHeaderSize: 16 * 1024 }, config.trustProxy ? app.koa.callback() : refuseHttp);
+  http?.on('clientError', refuseMalformed);
+  if (http) trackResponses(http);
   const admin = createAdminApp({ store, logger, metrics, adminToken, config });
   const adminServer = createHttpServer(admin.callback());
   adminServer.requestTimeout = 0; // imports stream for as long as they need
+  trackResponses(adminServer);
 
   const ephemeral = options.ephemeralPorts === true;
   const ports = {
@@ -134,6 +164,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
   const close = (): Promise<void> => {
     closing ??= (async () => {
       logger.info('shutting down: no new connections, finishing in-flight requests');
+      lifecycle.draining = true;
       await Promise.all([closeServer(https), http ? closeServer(http) : undefined, closeServer(adminServer)]);
       await app.close();
       if (!options.store) await rawStore.close();

@@ -16,6 +16,10 @@ export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 const BATCH = 2000;
 /** Rejections listed in the answer; the count covers all. */
 const MAX_LISTED_REJECTIONS = 1000;
+/** A reason is cut to this many characters, so the answer stays small whatever the input. */
+const MAX_REASON = 300;
+/** A batch is also written once its text reaches this size, so one log entry stays bounded. */
+const BATCH_CHARS = 8_000_000;
 
 export interface ImportSummary {
   imported: number;
@@ -27,16 +31,18 @@ export interface ImportSummary {
 export async function importReviews(store: Store, orgId: string, source: Readable, format: ImportFormat, logger: Logger): Promise<ImportSummary> {
   const summary: ImportSummary = { imported: 0, updated: 0, rejected: [], rejectedTotal: 0 };
   let batch: ReviewInput[] = [];
+  let batchChars = 0;
   const flush = async (): Promise<void> => {
     if (batch.length === 0) return;
     const result = await store.reviews.upsert(orgId, batch, new Date());
     summary.imported += result.imported;
     summary.updated += result.updated;
     batch = [];
+    batchChars = 0;
   };
   const reject = (line: number, reason: string): void => {
     summary.rejectedTotal++;
-    if (summary.rejected.length < MAX_LISTED_REJECTIONS) summary.rejected.push({ line, reason });
+    if (summary.rejected.length < MAX_LISTED_REJECTIONS) summary.rejected.push({ line, reason: reason.length > MAX_REASON ? `${reason.slice(0, MAX_REASON)}…` : reason });
   };
 
   for await (const item of parseRecords(source as AsyncIterable<Buffer>, format)) {
@@ -50,7 +56,9 @@ export async function importReviews(store: Store, orgId: string, source: Readabl
       continue;
     }
     batch.push(checked.value);
-    if (batch.length >= BATCH) await flush();
+    const v = checked.value;
+    batchChars += v.content.length + v.authorName.length + (v.aiSummary?.length ?? 0) + 200;
+    if (batch.length >= BATCH || batchChars >= BATCH_CHARS) await flush();
   }
   await flush();
   logger.info({ orgId, imported: summary.imported, updated: summary.updated, rejected: summary.rejectedTotal }, 'import finished');

@@ -42,6 +42,12 @@ export function parseExpiry(value: string, now = new Date()): string {
     if (!Number.isNaN(at) && new Date(at).toISOString().slice(0, 10) !== value) at = Number.NaN;
   } else if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/.test(value)) {
     at = Date.parse(value);
+    // Date.parse rolls impossible values over (2027-02-30 → March 2, 24:00 → next day): refuse them.
+    const [, y, mo, d, h, mi, sec] = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?/.exec(value)!;
+    const probe = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(sec ?? 0)));
+    const fieldsValid =
+      probe.getUTCFullYear() === Number(y) && probe.getUTCMonth() === Number(mo) - 1 && probe.getUTCDate() === Number(d) && probe.getUTCHours() === Number(h) && probe.getUTCMinutes() === Number(mi) && probe.getUTCSeconds() === Number(sec ?? 0);
+    if (!fieldsValid) at = Number.NaN;
   } else {
     at = Number.NaN;
   }

@@ -17,8 +17,11 @@ const withTimeout = <T>(p: Promise<T>, ms: number): Promise<T> =>
   Promise.race([p, new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms).unref())]);
 
 /** 200 when the store and (if configured) Redis answer; else 503 naming what is down. */
-export function readyz(deps: { store: Store; redis: RedisHealth | null; metrics: Metrics }) {
+export function readyz(deps: { store: Store; redis: RedisHealth | null; metrics: Metrics; lifecycle: { draining: boolean } }) {
   return async function readyz(ctx: Context): Promise<void> {
+    if (deps.lifecycle.draining) {
+      throw serviceUnavailable('Not ready: shutting down.', [{ component: 'process', message: 'shutting down' }]);
+    }
     const down: string[] = [];
     const checks: Record<string, 'ok' | 'down'> = {};
     try {

@@ -77,8 +77,8 @@ export function registerWidgetRoutes(deps: WidgetRouteDeps): void {
     ctx.set('Allow', 'GET, HEAD, OPTIONS');
     ctx.status = 204;
   });
-  get('/public/v1/widgets/:id', publicLimit, async function publicWidget(ctx: Context) {
-    cors(ctx);
+  // CORS first: a browser must be able to read the 429 too.
+  get('/public/v1/widgets/:id', async function publicCors(ctx: Context, next) { cors(ctx); await next(); }, publicLimit, async function publicWidget(ctx: Context) {
     if (ctx.querystring) {
       const parsed = validateQuery('getPublicWidget', new URLSearchParams(ctx.querystring));
       if (!parsed.ok) throw invalidParameters(parsed.details, parsed.message);

@@ -129,7 +129,8 @@ export function validateRecord(raw: unknown): Validation {
 
   const unknown = Object.keys(r).filter((k) => !KNOWN.has(k));
   if (unknown.length > 0) {
-    const named = unknown.slice(0, 5).map((k) => JSON.stringify(k)).join(', ');
+    // Names are cut: a hostile header must not turn each rejection into megabytes.
+    const named = unknown.slice(0, 5).map((k) => JSON.stringify(k.length > 40 ? `${k.slice(0, 40)}…` : k)).join(', ');
     problems.push(`unknown field${unknown.length > 1 ? 's' : ''} ${named}${unknown.length > 5 ? ` and ${unknown.length - 5} more` : ''}`);
   }
 

@@ -24,6 +24,8 @@ export interface ReplayResult {
 }
 
 const NEWLINE = 0x0a;
+/** Characters written per round at most (one entry may be larger on its own). */
+const ROUND_CHARS = 64 * 1024 * 1024;
 
 function encode(entry: unknown): string {
   const json = JSON.stringify(entry);
@@ -119,7 +121,12 @@ export class DurableLog {
   /** Appends entries; resolves once they are on disk. */
   append(...entries: unknown[]): Promise<void> {
     if (this.closed) return Promise.reject(new Error('the store is closed'));
-    const text = entries.map(encode).join('');
+    let text: string;
+    try {
+      text = entries.map(encode).join('');
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ text, resolve, reject });
       if (!this.writing) this.writing = this.drain();
@@ -128,26 +135,39 @@ export class DurableLog {
 
   /** Writes whatever is queued with one fsync per round (group commit). */
   private async drain(): Promise<void> {
-    while (this.queue.length > 0) {
-      const batch = this.queue;
-      this.queue = [];
-      const data = Buffer.from(batch.map((p) => p.text).join(''), 'utf8');
-      try {
-        let written = 0;
-        while (written < data.length) {
-          const { bytesWritten } = await this.file.write(data, written, data.length - written);
-          written += bytesWritten;
-        }
-        await this.file.datasync();
-        this.size += data.length;
-        for (const p of batch) p.resolve();
-      } catch (err) {
-        // Cut a partial write back off so that later appends stay readable.
-        await this.file.truncate(this.size).catch(() => undefined);
-        for (const p of batch) p.reject(err as Error);
+    try {
+      while (this.queue.length > 0) {
+        await this.writeRound();
       }
+    } finally {
+      this.writing = null;
     }
-    this.writing = null;
+  }
+
+  /** One round: as many queued appends as fit in ROUND_CHARS (at least one), one fsync. */
+  private async writeRound(): Promise<void> {
+    let take = 0;
+    let chars = 0;
+    while (take < this.queue.length && (take === 0 || chars + this.queue[take]!.text.length <= ROUND_CHARS)) {
+      chars += this.queue[take]!.text.length;
+      take++;
+    }
+    const batch = this.queue.splice(0, take);
+    try {
+      const data = Buffer.concat(batch.map((p) => Buffer.from(p.text, 'utf8')));
+      let written = 0;
+      while (written < data.length) {
+        const { bytesWritten } = await this.file.write(data, written, data.length - written);
+        written += bytesWritten;
+      }
+      await this.file.datasync();
+      this.size += data.length;
+      for (const p of batch) p.resolve();
+    } catch (err) {
+      // Cut a partial write back off so that later appends stay readable.
+      await this.file.truncate(this.size).catch(() => undefined);
+      for (const p of batch) p.reject(err as Error);
+    }
   }
 
   /** Waits for queued writes, then closes the file. */

@@ -32,6 +32,20 @@ export interface WidgetRouteDeps {
 
 /** Browsers may reuse public data for a minute and serve it stale for ten while revalidating. */
 const PUBLIC_CACHE = 'public, max-age=60, stale-while-revalidate=600';
+/**
+ * The public endpoint needs no key, so its answer is also kept here for a few
+ * seconds per widget version: many visitors cost one statistics query, not one
+ * each (with MongoDB that is an aggregation). New reviews show within that time.
+ */
+const PUBLIC_TTL_MS = 5000;
+const PUBLIC_CACHE_MAX = 10_000;
+
+interface CachedPublic {
+  version: string;
+  body: string;
+  etag: string;
+  expires: number;
+}
 
 async function findWidget(store: Store, id: string, orgId?: string): Promise<Widget> {
   const widget = isRecordId(id, 'wdg') ? await store.widgets.get(id) : null;
@@ -48,6 +62,19 @@ function noParameters(operation: 'getEmbed' | 'getSchema', ctx: Context): void {
 export function registerWidgetRoutes(deps: WidgetRouteDeps): void {
   const { router, get, apiPipeline, publicLimit, store, config, assets } = deps;
   const origin = config.publicUrl;
+  const publicCache = new Map<string, CachedPublic>();
+
+  const publicBody = async (widget: Widget): Promise<CachedPublic> => {
+    const version = `${widget.updatedAt}|${widget.layout}|${JSON.stringify(widget.options)}|${JSON.stringify(widget.subject)}`;
+    const now = Date.now();
+    const hit = publicCache.get(widget.id);
+    if (hit && hit.version === version && hit.expires > now) return hit;
+    const body = JSON.stringify({ data: await publicWidgetData(store, widget) });
+    const entry = { version, body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`, expires: now + PUBLIC_TTL_MS };
+    if (publicCache.size >= PUBLIC_CACHE_MAX) publicCache.clear();
+    publicCache.set(widget.id, entry);
+    return entry;
+  };
 
   get('/api/v1/widgets/:id/embed', ...apiPipeline, async function embed(ctx: Context) {
     noParameters('getEmbed', ctx);
@@ -78,14 +105,17 @@ export function registerWidgetRoutes(deps: WidgetRouteDeps): void {
     ctx.status = 204;
   });
   // CORS first: a browser must be able to read the 429 too.
-  get('/public/v1/widgets/:id', async function publicCors(ctx: Context, next) { cors(ctx); await next(); }, publicLimit, async function publicWidget(ctx: Context) {
+  const publicCors = async function publicCors(ctx: Context, next: () => Promise<unknown>): Promise<void> {
+    cors(ctx);
+    await next();
+  };
+  get('/public/v1/widgets/:id', publicCors, publicLimit, async function publicWidget(ctx: Context) {
     if (ctx.querystring) {
       const parsed = validateQuery('getPublicWidget', new URLSearchParams(ctx.querystring));
       if (!parsed.ok) throw invalidParameters(parsed.details, parsed.message);
     }
     const widget = await findWidget(store, ctx.params.id as string);
-    const body = JSON.stringify({ data: await publicWidgetData(store, widget) });
-    const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+    const { body, etag } = await publicBody(widget);
     ctx.set('ETag', etag);
     ctx.set('Cache-Control', PUBLIC_CACHE);
     ctx.set('Vary', 'Accept-Encoding');

@@ -49,10 +49,12 @@ describe('document mapping', () => {
     }
   });
 
-  it('declares the three indexes, the natural key unique', () => {
+  it('declares the compound indexes, the natural key unique', () => {
     expect(reviewIndexes.map((i) => i.key)).toEqual([
       { orgId: 1, date: -1, id: -1 },
       { orgId: 1, platform: 1, date: -1, id: -1 },
+      { orgId: 1, rating: 1, date: -1, id: -1 },
+      { orgId: 1, platform: 1, rating: 1, date: -1, id: -1 },
       { orgId: 1, platform: 1, externalId: 1 },
     ]);
     expect(reviewIndexes.filter((i) => i.options.unique).map((i) => i.options.name)).toEqual(['org_platform_external']);

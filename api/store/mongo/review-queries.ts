@@ -99,6 +99,9 @@ export const listSort = { date: -1, id: -1 } as const;
 export const reviewIndexes: { key: IndexSpecification; options: CreateIndexesOptions }[] = [
   { key: { orgId: 1, date: -1, id: -1 }, options: { name: 'org_date_id' } },
   { key: { orgId: 1, platform: 1, date: -1, id: -1 }, options: { name: 'org_platform_date_id' } },
+  // Rating filters (minRating/maxRating, widgets' minimum stars): counted and paged from the index alone.
+  { key: { orgId: 1, rating: 1, date: -1, id: -1 }, options: { name: 'org_rating_date_id' } },
+  { key: { orgId: 1, platform: 1, rating: 1, date: -1, id: -1 }, options: { name: 'org_platform_rating_date_id' } },
   // The natural key of imports: re-importing updates, never duplicates.
   { key: { orgId: 1, platform: 1, externalId: 1 }, options: { name: 'org_platform_external', unique: true } },
 ];

@@ -320,3 +320,29 @@ describe('embedded store durability', () => {
     }
   });
 });
+
+describe('embedded store lock', () => {
+  it('refuses a DATA_DIR held by a live process, takes over one left by a dead one', async () => {
+    const { writeFileSync, existsSync } = await import('node:fs');
+    const { spawnSync } = await import('node:child_process');
+    const dir = mkdtempSync(join(tmpdir(), 'store-lock-'));
+    try {
+      // A live process that is not us: the parent of this test worker.
+      writeFileSync(join(dir, 'store.lock'), String(process.ppid));
+      await expect(EmbeddedStore.open(dir)).rejects.toThrow(/in use by process/);
+      // A pid that is certainly dead: a child that already exited.
+      const dead = spawnSync(process.execPath, ['-e', 'process.pid']).pid!;
+      writeFileSync(join(dir, 'store.lock'), String(dead));
+      const store = await EmbeddedStore.open(dir);
+      await store.close();
+      expect(existsSync(join(dir, 'store.lock'))).toBe(false);
+      // Two opens racing on a stale lock: exactly one wins (across processes the link/rename dance decides).
+      writeFileSync(join(dir, 'store.lock'), String(dead));
+      const results = await Promise.allSettled([EmbeddedStore.open(dir), EmbeddedStore.open(dir)]);
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+      for (const r of results) if (r.status === 'fulfilled') await r.value.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -4,7 +4,8 @@
  * exclusive lock file enforces. Reviews are indexed by review-index.ts so that
  * lists, deep pages and statistics never scan an organization's reviews.
  */
-import { mkdir, open, readFile, rm } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { link, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type {
   ApiKeyRecord,
@@ -238,30 +239,56 @@ export class EmbeddedStore implements Store {
 }
 
 /**
- * One writer per DATA_DIR: a lock file holding our pid. A lock left by a dead
- * process (kill -9) is taken over; one held by a live process is refused.
+ * One writer per DATA_DIR: a lock file holding our pid, created atomically
+ * (written under a unique name, then hard-linked into place, so nobody ever
+ * sees it empty). A lock left by a dead process (kill -9) is taken over by
+ * renaming it aside (only one contender's rename wins); one held by a live
+ * process is refused.
  */
 const heldLocks = new Set<string>();
 
 async function acquireLock(path: string): Promise<void> {
   if (heldLocks.has(path)) throw new Error(`DATA_DIR is already open in this process (${path}).`);
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const handle = await open(path, 'wx', 0o600);
-      await handle.writeFile(String(process.pid));
-      await handle.close();
-      heldLocks.add(path);
-      return;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const pid = Number((await readFile(path, 'utf8').catch(() => '')).trim());
-      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid)) {
-        throw new Error(`DATA_DIR is in use by process ${pid} (${path}); the embedded store allows one server per data folder.`);
+  // Claimed before the first await: a second open in this process fails at once.
+  heldLocks.add(path);
+  let taken = false;
+  const mine = `${path}.${process.pid}.${randomBytes(6).toString('hex')}`;
+  await writeFile(mine, String(process.pid), { mode: 0o600 });
+  const readPid = async (file: string): Promise<number> => Number((await readFile(file, 'utf8').catch(() => '')).trim());
+  const inUse = (pid: number) =>
+    new Error(`DATA_DIR is in use by process ${pid} (${path}); the embedded store allows one server per data folder. If no server is running, delete that file.`);
+  try {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      try {
+        await link(mine, path);
+        taken = true;
+        return;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       }
-      await rm(path, { force: true });
+      const pid = await readPid(path);
+      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid)) throw inUse(pid);
+      const aside = `${path}.stale.${randomBytes(6).toString('hex')}`;
+      try {
+        await rename(path, aside);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
+        throw err;
+      }
+      const moved = await readPid(aside);
+      if (moved !== pid && Number.isInteger(moved) && moved > 0 && moved !== process.pid && isAlive(moved)) {
+        // We raced a live process that had just taken the lock: give it back.
+        await link(aside, path).catch(() => undefined);
+        await rm(aside, { force: true });
+        throw inUse(moved);
+      }
+      await rm(aside, { force: true });
     }
+    throw new Error(`could not take the store lock ${path}`);
+  } finally {
+    if (!taken) heldLocks.delete(path);
+    await rm(mine, { force: true });
   }
-  throw new Error(`could not take the store lock ${path}`);
 }
 
 function isAlive(pid: number): boolean {

@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../test/harness.ts';
 import { generateKey } from './key-format.ts';
+import { openGatedStore } from '../test/gated-store.ts';
 
 const UNAUTHORIZED = { error: 'unauthorized', message: 'Invalid or missing API key.', details: [] };
 const FORBIDDEN = { error: 'forbidden', message: 'API access requires a Growth plan or higher.', details: [] };
@@ -212,47 +213,21 @@ describe('HTTPS only', () => {
 
 describe('revocation while a request is in flight', () => {
   it('answers 401 when the key is revoked before the response is written', async () => {
-    const { EmbeddedStore } = await import('../store/embedded/store.ts');
-    const { mkdtempSync, rmSync } = await import('node:fs');
-    const { tmpdir } = await import('node:os');
-    const { join } = await import('node:path');
-    const dir = mkdtempSync(join(tmpdir(), 'inflight-'));
-    const real = await EmbeddedStore.open(dir);
-    // The list call waits for a signal: the key is revoked while the handler is inside it.
-    let entered!: () => void;
-    const inside = new Promise<void>((r) => (entered = r));
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    const gated = {
-      kind: real.kind,
-      orgs: real.orgs,
-      keys: real.keys,
-      widgets: real.widgets,
-      reviews: {
-        ...real.reviews,
-        list: async (q: Parameters<typeof real.reviews.list>[0]) => {
-          entered();
-          await gate;
-          return real.reviews.list(q);
-        },
-      },
-      ping: () => real.ping(),
-      close: () => real.close(),
-    };
-    const s = await startTestService({ store: gated, redis: false });
+    const gated = await openGatedStore();
+    const s = await startTestService({ store: gated.store, redis: false });
     try {
       const { key, keyId } = await s.org('growth');
+      gated.arm();
       const pending = s.get('/api/v1/reviews', { key });
-      await inside;
+      await gated.inside;
       await s.admin('POST', `/admin/keys/${keyId}/revoke`);
-      release();
+      gated.release();
       const res = await pending;
       expect(res.status).toBe(401);
       expect(res.body).toEqual(UNAUTHORIZED);
     } finally {
       await s.close();
-      await real.close();
-      rmSync(dir, { recursive: true, force: true });
+      await gated.dispose();
     }
   });
 });

@@ -51,6 +51,20 @@ if (process.env.MONGODB_URL) {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+function keyRecord(orgId: string, hashChar: string): ApiKeyRecord {
+  return {
+    id: newId('key'),
+    orgId,
+    name: 'k',
+    prefix: 'rvp_live_abcdef',
+    hash: hashChar.repeat(64),
+    createdAt: iso(Date.now()),
+    lastUsedAt: null,
+    expiresAt: null,
+    revokedAt: null,
+  };
+}
+
 function org(name: string): Organization {
   const now = new Date().toISOString();
   return { id: newId('org'), name, plan: 'growth', rateLimit: null, createdAt: now, updatedAt: now };
@@ -96,17 +110,7 @@ for (const subject of subjects) {
     it('keeps keys by hash, lists them per organization, revokes once and records use', async () => {
       const o = org('Keys');
       await store.orgs.create(o);
-      const key: ApiKeyRecord = {
-        id: newId('key'),
-        orgId: o.id,
-        name: 'k1',
-        prefix: 'rvp_live_abcdef',
-        hash: 'a'.repeat(64),
-        createdAt: iso(Date.now()),
-        lastUsedAt: null,
-        expiresAt: null,
-        revokedAt: null,
-      };
+      const key = keyRecord(o.id, 'a');
       await store.keys.create(key);
       expect(await store.keys.findByHash('a'.repeat(64))).toEqual(key);
       expect(await store.keys.findByHash('b'.repeat(64))).toBeNull();
@@ -270,17 +274,7 @@ describe('embedded store durability', () => {
       const first = await EmbeddedStore.open(dir);
       const o = org('Race');
       await first.orgs.create(o);
-      const key: ApiKeyRecord = {
-        id: newId('key'),
-        orgId: o.id,
-        name: 'k',
-        prefix: 'rvp_live_abcdef',
-        hash: 'c'.repeat(64),
-        createdAt: iso(Date.now()),
-        lastUsedAt: null,
-        expiresAt: null,
-        revokedAt: null,
-      };
+      const key = keyRecord(o.id, 'c');
       await first.keys.create(key);
       const at = new Date('2026-11-21T10:00:00.000Z');
       await Promise.all([first.keys.revoke(key.id, at), first.keys.touch(key.id, at), first.orgs.update(o.id, { plan: 'agency' }), first.orgs.update(o.id, { rateLimit: 7 })]);

@@ -9,7 +9,8 @@
  * torn write but damage, and opening fails with its byte offset rather than
  * silently dropping acknowledged data.
  */
-import { open, type FileHandle } from 'node:fs/promises';
+import { open, rename, rm, type FileHandle } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { crc32 } from 'node:zlib';
 
 export class LogCorruptError extends Error {
@@ -112,6 +113,46 @@ export class DurableLog {
       await file.datasync();
     }
     return { log: new DurableLog(file, goodEnd), replay: { entries, droppedBytes } };
+  }
+
+  /**
+   * Replaces the log at `path` with `entries`, atomically: they are written to a
+   * side file and fsync'ed, which is then renamed over the log (and the folder
+   * fsync'ed). A crash at any point leaves either the old log or the new one.
+   * The log must not be open for appending meanwhile.
+   */
+  static async rewrite(path: string, entries: Iterable<unknown>): Promise<{ bytes: number }> {
+    const side = `${path}.compact`;
+    const file = await open(side, 'w', 0o600);
+    let bytes = 0;
+    try {
+      let chunk: string[] = [];
+      let chars = 0;
+      const flush = async (): Promise<void> => {
+        const data = Buffer.from(chunk.join(''), 'utf8');
+        await file.write(data);
+        bytes += data.length;
+        chunk = [];
+        chars = 0;
+      };
+      for (const entry of entries) {
+        const line = encode(entry);
+        chunk.push(line);
+        chars += line.length;
+        if (chars >= 8 * 1024 * 1024) await flush();
+      }
+      if (chunk.length > 0) await flush();
+      await file.datasync();
+    } catch (err) {
+      await file.close();
+      await rm(side, { force: true });
+      throw err;
+    }
+    await file.close();
+    await rename(side, path);
+    const folder = await open(dirname(path), 'r');
+    await folder.sync().finally(() => folder.close());
+    return { bytes };
   }
 
   get bytes(): number {

@@ -486,6 +486,18 @@ export class ReviewIndex {
     return this.orgs.get(orgId)?.byKey.size ?? 0;
   }
 
+  /** Every stored review, organization by organization (the store's compaction snapshot). */
+  *all(): IterableIterator<Review> {
+    for (const org of this.orgs.values()) yield* org.byKey.values();
+  }
+
+  /** How many reviews are stored, over all organizations. */
+  get size(): number {
+    let n = 0;
+    for (const org of this.orgs.values()) n += org.byKey.size;
+    return n;
+  }
+
   findByExternal(orgId: string, platform: string, externalId: string): Review | null {
     return this.orgs.get(orgId)?.byKey.get(naturalKey(platform, externalId)) ?? null;
   }

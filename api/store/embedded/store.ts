@@ -52,6 +52,19 @@ function deepFreeze<T>(value: T): T {
 export interface EmbeddedStoreInfo {
   replay: ReplayResult;
   path: string;
+  /** The log was rewritten at start-up, superseded records dropped. */
+  compacted: boolean;
+}
+
+/**
+ * Updates append whole records (a re-import, a lastUsedAt touch), so the log
+ * holds superseded versions. It is rewritten at start-up once they outnumber
+ * the live records (and are more than a few thousand): replay time and disk
+ * use stay proportional to the data.
+ */
+export function shouldCompact(replayedRecords: number, liveRecords: number): boolean {
+  const superseded = replayedRecords - liveRecords;
+  return superseded > liveRecords && superseded >= 5000;
 }
 
 export class EmbeddedStore implements Store {
@@ -73,15 +86,48 @@ export class EmbeddedStore implements Store {
     await acquireLock(store.lockPath);
     const path = join(dataDir, 'store.log');
     try {
-      const { log, replay } = await DurableLog.open(path, (entry) => store.apply(entry as Entry));
-      store.log = log;
-      store.info = { replay, path };
+      // A side file left by a compaction that crashed before its rename: the log itself is intact.
+      await rm(`${path}.compact`, { force: true });
+      let replayed = 0;
+      const opened = await DurableLog.open(path, (entry) => {
+        replayed += (entry as Entry).t === 'reviews' ? (entry as { v: unknown[] }).v.length : 1;
+        store.apply(entry as Entry);
+      });
+      store.log = opened.log;
+      store.info = { replay: opened.replay, path, compacted: false };
+      if (shouldCompact(replayed, store.liveRecords())) {
+        await store.log.close();
+        await DurableLog.rewrite(path, store.snapshot());
+        store.log = (await DurableLog.open(path, () => undefined)).log;
+        store.info.compacted = true;
+      }
     } catch (err) {
       await rm(store.lockPath, { force: true });
       heldLocks.delete(store.lockPath);
       throw err;
     }
     return store;
+  }
+
+  /** Records alive now: what a compacted log holds. */
+  private liveRecords(): number {
+    return this.orgMap.size + this.keyMap.size + this.widgetMap.size + this.index.size;
+  }
+
+  /** The current state as log entries (reviews in batches), for compaction. */
+  private *snapshot(): IterableIterator<Entry> {
+    for (const v of this.orgMap.values()) yield { t: 'org', v };
+    for (const v of this.keyMap.values()) yield { t: 'key', v };
+    for (const v of this.widgetMap.values()) yield { t: 'widget', v };
+    let batch: Review[] = [];
+    for (const review of this.index.all()) {
+      batch.push(review);
+      if (batch.length === 2000) {
+        yield { t: 'reviews', v: batch };
+        batch = [];
+      }
+    }
+    if (batch.length > 0) yield { t: 'reviews', v: batch };
   }
 
   private apply(entry: Entry): void {

@@ -268,6 +268,25 @@ for (const subject of subjects) {
 }
 
 describe('embedded store durability', () => {
+  it('refuses a batch holding a record the index cannot hold, before logging anything', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'store-refuse-'));
+    try {
+      const fixture = generateFixture({ sizes: [20] });
+      const [orgId] = fixture.orgIds as [string];
+      const inputs = fixture.inputs(orgId);
+      const first = await EmbeddedStore.open(dir);
+      await first.reviews.upsert(orgId, inputs.slice(0, 10), fixture.now);
+      await expect(first.reviews.upsert(orgId, [inputs[10]!, { ...inputs[11]!, rating: 9 }], fixture.now)).rejects.toThrow(RangeError);
+      expect(await first.reviews.count(orgId)).toBe(10);
+      await first.close();
+      const second = await EmbeddedStore.open(dir);
+      expect(await second.reviews.count(orgId)).toBe(10);
+      await second.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('never lets a concurrent write undo another (a revocation racing a lastUsedAt touch)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'store-race-'));
     try {

@@ -4,6 +4,7 @@
  * content hash in its name and is cached for a year, immutable; the loader
  * keeps a stable URL (it is what site owners paste) and a short cache.
  */
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -45,7 +46,6 @@ export async function loadWidgetAssets(dist = WIDGET_DIST): Promise<WidgetAssets
     [manifest.bundle, true],
   ] as const) {
     const [raw, gzip, brotli] = await Promise.all(['', '.gz', '.br'].map((ext) => readFile(join(dist, name + ext))));
-    const { createHash } = await import('node:crypto');
     files.set(name, { name, raw: raw!, gzip: gzip!, brotli: brotli!, etag: `"${createHash('sha256').update(raw!).digest('base64url').slice(0, 22)}"`, immutable });
   }
   return { loaderName: manifest.loader, bundleName: manifest.bundle, files };

@@ -71,7 +71,8 @@ function checkedDate(record: Pick<Review, 'platform' | 'externalId' | 'rating' |
 }
 
 /** A record the index can hold, with its date in canonical form. */
-function checked(record: Review): Review {
+/** The record as the index will hold it (date normalized); throws RangeError when it cannot be indexed. */
+export function checked(record: Review): Review {
   const date = checkedDate(record);
   return date === record.date ? record : { ...record, date };
 }

@@ -26,7 +26,7 @@ import type {
 } from '../types.ts';
 import { newId } from '../ids.ts';
 import { DurableLog, type ReplayResult } from './durable-log.ts';
-import { ReviewIndex } from './review-index.ts';
+import { checked, ReviewIndex } from './review-index.ts';
 
 type Entry =
   | { t: 'org'; v: Organization }
@@ -242,7 +242,10 @@ export class EmbeddedStore implements Store {
 
   /**
    * The full records a batch writes: an existing platform+externalId keeps its
-   * id and createdAt; a repeat inside the batch updates the earlier one.
+   * id and createdAt; a repeat inside the batch updates the earlier one. Each
+   * record is checked as the index would check it, before anything is logged:
+   * a record the index refuses must never reach the log, where replaying it
+   * would stop the next start-up.
    */
   private prepare(orgId: string, inputs: ReviewInput[], now: Date): UpsertResult & { records: Review[] } {
     const stamp = now.toISOString();
@@ -255,16 +258,16 @@ export class EmbeddedStore implements Store {
       const at = inBatch.get(natural);
       if (at !== undefined) {
         const earlier = records[at]!;
-        records[at] = { ...earlier, ...input, id: earlier.id, orgId, createdAt: earlier.createdAt, updatedAt: stamp };
+        records[at] = checked({ ...earlier, ...input, id: earlier.id, orgId, createdAt: earlier.createdAt, updatedAt: stamp });
         continue;
       }
       const existing = this.index.findByExternal(orgId, input.platform, input.externalId);
       if (existing) {
         updated++;
-        records.push({ ...existing, ...input, id: existing.id, orgId, createdAt: existing.createdAt, updatedAt: stamp });
+        records.push(checked({ ...existing, ...input, id: existing.id, orgId, createdAt: existing.createdAt, updatedAt: stamp }));
       } else {
         imported++;
-        records.push({ ...input, id: newId('rev'), orgId, createdAt: stamp, updatedAt: stamp });
+        records.push(checked({ ...input, id: newId('rev'), orgId, createdAt: stamp, updatedAt: stamp }));
       }
       inBatch.set(natural, records.length - 1);
     }

@@ -16,7 +16,8 @@ import { requestId } from './middleware/request-id.ts';
 import { authenticate, requireApiPlan } from './auth/authenticate.ts';
 import { LastUsedTracker } from './auth/last-used.ts';
 import { orgRateLimit } from './limits/org-rate-limit.ts';
-import { Limiter } from './limits/rate-limit.ts';
+import { BatchedRateLimitDb } from './limits/batched-redis-driver.ts';
+import { Limiter, type LimiterRedis } from './limits/rate-limit.ts';
 import type { RedisHealth } from './limits/redis-health.ts';
 import type { Metrics } from './ops/metrics.ts';
 import { healthz, openApiJson, readyz } from './ops/routes.ts';
@@ -55,24 +56,25 @@ export function createApp(deps: AppDeps): App {
 
   const lastUsed = new LastUsedTracker(store.keys, logger);
   const onLimited = (limiter: string) => () => metrics.rateLimited.inc({ limiter });
-  const onRedisLatency = (seconds: number) => metrics.redisLatency.observe(seconds);
+  const limiterRedis: LimiterRedis | null = redis && {
+    health: redis,
+    db: new BatchedRateLimitDb(redis.client, (seconds) => metrics.redisLatency.observe(seconds)),
+  };
   const orgLimiter = new Limiter({
     name: 'org',
     durationMs: 60_000,
     id: (ctx) => (ctx.state.auth as { org: { id: string } }).org.id,
     headers: true,
-    redis,
+    redis: limiterRedis,
     onLimited: onLimited('org'),
-    onRedisLatency,
   });
   const authFailures = new Limiter({
     name: 'authfail',
     durationMs: 60_000,
     id: (ctx) => ctx.ip,
     headers: false,
-    redis,
+    redis: limiterRedis,
     onLimited: onLimited('auth_failures'),
-    onRedisLatency,
     message: 'Too many failed authentication attempts from this address.',
   });
   const publicLimiter = new Limiter({
@@ -80,9 +82,8 @@ export function createApp(deps: AppDeps): App {
     durationMs: 60_000,
     id: (ctx) => ctx.ip,
     headers: true,
-    redis,
+    redis: limiterRedis,
     onLimited: onLimited('public'),
-    onRedisLatency,
   });
 
   const router = new Router();

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:https';
 
-interface Fixture {
+export interface Fixture {
   cert: string;
   key: string;
   port: number;

@@ -4,12 +4,14 @@
  * Loads N reviews into one organization through the admin import API (the
  * same path as `npm run admin -- reviews import`), then measures, side by side
  * in one run, the service (HTTPS, a real key, the Redis limiter with a high
- * per-organization override) and a bare Node HTTPS server answering the same
- * bytes, for: the first page, a filtered deep page and the statistics.
+ * per-organization override), the framework floor (Koa + @koa/router +
+ * koa-ratelimit on the same Redis answering the same bytes, nothing else) and
+ * a bare Node HTTPS server answering the same bytes, for: the first page, a
+ * filtered deep page and the statistics.
  * Prints requests/s, p50/p99 latency and the ratio; the import rate; the
  * server's memory.
  */
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -95,12 +97,23 @@ async function cannon(url: string, headers: Record<string, string>, ca: string):
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
 }
 
+/** Starts a comparison server (its own process) and waits for its `ready`. */
+async function spawnReady(script: string, ...args: string[]): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.once('data', () => resolve());
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+  });
+  return child;
+}
+
 async function main(): Promise<void> {
   findRedisServer();
   const redis = await startRedis(process.env.REDIS_SERVER_BIN ?? 'redis-server');
   const dataDir = mkdtempSync(join(tmpdir(), 'review-bench-'));
   const server = await startServer({ DATA_DIR: dataDir, REDIS_URL: redis.url });
-  let bare: ReturnType<typeof spawn> | null = null;
+  let bare: ChildProcess | null = null;
+  let floor: ChildProcess | null = null;
   try {
     process.stdout.write(`Benchmark: ${REVIEWS.toLocaleString('en')} reviews, ${CONNECTIONS} connections, ${SECONDS} s per run, Node ${process.version}\n`);
     const org = await admin(server, 'POST', '/admin/orgs', { name: 'Bench', plan: 'agency', rateLimit: 10_000_000 });
@@ -137,26 +150,32 @@ async function main(): Promise<void> {
       fixture,
       JSON.stringify({ cert: server.ca, key: readFileSync(join(dataDir, 'tls-key.pem'), 'utf8'), port: barePort, responses }),
     );
-    bare = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench', 'bare-server.ts'), fixture], { stdio: ['ignore', 'pipe', 'inherit'] });
-    await new Promise<void>((resolve) => bare!.stdout!.once('data', () => resolve()));
+    bare = await spawnReady(join(ROOT, 'bench', 'bare-server.ts'), fixture);
+    const floorPort = await freePort();
+    const floorFixture = join(dataDir, 'floor.json');
+    writeFileSync(floorFixture, JSON.stringify({ ...JSON.parse(readFileSync(fixture, 'utf8')), port: floorPort }));
+    floor = await spawnReady(join(ROOT, 'bench', 'floor-server.ts'), floorFixture, redis.url);
 
     const rows: string[][] = [];
     for (const [name, path] of Object.entries(paths)) {
       const service = await cannon(`${server.baseUrl}${path}`, auth, server.ca);
+      const stack = await cannon(`https://127.0.0.1:${floorPort}${path}`, auth, server.ca);
       const ceiling = await cannon(`https://127.0.0.1:${barePort}${path}`, auth, server.ca);
       if (service.non2xx > 0 || service.errors > 0) process.stdout.write(`  warning: ${name}: ${service.non2xx} non-2xx, ${service.errors} errors\n`);
       rows.push([
         name,
         service.rps.toFixed(0),
         `${service.p50} / ${service.p99}`,
+        stack.rps.toFixed(0),
         ceiling.rps.toFixed(0),
         `${ceiling.p50} / ${ceiling.p99}`,
         (service.rps / ceiling.rps).toFixed(2),
+        (stack.rps / ceiling.rps).toFixed(2),
       ]);
     }
     const memAfterLoad = rssMiB(server.child.pid!);
 
-    const header = ['request', 'service req/s', 'service p50/p99 ms', 'bare req/s', 'bare p50/p99 ms', 'ratio'];
+    const header = ['request', 'service req/s', 'service p50/p99 ms', 'floor req/s', 'bare req/s', 'bare p50/p99 ms', 'ratio', 'floor ratio'];
     const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
     const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
     process.stdout.write(
@@ -166,12 +185,14 @@ async function main(): Promise<void> {
         `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`,
         ...rows.map(line),
         '',
+        'ratio = service / bare. floor = Koa + @koa/router + koa-ratelimit on the same Redis answering the same bytes (bench/floor-server.ts): the most the mandated stack allows.',
         `Reviews: ${REVIEWS.toLocaleString('en')}; import ${importRate.toLocaleString('en')} reviews/s; server RSS ${memAfterImport} MiB after import, ${memAfterLoad} MiB after load.`,
         '',
       ].join('\n'),
     );
   } finally {
     bare?.kill('SIGTERM');
+    floor?.kill('SIGTERM');
     await server.stop();
     redis.process.kill('SIGTERM');
     rmSync(dataDir, { recursive: true, force: true });

@@ -6,17 +6,26 @@
  *
  * Where the counts live: with REDIS_URL, in Redis (koa-ratelimit's sliding-window
  * log, one sorted set per id, updated by one Lua script), so every instance
- * shares one window, atomically, and a restart keeps it. Without Redis, or
+ * shares one window, atomically, and a restart keeps it. The calls made in one
+ * turn of the event loop go to Redis together (BatchedRateLimitDb). Without Redis, or
  * while Redis is away, in this process (a fixed
  * window kept here): the insurance limiter. A Redis error never becomes a 500.
  *
  * koa-ratelimit takes `max` per middleware instance, so one instance is kept
  * per limit value.
  */
+import type { Redis } from 'ioredis';
 import ratelimit from 'koa-ratelimit';
 import type { Context, Middleware, Next } from 'koa';
 import { rateLimited } from '../errors.ts';
+import type { BatchedRateLimitDb } from './batched-redis-driver.ts';
 import type { RedisHealth } from './redis-health.ts';
+
+/** Redis for the limiters: its health, and the batching `db` koa-ratelimit talks to. */
+export interface LimiterRedis {
+  health: RedisHealth;
+  db: BatchedRateLimitDb;
+}
 
 export interface LimitOptions {
   /** Redis key namespace and metrics label. */
@@ -26,10 +35,8 @@ export interface LimitOptions {
   id: (ctx: Context) => string | false;
   /** Send X-RateLimit-* and RateLimit-* headers on every answer. */
   headers: boolean;
-  redis: RedisHealth | null;
+  redis: LimiterRedis | null;
   onLimited?: (ctx: Context) => void;
-  /** Seconds a Redis limiter call took (metrics). */
-  onRedisLatency?: (seconds: number) => void;
   message?: string;
 }
 
@@ -61,7 +68,8 @@ export class Limiter {
     if (!found) {
       found = ratelimit({
         driver: 'redis',
-        db: this.options.redis.client,
+        // koa-ratelimit's types ask for an ioredis client; its driver only calls `ratelimiter` on it.
+        db: this.options.redis.db as unknown as Redis,
         duration: this.options.durationMs,
         max,
         id: this.options.id,
@@ -101,23 +109,15 @@ export class Limiter {
   async run(ctx: Context, max: number, next: Next): Promise<void> {
     const redis = this.redisFor(max);
     let admitted = false;
-    let started = 0n;
-    const observe = (): void => {
-      if (started !== 0n) this.options.onRedisLatency?.(Number(process.hrtime.bigint() - started) / 1e9);
-      started = 0n;
-    };
     const fromRedis = async (): Promise<void> => {
       admitted = true;
-      observe();
       this.normalizeRedisHeaders(ctx, max);
       await next();
     };
-    const health = this.options.redis;
+    const health = this.options.redis?.health;
     if (redis && health?.usable) {
       try {
-        started = process.hrtime.bigint();
         await redis(ctx, fromRedis);
-        observe();
         if (!admitted) this.normalizeRedisHeaders(ctx, max);
       } catch (err) {
         if (admitted) throw err;

@@ -1,0 +1,41 @@
+/**
+ * The framework floor: what the mandated stack alone costs. Koa, @koa/router
+ * and koa-ratelimit on ioredis (the same Redis, a limit as high as the
+ * service's), answering each path with the bytes the service answered and
+ * nothing else: no authentication, no parameters, no store, no metrics, no
+ * logs. The service can come close to this, never above it; the gap between
+ * this floor and the bare server is the price of the stack itself.
+ * Run as its own process: `tsx bench/floor-server.ts FILE REDIS_URL`.
+ */
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:https';
+import Router from '@koa/router';
+import { Redis } from 'ioredis';
+import Koa from 'koa';
+import ratelimit from 'koa-ratelimit';
+import type { Fixture } from './bare-server.ts';
+
+const fixture = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as Fixture;
+const redis = new Redis(process.argv[3]!, { keyPrefix: 'floor:', enableAutoPipelining: true });
+
+const app = new Koa();
+const router = new Router();
+router.use(ratelimit({ driver: 'redis', db: redis, duration: 60_000, max: 10_000_000, id: () => 'bench' }));
+for (const [path, response] of Object.entries(fixture.responses)) {
+  const body = Buffer.from(response.body, 'base64');
+  // koa-ratelimit sets its own X-RateLimit-* fields.
+  const headers = Object.entries(response.headers).filter(([name]) => !name.startsWith('x-ratelimit-'));
+  router.get(new URL(path, 'https://x').pathname, async (ctx) => {
+    for (const [name, value] of headers) ctx.set(name, value);
+    ctx.body = body;
+  });
+}
+app.use(router.routes());
+
+const server = createServer({ cert: fixture.cert, key: fixture.key }, app.callback());
+server.keepAliveTimeout = 5000;
+server.listen(fixture.port, '127.0.0.1', () => process.stdout.write('ready\n'));
+process.on('SIGTERM', () => {
+  redis.disconnect();
+  server.close(() => process.exit(0));
+});

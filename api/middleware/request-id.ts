@@ -5,19 +5,31 @@ import type { Logger } from '../logger.ts';
 
 const SANE_ID = /^[A-Za-z0-9._:-]{8,128}$/;
 
+/**
+ * The request's state: its id, and a child logger carrying that id, made on
+ * first use (most requests at level warn never log). A class rather than a
+ * getter defined on each request's object: it is on every request's path.
+ */
+class RequestState {
+  [name: string]: unknown;
+  private child: Logger | undefined;
+
+  constructor(
+    readonly requestId: string,
+    private readonly logger: Logger,
+  ) {}
+
+  get log(): Logger {
+    return (this.child ??= this.logger.child({ requestId: this.requestId }));
+  }
+}
+
 export function requestId(logger: Logger) {
   return async function requestId(ctx: Context, next: Next): Promise<void> {
     const incoming = ctx.get('x-request-id');
     // An id carrying our secret prefix (an API key or the admin token pasted by mistake) would land in every log line.
     const id = SANE_ID.test(incoming) && !/rvp_/i.test(incoming) ? incoming : randomUUID();
-    ctx.state.requestId = id;
-    // The child logger is made on first use: most requests at level warn never log.
-    let child: Logger | undefined;
-    Object.defineProperty(ctx.state, 'log', {
-      configurable: true,
-      enumerable: true,
-      get: () => (child ??= logger.child({ requestId: id })),
-    });
+    ctx.state = Object.assign(new RequestState(id, logger), ctx.state);
     ctx.set('X-Request-Id', id);
     await next();
   };

@@ -76,13 +76,14 @@ export class Metrics {
           if (!fn) {
             const labels = { store: store.kind, operation: `${name}.${String(prop)}` };
             const child = observe.labels(labels);
-            fn = async (...args: unknown[]) => {
-              const started = process.hrtime.bigint();
-              try {
-                return await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
-              } finally {
-                child.observe(Number(process.hrtime.bigint() - started) / 1e9);
-              }
+            // Not an async wrapper: the caller awaits the store's own promise (no extra turns on every request's path).
+            fn = (...args: unknown[]) => {
+              const started = performance.now();
+              const done = () => child.observe((performance.now() - started) / 1000);
+              const result = (value as (...a: unknown[]) => unknown).apply(target, args);
+              if (result instanceof Promise) result.then(done, done);
+              else done();
+              return result;
             };
             wrapped.set(prop, fn);
           }

@@ -200,11 +200,14 @@ function summary(details: ParameterProblem[], total: number): string {
   return names.length === 1 ? `Invalid query parameter: ${names[0]}.` : `Invalid query parameters: ${names.join(', ')}.`;
 }
 
+/** A numeric parameter's value, else its default. */
+function numberParameter(values: Map<string, unknown>, params: CompiledParameter[], name: string): number | undefined {
+  const v = values.get(name) ?? params.find((p) => p.name === name)?.schema.default;
+  return typeof v === 'number' ? v : undefined;
+}
+
 function listReviewsValue(values: Map<string, unknown>, params: CompiledParameter[]): ListReviewsParams {
-  const number = (name: string): number | undefined => {
-    const v = values.get(name) ?? params.find((p) => p.name === name)?.schema.default;
-    return typeof v === 'number' ? v : undefined;
-  };
+  const number = numberParameter.bind(null, values, params);
   const limit = number('limit');
   const offset = number('offset');
   if (limit === undefined || offset === undefined) throw new Error('the document gives limit and offset no default');
@@ -234,18 +237,19 @@ export function validateQuery<K extends QueryOperationKey>(operation: K, search:
   const values = new Map<string, unknown>();
   for (const [name, raw] of occurrences) {
     const param = params.find((p) => p.name === name);
-    const problem = (message: string): void => void problems.push({ parameter: shown(name), message });
-    if (!param) problem(unknownMessage(name, known));
-    else if (raw.length > 1) problem(`must be given once, not ${raw.length} times`);
-    else if (raw[0] === '') problem(`must not be empty; expected ${param.expected}`);
+    let message: string | undefined;
+    if (!param) message = unknownMessage(name, known);
+    else if (raw.length > 1) message = `must be given once, not ${raw.length} times`;
+    else if (raw[0] === '') message = `must not be empty; expected ${param.expected}`;
     else {
       const text = param.instant ? unmangleOffset(raw[0]!) : raw[0]!;
       let value = coerce(text, param.schema);
       const valid = value !== INVALID && param.validate(value);
       if (valid && param.instant) value = parseSince(text) ?? INVALID;
-      if (!valid || value === INVALID) problem(`must be ${param.expected}`);
+      if (!valid || value === INVALID) message = `must be ${param.expected}`;
       else values.set(name, value);
     }
+    if (message !== undefined) problems.push({ parameter: shown(name), message });
   }
 
   const min = values.get('minRating');

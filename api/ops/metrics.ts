@@ -79,10 +79,13 @@ export class Metrics {
             // Not an async wrapper: the caller awaits the store's own promise (no extra turns on every request's path).
             fn = (...args: unknown[]) => {
               const started = performance.now();
-              const done = () => child.observe((performance.now() - started) / 1000);
               const result = (value as (...a: unknown[]) => unknown).apply(target, args);
-              if (result instanceof Promise) result.then(done, done);
-              else done();
+              if (result instanceof Promise) {
+                result.then(
+                  () => child.observe((performance.now() - started) / 1000),
+                  () => child.observe((performance.now() - started) / 1000),
+                );
+              } else child.observe((performance.now() - started) / 1000);
               return result;
             };
             wrapped.set(prop, fn);

@@ -470,16 +470,8 @@ export class ReviewIndex {
     }
     org.flush();
     const lists = q.platforms === undefined ? [org.all] : chosen.map(([, state]) => state.list);
-    const within = (days: number): number => {
-      const { from, to } = dayWindow(q.now, days);
-      const fromKey = boundKey(from);
-      const toKey = boundKey(to);
-      let n = 0;
-      for (const list of lists) n += list.countAfter(fromKey) - list.countAfter(toKey);
-      return n;
-    };
-    raw.last30Days = within(30);
-    raw.last7Days = within(7);
+    raw.last30Days = countWithin(lists, q.now, 30);
+    raw.last7Days = countWithin(lists, q.now, 7);
     return finishStats(raw);
   }
 
@@ -502,4 +494,14 @@ export class ReviewIndex {
   findByExternal(orgId: string, platform: string, externalId: string): Review | null {
     return this.orgs.get(orgId)?.byKey.get(naturalKey(platform, externalId)) ?? null;
   }
+}
+
+/** Reviews of the lists dated within the last `days` days before `now` (binary searches, no scan). */
+function countWithin(lists: readonly SortedList[], now: Date, days: number): number {
+  const { from, to } = dayWindow(now, days);
+  const fromKey = boundKey(from);
+  const toKey = boundKey(to);
+  let n = 0;
+  for (const list of lists) n += list.countAfter(fromKey) - list.countAfter(toKey);
+  return n;
 }

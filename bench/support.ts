@@ -28,7 +28,7 @@ export interface ServerProcess {
 }
 
 /** The Node flags `npm start` runs the service with (package.json): a 64 MB young generation, see the README. */
-export const SERVER_NODE_FLAGS = ['--max-semi-space-size=64'];
+export const SERVER_NODE_FLAGS = ['--max-semi-space-size=32'];
 
 /** Starts `api/main.ts` as its own process (the benchmark client must not share its event loop). */
 export async function startServer(env: Record<string, string>): Promise<ServerProcess> {

@@ -21,13 +21,23 @@ const redis = new Redis(process.argv[3]!, { keyPrefix: 'floor:', enableAutoPipel
 const app = new Koa();
 const router = new Router();
 router.use(ratelimit({ driver: 'redis', db: redis, duration: 60_000, max: 10_000_000, id: () => 'bench' }));
-for (const [path, response] of Object.entries(fixture.responses)) {
-  const body = Buffer.from(response.body, 'base64');
-  // koa-ratelimit sets its own X-RateLimit-* fields.
-  const headers = Object.entries(response.headers).filter(([name]) => !name.startsWith('x-ratelimit-'));
-  router.get(new URL(path, 'https://x').pathname, async (ctx) => {
-    for (const [name, value] of headers) ctx.set(name, value);
-    ctx.body = body;
+/** Each recorded answer by its whole URL: two of them share a path and differ by their query. */
+const answers = new Map(
+  Object.entries(fixture.responses).map(([url, response]) => [
+    url,
+    {
+      body: Buffer.from(response.body, 'base64'),
+      // koa-ratelimit sets its own X-RateLimit-* fields.
+      headers: Object.entries(response.headers).filter(([name]) => !name.startsWith('x-ratelimit-')),
+    },
+  ]),
+);
+for (const path of new Set([...answers.keys()].map((url) => new URL(url, 'https://x').pathname))) {
+  router.get(path, async (ctx) => {
+    const answer = answers.get(ctx.url);
+    if (!answer) return;
+    for (const [name, value] of answer.headers) ctx.set(name, value);
+    ctx.body = answer.body;
   });
 }
 app.use(router.routes());

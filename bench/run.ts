@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import autocannon from 'autocannon';
+import type { Fixture } from './bare-server.ts';
 import { admin, findRedisServer, flag, freePort, httpsGet, ROOT, rssMiB, startRedis, startServer } from './support.ts';
 
 const REVIEWS = flag('reviews', 100_000);
@@ -145,15 +146,13 @@ async function main(): Promise<void> {
     }
 
     const barePort = await freePort();
-    const fixture = join(dataDir, 'bare.json');
-    writeFileSync(
-      fixture,
-      JSON.stringify({ cert: server.ca, key: readFileSync(join(dataDir, 'tls-key.pem'), 'utf8'), port: barePort, responses }),
-    );
-    bare = await spawnReady(join(ROOT, 'bench', 'bare-server.ts'), fixture);
     const floorPort = await freePort();
+    const fixture: Fixture = { cert: server.ca, key: readFileSync(join(dataDir, 'tls-key.pem'), 'utf8'), port: barePort, responses };
+    const bareFixture = join(dataDir, 'bare.json');
     const floorFixture = join(dataDir, 'floor.json');
-    writeFileSync(floorFixture, JSON.stringify({ ...JSON.parse(readFileSync(fixture, 'utf8')), port: floorPort }));
+    writeFileSync(bareFixture, JSON.stringify(fixture));
+    writeFileSync(floorFixture, JSON.stringify({ ...fixture, port: floorPort }));
+    bare = await spawnReady(join(ROOT, 'bench', 'bare-server.ts'), bareFixture);
     floor = await spawnReady(join(ROOT, 'bench', 'floor-server.ts'), floorFixture, redis.url);
 
     const rows: string[][] = [];
@@ -161,7 +160,9 @@ async function main(): Promise<void> {
       const service = await cannon(`${server.baseUrl}${path}`, auth, server.ca);
       const stack = await cannon(`https://127.0.0.1:${floorPort}${path}`, auth, server.ca);
       const ceiling = await cannon(`https://127.0.0.1:${barePort}${path}`, auth, server.ca);
-      if (service.non2xx > 0 || service.errors > 0) process.stdout.write(`  warning: ${name}: ${service.non2xx} non-2xx, ${service.errors} errors\n`);
+      for (const [label, r] of [['service', service], ['floor', stack], ['bare', ceiling]] as const) {
+        if (r.non2xx > 0 || r.errors > 0) process.stdout.write(`  warning: ${name}, ${label}: ${r.non2xx} non-2xx, ${r.errors} errors\n`);
+      }
       rows.push([
         name,
         service.rps.toFixed(0),

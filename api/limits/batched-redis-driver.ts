@@ -103,9 +103,6 @@ export class BatchedRateLimitDb {
     });
   }
 
-  /** async-ratelimiter defines its script on a db that lacks `ratelimiter`; this one never does. */
-  defineCommand(): void {}
-
   private flush(): void {
     this.scheduled = false;
     const all = this.queue;

@@ -207,16 +207,15 @@ function numberParameter(values: Map<string, unknown>, params: CompiledParameter
 }
 
 function listReviewsValue(values: Map<string, unknown>, params: CompiledParameter[]): ListReviewsParams {
-  const number = numberParameter.bind(null, values, params);
-  const limit = number('limit');
-  const offset = number('offset');
+  const limit = numberParameter(values, params, 'limit');
+  const offset = numberParameter(values, params, 'offset');
   if (limit === undefined || offset === undefined) throw new Error('the document gives limit and offset no default');
   const out: ListReviewsParams = { limit, offset };
   const platform = values.get('platform');
   if (typeof platform === 'string') out.platform = platform.toUpperCase();
-  const minRating = number('minRating');
+  const minRating = numberParameter(values, params, 'minRating');
   if (minRating !== undefined) out.minRating = minRating;
-  const maxRating = number('maxRating');
+  const maxRating = numberParameter(values, params, 'maxRating');
   if (maxRating !== undefined) out.maxRating = maxRating;
   const since = values.get('since');
   if (since instanceof Date) out.since = since;

@@ -78,14 +78,10 @@ export class Metrics {
             const child = observe.labels(labels);
             // Not an async wrapper: the caller awaits the store's own promise (no extra turns on every request's path).
             fn = (...args: unknown[]) => {
-              const started = performance.now();
+              const done = observeFrom(child, performance.now());
               const result = (value as (...a: unknown[]) => unknown).apply(target, args);
-              if (result instanceof Promise) {
-                result.then(
-                  () => child.observe((performance.now() - started) / 1000),
-                  () => child.observe((performance.now() - started) / 1000),
-                );
-              } else child.observe((performance.now() - started) / 1000);
+              if (result instanceof Promise) result.then(done, done);
+              else done();
               return result;
             };
             wrapped.set(prop, fn);
@@ -104,4 +100,9 @@ export class Metrics {
       close: () => store.close(),
     };
   }
+}
+
+/** A callback that observes, in seconds, the time from `started` (performance.now()) to its call. */
+function observeFrom(child: { observe(seconds: number): void }, started: number): () => void {
+  return () => child.observe((performance.now() - started) / 1000);
 }

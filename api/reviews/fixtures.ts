@@ -14,6 +14,17 @@ import { seededRandom } from '../demo/seeded-random.ts';
 
 export const FIXTURE_NOW = new Date('2026-11-21T12:00:00.000Z');
 export const FIXTURE_PLATFORMS = ['GOOGLE', 'YELP', 'TRUSTPILOT', 'G2', 'CAPTERRA', 'FACEBOOK'] as const;
+/** CONTRACT §3: the statistics of an organization without reviews (zeros and nulls, not an error). */
+export const EMPTY_STATS: ReviewStats = {
+  totalReviews: 0,
+  averageRating: null,
+  averageSentiment: null,
+  last30Days: 0,
+  last7Days: 0,
+  platforms: [],
+  ratingDistribution: [5, 4, 3, 2, 1].map((rating) => ({ rating, count: 0 })),
+};
+
 /** A platform outside the six observed ones: imports accept any identifier. */
 export const FIXTURE_EXTRA_PLATFORM = 'TRIPADVISOR';
 

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../test/harness.ts';
 import type { Review } from '../store/types.ts';
-import { FIXTURE_PLATFORMS, generateFixture, HOSTILE_TEXTS, referenceList, referenceStats } from './fixtures.ts';
+import { EMPTY_STATS, FIXTURE_PLATFORMS, generateFixture, HOSTILE_TEXTS, referenceList, referenceStats } from './fixtures.ts';
 
 interface ListBody {
   data: Record<string, unknown>[];
@@ -183,14 +183,6 @@ describe('GET /reviews/stats', () => {
   it('answers an organization without reviews with zeros and nulls', async () => {
     const { key: emptyKey } = await t.org('agency');
     const res = await t.get('/api/v1/reviews/stats', { key: emptyKey });
-    expect((res.body as { data: unknown }).data).toEqual({
-      totalReviews: 0,
-      averageRating: null,
-      averageSentiment: null,
-      last30Days: 0,
-      last7Days: 0,
-      platforms: [],
-      ratingDistribution: [5, 4, 3, 2, 1].map((rating) => ({ rating, count: 0 })),
-    });
+    expect((res.body as { data: unknown }).data).toEqual(EMPTY_STATS);
   });
 });

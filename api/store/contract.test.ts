@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FIXTURE_PLATFORMS, generateFixture, referenceList, referenceStats, type ReviewFixture } from '../reviews/fixtures.ts';
+import { EMPTY_STATS, FIXTURE_PLATFORMS, generateFixture, referenceList, referenceStats, type ReviewFixture } from '../reviews/fixtures.ts';
 import { EmbeddedStore } from './embedded/store.ts';
 import { newId } from './ids.ts';
 import type { ApiKeyRecord, Organization, Review, ReviewInput, Store, Widget } from './types.ts';
@@ -254,15 +254,7 @@ for (const subject of subjects) {
     it('answers an organization without reviews with zeros and nulls', async () => {
       const empty = fixture.orgIds.at(-1)!;
       expect(await store.reviews.list({ orgId: empty, limit: 20, offset: 0 })).toEqual({ total: 0, items: [] });
-      expect(await store.reviews.stats({ orgId: empty, now: fixture.now })).toEqual({
-        totalReviews: 0,
-        averageRating: null,
-        averageSentiment: null,
-        last30Days: 0,
-        last7Days: 0,
-        platforms: [],
-        ratingDistribution: [5, 4, 3, 2, 1].map((rating) => ({ rating, count: 0 })),
-      });
+      expect(await store.reviews.stats({ orgId: empty, now: fixture.now })).toEqual(EMPTY_STATS);
     });
   });
 }

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { ReviewIndex } from './review-index.ts';
 import type { Review, ReviewInput, ReviewQuery } from '../types.ts';
 import {
+  EMPTY_STATS,
   FIXTURE_EXTRA_PLATFORM,
   FIXTURE_PLATFORMS,
   generateFixture,
@@ -167,15 +168,7 @@ describe('ReviewIndex.stats against the brute-force reference', () => {
     expect(s.last7Days).toBeGreaterThan(0);
     expect(s.last30Days).toBeGreaterThan(s.last7Days);
     const empty = index.stats({ orgId: fixture.orgIds.at(-1)!, now: fixture.now });
-    expect(empty).toEqual({
-      totalReviews: 0,
-      averageRating: null,
-      averageSentiment: null,
-      last30Days: 0,
-      last7Days: 0,
-      platforms: [],
-      ratingDistribution: [5, 4, 3, 2, 1].map((rating) => ({ rating, count: 0 })),
-    });
+    expect(empty).toEqual(EMPTY_STATS);
   });
 
   it('counts the day windows as (now - N×24h, now]', () => {

@@ -22,6 +22,7 @@ import type {
   Widget,
   WidgetStore,
 } from '../types.ts';
+import { MongoPeople } from './people.ts';
 import { fromDocument, listFilter, listSort, reviewIndexes, statsPipeline, toDocument, type ReviewDocument } from './review-queries.ts';
 
 type WithMongoId<T> = T & { _id: string };
@@ -38,6 +39,7 @@ export class MongoStore implements Store {
   private readonly keyCol: Collection<WithMongoId<ApiKeyRecord>>;
   private readonly widgetCol: Collection<WithMongoId<Widget>>;
   private readonly reviewCol: Collection<ReviewDocument>;
+  readonly people: MongoPeople;
 
   private constructor(
     private readonly client: MongoClient,
@@ -47,6 +49,7 @@ export class MongoStore implements Store {
     this.keyCol = db.collection('api_keys');
     this.widgetCol = db.collection('widgets');
     this.reviewCol = db.collection('reviews');
+    this.people = new MongoPeople(db);
   }
 
   static async connect(url: string, dbName?: string): Promise<MongoStore> {
@@ -63,6 +66,7 @@ export class MongoStore implements Store {
       this.keyCol.createIndex({ orgId: 1, createdAt: 1 }, { name: 'org_created' }),
       this.widgetCol.createIndex({ orgId: 1, createdAt: 1 }, { name: 'org_created' }),
       ...reviewIndexes.map((spec) => this.reviewCol.createIndex(spec.key, spec.options)),
+      this.people.ensureIndexes(),
     ]);
   }
 

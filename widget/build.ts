@@ -58,7 +58,7 @@ export interface BuildOptions {
   log?: (line: string) => void;
 }
 
-function compress(raw: Uint8Array): { gzip: Buffer; brotli: Buffer } {
+export function compress(raw: Uint8Array): { gzip: Buffer; brotli: Buffer } {
   return {
     gzip: gzipSync(raw, { level: 9 }),
     brotli: brotliCompressSync(raw, {
@@ -71,7 +71,7 @@ function compress(raw: Uint8Array): { gzip: Buffer; brotli: Buffer } {
   };
 }
 
-function writeWithSiblings(outDir: string, name: string, raw: Uint8Array): FileSize {
+export function writeWithSiblings(outDir: string, name: string, raw: Uint8Array): FileSize {
   const { gzip, brotli } = compress(raw);
   writeFileSync(join(outDir, name), raw);
   writeFileSync(join(outDir, `${name}.gz`), gzip);
@@ -162,6 +162,13 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   const result = await buildWidget({ log: (line) => console.log(line) });
   if (!result.ok) {
     console.error('widget build: size budget exceeded');
+    process.exitCode = 1;
+  }
+  // The second front end, same toolchain: the dashboard (dashboard/build.ts), with its own budget.
+  const { buildDashboard } = await import('../dashboard/build.ts');
+  const dashboard = await buildDashboard({ log: (line) => console.log(line) });
+  if (!dashboard.ok) {
+    console.error('dashboard build: size budget exceeded');
     process.exitCode = 1;
   }
 }

@@ -157,7 +157,7 @@ for (const subject of subjects) {
         actor: { userId: 'usr_a', email: 'owner@example.com' },
         action: 'key.created' as const,
         target: { id: `key_${i}`, label: `Key ${i}` },
-        details: i === 4 ? { from: 'member', to: 'admin' } : {},
+        details: (i === 4 ? { from: 'member', to: 'admin' } : {}) as Record<string, string>,
       }));
       for (const r of records) await store.people.audit.append(r);
       const listed = await store.people.audit.listByOrg(orgA, 3);

@@ -10,7 +10,14 @@ import { build } from 'esbuild';
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { writeWithSiblings, type Budget, type FileSize } from '../widget/build.ts';
+import { writeWithSiblings, type FileSize } from '../widget/build-output.ts';
+
+export interface Budget {
+  name: string;
+  limit: number;
+  actual: number;
+  ok: boolean;
+}
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 export const DASHBOARD_DIST = join(HERE, 'dist');

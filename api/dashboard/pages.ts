@@ -13,7 +13,7 @@ import type { Asset } from '../widgets/assets.ts';
 import { DASHBOARD_DIST, type DashboardManifest } from '../../dashboard/build.ts';
 
 /** Client routes (dashboard/routes.ts lists the same). */
-export const PAGE_PATHS = ['', '/', '/sign-in', '/overview', '/reviews', '/widgets', '/api-keys', '/members', '/audit', '/invitation'];
+export const PAGE_PATHS = ['', '/sign-in', '/overview', '/reviews', '/widgets', '/api-keys', '/members', '/audit', '/invitation'];
 
 export const DASHBOARD_CSP = [
   "default-src 'none'",

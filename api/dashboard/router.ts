@@ -7,6 +7,7 @@
  * `signedIn` or `staff` (Owner, Admin), next to the handler.
  */
 import Router from '@koa/router';
+import type { Middleware } from 'koa';
 import { dashboardDocument } from './validate.ts';
 import { dashboardHeaders, PAGE_PATHS, serveAsset, servePage, type DashboardAssets } from './pages.ts';
 import { csrfToken, loadSession, requireRole, requireSession, sameOrigin } from './session.ts';
@@ -17,13 +18,19 @@ import { auditLog, latestReviews, overview, widgetList } from './routes/overview
 import { acceptInvitation, lookupInvitation, showSession, signIn, signOut } from './routes/session.ts';
 
 export function dashboardRouter(deps: DashboardDeps & { assets: DashboardAssets }): Router {
-  const router = new Router({ prefix: '/dashboard' });
-  router.use(dashboardHeaders());
-  for (const path of PAGE_PATHS) router.get(path, servePage(deps.assets));
-  router.get('/assets/:file', serveAsset(deps.assets));
+  const router = new Router();
+  const headers = dashboardHeaders();
+  for (const path of PAGE_PATHS) router.get(`/dashboard${path}`, headers, servePage(deps.assets));
+  router.get('/dashboard/assets/:file', headers, serveAsset(deps.assets));
 
-  const api = new Router();
-  api.use(loadSession(deps), sameOrigin(deps.config.publicUrl), csrfToken());
+  // Every JSON endpoint: headers → session cookie → same Origin → CSRF token; then its role rule.
+  const checks = [headers, loadSession(deps), sameOrigin(deps.config.publicUrl), csrfToken()];
+  const api = {
+    get: (path: string, ...rest: Middleware[]) => router.get(`/dashboard/api${path}`, ...checks, ...rest),
+    post: (path: string, ...rest: Middleware[]) => router.post(`/dashboard/api${path}`, ...checks, ...rest),
+    patch: (path: string, ...rest: Middleware[]) => router.patch(`/dashboard/api${path}`, ...checks, ...rest),
+    delete: (path: string, ...rest: Middleware[]) => router.delete(`/dashboard/api${path}`, ...checks, ...rest),
+  };
   const signedIn = requireSession();
   const staff = requireRole('owner', 'admin');
 
@@ -50,7 +57,5 @@ export function dashboardRouter(deps: DashboardDeps & { assets: DashboardAssets 
   api.delete('/members/:id', staff, removeMember(deps));
 
   api.get('/audit', staff, auditLog(deps));
-
-  router.use('/api', api.routes());
   return router;
 }

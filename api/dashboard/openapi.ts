@@ -81,6 +81,7 @@ const schemas: Record<string, Schema> = {
   WidgetItem: object({ id: str(), name: str(), layout: str(), createdAt: dateTime }),
   WidgetList: list('WidgetItem'),
   ReviewItem: object({ id: str(), platform: str(), authorName: str(), rating: nullable({ type: 'integer' }), date: dateTime, content: str() }),
+  Document: { type: 'object', properties: { openapi: { const: '3.1.0' }, info: { type: 'object' }, paths: { type: 'object' }, components: { type: 'object' } }, required: ['openapi', 'info', 'paths', 'components'] },
   ReviewList: object({ data: { type: 'array', items: ref('ReviewItem') }, total: { type: 'integer' } }),
 };
 
@@ -100,6 +101,7 @@ const STAFF = ['owner', 'admin'] as const;
 
 /** Every dashboard endpoint. Errors (4xx/5xx) all use the Error schema. */
 export const OPERATIONS: Operation[] = [
+  { method: 'get', path: '/openapi.json', summary: 'This document', responses: { 200: 'Document' }, roles: 'public' },
   { method: 'get', path: '/session', summary: 'Who is signed in, the organization and plan, and the CSRF token', responses: { 200: 'Session' }, roles: 'public' },
   { method: 'post', path: '/sign-in', summary: 'Sign in with email and password; sets a new session cookie', request: 'SignIn', responses: { 200: 'Session' }, roles: 'public' },
   { method: 'post', path: '/sign-out', summary: 'End this session on the server', responses: { 204: null } },

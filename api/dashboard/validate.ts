@@ -24,7 +24,9 @@ function describe(err: ErrorObject): { parameter: string; message: string } {
 export function parseBody<T>(name: string, body: unknown): T {
   const validate = named(name);
   if (!validate(body)) {
-    const details = (validate.errors ?? []).filter((e) => e.keyword !== 'anyOf').map(describe);
+    const seen = new Set<string>();
+    // One detail per field: an empty name breaks minLength and pattern, the person needs to hear it once.
+    const details = (validate.errors ?? []).filter((e) => e.keyword !== 'anyOf').map(describe).filter((d) => !seen.has(d.parameter) && seen.add(d.parameter));
     throw badRequest(details.length === 1 ? `${details[0]!.parameter} ${details[0]!.message}.` : `${details.length} fields are not valid.`, details);
   }
   return body as T;

@@ -35,12 +35,14 @@ export class MongoPeople implements PeopleStore {
   private readonly sessionCol: Collection<Doc<Session>>;
   private readonly invitationCol: Collection<Doc<Invitation>>;
   private readonly auditCol: Collection<Doc<AuditRecord>>;
+  private readonly claimCol: Collection<{ _id: string; at: string }>;
 
   constructor(db: Db) {
     this.userCol = db.collection('users');
     this.sessionCol = db.collection('sessions');
     this.invitationCol = db.collection('invitations');
     this.auditCol = db.collection('audit');
+    this.claimCol = db.collection('invitation_claims');
   }
 
   async ensureIndexes(): Promise<void> {
@@ -95,9 +97,24 @@ export class MongoPeople implements PeopleStore {
     },
     get: async (id) => strip(await this.invitationCol.findOne({ _id: id })),
     listByOrg: async (orgId) => all(await this.invitationCol.find({ orgId }).sort({ createdAt: -1, _id: -1 }).toArray()),
-    // One conditional update: of two concurrent acceptances exactly one matches `acceptedAt: null`.
-    consume: async (id, at) =>
-      strip(await this.invitationCol.findOneAndUpdate({ _id: id, acceptedAt: null }, { $set: { acceptedAt: at.toISOString() } }, { returnDocument: 'after' })),
+    /**
+     * Exactly once, even when two acceptances race: the winner is whoever
+     * inserts the claim document keyed by the invitation's _id (a duplicate
+     * _id is refused atomically everywhere). A conditional findOneAndUpdate is
+     * not enough: measured on FerretDB 1.24 (SQLite), two concurrent ones both matched.
+     */
+    consume: async (id, at) => {
+      const open = await this.invitationCol.findOne({ _id: id, acceptedAt: null });
+      if (!open) return null;
+      try {
+        await this.claimCol.insertOne({ _id: id, at: at.toISOString() });
+      } catch (err) {
+        if (err instanceof MongoServerError && err.code === 11000) return null;
+        throw err;
+      }
+      await this.invitationCol.updateOne({ _id: id }, { $set: { acceptedAt: at.toISOString() } });
+      return strip<Invitation>({ ...open, acceptedAt: at.toISOString() });
+    },
   };
 
   readonly audit: AuditStore = {

@@ -10,7 +10,8 @@ import { expect, test, type Browser, type BrowserContext, type Page } from '@pla
 import { expectNoAxeViolations, ownerPassword, screenshots, signIn } from './support/dashboard.ts';
 import { startHostPages, startRealService, type HostPages, type RealService } from './support/real-server.ts';
 
-test.describe.configure({ mode: 'serial' });
+// Many pages, axe runs and screenshots per test: more than the default 30 s on a shared machine.
+test.describe.configure({ mode: 'serial', timeout: 120_000 });
 
 let service: RealService;
 let host: HostPages;

@@ -249,6 +249,13 @@ test('an invitation is accepted in a second browser context; the Member sees no 
   await expect(row.getByRole('combobox', { name: 'Role of Sam@Example.com' })).toHaveValue('member');
   await expectNoAxeViolations(page, 'Members');
   await screenshots(page, 'members');
+  await row.getByRole('button', { name: 'Remove Sam@Example.com' }).click();
+  const remove = page.getByRole('dialog', { name: 'Remove Sam@Example.com?' });
+  await expect(remove.getByRole('button', { name: 'Remove member' })).toBeVisible();
+  await expectNoAxeViolations(page, 'the Remove member dialog');
+  await screenshots(page, 'members-remove');
+  await remove.getByRole('button', { name: 'Cancel' }).click();
+  await expect(page.getByRole('dialog')).toHaveCount(0);
 
   await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Audit log' }).click();
   await expect(page.getByRole('heading', { name: 'Audit log', level: 1 })).toBeVisible();

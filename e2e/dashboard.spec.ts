@@ -26,7 +26,13 @@ async function apiStatus(key: string): Promise<number> {
 }
 
 async function newContext(browser: Browser): Promise<BrowserContext> {
-  return browser.newContext({ ignoreHTTPSErrors: true, locale: 'en-US', timezoneId: 'Europe/Paris', viewport: { width: 1280, height: 800 } });
+  return browser.newContext({
+    ignoreHTTPSErrors: true,
+    locale: 'en-US',
+    timezoneId: 'Europe/Paris',
+    viewport: { width: 1280, height: 800 },
+    permissions: ['clipboard-read', 'clipboard-write'],
+  });
 }
 
 test.beforeAll(async ({ browser }) => {
@@ -111,7 +117,9 @@ test('API keys: create with a name and an expiration date, shown once, works, li
   await expect(shown).toHaveValue(body.key);
   await expect(shown).toHaveAttribute('readonly', '');
   await expect(page.getByText('It will not be shown again')).toBeVisible();
-  await expect(page.getByRole('button', { name: 'Copy' })).toBeVisible();
+  await page.getByRole('button', { name: 'Copy' }).click();
+  await expect(page.getByText('Copied to the clipboard.')).toBeVisible();
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(body.key);
   await expectNoAxeViolations(page, 'the new key dialog');
   await screenshots(page, 'api-keys-new-key');
 

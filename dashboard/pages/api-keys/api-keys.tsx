@@ -221,9 +221,9 @@ export function ApiKeysPage(props: { session: SessionInfo }) {
                     {k.name}
                   </td>
                   <td class="mono">{k.prefix}…</td>
-                  <td>{formatDate(k.createdAt)}</td>
-                  <td>{formatDateTime(k.lastUsedAt)}</td>
-                  <td>{formatDate(k.expiresAt, 'No expiration')}</td>
+                  <td class="nowrap">{formatDate(k.createdAt)}</td>
+                  <td class="nowrap">{formatDateTime(k.lastUsedAt)}</td>
+                  <td class="nowrap">{formatDate(k.expiresAt, 'No expiration')}</td>
                   <td>
                     <span class={`badge badge-${k.state}`}>{STATE_LABELS[k.state]}</span>
                   </td>

@@ -64,7 +64,7 @@ export function AuditPage(props: { session: SessionInfo }) {
             <tbody>
               {records.map((r) => (
                 <tr key={r.id}>
-                  <td>{formatDateTime(r.at)}</td>
+                  <td class="nowrap">{formatDateTime(r.at)}</td>
                   <td>{r.actor.userId === null ? 'Operator (CLI)' : r.actor.email}</td>
                   <td>{ACTIONS[r.action] ?? r.action}</td>
                   <td>

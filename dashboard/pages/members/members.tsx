@@ -209,7 +209,7 @@ export function MembersPage(props: { session: SessionInfo }) {
                         <span class={`badge badge-role-${m.role}`}>{ROLE_LABELS[m.role]}</span>
                       )}
                     </td>
-                    <td>{formatDateTime(m.lastSignInAt)}</td>
+                    <td class="nowrap">{formatDateTime(m.lastSignInAt)}</td>
                     {staff && (
                       <td class="actions">
                         {editable && (

@@ -56,8 +56,21 @@ export function App() {
     setCsrfToken(s.csrfToken);
     setSession(s);
     setNotice('');
-    if (path === PATHS.signIn || path === PATHS.invitation || path === '/dashboard') navigate(PATHS.overview, true);
   };
+
+  // Where this path belongs for this session: signed out → sign-in (an invitation excepted); signed in → not the sign-in page.
+  const redirect = !session
+    ? null
+    : !session.user
+      ? path === PATHS.invitation || path === PATHS.signIn
+        ? null
+        : PATHS.signIn
+      : path === PATHS.signIn || path === PATHS.invitation || path === '/dashboard'
+        ? PATHS.overview
+        : null;
+  useEffect(() => {
+    if (redirect) navigate(redirect, true);
+  }, [redirect]);
 
   if (error) {
     return (
@@ -68,16 +81,8 @@ export function App() {
       </main>
     );
   }
-  if (!session) return null;
-  if (path === PATHS.invitation && !session.user) return <InvitationPage onSignedIn={signedIn} />;
-  if (!session.user) {
-    if (path !== PATHS.signIn) navigate(PATHS.signIn, true);
-    return <SignInPage onSignedIn={signedIn} notice={notice} />;
-  }
-  if (path === PATHS.signIn || path === '/dashboard' || path === PATHS.invitation) {
-    navigate(PATHS.overview, true);
-    return null;
-  }
+  if (!session || redirect) return null;
+  if (!session.user) return path === PATHS.invitation ? <InvitationPage onSignedIn={signedIn} /> : <SignInPage onSignedIn={signedIn} notice={notice} />;
   return (
     <Shell
       session={session}

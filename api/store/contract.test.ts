@@ -1,7 +1,9 @@
 /**
- * One contract suite for every store: always against the embedded store, and
- * against MongoDB whenever MONGODB_URL is set. Review answers are compared with
- * the brute-force reference over a generated data set with known answers.
+ * One contract suite for every store: the embedded store, the MongoDB store on
+ * the FerretDB that global-setup started (every run; a named skip outside CI
+ * when there is none), and on a real MongoDB whenever MONGODB_URL is set.
+ * Review answers are compared with the brute-force reference over a generated
+ * data set with known answers.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,9 +13,12 @@ import { EMPTY_STATS, FIXTURE_PLATFORMS, generateFixture, referenceList, referen
 import { EmbeddedStore } from './embedded/store.ts';
 import { newId } from './ids.ts';
 import type { ApiKeyRecord, Organization, Review, ReviewInput, Store, Widget } from './types.ts';
+import { mongoTargets, openMongoStore, type MongoTarget } from '../test/mongo-suites.ts';
 
 interface Subject {
   name: string;
+  /** Set for a MongoDB server: the suite is skipped, by name, when it has no URL. */
+  target?: MongoTarget;
   open(): Promise<{ store: Store; cleanup(): Promise<void> }>;
 }
 
@@ -33,15 +38,16 @@ const subjects: Subject[] = [
     },
   },
 ];
-if (process.env.MONGODB_URL) {
+for (const target of mongoTargets()) {
   subjects.push({
-    name: 'mongodb',
+    name: `mongodb on ${target.name}`,
+    target,
     async open() {
-      const { MongoStore } = await import('./mongo/store.ts');
-      const store = await MongoStore.connect(process.env.MONGODB_URL!, `review_proof_contract_${Date.now()}`);
+      const store = await openMongoStore(target, 'contract');
       return {
         store,
         async cleanup() {
+          await store.dropDatabase();
           await store.close();
         },
       };
@@ -77,7 +83,9 @@ function comparable(r: Review) {
 }
 
 for (const subject of subjects) {
-  describe(`store contract: ${subject.name}`, () => {
+  const suite = subject.target && !subject.target.url ? describe.skip : describe;
+  const title = subject.target && !subject.target.url ? `store contract: ${subject.name} [SKIPPED: ${subject.target.missing}]` : `store contract: ${subject.name}`;
+  suite(title, () => {
     let store: Store;
     let cleanup: () => Promise<void>;
     let fixture: ReviewFixture;

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EMPTY_STATS, FIXTURE_PLATFORMS, generateFixture, referenceList, referenceStats, type ReviewFixture } from '../reviews/fixtures.ts';
 import { EmbeddedStore } from './embedded/store.ts';
 import { newId } from './ids.ts';
-import type { ApiKeyRecord, Organization, Review, ReviewInput, Store, Widget } from './types.ts';
+import type { ApiKeyRecord, Organization, Review, ReviewInput, ReviewQuery, Store, Widget } from './types.ts';
 import { mongoTargets, openMongoStore, type MongoTarget } from '../test/mongo-suites.ts';
 
 interface Subject {
@@ -94,7 +94,9 @@ for (const subject of subjects) {
 
     beforeAll(async () => {
       ({ store, cleanup } = await subject.open());
-      fixture = generateFixture({ sizes: [900, 150, 20] });
+      // FerretDB on SQLite answers every query but a lone `_id` lookup by scanning the whole
+      // collection (see the README's storage section): a smaller data set, the same awkward cases.
+      fixture = generateFixture({ sizes: subject.target ? [120, 40, 20] : [900, 150, 20] });
       for (const orgId of fixture.orgIds) {
         const inputs = fixture.inputs(orgId);
         for (let i = 0; i < inputs.length; i += 250) await store.reviews.upsert(orgId, inputs.slice(i, i + 250), fixture.now);
@@ -179,15 +181,18 @@ for (const subject of subjects) {
         [1, 1],
       ];
       const sinces = [undefined, fixture.now, ...fixture.sinceCandidates.slice(0, 6)];
+      const pages = [
+        [20, 0],
+        [7, 13],
+        [100, Math.floor(reviews.length / 2)],
+      ] as const;
+      const queries: ReviewQuery[] = [];
       for (const p of platforms)
         for (const [minRating, maxRating] of ratings)
           for (const since of sinces)
-            for (const [limit, offset] of [
-              [20, 0],
-              [7, 13],
-              [100, 400],
-            ] as const) {
-              const q = {
+            // On a MongoDB server every filter combination once, the page shapes in turn (a call costs a scan on FerretDB).
+            for (const [limit, offset] of subject.target ? [pages[queries.length % 3]!] : pages) {
+              queries.push({
                 orgId,
                 ...(p && { platforms: p }),
                 ...(minRating !== undefined && { minRating }),
@@ -195,12 +200,23 @@ for (const subject of subjects) {
                 ...(since && { since }),
                 limit,
                 offset,
-              };
-              const got = await store.reviews.list(q);
-              const want = referenceList(reviews, q);
-              expect(got.total, JSON.stringify(q)).toBe(want.total);
-              expect(got.items.map((r) => r.id), JSON.stringify(q)).toEqual(want.items.map((r) => r.id));
+              });
             }
+      // Four calls in flight at a time, as several visitors would send them.
+      let next = 0;
+      let compared = 0;
+      const worker = async () => {
+        while (next < queries.length) {
+          const q = queries[next++]!;
+          const got = await store.reviews.list(q);
+          const want = referenceList(reviews, q);
+          expect(got.total, JSON.stringify(q)).toBe(want.total);
+          expect(got.items.map((r) => r.id), JSON.stringify(q)).toEqual(want.items.map((r) => r.id));
+          compared++;
+        }
+      };
+      await Promise.all([worker(), worker(), worker(), worker()]);
+      expect(compared).toBe(subject.target ? 240 : 720);
     });
 
     it('walks pages with an odd limit and returns every review exactly once', async () => {

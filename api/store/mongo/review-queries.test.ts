@@ -30,10 +30,10 @@ function mongoList(q: ReviewQuery): { total: number; items: Review[] } {
 function mongoStats(q: StatsQuery): { raw: RawStats; stats: ReturnType<typeof finishStats> } {
   const s = statsQueries(q);
   const rows = new Aggregator(s.byPlatformRating, {}).run<PlatformRatingCount & Record<string, unknown>>(docs);
-  const sentiment = new Aggregator(s.sentiment, {}).run<SentimentSum & Record<string, unknown>>(docs);
+  const sentiment = new Aggregator(s.sentimentSum, {}).run<SentimentSum & Record<string, unknown>>(docs);
   expect(sentiment.length).toBeLessThanOrEqual(1);
   const count = (filter: object) => new Query(filter as Record<string, unknown>, {}).find(docs).all().length;
-  const raw = rawStats(rows, sentiment[0], count(s.last30), count(s.last7));
+  const raw = rawStats(rows, { count: count(s.sentimentCount), sum: sentiment[0]?.sum ?? 0 }, count(s.last30), count(s.last7));
   return { raw, stats: finishStats(raw) };
 }
 

@@ -123,20 +123,29 @@ export interface PlatformRatingCount {
   count: number;
 }
 
-/** A `$group` output row: how many reviews have a sentiment, and the sum of their `sentimentE6`. */
+/** The `$group` output row of the sentiment sum (over reviews that have a sentiment). */
 export interface SentimentSum {
-  count: number;
   sum: number;
 }
 
 /**
  * The statistics as queries only MongoDB 6+ and FerretDB 1.24 both answer
  * (`$match`, `$group` with `$sum`, counts; no `$facet`, `$cond`, `$ifNull`,
- * `$avg`): counts per (platform, rating), the sentiment sum over reviews that
- * have one, and the two day windows. `rawStats` adds them up in code and
- * `finishStats` divides with the embedded store's rounding.
+ * `$avg`): counts per (platform, rating), the sentiment sum and count over
+ * reviews that have one, and the two day windows. `rawStats` adds them up in
+ * code and `finishStats` divides with the embedded store's rounding.
+ *
+ * One accumulator per `$group`: FerretDB 1.24 answers 0 for every accumulator
+ * after the first one of a `$group` that sums a field (measured), so the
+ * sentiment count is a count of its own.
  */
-export function statsQueries(q: StatsQuery): { byPlatformRating: Document[]; sentiment: Document[]; last30: Filter<ReviewDocument>; last7: Filter<ReviewDocument> } {
+export function statsQueries(q: StatsQuery): {
+  byPlatformRating: Document[];
+  sentimentSum: Document[];
+  sentimentCount: Filter<ReviewDocument>;
+  last30: Filter<ReviewDocument>;
+  last7: Filter<ReviewDocument>;
+} {
   const match: Filter<ReviewDocument> = { orgId: q.orgId };
   if (q.platforms !== undefined) match.platform = { $in: [...new Set(q.platforms)] };
   const window = (days: number): Filter<ReviewDocument> => {
@@ -145,14 +154,20 @@ export function statsQueries(q: StatsQuery): { byPlatformRating: Document[]; sen
   };
   return {
     byPlatformRating: [{ $match: match }, { $group: { _id: { platform: '$platform', rating: '$rating' }, count: { $sum: 1 } } }],
-    sentiment: [{ $match: { ...match, sentimentE6: { $ne: null } } }, { $group: { _id: null, count: { $sum: 1 }, sum: { $sum: '$sentimentE6' } } }],
+    sentimentSum: [{ $match: { ...match, sentimentE6: { $ne: null } } }, { $group: { _id: null, sum: { $sum: '$sentimentE6' } } }],
+    sentimentCount: { ...match, sentimentE6: { $ne: null } },
     last30: window(30),
     last7: window(7),
   };
 }
 
 /** The answers of `statsQueries`, added up into a `RawStats` (integers only, so exact). */
-export function rawStats(rows: PlatformRatingCount[], sentiment: SentimentSum | undefined, last30Days: number, last7Days: number): RawStats {
+export function rawStats(
+  rows: PlatformRatingCount[],
+  sentiment: { count: number; sum: number },
+  last30Days: number,
+  last7Days: number,
+): RawStats {
   const raw = emptyRawStats();
   const platforms = new Map<string, RawStats['platforms'][number]>();
   for (const { _id, count } of rows) {
@@ -172,8 +187,8 @@ export function rawStats(rows: PlatformRatingCount[], sentiment: SentimentSum | 
     raw.starCounts[rating - 1] = (raw.starCounts[rating - 1] ?? 0) + count;
   }
   raw.platforms = [...platforms.values()];
-  raw.sentimentCount = sentiment?.count ?? 0;
-  raw.sentimentSum = sentiment?.sum ?? 0;
+  raw.sentimentCount = sentiment.count;
+  raw.sentimentSum = sentiment.count > 0 ? sentiment.sum : 0;
   raw.last30Days = last30Days;
   raw.last7Days = last7Days;
   return raw;

@@ -146,13 +146,14 @@ export class MongoStore implements Store {
     },
     stats: async (query) => {
       const q = statsQueries(query);
-      const [rows, sentiment, last30, last7] = await Promise.all([
+      const [rows, sentimentSum, sentimentCount, last30, last7] = await Promise.all([
         this.reviewCol.aggregate<PlatformRatingCount>(q.byPlatformRating).toArray(),
-        this.reviewCol.aggregate<SentimentSum>(q.sentiment).toArray(),
+        this.reviewCol.aggregate<SentimentSum>(q.sentimentSum).toArray(),
+        this.reviewCol.countDocuments(q.sentimentCount),
         this.reviewCol.countDocuments(q.last30),
         this.reviewCol.countDocuments(q.last7),
       ]);
-      return finishStats(rawStats(rows, sentiment[0], last30, last7));
+      return finishStats(rawStats(rows, { count: sentimentCount, sum: sentimentSum[0]?.sum ?? 0 }, last30, last7));
     },
     count: async (orgId) => this.reviewCol.countDocuments({ orgId }),
     upsert: async (orgId, inputs: ReviewInput[], now) => {

@@ -100,7 +100,7 @@ describeOn(ferretdbTarget(), 'the MongoDB store going away and coming back', () 
     expect((await svc.get('/api/v1/reviews', { key })).status).toBe(200);
     const stored = await svc.service.store.reviews.list({ orgId, limit: 10_000, offset: 0 });
     const have = new Set(stored.items.map((r) => `${r.platform}/${r.externalId}`));
-    expect(acknowledged.filter((k) => !have.has(k))).toEqual([]);
+    expect(acknowledged.filter((k) => !have.has(k)), `statuses ${importStatuses.join(",")}; acknowledged ${acknowledged.join(" ")}`).toEqual([]);
     expect(acknowledged.length).toBeGreaterThanOrEqual(before + 10);
   }, 90_000);
 });

@@ -14,7 +14,7 @@
  * re-running it converges to the same state and nothing already stored is lost
  * or duplicated.
  */
-import { MongoClient, MongoNetworkError, MongoServerSelectionError, type AnyBulkWriteOperation, type Collection, type Db } from 'mongodb';
+import { MongoBulkWriteError, MongoClient, MongoNetworkError, MongoServerSelectionError, type AnyBulkWriteOperation, type Collection, type Db } from 'mongodb';
 import { StoreUnavailableError, translateErrors } from '../unavailable.ts';
 import { finishStats } from '../../reviews/stats-math.ts';
 import { newId } from '../ids.ts';
@@ -26,6 +26,7 @@ import type {
   ReviewInput,
   ReviewStore,
   Store,
+  UpsertResult,
   Widget,
   WidgetStore,
 } from '../types.ts';
@@ -45,14 +46,20 @@ import {
 /** How long a request waits for an absent server before answering 503. */
 const SELECTION_TIMEOUT_MS = 2000;
 
+const DUPLICATE_KEY = 11000;
+
 /** Statements per bulk write: FerretDB 1.24 never answers ~100, 80 work. */
 export const WRITE_BATCH = 50;
 
 type WithMongoId<T> = T & { _id: string };
 
+/** A bulk write that failed in the driver, not on the server: a lost connection, wrapped. */
+const lostBulkWrite = (err: unknown): boolean =>
+  err instanceof MongoBulkWriteError && (Array.isArray(err.writeErrors) ? err.writeErrors.length === 0 : !err.writeErrors) && !err.writeConcernError;
+
 /** The server went away or cannot be reached: a 503, not a 500 (the driver reconnects by itself). */
 function unavailable(err: unknown): unknown {
-  return err instanceof MongoNetworkError || err instanceof MongoServerSelectionError ? new StoreUnavailableError('mongodb', { cause: err }) : err;
+  return err instanceof MongoNetworkError || err instanceof MongoServerSelectionError || lostBulkWrite(err) ? new StoreUnavailableError('mongodb', { cause: err }) : err;
 }
 
 function strip<T>(doc: (T & { _id?: unknown }) | null): T | null {
@@ -161,19 +168,44 @@ export class MongoStore implements Store {
       const unique = new Map<string, ReviewInput>();
       for (const input of inputs) unique.set(`${input.platform}\u0000${input.externalId}`, input);
       const stamp = now.toISOString();
-      const ops: AnyBulkWriteOperation<ReviewDocument>[] = [...unique.values()].map((input) => {
-        const { _id, id: _unused, createdAt, ...fields } = toDocument({ ...input, id: '', orgId, createdAt: stamp, updatedAt: stamp });
-        return { updateOne: { filter: { _id }, update: { $set: fields, $setOnInsert: { id: newId('rev'), createdAt } }, upsert: true } };
-      });
+      const docs = [...unique.values()].map((input) => toDocument({ ...input, id: newId('rev'), orgId, createdAt: stamp, updatedAt: stamp }));
       const result = { imported: 0, updated: 0 };
-      for (let i = 0; i < ops.length; i += WRITE_BATCH) {
-        const written = await this.reviewCol.bulkWrite(ops.slice(i, i + WRITE_BATCH), { ordered: false });
-        result.imported += written.upsertedCount;
-        result.updated += written.matchedCount;
+      for (let i = 0; i < docs.length; i += WRITE_BATCH) {
+        const written = await this.writeReviews(docs.slice(i, i + WRITE_BATCH));
+        result.imported += written.imported;
+        result.updated += written.updated;
       }
       return result;
     },
   }, unavailable);
+
+  /**
+   * At most WRITE_BATCH reviews: inserted as new first (one `insert` command,
+   * fast everywhere); the ones whose `_id` exists already are then updated by
+   * `_id`, keeping their id and createdAt. An upsert, not an update, so that
+   * the write also lands if the review vanished in between.
+   */
+  private async writeReviews(docs: ReviewDocument[]): Promise<UpsertResult> {
+    let existing: ReviewDocument[] = [];
+    let imported = 0;
+    try {
+      imported = (await this.reviewCol.insertMany(docs, { ordered: false })).insertedCount;
+    } catch (err) {
+      if (!(err instanceof MongoBulkWriteError)) throw err;
+      const errors = Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors];
+      // Only "these _ids exist already" is an answer; anything else (the driver also wraps a lost
+      // connection in a MongoBulkWriteError without write errors) fails the import.
+      if (errors.length === 0 || errors.some((e) => e.code !== DUPLICATE_KEY) || err.insertedCount + errors.length !== docs.length) throw err;
+      imported = err.insertedCount;
+      existing = errors.map((e) => docs[e.index]!);
+    }
+    if (existing.length === 0) return { imported, updated: 0 };
+    const ops: AnyBulkWriteOperation<ReviewDocument>[] = existing.map(({ _id, id, createdAt, ...fields }) => ({
+      updateOne: { filter: { _id }, update: { $set: fields, $setOnInsert: { id, createdAt } }, upsert: true },
+    }));
+    const written = await this.reviewCol.bulkWrite(ops, { ordered: false });
+    return { imported: imported + written.upsertedCount, updated: written.matchedCount };
+  }
 
   async ping(): Promise<void> {
     await this.db.command({ ping: 1 }).catch((err: unknown) => {

@@ -96,7 +96,7 @@ for (const subject of subjects) {
       ({ store, cleanup } = await subject.open());
       // FerretDB on SQLite answers every query but a lone `_id` lookup by scanning the whole
       // collection (see the README's storage section): a smaller data set, the same awkward cases.
-      fixture = generateFixture({ sizes: subject.target ? [120, 40, 20] : [900, 150, 20] });
+      fixture = generateFixture({ sizes: subject.target ? [60, 30, 20] : [900, 150, 20] });
       for (const orgId of fixture.orgIds) {
         const inputs = fixture.inputs(orgId);
         for (let i = 0; i < inputs.length; i += 250) await store.reviews.upsert(orgId, inputs.slice(i, i + 250), fixture.now);
@@ -180,7 +180,8 @@ for (const subject of subjects) {
         [5, 5],
         [1, 1],
       ];
-      const sinces = [undefined, fixture.now, ...fixture.sinceCandidates.slice(0, 6)];
+      // On a MongoDB server (a scan per call on FerretDB) half the `since` boundaries: 120 calls, not 720.
+      const sinces = [undefined, fixture.now, ...fixture.sinceCandidates.slice(0, subject.target ? 2 : 6)];
       const pages = [
         [20, 0],
         [7, 13],
@@ -216,7 +217,7 @@ for (const subject of subjects) {
         }
       };
       await Promise.all([worker(), worker(), worker(), worker()]);
-      expect(compared).toBe(subject.target ? 240 : 720);
+      expect(compared).toBe(subject.target ? 120 : 720);
     });
 
     it('walks pages with an odd limit and returns every review exactly once', async () => {

@@ -145,10 +145,12 @@ export class MongoStore implements Store {
   readonly reviews: ReviewStore = translateErrors<ReviewStore>({
     list: async (query) => {
       const filter = listFilter(query);
-      const [total, docs] = await Promise.all([
-        this.reviewCol.countDocuments(filter),
-        this.reviewCol.find(filter, { projection: { _id: 0 } }).sort(listSort).skip(query.offset).limit(query.limit).toArray(),
-      ]);
+      const docs = await this.reviewCol.find(filter, { projection: { _id: 0 } }).sort(listSort).skip(query.offset).limit(query.limit).toArray();
+      // A short page that is not empty is the tail, and an empty first page is everything: the total is
+      // known without counting. FerretDB answers every query but a lone _id lookup by scanning the
+      // collection, so this spares a scan on most filtered and deep requests.
+      const tail = docs.length > 0 ? docs.length < query.limit : query.offset === 0;
+      const total = tail ? query.offset + docs.length : await this.reviewCol.countDocuments(filter);
       return { total, items: docs.map((d) => fromDocument(d)) };
     },
     stats: async (query) => {

@@ -27,7 +27,7 @@ interface StoreRun {
   results: Record<string, { rps: number; p50: number; p99: number }>;
 }
 
-async function measure(deps: Deps, env: Record<string, string>, reviews: number, paths: Record<string, string>): Promise<StoreRun> {
+async function measure(label: string, deps: Deps, env: Record<string, string>, reviews: number, paths: Record<string, string>): Promise<StoreRun> {
   const server = await startServer(env);
   try {
     const org = await admin(server, 'POST', '/admin/orgs', { name: 'Bench', plan: 'agency', rateLimit: 10_000_000 });
@@ -42,7 +42,7 @@ async function measure(deps: Deps, env: Record<string, string>, reviews: number,
       const res = await httpsGet(`${server.baseUrl}${path}`, server.ca, auth);
       if (res.status !== 200) throw new Error(`${path}: ${res.status} ${res.body.toString()}`);
       const r = await deps.cannon(`${server.baseUrl}${path}`, auth, server.ca);
-      if (r.non2xx > 0 || r.errors > 0) process.stdout.write(`  warning: ${name}: ${r.non2xx} non-2xx, ${r.errors} errors\n`);
+      if (r.non2xx > 0 || r.errors > 0) process.stdout.write(`  warning: ${label}, ${name}: ${r.non2xx} non-2xx, ${r.errors} errors (autocannon counts a request unanswered after 10 s as an error)\n`);
       results[name] = r;
     }
     return { importRate: Math.round(reviews / importSeconds), importSeconds, results };
@@ -68,8 +68,8 @@ export async function compareStores(deps: Deps): Promise<void> {
     process.stdout.write(
       `Benchmark of the stores: ${reviews.toLocaleString('en')} reviews, ${deps.connections} connections, ${deps.seconds} s per run, Node ${process.version}, FerretDB 1.24 (SQLite)\n`,
     );
-    const embedded = await measure(deps, { DATA_DIR: dirs[0], REDIS_URL: redis.url, REDIS_KEY_PREFIX: 'be:' }, reviews, paths);
-    const mongo = await measure(deps, { DATA_DIR: dirs[1], REDIS_URL: redis.url, REDIS_KEY_PREFIX: 'bm:', MONGODB_URL: `${ferret.url}review_bench` }, reviews, paths);
+    const embedded = await measure('embedded', deps, { DATA_DIR: dirs[0], REDIS_URL: redis.url, REDIS_KEY_PREFIX: 'be:' }, reviews, paths);
+    const mongo = await measure('FerretDB', deps, { DATA_DIR: dirs[1], REDIS_URL: redis.url, REDIS_KEY_PREFIX: 'bm:', MONGODB_URL: `${ferret.url}review_bench` }, reviews, paths);
     const rows = Object.keys(paths).map((name) => {
       const e = embedded.results[name]!;
       const m = mongo.results[name]!;

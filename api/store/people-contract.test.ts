@@ -1,6 +1,8 @@
 /**
  * The people contract (users, sessions, invitations, audit) for every store:
- * always the embedded store, and MongoDB (or FerretDB) whenever MONGODB_URL is set.
+ * the embedded store, the MongoDB store on the FerretDB that the test run
+ * starts (a loud named skip when there is none outside CI), and a real MongoDB
+ * whenever MONGODB_URL is set.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,9 +12,11 @@ import { EmbeddedStore } from './embedded/store.ts';
 import { newId } from './ids.ts';
 import { DuplicateEmailError, normalizeEmail, type AuditRecord, type Invitation, type Session, type User } from './people-types.ts';
 import type { Store } from './types.ts';
+import { describeOn, mongoTargets } from '../test/mongo-suites.ts';
 
 interface Subject {
   name: string;
+  target?: ReturnType<typeof mongoTargets>[number];
   open(): Promise<{ store: Store; reopen?: () => Promise<Store>; cleanup(): Promise<void> }>;
 }
 
@@ -37,13 +41,20 @@ const subjects: Subject[] = [
     },
   },
 ];
-if (process.env.MONGODB_URL) {
+for (const target of mongoTargets()) {
   subjects.push({
     name: 'mongodb',
+    target,
     async open() {
-      const { MongoStore } = await import('./mongo/store.ts');
-      const store = await MongoStore.connect(process.env.MONGODB_URL!, `review_proof_people_${Date.now()}`);
-      return { store, cleanup: () => store.close() };
+      const { openMongoStore } = await import('../test/mongo-suites.ts');
+      const store = await openMongoStore(target, 'people');
+      return {
+        store,
+        async cleanup() {
+          await store.dropDatabase();
+          await store.close();
+        },
+      };
     },
   });
 }
@@ -60,7 +71,8 @@ function session(u: User, n: number): Session {
 }
 
 for (const subject of subjects) {
-  describe(`people contract: ${subject.name}`, () => {
+  const on = (name: string, fn: () => void) => (subject.target ? describeOn(subject.target, name, fn) : describe(name, fn));
+  on(`people contract: ${subject.name}`, () => {
     let store: Store;
     let opened: Awaited<ReturnType<Subject['open']>>;
     const orgA = newId('org');

@@ -6,6 +6,7 @@
  * and updates by id never scan.
  */
 import { MongoServerError, type Collection, type Db } from 'mongodb';
+import { translateErrors } from '../unavailable.ts';
 import {
   DuplicateEmailError,
   normalizeEmail,
@@ -37,7 +38,11 @@ export class MongoPeople implements PeopleStore {
   private readonly auditCol: Collection<Doc<AuditRecord>>;
   private readonly claimCol: Collection<{ _id: string; at: string }>;
 
-  constructor(db: Db) {
+  /** `translate`: the store's mapping of a lost server to StoreUnavailableError (a 503, never a 500). */
+  constructor(
+    db: Db,
+    private readonly translate: (err: unknown) => unknown = (err) => err,
+  ) {
     this.userCol = db.collection('users');
     this.sessionCol = db.collection('sessions');
     this.invitationCol = db.collection('invitations');
@@ -55,7 +60,7 @@ export class MongoPeople implements PeopleStore {
     ]);
   }
 
-  readonly users: UserStore = {
+  readonly users: UserStore = translateErrors<UserStore>({
     create: async (user) => {
       try {
         await this.userCol.insertOne({ _id: user.id, ...user });
@@ -73,9 +78,9 @@ export class MongoPeople implements PeopleStore {
       await this.sessionCol.deleteMany({ userId: id });
       return deletedCount === 1;
     },
-  };
+  }, (err) => this.translate(err));
 
-  readonly sessions: SessionStore = {
+  readonly sessions: SessionStore = translateErrors<SessionStore>({
     create: async (session) => {
       await this.sessionCol.insertOne({ _id: session.id, ...session });
     },
@@ -89,9 +94,9 @@ export class MongoPeople implements PeopleStore {
     removeByUser: async (userId) => {
       await this.sessionCol.deleteMany({ userId });
     },
-  };
+  }, (err) => this.translate(err));
 
-  readonly invitations: InvitationStore = {
+  readonly invitations: InvitationStore = translateErrors<InvitationStore>({
     create: async (invitation) => {
       await this.invitationCol.insertOne({ _id: invitation.id, ...invitation });
     },
@@ -115,12 +120,12 @@ export class MongoPeople implements PeopleStore {
       await this.invitationCol.updateOne({ _id: id }, { $set: { acceptedAt: at.toISOString() } });
       return strip<Invitation>({ ...open, acceptedAt: at.toISOString() });
     },
-  };
+  }, (err) => this.translate(err));
 
-  readonly audit: AuditStore = {
+  readonly audit: AuditStore = translateErrors<AuditStore>({
     append: async (record) => {
       await this.auditCol.insertOne({ _id: record.id, ...record });
     },
     listByOrg: async (orgId, limit) => all(await this.auditCol.find({ orgId }).sort({ at: -1, _id: -1 }).limit(limit).toArray()),
-  };
+  }, (err) => this.translate(err));
 }

@@ -13,6 +13,7 @@ import { errorHandler } from './middleware/error-handler.ts';
 import { httpsOnly } from './middleware/https-only.ts';
 import { queryKeyGuard } from './middleware/query-key-guard.ts';
 import { requestId } from './middleware/request-id.ts';
+import { resolveClient, TrustedProxies } from './middleware/trusted-proxies.ts';
 import { authenticate, requireApiPlan } from './auth/authenticate.ts';
 import { LastUsedTracker } from './auth/last-used.ts';
 import { orgRateLimit } from './limits/org-rate-limit.ts';
@@ -50,8 +51,9 @@ export type RouteMethodRegistrar = (path: string, ...middleware: Middleware[]) =
 
 export function createApp(deps: AppDeps): App {
   const { config, store, logger, redis, metrics } = deps;
-  // Behind a proxy only the address it appended is trusted: the leftmost X-Forwarded-For values are the client's to invent.
-  const koa = new Koa({ proxy: config.trustProxy, maxIpsCount: 1 });
+  // Koa's own proxy handling stays off: resolveClient believes forwarded headers only from TRUST_PROXY's addresses.
+  const koa = new Koa({ proxy: false });
+  const proxies = new TrustedProxies(config.trustProxy);
   koa.silent = true;
 
   const lastUsed = new LastUsedTracker(store.keys, logger);
@@ -124,7 +126,8 @@ export function createApp(deps: AppDeps): App {
   koa.use(metrics.middleware());
   // Errors are rendered here too, so the access log and the metrics above see the final status (not Koa's default 404).
   koa.use(errorHandler(logger));
-  koa.use(httpsOnly(config.trustProxy));
+  koa.use(resolveClient(proxies));
+  koa.use(httpsOnly());
   koa.use(queryKeyGuard());
   koa.use(router.routes());
 

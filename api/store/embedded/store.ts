@@ -1,11 +1,10 @@
 /**
  * The embedded store: everything lives in memory and in one durable log in
  * DATA_DIR (durable-log.ts). This process is the log's only writer, which an
- * exclusive lock file enforces. Reviews are indexed by review-index.ts so that
+ * OS-level lock on the folder enforces (data-dir-lock.ts). Reviews are indexed by review-index.ts so that
  * lists, deep pages and statistics never scan an organization's reviews.
  */
-import { randomBytes } from 'node:crypto';
-import { link, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type {
   ApiKeyRecord,
@@ -27,6 +26,7 @@ import type {
 import { newId } from '../ids.ts';
 import { DurableLog, type ReplayResult } from './durable-log.ts';
 import { checked, ReviewIndex } from './review-index.ts';
+import { DataDirLock } from './data-dir-lock.ts';
 
 type Entry =
   | { t: 'org'; v: Organization }
@@ -75,15 +75,14 @@ export class EmbeddedStore implements Store {
   private readonly widgetMap = new Map<string, Widget>();
   private readonly index = new ReviewIndex();
   private log!: DurableLog;
-  private lockPath = '';
+  private lock!: DataDirLock;
   private closed = false;
   info!: EmbeddedStoreInfo;
 
   static async open(dataDir: string): Promise<EmbeddedStore> {
     await mkdir(dataDir, { recursive: true, mode: 0o700 });
     const store = new EmbeddedStore();
-    store.lockPath = join(dataDir, 'store.lock');
-    await acquireLock(store.lockPath);
+    store.lock = await DataDirLock.acquire(dataDir);
     const path = join(dataDir, 'store.log');
     try {
       // A side file left by a compaction that crashed before its rename: the log itself is intact.
@@ -102,8 +101,7 @@ export class EmbeddedStore implements Store {
         store.info.compacted = true;
       }
     } catch (err) {
-      await rm(store.lockPath, { force: true });
-      heldLocks.delete(store.lockPath);
+      await store.lock.release();
       throw err;
     }
     return store;
@@ -281,70 +279,10 @@ export class EmbeddedStore implements Store {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.log.close();
-    await rm(this.lockPath, { force: true });
-    heldLocks.delete(this.lockPath);
-  }
-}
-
-/**
- * One writer per DATA_DIR: a lock file holding our pid, created atomically
- * (written under a unique name, then hard-linked into place, so nobody ever
- * sees it empty). A lock left by a dead process (kill -9) is taken over by
- * renaming it aside (only one contender's rename wins); one held by a live
- * process is refused.
- */
-const heldLocks = new Set<string>();
-
-async function acquireLock(path: string): Promise<void> {
-  if (heldLocks.has(path)) throw new Error(`DATA_DIR is already open in this process (${path}).`);
-  // Claimed before the first await: a second open in this process fails at once.
-  heldLocks.add(path);
-  let taken = false;
-  const mine = `${path}.${process.pid}.${randomBytes(6).toString('hex')}`;
-  await writeFile(mine, String(process.pid), { mode: 0o600 });
-  const readPid = async (file: string): Promise<number> => Number((await readFile(file, 'utf8').catch(() => '')).trim());
-  const inUse = (pid: number) =>
-    new Error(`DATA_DIR is in use by process ${pid} (${path}); the embedded store allows one server per data folder. If no server is running, delete that file.`);
-  try {
-    for (let attempt = 0; attempt < 5; attempt++) {
-      try {
-        await link(mine, path);
-        taken = true;
-        return;
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      }
-      const pid = await readPid(path);
-      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid)) throw inUse(pid);
-      const aside = `${path}.stale.${randomBytes(6).toString('hex')}`;
-      try {
-        await rename(path, aside);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
-        throw err;
-      }
-      const moved = await readPid(aside);
-      if (moved !== pid && Number.isInteger(moved) && moved > 0 && moved !== process.pid && isAlive(moved)) {
-        // We raced a live process that had just taken the lock: give it back.
-        await link(aside, path).catch(() => undefined);
-        await rm(aside, { force: true });
-        throw inUse(moved);
-      }
-      await rm(aside, { force: true });
+    try {
+      await this.log.close();
+    } finally {
+      await this.lock.release();
     }
-    throw new Error(`could not take the store lock ${path}`);
-  } finally {
-    if (!taken) heldLocks.delete(path);
-    await rm(mine, { force: true });
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

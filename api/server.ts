@@ -19,6 +19,7 @@ import { Metrics } from './ops/metrics.ts';
 import { openStore } from './store/open.ts';
 import type { Store } from './store/types.ts';
 import { loadTls } from './tls.ts';
+import { answerPlaintextOnTls } from './plaintext-on-tls.ts';
 import { TrustedProxies } from './middleware/trusted-proxies.ts';
 import { loadWidgetAssets } from './widgets/assets.ts';
 
@@ -142,6 +143,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
   https.keepAliveTimeout = 5_000;
   // Requests Node refuses before Koa sees them (oversized headers, bad syntax) still get the JSON envelope.
   https.on('clientError', refuseMalformed);
+  answerPlaintextOnTls(https);
   trackResponses(https);
   // The plain port serves the app only to the proxies of TRUST_PROXY (which then report the client's
   // protocol); anyone else gets https_required, whatever headers it sends.

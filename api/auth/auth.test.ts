@@ -1,4 +1,5 @@
 /** Authentication, plans and the check order, over real HTTPS with a real Redis. */
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../test/harness.ts';
 import { generateKey } from './key-format.ts';
@@ -188,6 +189,28 @@ describe('HTTPS only', () => {
       expect(res.headers.location).toBeUndefined();
       expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
     }
+  });
+
+  it('answers plain HTTP sent to the HTTPS port with the JSON https_required error, not an empty reply', async () => {
+    const { key } = await t.org('growth');
+    const plainToTls = (method: string) =>
+      new Promise<{ status: number; type: string | undefined; text: string }>((resolve, reject) => {
+        const req = httpRequest({ host: '127.0.0.1', port: t.service.ports.https, path: '/api/v1/reviews', method, headers: { authorization: `Bearer ${key}` } }, (res) => {
+          let text = '';
+          res.on('data', (c: Buffer) => (text += c.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, type: res.headers['content-type'], text }));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    const res = await plainToTls('GET');
+    expect(res.status).toBe(403);
+    expect(res.type).toBe('application/json; charset=utf-8');
+    expect(JSON.parse(res.text)).toEqual({ error: 'https_required', message: expect.any(String), details: [] });
+    const head = await plainToTls('HEAD');
+    expect([head.status, head.text]).toEqual([403, '']);
+    // TLS on the same port is unaffected.
+    expect((await t.get('/api/v1/reviews', { key })).status).toBe(200);
   });
 
   it('believes forwarded headers only from the addresses of TRUST_PROXY', async () => {

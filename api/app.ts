@@ -16,6 +16,7 @@ import { requestId } from './middleware/request-id.ts';
 import { resolveClient, TrustedProxies } from './middleware/trusted-proxies.ts';
 import { authenticate, requireApiPlan } from './auth/authenticate.ts';
 import { LastUsedTracker } from './auth/last-used.ts';
+import { addressKey } from './limits/address-key.ts';
 import { orgRateLimit } from './limits/org-rate-limit.ts';
 import { BatchedRateLimitDb } from './limits/batched-redis-driver.ts';
 import { Limiter, type LimiterRedis } from './limits/rate-limit.ts';
@@ -73,7 +74,7 @@ export function createApp(deps: AppDeps): App {
   const authFailures = new Limiter({
     name: 'authfail',
     durationMs: 60_000,
-    id: (ctx) => ctx.ip,
+    id: (ctx) => addressKey(ctx.ip),
     headers: false,
     redis: limiterRedis,
     onLimited: onLimited('auth_failures'),
@@ -82,7 +83,7 @@ export function createApp(deps: AppDeps): App {
   const publicLimiter = new Limiter({
     name: 'public',
     durationMs: 60_000,
-    id: (ctx) => ctx.ip,
+    id: (ctx) => addressKey(ctx.ip),
     headers: true,
     redis: limiterRedis,
     onLimited: onLimited('public'),

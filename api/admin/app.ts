@@ -100,7 +100,7 @@ export function createAdminApp(deps: AdminDeps): Koa {
   router.patch('/widgets/:id', async (ctx) => {
     const widget = await store.widgets.get(ctx.params.id!);
     if (!widget) throw notFound('Widget');
-    ctx.body = await store.widgets.update(widget.id, parseWidgetUpdate(await readJson(ctx), widget));
+    ctx.body = await store.widgets.update(widget.id, parseWidgetUpdate(await readJson(ctx)));
   });
   router.get('/widgets/:id/lint', async (ctx) => {
     const widget = await store.widgets.get(ctx.params.id!);

@@ -146,6 +146,22 @@ for (const subject of subjects) {
       const updated = await store.widgets.update(w.id, { layout: 'list' });
       expect(updated?.layout).toBe('list');
       expect(updated?.options).toEqual(w.options);
+
+      // Overlapping updates of different fields (two `widgets update` calls at once): none is lost.
+      const results = await Promise.all([
+        store.widgets.update(w.id, { options: { theme: 'light' } }),
+        store.widgets.update(w.id, { options: { showDates: true } }),
+        store.widgets.update(w.id, { subject: { name: 'Boots' } }),
+        store.widgets.update(w.id, { name: 'Landing' }),
+      ]);
+      expect(results.every((r) => r !== null)).toBe(true);
+      const merged = await store.widgets.get(w.id);
+      expect(merged).toMatchObject({
+        name: 'Landing',
+        layout: 'list',
+        subject: { ...w.subject, name: 'Boots' },
+        options: { ...w.options, theme: 'light', showDates: true },
+      });
     });
 
     it('holds every imported review with its fields intact (unicode and HTML-looking text byte for byte)', async () => {

@@ -24,6 +24,7 @@ import type {
   WidgetStore,
 } from '../types.ts';
 import { newId } from '../ids.ts';
+import { applyWidgetPatch } from '../widget-patch.ts';
 import { DurableLog, type ReplayResult } from './durable-log.ts';
 import { checked, ReviewIndex } from './review-index.ts';
 import { DataDirLock } from './data-dir-lock.ts';
@@ -217,7 +218,8 @@ export class EmbeddedStore implements Store {
       this.exclusive(async () => {
         const widget = this.widgetMap.get(id);
         if (!widget) return null;
-        const next: Widget = { ...widget, ...clone(patch), updatedAt: new Date().toISOString() };
+        // Merged here, inside the serialized section, from the widget as it is now.
+        const next = applyWidgetPatch(widget, patch, new Date());
         await this.write({ t: 'widget', v: next });
         return next;
       }),

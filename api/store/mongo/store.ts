@@ -22,6 +22,8 @@ import type {
   Widget,
   WidgetStore,
 } from '../types.ts';
+import { applyWidgetPatch } from '../widget-patch.ts';
+import { withDocumentLock, type LockDocument } from './document-lock.ts';
 import { fromDocument, listFilter, listSort, reviewIndexes, statsPipeline, toDocument, type ReviewDocument } from './review-queries.ts';
 
 type WithMongoId<T> = T & { _id: string };
@@ -38,6 +40,7 @@ export class MongoStore implements Store {
   private readonly keyCol: Collection<WithMongoId<ApiKeyRecord>>;
   private readonly widgetCol: Collection<WithMongoId<Widget>>;
   private readonly reviewCol: Collection<ReviewDocument>;
+  private readonly lockCol: Collection<LockDocument>;
 
   private constructor(
     private readonly client: MongoClient,
@@ -47,6 +50,7 @@ export class MongoStore implements Store {
     this.keyCol = db.collection('api_keys');
     this.widgetCol = db.collection('widgets');
     this.reviewCol = db.collection('reviews');
+    this.lockCol = db.collection('locks');
   }
 
   static async connect(url: string, dbName?: string): Promise<MongoStore> {
@@ -98,8 +102,15 @@ export class MongoStore implements Store {
     },
     get: async (id) => strip(await this.widgetCol.findOne({ _id: id })),
     listByOrg: async (orgId) => (await this.widgetCol.find({ orgId }).sort({ createdAt: 1, _id: 1 }).toArray()).map((d) => strip<Widget>(d)!),
-    update: async (id, patch) =>
-      strip(await this.widgetCol.findOneAndUpdate({ _id: id }, { $set: { ...patch, updatedAt: new Date().toISOString() } }, { returnDocument: 'after' })),
+    // Merged from the widget as stored, under a lock (document-lock.ts): overlapping updates never lose a change.
+    update: (id, patch) =>
+      withDocumentLock(this.lockCol, `widget:${id}`, async () => {
+        const current = strip(await this.widgetCol.findOne({ _id: id }));
+        if (!current) return null;
+        const next = applyWidgetPatch(current, patch, new Date());
+        await this.widgetCol.replaceOne({ _id: id }, next as WithMongoId<Widget>);
+        return next;
+      }),
   };
 
   readonly reviews: ReviewStore = {

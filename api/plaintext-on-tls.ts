@@ -31,10 +31,15 @@ export function answerPlaintextOnTls(server: HttpsServer): void {
   const tlsListeners = server.listeners('connection') as ((socket: Socket) => void)[];
   server.removeAllListeners('connection');
   server.on('connection', function sniffFirstByte(socket: Socket) {
-    socket.setTimeout(FIRST_BYTE_TIMEOUT_MS, () => socket.destroy());
+    // Until TLS (or the refusal) takes over, this code owns the socket's errors and its idle time.
+    const drop = (): void => void socket.destroy();
+    socket.on('error', drop);
+    socket.setTimeout(FIRST_BYTE_TIMEOUT_MS);
+    socket.once('timeout', drop);
     socket.once('readable', () => {
       const chunk = socket.read() as Buffer | null;
       socket.setTimeout(0);
+      socket.off('timeout', drop);
       if (chunk === null || chunk.length === 0) return void socket.destroy();
       // Handed back: the TLS socket reads what is buffered before reading on.
       socket.unshift(chunk);

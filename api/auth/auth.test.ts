@@ -1,5 +1,6 @@
 /** Authentication, plans and the check order, over real HTTPS with a real Redis. */
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../test/harness.ts';
 import { generateKey } from './key-format.ts';
@@ -209,6 +210,13 @@ describe('HTTPS only', () => {
     expect(JSON.parse(res.text)).toEqual({ error: 'https_required', message: expect.any(String), details: [] });
     const head = await plainToTls('HEAD');
     expect([head.status, head.text]).toEqual([403, '']);
+    // Connections that close or reset before their first byte harm nothing.
+    for (const end of ['close', 'reset'] as const) {
+      const socket = connect(t.service.ports.https, '127.0.0.1');
+      await new Promise((resolve) => socket.once('connect', resolve));
+      if (end === 'close') socket.end();
+      else socket.resetAndDestroy();
+    }
     // TLS on the same port is unaffected.
     expect((await t.get('/api/v1/reviews', { key })).status).toBe(200);
   });

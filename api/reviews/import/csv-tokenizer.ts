@@ -28,6 +28,10 @@ const COMMA = 0x2c;
 const LF = 0x0a;
 const CR = 0x0d;
 
+/** Characters that end a run of plain text, outside and inside quotes. */
+const UNQUOTED_SPECIAL = /[,\r\n"]/g;
+const QUOTED_SPECIAL = /["\r\n]/g;
+
 const enum State {
   FieldStart,
   Unquoted,
@@ -91,6 +95,13 @@ export class CsvTokenizer {
           }
           break;
         case State.Unquoted:
+          if (c !== COMMA && !lineBreak && c !== QUOTE) {
+            // Plain text: jump to the next character that means something here.
+            UNQUOTED_SPECIAL.lastIndex = i + 1;
+            const next = UNQUOTED_SPECIAL.exec(chunk);
+            i = (next ? next.index : n) - 1;
+            continue;
+          }
           if (c === COMMA) {
             this.endField(chunk.slice(sliceStart, i));
             this.state = State.FieldStart;
@@ -103,6 +114,12 @@ export class CsvTokenizer {
           }
           break;
         case State.Quoted:
+          if (c !== QUOTE && !lineBreak) {
+            QUOTED_SPECIAL.lastIndex = i + 1;
+            const next = QUOTED_SPECIAL.exec(chunk);
+            i = (next ? next.index : n) - 1;
+            continue;
+          }
           if (c === QUOTE) {
             if (!this.dropping) this.parts.push(chunk.slice(sliceStart, i));
             this.state = State.QuoteInQuoted;

@@ -3,22 +3,13 @@
  * stores: the embedded one, and FerretDB 1.24 (which does not isolate
  * concurrent updates of one document, so the MongoDB store locks it).
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePorts } from '../test/global-setup.ts';
+import { describe, expect, it } from 'vitest';
+import { describeOn, mongoTargets, openMongoStore } from '../test/mongo-suites.ts';
 import { EmbeddedStore } from './embedded/store.ts';
-import { MongoStore } from './mongo/store.ts';
 import type { Store, Widget, WidgetPatch } from './types.ts';
-
-function ferretBinary(): string | null {
-  if (process.env.FERRETDB_BIN) return process.env.FERRETDB_BIN;
-  const gopath = spawnSync('go', ['env', 'GOPATH'], { encoding: 'utf8' }).stdout?.trim();
-  const path = gopath ? join(gopath, 'bin', 'ferretdb') : '';
-  return path && existsSync(path) ? path : null;
-}
 
 const widget = (): Widget => {
   const now = new Date().toISOString();
@@ -70,39 +61,17 @@ describe('overlapping widget updates', () => {
     }
   });
 
-  describe('on FerretDB', () => {
-    const bin = ferretBinary();
-    // Loud, never silent: without the binary this test fails and says how to get it.
-    let ferret: ChildProcess | null = null;
-    let dir = '';
-    let url = '';
-    beforeAll(async () => {
-      if (!bin) return;
-      dir = mkdtempSync(join(tmpdir(), 'widget-update-ferret-'));
-      const [port] = await freePorts(1);
-      ferret = spawn(bin, ['--handler=sqlite', `--sqlite-url=file:${dir}/`, `--listen-addr=127.0.0.1:${port}`, `--state-dir=${dir}`, '--telemetry=disable', '--debug-addr=-', '--log-level=error'], { stdio: 'ignore' });
-      url = `mongodb://127.0.0.1:${port}/`;
-    }, 30_000);
-    afterAll(() => {
-      ferret?.kill('SIGTERM');
-      if (dir) rmSync(dir, { recursive: true, force: true });
+  for (const target of mongoTargets()) {
+    describeOn(target, 'on the MongoDB store', () => {
+      it('keep every change', async () => {
+        const store = await openMongoStore(target, 'widget_update');
+        try {
+          await overlappingUpdates(store);
+        } finally {
+          await store.dropDatabase();
+          await store.close();
+        }
+      }, 60_000);
     });
-
-    it('keeps every change on the MongoDB store', async () => {
-      if (!bin) throw new Error('FerretDB is missing: build it with .ci/run (recipe in TOOLCHAIN.md) or set FERRETDB_BIN');
-      let store: MongoStore | null = null;
-      for (let i = 0; i < 100 && !store; i++) {
-        store = await MongoStore.connect(url, `widget_update_${Date.now()}`).catch(async () => {
-          await new Promise((r) => setTimeout(r, 100));
-          return null;
-        });
-      }
-      if (!store) throw new Error(`FerretDB did not answer at ${url}`);
-      try {
-        await overlappingUpdates(store);
-      } finally {
-        await store.close();
-      }
-    }, 60_000);
-  });
+  }
 });

@@ -136,7 +136,7 @@ export function createAdminApp(deps: AdminDeps): Koa {
   router.patch('/widgets/:id', async (ctx) => {
     const widget = await store.widgets.get(ctx.params.id!);
     if (!widget) throw notFound('Widget');
-    const updated = await store.widgets.update(widget.id, parseWidgetUpdate(await readJson(ctx), widget));
+    const updated = await store.widgets.update(widget.id, parseWidgetUpdate(await readJson(ctx)));
     await audit(store, widget.orgId, OPERATOR, 'widget.changed', { id: widget.id, label: widget.name });
     ctx.body = updated;
   });

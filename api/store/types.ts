@@ -193,11 +193,23 @@ export interface KeyStore {
   touch(id: string, at: Date): Promise<void>;
 }
 
+/**
+ * A change to a widget: only the fields given, subject and options field by
+ * field. The store merges it into the widget as stored at that moment, so two
+ * overlapping updates of different fields both stay.
+ */
+export interface WidgetPatch {
+  name?: string;
+  layout?: WidgetLayout;
+  subject?: Partial<WidgetSubject>;
+  options?: Partial<WidgetOptions>;
+}
+
 export interface WidgetStore {
   create(widget: Widget): Promise<void>;
   get(id: string): Promise<Widget | null>;
   listByOrg(orgId: string): Promise<Widget[]>;
-  update(id: string, patch: Partial<Pick<Widget, 'name' | 'layout' | 'subject' | 'options'>>): Promise<Widget | null>;
+  update(id: string, patch: WidgetPatch): Promise<Widget | null>;
 }
 
 export interface ReviewStore {

@@ -31,6 +31,8 @@ import type {
   WidgetStore,
 } from '../types.ts';
 import { MongoPeople } from './people.ts';
+import { applyWidgetPatch } from '../widget-patch.ts';
+import { withDocumentLock, type LockDocument } from './document-lock.ts';
 import {
   fromDocument,
   listFilter,
@@ -76,6 +78,7 @@ export class MongoStore implements Store {
   private readonly widgetCol: Collection<WithMongoId<Widget>>;
   private readonly reviewCol: Collection<ReviewDocument>;
   readonly people: MongoPeople;
+  private readonly lockCol: Collection<LockDocument>;
 
   private constructor(
     private readonly client: MongoClient,
@@ -86,6 +89,7 @@ export class MongoStore implements Store {
     this.widgetCol = db.collection('widgets');
     this.reviewCol = db.collection('reviews');
     this.people = new MongoPeople(db, unavailable);
+    this.lockCol = db.collection('locks');
   }
 
   static async connect(url: string, dbName?: string): Promise<MongoStore> {
@@ -142,8 +146,15 @@ export class MongoStore implements Store {
     },
     get: async (id) => strip(await this.widgetCol.findOne({ _id: id })),
     listByOrg: async (orgId) => (await this.widgetCol.find({ orgId }).sort({ createdAt: 1, _id: 1 }).toArray()).map((d) => strip<Widget>(d)!),
-    update: async (id, patch) =>
-      strip(await this.widgetCol.findOneAndUpdate({ _id: id }, { $set: { ...patch, updatedAt: new Date().toISOString() } }, { returnDocument: 'after' })),
+    // Merged from the widget as stored, under a lock (document-lock.ts): overlapping updates never lose a change.
+    update: (id, patch) =>
+      withDocumentLock(this.lockCol, `widget:${id}`, async () => {
+        const current = strip(await this.widgetCol.findOne({ _id: id }));
+        if (!current) return null;
+        const next = applyWidgetPatch(current, patch, new Date());
+        await this.widgetCol.replaceOne({ _id: id }, next as WithMongoId<Widget>);
+        return next;
+      }),
   }, unavailable);
 
   readonly reviews: ReviewStore = translateErrors<ReviewStore>({

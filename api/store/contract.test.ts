@@ -67,7 +67,7 @@ function keyRecord(orgId: string, hashChar: string): ApiKeyRecord {
 
 function org(name: string): Organization {
   const now = new Date().toISOString();
-  return { id: newId('org'), name, plan: 'growth', rateLimit: null, createdAt: now, updatedAt: now };
+  return { id: newId('org'), name, plan: 'growth', rateLimit: null, language: 'en', createdAt: now, updatedAt: now };
 }
 
 /** Reviews as the store returns them, minus what the store assigns (id, createdAt, updatedAt). */

@@ -25,6 +25,7 @@ import type {
   WidgetStore,
 } from '../types.ts';
 import { newId } from '../ids.ts';
+import { withOrgDefaults } from '../types.ts';
 import { DurableLog, type ReplayResult } from './durable-log.ts';
 import { checked, ReviewIndex } from './review-index.ts';
 
@@ -134,7 +135,7 @@ export class EmbeddedStore implements Store {
     if (entry.t !== 'reviews') deepFreeze(entry.v);
     switch (entry.t) {
       case 'org':
-        this.orgMap.set(entry.v.id, entry.v);
+        this.orgMap.set(entry.v.id, withOrgDefaults(entry.v));
         break;
       case 'key':
         this.keyMap.set(entry.v.id, entry.v);

@@ -11,20 +11,25 @@
 import { MongoClient, type Collection, type Db, type Document, type AnyBulkWriteOperation } from 'mongodb';
 import { finishStats, type RawStats } from '../../reviews/stats-math.ts';
 import { newId } from '../ids.ts';
-import type {
-  ApiKeyRecord,
-  KeyStore,
-  Organization,
-  OrgStore,
-  ReviewInput,
-  ReviewStore,
-  Store,
-  Widget,
-  WidgetStore,
+import {
+  withOrgDefaults,
+  type ApiKeyRecord,
+  type KeyStore,
+  type Organization,
+  type OrgStore,
+  type ReviewInput,
+  type ReviewStore,
+  type Store,
+  type Widget,
+  type WidgetStore,
 } from '../types.ts';
 import { fromDocument, listFilter, listSort, reviewIndexes, statsPipeline, toDocument, type ReviewDocument } from './review-queries.ts';
 
 type WithMongoId<T> = T & { _id: string };
+
+function orgOrNull(org: Organization | null): Organization | null {
+  return org && withOrgDefaults(org);
+}
 
 function strip<T>(doc: (T & { _id?: unknown }) | null): T | null {
   if (!doc) return null;
@@ -70,10 +75,10 @@ export class MongoStore implements Store {
     create: async (org) => {
       await this.orgCol.insertOne({ _id: org.id, ...org });
     },
-    get: async (id) => strip(await this.orgCol.findOne({ _id: id })),
-    list: async () => (await this.orgCol.find({}).sort({ createdAt: 1, _id: 1 }).toArray()).map((d) => strip<Organization>(d)!),
+    get: async (id) => orgOrNull(strip(await this.orgCol.findOne({ _id: id }))),
+    list: async () => (await this.orgCol.find({}).sort({ createdAt: 1, _id: 1 }).toArray()).map((d) => withOrgDefaults(strip<Organization>(d)!)),
     update: async (id, patch) =>
-      strip(await this.orgCol.findOneAndUpdate({ _id: id }, { $set: { ...patch, updatedAt: new Date().toISOString() } }, { returnDocument: 'after' })),
+      orgOrNull(strip(await this.orgCol.findOneAndUpdate({ _id: id }, { $set: { ...patch, updatedAt: new Date().toISOString() } }, { returnDocument: 'after' }))),
   };
 
   readonly keys: KeyStore = {

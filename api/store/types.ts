@@ -151,6 +151,8 @@ export interface ReviewQuery {
   maxRating?: number;
   /** Strictly after. */
   since?: Date;
+  /** Lower-case ISO 639-1 code; a review matches when its language is this one. */
+  language?: string;
   limit: number;
   offset: number;
 }

@@ -7,7 +7,7 @@
  * evaluation set and is the quickest of those that did.
  */
 import { eld } from 'eld/small';
-import { letterWeight } from './text.ts';
+import { hasLetters } from './text.ts';
 
 /**
  * Below this many letters (a Han, kana or Hangul character counts as 3) a
@@ -16,7 +16,7 @@ import { letterWeight } from './text.ts';
  */
 export const MIN_DETECT_LETTERS = 12;
 /** Detection reads the start of the text only: more adds time, not accuracy. */
-const DETECT_CHARS = 240;
+const DETECT_CHARS = 160;
 
 export interface LanguageGuess {
   language: string;
@@ -26,7 +26,7 @@ export interface LanguageGuess {
 
 /** `text` must already be plain (see text.ts); `fallback` is the organization's default language. */
 export function detectLanguage(text: string, fallback: string): LanguageGuess {
-  if (letterWeight(text) < MIN_DETECT_LETTERS) return { language: fallback, detected: false };
+  if (!hasLetters(text, MIN_DETECT_LETTERS)) return { language: fallback, detected: false };
   const result = eld.detect(text.length > DETECT_CHARS ? text.slice(0, DETECT_CHARS) : text);
   // isReliable(): enough n-grams and a clear enough lead over the runner-up.
   if (!/^[a-z]{2}$/.test(result.language) || !result.isReliable()) return { language: fallback, detected: false };

@@ -23,6 +23,7 @@ function informativeness(sentence: string, salient: (word: string) => boolean): 
 
 /** At most `max` characters, ending at a word boundary, with an ellipsis when cut. */
 export function cutAtWord(text: string, max = SUMMARY_MAX): string {
+  if (text.length <= max) return text;
   const chars = Array.from(text);
   if (chars.length <= max) return text;
   const head = chars.slice(0, max - ELLIPSIS.length).join('');
@@ -34,9 +35,11 @@ export function cutAtWord(text: string, max = SUMMARY_MAX): string {
 
 /** `text` is plain text (text.ts); `salient` tells theme and opinion words. Null when no sentence has a letter. */
 export function summarize(text: string, salient: (word: string) => boolean = () => false): string | null {
+  const all = sentences(text);
+  if (all.length <= 1) return all[0] === undefined ? null : cutAtWord(all[0]);
   let best: string | null = null;
   let bestScore = -1;
-  for (const s of sentences(text)) {
+  for (const s of all) {
     const score = informativeness(s, salient);
     if (score > bestScore) {
       best = s;

@@ -23,15 +23,28 @@ export function plainText(content: string): string {
   return content.replace(TAG, ' ').replace(ENTITY, decodeEntity).replace(SPACE, ' ').trim();
 }
 
-const LETTER = /\p{L}/gu;
+const LETTER = /\p{L}/u;
 /** Han, kana and Hangul: one character carries about as much as a short Latin word. */
-const DENSE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/gu;
+const DENSE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 
-/** How much language a text holds, in Latin-letter equivalents. */
-export function letterWeight(text: string): number {
-  const letters = text.match(LETTER)?.length ?? 0;
-  const dense = text.match(DENSE)?.length ?? 0;
-  return letters + dense * 2;
+/**
+ * Whether a text holds at least `min` letters, a Han, kana or Hangul
+ * character counting 3. Stops as soon as it knows (called on every review).
+ */
+export function hasLetters(text: string, min: number): boolean {
+  let weight = 0;
+  for (let i = 0; i < text.length && weight < min; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 128) {
+      if ((c | 32) >= 97 && (c | 32) <= 122) weight++;
+      continue;
+    }
+    const ch = String.fromCodePoint(text.codePointAt(i)!);
+    if (ch.length === 2) i++;
+    if (DENSE.test(ch)) weight += 3;
+    else if (LETTER.test(ch)) weight++;
+  }
+  return weight >= min;
 }
 
 /** Sentence ends: . ! ? … and their full-width forms, or a line break. */
@@ -48,5 +61,9 @@ export function sentences(text: string): string[] {
 
 /** Lower case, accents removed: the form the lexicons and stemmers of @nlpjs use. */
 export function fold(text: string): string {
-  return text.toLowerCase().normalize('NFD').replace(/\p{M}/gu, '');
+  const lower = text.toLowerCase();
+  return ASCII.test(lower) ? lower : lower.normalize('NFD').replace(MARKS, '');
 }
+
+const ASCII = /^[\x00-\x7f]*$/;
+const MARKS = /\p{M}/gu;

@@ -9,7 +9,7 @@
  */
 import type { SentimentLabel } from '../store/types.ts';
 import { detectLanguage } from './language.ts';
-import { isSentimentLanguage, resources } from './languages.ts';
+import { isSentimentLanguage, resources, SENTIMENT_LANGUAGES } from './languages.ts';
 import { labelFor, scoreSentiment } from './sentiment.ts';
 import { summarize } from './summary.ts';
 import { findThemes, isThemeStem } from './themes.ts';
@@ -42,13 +42,30 @@ const CACHE_TEXT_MAX = 80;
 const CACHE_ENTRIES = 20_000;
 const cache = new Map<string, Analysis>();
 
+/**
+ * Load every language's lexicons and stemmer and the detector's tables now
+ * (about a second of CPU), at start-up: loaded lazily, the first import of a
+ * language would hold the event loop for that long.
+ */
+export function warmUp(): void {
+  for (const language of SENTIMENT_LANGUAGES) {
+    const text = WARM_UP_TEXT;
+    scoreSentiment(text, language);
+    findThemes(text, language);
+  }
+  detectLanguage(WARM_UP_TEXT, 'en');
+}
+
+const WARM_UP_TEXT = 'The staff were friendly and the food was good.';
+
 /** Forget the cached analyses (benchmarks time the analysis itself). */
 export function clearAnalysisCache(): void {
   cache.clear();
 }
 
-function analyse(content: string, language: string | null, defaultLanguage: string): Analysis {
-  const key = content.length <= CACHE_TEXT_MAX ? `${language ?? ''}\u0000${defaultLanguage}\u0000${content}` : null;
+/** `withSentiment` false: the sentiment was given, so it is not computed (`sentiment` and `computedLabel` stay null). */
+function analyse(content: string, language: string | null, defaultLanguage: string, withSentiment: boolean): Analysis {
+  const key = content.length <= CACHE_TEXT_MAX ? `${language ?? ''}\u0000${defaultLanguage}\u0000${withSentiment ? 1 : 0}\u0000${content}` : null;
   if (key !== null) {
     const hit = cache.get(key);
     if (hit) return hit;
@@ -59,7 +76,7 @@ function analyse(content: string, language: string | null, defaultLanguage: stri
   if (!hasLetters(text, MIN_ANALYSIS_LETTERS)) {
     result = { language: lang, sentiment: null, computedLabel: null, aiSummary: null, aiThemes: [] };
   } else {
-    const scored = scoreSentiment(text, lang);
+    const scored = withSentiment ? scoreSentiment(text, lang) : null;
     result = {
       language: lang,
       sentiment: scored?.sentiment ?? null,
@@ -87,7 +104,10 @@ function salientWords(language: string): (word: string) => boolean {
 /** The review's AI fields with the missing ones (all of them with `force`) computed. */
 export function enrich(review: Enrichable, defaultLanguage: string, force = false): AiFields {
   const given = force ? { language: null, sentiment: null, sentimentLabel: null, aiSummary: null, aiThemes: [] } : review;
-  const a = analyse(review.content, given.language, defaultLanguage);
+  if (given.language !== null && given.sentiment !== null && given.sentimentLabel !== null && given.aiSummary !== null && given.aiThemes.length > 0) {
+    return { language: given.language, sentiment: given.sentiment, sentimentLabel: given.sentimentLabel, aiSummary: given.aiSummary, aiThemes: given.aiThemes };
+  }
+  const a = analyse(review.content, given.language, defaultLanguage, given.sentiment === null);
   const sentiment = given.sentiment ?? a.sentiment;
   // A label the import did not give follows the sentiment, whether given or computed.
   const sentimentLabel = given.sentimentLabel ?? (given.sentiment !== null ? labelFor(given.sentiment) : a.computedLabel);

@@ -41,6 +41,8 @@ export interface LanguageResources {
   /** Words after which the rest of the sentence outweighs what came before ("but"). */
   contrasts: Set<string>;
   intensifiers: Set<string>;
+  /** Function words of the language (the `stopword` package's list, folded). */
+  stopwords: Set<string>;
 }
 
 /** Folded words (lower case, no accents), as the tokenizer yields them. */
@@ -88,14 +90,14 @@ const WORDS: Record<SentimentLanguage, Words> = {
   },
 };
 
-const PACKAGE: Record<SentimentLanguage, { stemmer: string; module: string }> = {
-  en: { stemmer: 'StemmerEn', module: '@nlpjs/lang-en' },
-  es: { stemmer: 'StemmerEs', module: '@nlpjs/lang-es' },
-  fr: { stemmer: 'StemmerFr', module: '@nlpjs/lang-fr' },
-  de: { stemmer: 'StemmerDe', module: '@nlpjs/lang-de' },
-  it: { stemmer: 'StemmerIt', module: '@nlpjs/lang-it' },
-  pt: { stemmer: 'StemmerPt', module: '@nlpjs/lang-pt' },
-  nl: { stemmer: 'StemmerNl', module: '@nlpjs/lang-nl' },
+const PACKAGE: Record<SentimentLanguage, { stemmer: string; module: string; stopwords: string }> = {
+  en: { stemmer: 'StemmerEn', module: '@nlpjs/lang-en', stopwords: 'eng' },
+  es: { stemmer: 'StemmerEs', module: '@nlpjs/lang-es', stopwords: 'spa' },
+  fr: { stemmer: 'StemmerFr', module: '@nlpjs/lang-fr', stopwords: 'fra' },
+  de: { stemmer: 'StemmerDe', module: '@nlpjs/lang-de', stopwords: 'deu' },
+  it: { stemmer: 'StemmerIt', module: '@nlpjs/lang-it', stopwords: 'ita' },
+  pt: { stemmer: 'StemmerPt', module: '@nlpjs/lang-pt', stopwords: 'por' },
+  nl: { stemmer: 'StemmerNl', module: '@nlpjs/lang-nl', stopwords: 'nld' },
 };
 
 /** Distinct words whose stems are kept per language (a review vocabulary fits; memory stays bounded). */
@@ -127,6 +129,7 @@ function load(language: SentimentLanguage): LanguageResources {
     if (!afinn.has(folded)) afinn.set(folded, value);
   }
   const words = WORDS[language];
+  const stopwords = new Set(((require('stopword') as Record<string, string[]>)[PACKAGE[language].stopwords] ?? []).map(fold));
   // The stemmer caches every word it has seen, without bound: emptied with ours, which is bounded.
   const cache = new Map<string, string>();
   const stem = (word: string): string => {
@@ -145,7 +148,7 @@ function load(language: SentimentLanguage): LanguageResources {
     const s = stem(word);
     if (!afinnStems.has(s)) afinnStems.set(s, value);
   }
-  return { language, stem, afinn, afinnStems, lexicon, negators: set(words.negators), contrasts: set(words.contrasts), intensifiers: set(words.intensifiers) };
+  return { language, stem, afinn, afinnStems, lexicon, negators: set(words.negators), contrasts: set(words.contrasts), intensifiers: set(words.intensifiers), stopwords };
 }
 
 const loaded = new Map<SentimentLanguage, LanguageResources>();

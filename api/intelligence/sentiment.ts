@@ -67,10 +67,14 @@ function lookup(token: string, r: LanguageResources, topics: Set<string>, lexico
   const stem = r.stem(token);
   if (topics.has(stem)) return undefined;
   if (lexicons === 'nlpjs') return r.lexicon.get(stem);
+  const native = r.lexicon.get(stem);
+  const strong = native !== undefined && Math.abs(native) >= NLPJS_MIN && !NO_NLPJS_FALLBACK.has(r.language) ? native : undefined;
+  // The translated AFINN lists score some function words ("con" -1 in Spanish, "wurde" +0.5 in
+  // German): a function word counts only when the language's own lexicon scores it too.
+  if (r.stopwords.has(token) && strong === undefined && lexicons !== 'afinn') return undefined;
   const value = r.afinn.get(token) ?? r.afinnStems.get(stem);
-  if (value !== undefined || lexicons === 'afinn' || NO_NLPJS_FALLBACK.has(r.language)) return value;
-  const weak = r.lexicon.get(stem);
-  return weak !== undefined && Math.abs(weak) >= NLPJS_MIN ? weak : undefined;
+  if (value !== undefined || lexicons === 'afinn') return value;
+  return strong;
 }
 
 function scoreSentence(sentence: string, r: LanguageResources, topics: Set<string>, lexicons: LexiconChoice): { score: number; hits: number } {

@@ -16,7 +16,7 @@ import { hasLetters } from './text.ts';
  */
 export const MIN_DETECT_LETTERS = 12;
 /** Detection reads the start of the text only: more adds time, not accuracy. */
-const DETECT_CHARS = 160;
+const DETECT_CHARS = 120;
 
 export interface LanguageGuess {
   language: string;

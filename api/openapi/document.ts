@@ -49,7 +49,7 @@ function apiErrors(extra: Record<string, ResponseObject> = {}): Record<string, R
     '405': methodNotAllowed(),
     '429': tooManyRequests('api'),
     '500': internalError(),
-    '503': serviceUnavailable(STORE_DOWN),
+    '503': serviceUnavailable(STORE_DOWN, true),
   };
 }
 
@@ -129,7 +129,7 @@ const getPublicWidget: OperationObject = {
     '405': methodNotAllowed(),
     '429': tooManyRequests('keyless'),
     '500': internalError(),
-    '503': serviceUnavailable(STORE_DOWN),
+    '503': serviceUnavailable(STORE_DOWN, true),
   },
 };
 

@@ -25,6 +25,10 @@ import { listReviews, reviewStats } from './reviews/routes.ts';
 import type { Store } from './store/types.ts';
 import { registerWidgetRoutes } from './widgets/routes.ts';
 import type { WidgetAssets } from './widgets/assets.ts';
+import { dashboardRouter } from './dashboard/router.ts';
+import type { DashboardAssets } from './dashboard/pages.ts';
+import { SignInThrottle } from './dashboard/sign-in-throttle.ts';
+import type { SessionStore } from './store/people-types.ts';
 
 export interface AppDeps {
   config: Config;
@@ -33,6 +37,9 @@ export interface AppDeps {
   redis: RedisHealth | null;
   metrics: Metrics;
   assets: WidgetAssets;
+  /** The dashboard's files, and where sessions live (Redis when configured, else the store). */
+  dashboardAssets: DashboardAssets;
+  sessions: SessionStore;
   /** Set while shutting down: /readyz then answers 503 so balancers stop sending work. */
   lifecycle?: { draining: boolean };
 }
@@ -126,6 +133,7 @@ export function createApp(deps: AppDeps): App {
   koa.use(errorHandler(logger));
   koa.use(httpsOnly(config.trustProxy));
   koa.use(queryKeyGuard());
+  koa.use(dashboardRouter({ config, store, sessions: deps.sessions, throttle: new SignInThrottle(redis), assets: deps.dashboardAssets }).routes());
   koa.use(router.routes());
 
   return {

@@ -21,6 +21,8 @@ import { warmUp } from './intelligence/enrich.ts';
 import type { Store } from './store/types.ts';
 import { loadTls } from './tls.ts';
 import { loadWidgetAssets } from './widgets/assets.ts';
+import { loadDashboardAssets } from './dashboard/pages.ts';
+import { RedisSessions } from './dashboard/redis-sessions.ts';
 
 export interface Service {
   config: Config;
@@ -137,7 +139,9 @@ export async function startService(config: Config, options: StartOptions = {}): 
   warmUp();
 
   const lifecycle = { draining: false };
-  const app = createApp({ config, store, logger, redis: redisHealth, metrics, assets, lifecycle });
+  const sessions = redisHealth ? new RedisSessions(redisHealth) : store.people.sessions;
+  const dashboardAssets = await loadDashboardAssets();
+  const app = createApp({ config, store, logger, redis: redisHealth, metrics, assets, lifecycle, dashboardAssets, sessions });
   const https = createHttpsServer({ cert: tls.cert, key: tls.key, maxHeaderSize: 16 * 1024 }, app.koa.callback());
   https.headersTimeout = 10_000;
   https.requestTimeout = 30_000;
@@ -150,7 +154,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
   const http = config.httpPort === 0 ? null : createHttpServer({ maxHeaderSize: 16 * 1024 }, config.trustProxy ? app.koa.callback() : refuseHttp);
   http?.on('clientError', refuseMalformed);
   if (http) trackResponses(http);
-  const admin = createAdminApp({ store, logger, metrics, adminToken, config });
+  const admin = createAdminApp({ store, logger, metrics, adminToken, config, sessions });
   const adminServer = createHttpServer(admin.callback());
   adminServer.requestTimeout = 0; // imports stream for as long as they need
   trackResponses(adminServer);

@@ -34,6 +34,9 @@ const USAGE = `Usage: npm run admin -- <command> [options] [--json]
   widgets lint WIDGET_ID
   reviews import --org ORG_ID FILE.ndjson|FILE.json|FILE.csv [--format ndjson|json|csv]
   reviews enrich --org ORG_ID [--force]
+  users create --org ORG_ID --email EMAIL --role owner|admin|member [--password-stdin]
+  users list --org ORG_ID
+  users remove USER_ID
 `;
 
 interface Ctx {
@@ -139,6 +142,9 @@ const OPTIONS = {
   format: { type: 'string' },
   language: { type: 'string' },
   force: { type: 'boolean' },
+  email: { type: 'string' },
+  role: { type: 'string' },
+  'password-stdin': { type: 'boolean' },
 } as const;
 
 function print(ctx: Ctx, value: Json, human: () => string): void {
@@ -182,6 +188,15 @@ async function importFile(ctx: Ctx, orgId: string, file: string, formatFlag: str
   }
   if (answer.status !== 200) throw new CliError(describeError(parsed, answer.status));
   return parsed;
+}
+
+/** --password-stdin: the first line of standard input (so that it never shows in a shell history or ps). */
+async function readPasswordFromStdin(): Promise<string> {
+  let text = '';
+  for await (const chunk of process.stdin) text += String(chunk);
+  const password = text.split(/\r?\n/)[0] ?? '';
+  if (password === '') throw new CliError('--password-stdin: standard input held no password');
+  return password;
 }
 
 export async function run(argv: string[]): Promise<void> {
@@ -286,6 +301,29 @@ export async function run(argv: string[]): Promise<void> {
     case 'reviews enrich': {
       const out = await call(ctx, 'POST', `/admin/orgs/${encodeURIComponent(need(v.org, '--org'))}/reviews/enrich${v.force ? '?force=true' : ''}`);
       return print(ctx, { enriched: out.enriched, skipped: out.skipped }, () => `Enriched ${out.enriched} reviews, ${out.skipped} already complete${v.force ? '' : ' (--force recomputes them all)'}.`);
+    }
+    case 'users create': {
+      const password = v['password-stdin'] ? await readPasswordFromStdin() : undefined;
+      const user = await call(ctx, 'POST', '/admin/users', {
+        orgId: need(v.org, '--org'),
+        email: need(v.email, '--email'),
+        role: need(v.role, '--role'),
+        ...(password !== undefined && { password }),
+      });
+      return print(ctx, user, () =>
+        [
+          `Created ${user.role} ${user.email} (${user.id}).`,
+          ...(typeof user.password === 'string' ? ['', `  Password: ${user.password}`, '', 'This is the only time the password is shown: hand it over safely.'] : []),
+        ].join('\n'),
+      );
+    }
+    case 'users list': {
+      const list = await call(ctx, 'GET', `/admin/users?orgId=${encodeURIComponent(need(v.org, '--org'))}`);
+      return print(ctx, list, () => table(list.data as Json[], ['id', 'email', 'role', 'createdAt', 'lastSignInAt']));
+    }
+    case 'users remove': {
+      const out = await call(ctx, 'DELETE', `/admin/users/${encodeURIComponent(need(rest[0], 'USER_ID'))}`);
+      return print(ctx, out, () => `User ${out.id} removed; their sessions have ended.`);
     }
     default:
       throw new CliError(`unknown command "${command}". Run npm run admin -- --help`);

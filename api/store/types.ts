@@ -4,6 +4,7 @@
  * log in DATA_DIR) and `mongo/` (production). `contract.test.ts` runs one
  * suite against both.
  */
+import type { PeopleStore } from './people-types.ts';
 
 export const PLANS = ['free', 'starter', 'growth', 'agency'] as const;
 export type Plan = (typeof PLANS)[number];
@@ -228,6 +229,8 @@ export interface ReviewStore {
 
 export interface Store {
   readonly kind: 'embedded' | 'mongodb';
+  /** Dashboard users, sessions, invitations, audit (people-types.ts). */
+  readonly people: PeopleStore;
   readonly orgs: OrgStore;
   readonly keys: KeyStore;
   readonly widgets: WidgetStore;

@@ -28,6 +28,7 @@ import { newId } from '../ids.ts';
 import { withOrgDefaults } from '../types.ts';
 import { DurableLog, type ReplayResult } from './durable-log.ts';
 import { checked, ReviewIndex } from './review-index.ts';
+import { EmbeddedPeople } from './people.ts';
 
 type Entry =
   | { t: 'org'; v: Organization }
@@ -76,6 +77,7 @@ export class EmbeddedStore implements Store {
   private readonly widgetMap = new Map<string, Widget>();
   private readonly index = new ReviewIndex();
   private log!: DurableLog;
+  people!: EmbeddedPeople;
   private lockPath = '';
   private closed = false;
   info!: EmbeddedStoreInfo;
@@ -95,6 +97,7 @@ export class EmbeddedStore implements Store {
         store.apply(entry as Entry);
       });
       store.log = opened.log;
+      store.people = await EmbeddedPeople.open(dataDir);
       store.info = { replay: opened.replay, path, compacted: false };
       if (shouldCompact(replayed, store.liveRecords())) {
         await store.log.close();
@@ -283,6 +286,7 @@ export class EmbeddedStore implements Store {
     if (this.closed) return;
     this.closed = true;
     await this.log.close();
+    await this.people.close();
     await rm(this.lockPath, { force: true });
     heldLocks.delete(this.lockPath);
   }

@@ -31,6 +31,7 @@ import {
   type Widget,
   type WidgetStore,
 } from '../types.ts';
+import { MongoPeople } from './people.ts';
 import {
   fromDocument,
   listFilter,
@@ -80,6 +81,7 @@ export class MongoStore implements Store {
   private readonly keyCol: Collection<WithMongoId<ApiKeyRecord>>;
   private readonly widgetCol: Collection<WithMongoId<Widget>>;
   private readonly reviewCol: Collection<ReviewDocument>;
+  readonly people: MongoPeople;
 
   private constructor(
     private readonly client: MongoClient,
@@ -89,6 +91,7 @@ export class MongoStore implements Store {
     this.keyCol = db.collection('api_keys');
     this.widgetCol = db.collection('widgets');
     this.reviewCol = db.collection('reviews');
+    this.people = new MongoPeople(db, unavailable);
   }
 
   static async connect(url: string, dbName?: string): Promise<MongoStore> {
@@ -109,6 +112,7 @@ export class MongoStore implements Store {
       this.keyCol.createIndex({ orgId: 1, createdAt: 1 }, { name: 'org_created' }),
       this.widgetCol.createIndex({ orgId: 1, createdAt: 1 }, { name: 'org_created' }),
       ...reviewIndexes.map((spec) => this.reviewCol.createIndex(spec.key, spec.options)),
+      this.people.ensureIndexes(),
     ]);
   }
 

@@ -17,6 +17,7 @@ import { createLogger, type Logger } from './logger.ts';
 import { createRedis, RedisHealth } from './limits/redis-health.ts';
 import { Metrics } from './ops/metrics.ts';
 import { openStore } from './store/open.ts';
+import { warmUp } from './intelligence/enrich.ts';
 import type { Store } from './store/types.ts';
 import { loadTls } from './tls.ts';
 import { answerPlaintextOnTls } from './plaintext-on-tls.ts';
@@ -136,6 +137,8 @@ export async function startService(config: Config, options: StartOptions = {}): 
   const tls = await loadTls(config, logger);
   const adminToken = await ensureAdminToken(config.adminToken, config.dataDir);
   const assets = await loadWidgetAssets();
+  // Review intelligence loads its lexicons now, not during the first import (event loop).
+  warmUp();
 
   const lifecycle = { draining: false };
   const sessions = redisHealth ? new RedisSessions(redisHealth) : store.people.sessions;

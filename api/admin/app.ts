@@ -13,6 +13,7 @@ import type { Metrics } from '../ops/metrics.ts';
 import type { Store } from '../store/types.ts';
 import { readJson } from './body.ts';
 import { importReviews, IMPORT_FORMATS, type ImportFormat } from './import.ts';
+import { enrichStored } from './enrich.ts';
 import { createKey, keyListItem, parseKeyCreate } from './keys.ts';
 import { createOrganization, parseOrgCreate, parseOrgUpdate, requireOrg } from './orgs.ts';
 import { tokenMatches } from './token.ts';
@@ -152,7 +153,16 @@ export function createAdminApp(deps: AdminDeps): Koa {
     if (!(IMPORT_FORMATS as readonly string[]).includes(format)) {
       throw badRequest(`format must be one of ${IMPORT_FORMATS.join(', ')}`, [{ parameter: 'format', message: 'unknown format' }]);
     }
-    ctx.body = await importReviews(store, org.id, ctx.req, format as ImportFormat, ctx.state.log as Logger);
+    ctx.body = await importReviews(store, org, ctx.req, format as ImportFormat, ctx.state.log as Logger);
+  });
+
+  router.post('/orgs/:id/reviews/enrich', async (ctx) => {
+    const org = await requireOrg(store, ctx.params.id!);
+    const force = ctx.query.force;
+    if (force !== undefined && force !== 'true' && force !== 'false') {
+      throw badRequest('force must be true or false', [{ parameter: 'force', message: 'must be true or false' }]);
+    }
+    ctx.body = await enrichStored(store, org, force === 'true');
   });
 
   koa.use(errorHandler(logger));

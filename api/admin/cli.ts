@@ -18,8 +18,9 @@ class CliError extends Error {}
 
 const USAGE = `Usage: npm run admin -- <command> [options] [--json]
 
-  orgs create --name NAME --plan free|starter|growth|agency [--rate-limit N]
+  orgs create --name NAME --plan free|starter|growth|agency [--rate-limit N] [--language en]
   orgs set-plan ORG_ID PLAN [--rate-limit N]
+  orgs set-language ORG_ID LANGUAGE
   orgs list
   keys create --org ORG_ID --name NAME [--expires 2027-01-01|ISO-DATE-TIME]
   keys list --org ORG_ID
@@ -32,6 +33,7 @@ const USAGE = `Usage: npm run admin -- <command> [options] [--json]
   widgets list --org ORG_ID
   widgets lint WIDGET_ID
   reviews import --org ORG_ID FILE.ndjson|FILE.json|FILE.csv [--format ndjson|json|csv]
+  reviews enrich --org ORG_ID [--force]
   users create --org ORG_ID --email EMAIL --role owner|admin|member [--password-stdin]
   users list --org ORG_ID
   users remove USER_ID
@@ -138,6 +140,8 @@ const OPTIONS = {
   locale: { type: 'string' },
   'json-ld': { type: 'string' },
   format: { type: 'string' },
+  language: { type: 'string' },
+  force: { type: 'boolean' },
   email: { type: 'string' },
   role: { type: 'string' },
   'password-stdin': { type: 'boolean' },
@@ -220,8 +224,16 @@ export async function run(argv: string[]): Promise<void> {
         name: need(v.name, '--name'),
         plan: need(v.plan, '--plan'),
         ...(v['rate-limit'] !== undefined && { rateLimit: intFlag(v['rate-limit'], '--rate-limit') }),
+        ...(v.language !== undefined && { language: v.language }),
       });
-      return print(ctx, { id: org.id, name: org.name, plan: org.plan }, () => `Created organization ${org.id} "${org.name}" on the ${org.plan} plan${org.rateLimit ? ` (${org.rateLimit} requests/min)` : ''}.`);
+      return print(ctx, { id: org.id, name: org.name, plan: org.plan, language: org.language }, () =>
+        `Created organization ${org.id} "${org.name}" on the ${org.plan} plan${org.rateLimit ? ` (${org.rateLimit} requests/min)` : ''}, default review language ${org.language}.`,
+      );
+    }
+    case 'orgs set-language': {
+      const [orgId, language] = rest;
+      const org = await call(ctx, 'PATCH', `/admin/orgs/${encodeURIComponent(need(orgId, 'ORG_ID'))}`, { language: need(language, 'LANGUAGE') });
+      return print(ctx, { id: org.id, language: org.language }, () => `Organization ${org.id}: reviews too short to detect are now taken as ${org.language}.`);
     }
     case 'orgs set-plan': {
       const [orgId, plan] = rest;
@@ -233,7 +245,7 @@ export async function run(argv: string[]): Promise<void> {
     }
     case 'orgs list': {
       const list = await call(ctx, 'GET', '/admin/orgs');
-      return print(ctx, list, () => table(list.data as Json[], ['id', 'name', 'plan', 'rateLimit', 'createdAt']));
+      return print(ctx, list, () => table(list.data as Json[], ['id', 'name', 'plan', 'rateLimit', 'language', 'createdAt']));
     }
     case 'keys create': {
       const key = await call(ctx, 'POST', '/admin/keys', {
@@ -285,6 +297,10 @@ export async function run(argv: string[]): Promise<void> {
           .filter(Boolean)
           .join('\n'),
       );
+    }
+    case 'reviews enrich': {
+      const out = await call(ctx, 'POST', `/admin/orgs/${encodeURIComponent(need(v.org, '--org'))}/reviews/enrich${v.force ? '?force=true' : ''}`);
+      return print(ctx, { enriched: out.enriched, skipped: out.skipped }, () => `Enriched ${out.enriched} reviews, ${out.skipped} already complete${v.force ? '' : ' (--force recomputes them all)'}.`);
     }
     case 'users create': {
       const password = v['password-stdin'] ? await readPasswordFromStdin() : undefined;

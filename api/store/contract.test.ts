@@ -73,7 +73,7 @@ function keyRecord(orgId: string, hashChar: string): ApiKeyRecord {
 
 function org(name: string): Organization {
   const now = new Date().toISOString();
-  return { id: newId('org'), name, plan: 'growth', rateLimit: null, createdAt: now, updatedAt: now };
+  return { id: newId('org'), name, plan: 'growth', rateLimit: null, language: 'en', createdAt: now, updatedAt: now };
 }
 
 /** Reviews as the store returns them, minus what the store assigns (id, createdAt, updatedAt). */
@@ -115,6 +115,8 @@ for (const subject of subjects) {
       expect(updated).toMatchObject({ id: a.id, plan: 'agency', rateLimit: 500 });
       expect((await store.orgs.list()).map((o) => o.id)).toContain(a.id);
       expect(await store.orgs.update('org_missing', { plan: 'free' })).toBeNull();
+      expect(await store.orgs.update(a.id, { language: 'de' })).toMatchObject({ id: a.id, language: 'de', plan: 'agency' });
+      expect(await store.orgs.get(a.id)).toMatchObject({ language: 'de' });
     });
 
     it('keeps keys by hash, lists them per organization, revokes once and records use', async () => {
@@ -236,6 +238,39 @@ for (const subject of subjects) {
       expect(compared).toBe(subject.target ? 120 : 720);
     });
 
+    it('filters by language like the reference, alone and with the other filters; an unknown language matches nothing', async () => {
+      const [orgId] = fixture.orgIds as [string];
+      const reviews = stored.get(orgId)!;
+      let matched = 0;
+      for (const language of ['en', 'de', 'he', 'xx'])
+        for (const p of [undefined, ['GOOGLE']])
+          for (const [minRating, maxRating] of [[undefined, undefined], [4, undefined]] as const)
+            for (const since of [undefined, fixture.sinceCandidates[2]])
+              for (const [limit, offset] of [
+                [20, 0],
+                [7, 13],
+              ] as const) {
+                const q = {
+                  orgId,
+                  language,
+                  ...(p && { platforms: p }),
+                  ...(minRating !== undefined && { minRating }),
+                  ...(maxRating !== undefined && { maxRating }),
+                  ...(since && { since }),
+                  limit,
+                  offset,
+                };
+                const got = await store.reviews.list(q);
+                const want = referenceList(reviews, q);
+                expect(got.total, JSON.stringify(q)).toBe(want.total);
+                expect(got.items.map((r) => r.id), JSON.stringify(q)).toEqual(want.items.map((r) => r.id));
+                expect(got.items.every((r) => r.language === language)).toBe(true);
+                matched += got.total;
+                if (language === 'xx') expect(got.total).toBe(0);
+              }
+      expect(matched).toBeGreaterThan(0);
+    });
+
     it('walks pages with an odd limit and returns every review exactly once', async () => {
       const [orgId] = fixture.orgIds as [string];
       const seen: string[] = [];
@@ -287,6 +322,11 @@ for (const subject of subjects) {
       const again = page.items.find((r) => r.externalId === 'g-1')!;
       expect(again).toMatchObject({ id: first.id, createdAt: first.createdAt, rating: 1, content: 'Changed my mind' });
       expect(await store.reviews.list({ orgId: o.id, minRating: 4, limit: 10, offset: 0 })).toMatchObject({ total: 1 });
+      // A new language moves the review from one language's lists to the other's.
+      expect(await store.reviews.list({ orgId: o.id, language: 'en', limit: 10, offset: 0 })).toMatchObject({ total: 2 });
+      await store.reviews.upsert(o.id, [{ ...base, rating: 1, content: 'Me arrepiento', language: 'es' }], new Date('2026-03-02T00:00:00Z'));
+      expect((await store.reviews.list({ orgId: o.id, language: 'es', limit: 10, offset: 0 })).items.map((r) => r.id)).toEqual([first.id]);
+      expect(await store.reviews.list({ orgId: o.id, language: 'en', limit: 10, offset: 0 })).toMatchObject({ total: 1 });
       // The same externalId on another platform is another review.
       expect(await store.reviews.upsert(o.id, [{ ...base, platform: 'YELP' }], new Date())).toEqual({ imported: 1, updated: 0 });
       expect(await store.reviews.count(o.id)).toBe(3);

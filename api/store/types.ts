@@ -15,8 +15,21 @@ export interface Organization {
   plan: Plan;
   /** Per-organization override of the plan's requests per minute; null = the plan's. */
   rateLimit: number | null;
+  /**
+   * Default review language (ISO 639-1): given to a review whose text is too
+   * short to detect reliably, or whose detection is unsure (CONTRACT §9).
+   */
+  language: string;
   createdAt: string;
   updatedAt: string;
+}
+
+/** An organization's default review language unless set (`orgs create --language`, `orgs set-language`). */
+export const DEFAULT_ORG_LANGUAGE = 'en';
+
+/** Organizations stored before `language` existed read as the default. */
+export function withOrgDefaults(org: Omit<Organization, 'language'> & { language?: string }): Organization {
+  return org.language === undefined ? { ...org, language: DEFAULT_ORG_LANGUAGE } : (org as Organization);
 }
 
 export interface ApiKeyRecord {
@@ -139,6 +152,8 @@ export interface ReviewQuery {
   maxRating?: number;
   /** Strictly after. */
   since?: Date;
+  /** Lower-case ISO 639-1 code; a review matches when its language is this one. */
+  language?: string;
   limit: number;
   offset: number;
 }
@@ -180,7 +195,7 @@ export interface OrgStore {
   create(org: Organization): Promise<void>;
   get(id: string): Promise<Organization | null>;
   list(): Promise<Organization[]>;
-  update(id: string, patch: Partial<Pick<Organization, 'name' | 'plan' | 'rateLimit'>>): Promise<Organization | null>;
+  update(id: string, patch: Partial<Pick<Organization, 'name' | 'plan' | 'rateLimit' | 'language'>>): Promise<Organization | null>;
 }
 
 export interface KeyStore {

@@ -27,6 +27,7 @@ import { newId } from '../ids.ts';
 import { applyWidgetPatch } from '../widget-patch.ts';
 import { DurableLog, type OpenFile, type ReplayResult } from './durable-log.ts';
 import { GroupCommit, type Plan } from './group-commit.ts';
+import { withOrgDefaults } from '../types.ts';
 import { checked, ReviewIndex } from './review-index.ts';
 import { EmbeddedPeople } from './people.ts';
 import { DataDirLock } from './data-dir-lock.ts';
@@ -222,7 +223,7 @@ export class EmbeddedStore implements Store {
         break;
       }
       case 'org':
-        this.orgMap.set(entry.v.id, entry.v);
+        this.orgMap.set(entry.v.id, withOrgDefaults(entry.v));
         break;
       case 'key':
         this.keyMap.set(entry.v.id, entry.v);

@@ -18,17 +18,18 @@ import { MongoBulkWriteError, MongoClient, MongoNetworkError, MongoServerSelecti
 import { StoreUnavailableError, translateErrors } from '../unavailable.ts';
 import { finishStats } from '../../reviews/stats-math.ts';
 import { newId } from '../ids.ts';
-import type {
-  ApiKeyRecord,
-  KeyStore,
-  Organization,
-  OrgStore,
-  ReviewInput,
-  ReviewStore,
-  Store,
-  UpsertResult,
-  Widget,
-  WidgetStore,
+import {
+  withOrgDefaults,
+  type ApiKeyRecord,
+  type KeyStore,
+  type Organization,
+  type OrgStore,
+  type ReviewInput,
+  type ReviewStore,
+  type Store,
+  type UpsertResult,
+  type Widget,
+  type WidgetStore,
 } from '../types.ts';
 import { MongoPeople } from './people.ts';
 import { applyWidgetPatch } from '../widget-patch.ts';
@@ -63,6 +64,11 @@ const lostBulkWrite = (err: unknown): boolean =>
 /** The server went away or cannot be reached: a 503, not a 500 (the driver reconnects by itself). */
 function unavailable(err: unknown): unknown {
   return err instanceof MongoNetworkError || err instanceof MongoServerSelectionError || lostBulkWrite(err) ? new StoreUnavailableError('mongodb', { cause: err }) : err;
+}
+
+/** Organizations stored before `language` existed read with the default. */
+function orgOrNull(org: Organization | null): Organization | null {
+  return org && withOrgDefaults(org);
 }
 
 function strip<T>(doc: (T & { _id?: unknown }) | null): T | null {
@@ -118,10 +124,10 @@ export class MongoStore implements Store {
     create: async (org) => {
       await this.orgCol.insertOne({ _id: org.id, ...org });
     },
-    get: async (id) => strip(await this.orgCol.findOne({ _id: id })),
-    list: async () => (await this.orgCol.find({}).sort({ createdAt: 1, _id: 1 }).toArray()).map((d) => strip<Organization>(d)!),
+    get: async (id) => orgOrNull(strip(await this.orgCol.findOne({ _id: id }))),
+    list: async () => (await this.orgCol.find({}).sort({ createdAt: 1, _id: 1 }).toArray()).map((d) => withOrgDefaults(strip<Organization>(d)!)),
     update: async (id, patch) =>
-      strip(await this.orgCol.findOneAndUpdate({ _id: id }, { $set: { ...patch, updatedAt: new Date().toISOString() } }, { returnDocument: 'after' })),
+      orgOrNull(strip(await this.orgCol.findOneAndUpdate({ _id: id }, { $set: { ...patch, updatedAt: new Date().toISOString() } }, { returnDocument: 'after' }))),
   }, unavailable);
 
   readonly keys: KeyStore = translateErrors<KeyStore>({

@@ -139,7 +139,7 @@ export function registerWidgetRoutes(deps: WidgetRouteDeps): void {
       ctx.status = 304;
       return;
     }
-    ctx.type = 'application/javascript; charset=utf-8';
+    ctx.type = asset.name.endsWith('.json') ? 'application/json; charset=utf-8' : 'application/javascript; charset=utf-8';
     const accepted = ctx.get('accept-encoding');
     if (/\bbr\b/.test(accepted)) {
       ctx.set('Content-Encoding', 'br');

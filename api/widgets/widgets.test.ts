@@ -99,6 +99,15 @@ describe('GET /public/v1/widgets/{id}', () => {
       if (r.authorAvatar !== null) expect(r.authorAvatar.startsWith('https:')).toBe(true);
       expect(Object.keys(r)).not.toContain('externalId');
     }
+    // Only what the widget shows: the server applied the filters, the internal name stays inside.
+    expect(Object.keys(data).sort()).toEqual(['height', 'id', 'jsonLd', 'layout', 'options', 'reviews', 'rows', 'subject', 'summary']);
+    expect(Object.keys(data.options as object).sort()).toEqual(['accentColor', 'locale', 'reviewLanguages', 'showDates', 'theme']);
+    expect(data).not.toHaveProperty('name');
+    expect(data.options).not.toHaveProperty('minRating');
+    expect(data.options).not.toHaveProperty('platforms');
+    expect(data.options).not.toHaveProperty('maxReviews');
+    expect(data.subject).toBe('Acme Shoes');
+    expect(data.rows).toBe(2);
     // Product subjects earn stars: the JSON-LD document comes along for injection.
     expect((data.jsonLd as Record<string, unknown>)['@type']).toBe('Product');
 

@@ -12,7 +12,6 @@ import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadWidgetAssets } from '../../api/widgets/assets.ts';
-import { layoutHeight } from '../../widget/src/layout-height.ts';
 import type { PublicWidgetData } from '../../widget/src/public-data.ts';
 import { loaderScriptFor, snippetFor } from '../../widget/src/snippet.ts';
 
@@ -79,7 +78,7 @@ export async function startWidgetOrigin(options: WidgetOriginOptions): Promise<R
         res,
         200,
         {
-          'Content-Type': 'application/javascript; charset=utf-8',
+          'Content-Type': asset.name.endsWith('.json') ? 'application/json; charset=utf-8' : 'application/javascript; charset=utf-8',
           'Cache-Control': asset.immutable ? 'public, max-age=31536000, immutable' : 'public, max-age=300',
           ETag: asset.etag,
           Vary: 'Accept-Encoding',
@@ -147,6 +146,6 @@ export async function startHostOrigin(options: HostOriginOptions): Promise<Runni
 export function fixtureHeight(fixtures: Record<string, PublicWidgetData>): (id: string) => number {
   return (id) => {
     const data = fixtures[id];
-    return data ? layoutHeight(data.layout, data.options) : 200;
+    return data ? data.height : 200;
   };
 }

@@ -36,7 +36,9 @@ export function ReviewHead({ review, f, showDates, mark }: Omit<CardProps, 'onRe
       <Avatar name={review.authorName} src={review.authorAvatar} />
       <div class="who">
         <span class="name">
-          <span class="name-text">{review.authorName}</span>
+          <span class="name-text" dir="auto">
+            {review.authorName}
+          </span>
           {review.isVerified && (
             <span class="verified" role="img" aria-label={f.t.verified} title={f.t.verified}>
               <Icon d={CHECK} />
@@ -96,7 +98,7 @@ export function Review(props: CardProps & { row?: boolean }) {
         <RatingStars review={review} f={f} />
         {row && <Actions {...props} label={label} />}
       </div>
-      <p class="text" ref={watchClamp}>
+      <p class="text" ref={watchClamp} lang={review.language || undefined} dir="auto">
         {review.content}
       </p>
       {!row && (

@@ -48,9 +48,11 @@ describe('format', () => {
   it('builds each Intl formatter once per locale, however many calls and widgets', () => {
     const made = { n: 0, r: 0, p: 0 };
     const { NumberFormat, RelativeTimeFormat, PluralRules } = Intl;
-    Intl.NumberFormat = new Proxy(NumberFormat, { construct: (t, a) => (made.n++, Reflect.construct(t, a)) });
-    Intl.RelativeTimeFormat = new Proxy(RelativeTimeFormat, { construct: (t, a) => (made.r++, Reflect.construct(t, a)) });
-    Intl.PluralRules = new Proxy(PluralRules, { construct: (t, a) => (made.p++, Reflect.construct(t, a)) });
+    Object.assign(Intl, {
+      NumberFormat: new Proxy(NumberFormat, { construct: (t, a) => (made.n++, Reflect.construct(t, a)) }),
+      RelativeTimeFormat: new Proxy(RelativeTimeFormat, { construct: (t, a) => (made.r++, Reflect.construct(t, a)) }),
+      PluralRules: new Proxy(PluralRules, { construct: (t, a) => (made.p++, Reflect.construct(t, a)) }),
+    });
     try {
       for (let widget = 0; widget < 4; widget++) {
         const f = formatter('nl-BE', NOW, CATALOGS.nl!);

@@ -21,7 +21,7 @@ const ROW = 'display:flex;align-items:center';
 
 export const CSS = `
 :host{display:block!important;visibility:visible!important;opacity:1!important;padding:0!important;border:0!important;background:none!important;overflow:visible!important;transform:none!important;filter:none!important;height:auto!important;max-height:none!important;box-sizing:content-box!important;position:static!important}
-.rv{all:initial;display:block;position:relative;container-type:inline-size;box-sizing:border-box;overflow:hidden;padding:16px;border:1px solid var(--line);border-radius:16px;background:var(--bg);color:var(--fg);font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
+.rv{all:initial;display:block;position:relative;box-sizing:border-box;overflow:hidden;padding:16px;border:1px solid var(--line);border-radius:16px;background:var(--bg);color:var(--fg);font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
 .light,.auto{${vars(LIGHT, 'light')}}
 .dark{${vars(DARK, 'dark')}}
 @media (prefers-color-scheme:dark){.auto{${vars(DARK, 'dark')}}}
@@ -29,6 +29,7 @@ export const CSS = `
 @supports (color:oklch(from red l c h)){.light,.auto{${ACCENT_LIGHT}}.dark{${ACCENT_DARK}}@media (prefers-color-scheme:dark){.auto{${ACCENT_DARK}}}}
 :where(.rv *){box-sizing:border-box;margin:0;padding:0;border:0;font:inherit;color:inherit;background:none;list-style:none}
 .rv svg{display:block;fill:currentColor}
+.rv:not(.badge){container-type:inline-size}
 .rv .line{fill:none;stroke:currentColor;stroke-width:2.2;stroke-linecap:round;stroke-linejoin:round}
 .rv :focus-visible{outline:2px solid var(--accent);outline-offset:2px;border-radius:4px}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
@@ -61,7 +62,7 @@ export const CSS = `
 .stars-row{${ROW};gap:8px;height:16px;flex:none;font-size:13px}
 .text{display:-webkit-box;-webkit-box-orient:vertical;-webkit-line-clamp:4;height:80px;flex:none;overflow:hidden;line-height:20px;white-space:pre-line;overflow-wrap:anywhere}
 .foot{${ROW};gap:8px;height:20px;margin-top:auto;flex:none;font-size:13px}
-.more{visibility:hidden;color:var(--accent);font-weight:600;cursor:pointer}
+.more{visibility:hidden;flex:none;white-space:nowrap;color:var(--accent);font-weight:600;cursor:pointer}
 [data-cut] .more{visibility:visible}
 .link{color:var(--accent);font-weight:500;text-decoration:none;margin-inline-start:auto;min-width:0;${NOWRAP}}
 .more:hover,.link:hover{text-decoration:underline}
@@ -85,5 +86,6 @@ export const CSS = `
 .close{position:absolute;top:12px;inset-inline-end:12px;box-shadow:none}
 [dir=rtl] .nav .line{transform:scaleX(-1)}
 @container (max-width:420px){.head{gap:8px}.nav{gap:4px}.btn{width:32px;height:32px}.sum{gap:4px}}
+@container (max-width:300px){.sum .stars{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%)}}
 @media (prefers-reduced-motion:reduce){.track{scroll-behavior:auto}}
 `;

@@ -93,11 +93,19 @@ test('at 320 px nothing is clipped without an ellipsis, and the full text stays 
   expect(boxes.filter((b) => b.overflows && !b.ellipsis).map((b) => b.name)).toEqual([]);
   await expect(page.locator('[data-rv-widget="wdg_four_carousel"] .count')).toHaveText('312 reviews');
   // No widget is cut short (the badge once collapsed to its first digit), and nothing sticks out of one.
+  // (Slides scrolled out of the carousel's track and visually hidden .sr texts are meant to be outside.)
   const cut = await page.evaluate(() =>
-    Array.from(document.querySelectorAll('[data-rv-widget]'))
-      .map((host) => host.shadowRoot!.querySelector<HTMLElement>('.rv')!)
-      .filter((rv) => rv.scrollWidth > rv.clientWidth + 1)
-      .map((rv) => rv.className),
+    Array.from(document.querySelectorAll('[data-rv-widget]')).flatMap((host) => {
+      const rv = host.shadowRoot!.querySelector<HTMLElement>('.rv')!;
+      const box = rv.getBoundingClientRect();
+      return Array.from(rv.querySelectorAll<HTMLElement>('*'))
+        .filter((el) => !el.closest('.track,.sr,dialog'))
+        .filter((el) => {
+          const r = el.getBoundingClientRect();
+          return r.width > 0 && (r.right > box.right + 0.5 || r.left < box.left - 0.5);
+        })
+        .map((el) => `${rv.className} ${el.tagName}.${el.getAttribute('class')}`);
+    }),
   );
   expect(cut).toEqual([]);
   const wide = await page.evaluate(() => document.documentElement.scrollWidth);

@@ -19,6 +19,7 @@ import type { Store, Widget } from '../store/types.ts';
 import type { WidgetAssets } from './assets.ts';
 import { demoPage } from './demo-page.ts';
 import { displayedReviews, publicWidgetData, widgetStats } from './public-data.ts';
+import { widgetHtml } from './widget-html.tsx';
 
 export interface WidgetRouteDeps {
   router: Router;
@@ -125,6 +126,40 @@ export function registerWidgetRoutes(deps: WidgetRouteDeps): void {
     }
     ctx.type = 'application/json; charset=utf-8';
     ctx.body = body;
+  });
+
+  /**
+   * The server-rendered widget, for server-side includes (CONTRACT §8). Its
+   * only parameter, `lang`, is the including page's language (used when the
+   * widget's locale is auto). Cached like the data: one render per widget,
+   * language and 5-second window.
+   */
+  const htmlCache = new Map<string, CachedPublic>();
+  get('/public/v1/widgets/:id/html', publicCors, publicLimit, async function publicWidgetHtml(ctx: Context) {
+    const query = new URLSearchParams(ctx.querystring);
+    const details = [...new Set(query.keys())].filter((k) => k !== 'lang' || query.getAll(k).length > 1).map((parameter) => ({ parameter, message: query.getAll(parameter).length > 1 && parameter === 'lang' ? 'must not be repeated' : 'is not a known parameter' }));
+    const lang = query.get('lang');
+    if (lang !== null && !/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/.test(lang)) details.push({ parameter: 'lang', message: 'must be a BCP 47 language tag such as fr or de-CH' });
+    if (details.length) throw invalidParameters(details, details.map((d) => `${d.parameter} ${d.message}`).join('; '));
+    const widget = await findWidget(store, ctx.params.id as string);
+    const { body: json, version } = await publicBody(widget);
+    const key = `${widget.id} ${lang ?? ''}`;
+    let hit = htmlCache.get(key);
+    if (!hit || hit.version !== version || hit.expires <= Date.now()) {
+      const body = widgetHtml((JSON.parse(json) as { data: Parameters<typeof widgetHtml>[0] }).data, lang);
+      hit = { version, body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`, expires: Date.now() + PUBLIC_TTL_MS };
+      if (htmlCache.size >= PUBLIC_CACHE_MAX) htmlCache.clear();
+      htmlCache.set(key, hit);
+    }
+    ctx.set('ETag', hit.etag);
+    ctx.set('Cache-Control', PUBLIC_CACHE);
+    ctx.set('Vary', 'Accept-Encoding');
+    if (ctx.get('if-none-match').split(/\s*,\s*/).includes(hit.etag)) {
+      ctx.status = 304;
+      return;
+    }
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.body = hit.body;
   });
 
   get('/widget/:file', async function widgetFile(ctx: Context) {

@@ -114,12 +114,15 @@ export interface HostOriginOptions {
   heightOf: (widgetId: string) => number;
   /** Extra response headers per page name, e.g. a Content-Security-Policy. */
   headers?: (page: string, widgetOrigin: string) => Record<string, string>;
+  /** The server-rendered widget for `{{HTML id}}`, as GET /public/v1/widgets/{id}/html answers it. */
+  htmlOf?: (widgetId: string, lang: string | null) => string;
 }
 
 /**
  * Serves e2e/pages/<name>.html with `{{ORIGIN}}` replaced by the widget
  * origin, `{{SNIPPET id}}` by the embed snippet and `{{SCRIPT id}}` by the
- * tag-manager script.
+ * tag-manager script, and `{{HTML id [lang]}}` by the server-rendered widget
+ * (a server-side include).
  */
 export async function startHostOrigin(options: HostOriginOptions): Promise<RunningOrigin> {
   const requests: string[] = [];
@@ -134,7 +137,8 @@ export async function startHostOrigin(options: HostOriginOptions): Promise<Runni
     const page = html
       .replaceAll('{{ORIGIN}}', widgetOrigin)
       .replace(/\{\{SNIPPET ([\w-]+)\}\}/g, (_, id: string) => snippetFor(input(id)))
-      .replace(/\{\{SCRIPT ([\w-]+)\}\}/g, (_, id: string) => loaderScriptFor(input(id)));
+      .replace(/\{\{SCRIPT ([\w-]+)\}\}/g, (_, id: string) => loaderScriptFor(input(id)))
+      .replace(/\{\{HTML ([\w-]+)(?: ([a-z-]+))?\}\}/g, (_, id: string, lang?: string) => options.htmlOf?.(id, lang ?? null) ?? '');
     send(res, 200, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store', ...options.headers?.(name, widgetOrigin) }, page);
   });
   const port = await listen(server, '127.0.0.1');

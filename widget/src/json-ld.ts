@@ -26,3 +26,16 @@ export function injectJsonLd(doc: Document, jsonLd: object | null): boolean {
   (doc.head ?? doc.documentElement).appendChild(script);
   return true;
 }
+
+/**
+ * Server-rendered includes each carry their JSON-LD; where several widgets of
+ * one subject were included, the copies after the first go once the loader runs.
+ */
+export function dropDuplicateJsonLd(doc: Document): void {
+  const seen = new Set<string | null>();
+  for (const script of Array.from(doc.querySelectorAll(`script[${JSON_LD_ATTR}]`))) {
+    const subject = script.getAttribute(JSON_LD_ATTR);
+    if (seen.has(subject)) script.remove();
+    seen.add(subject);
+  }
+}

@@ -9,7 +9,7 @@
  * only from there: page markup (which may hold user content with data-
  * attributes) never chooses where script or data comes from.
  */
-import { ASSET_PATH, CONTAINER_ATTR, DATA_PATH, HEIGHT_ATTR, LOADER_FILE, LOG_PREFIX, NAMESPACE } from './protocol.ts';
+import { ASSET_PATH, CONTAINER_ATTR, DATA_ATTR, DATA_PATH, HEIGHT_ATTR, LOADER_FILE, LOG_PREFIX, NAMESPACE } from './protocol.ts';
 
 /** File name of the hashed bundle, defined by widget/build.ts. */
 declare const __RV_BUNDLE__: string;
@@ -115,9 +115,12 @@ function ownOrigin(): string {
     // Through CSSOM: a strict CSP drops the snippet's style attribute but not this.
     if (/^\d{1,5}$/.test(height)) el.style.minHeight = height + 'px';
     if (!id) return warn('container without widget id', el);
+    // A server-rendered widget carries its data in its shadow root: no second fetch.
+    const embedded = el.shadowRoot && el.shadowRoot.querySelector('script[' + DATA_ATTR + ']');
+    const data = embedded ? Promise.resolve().then(() => JSON.parse(embedded.textContent || '') as unknown) : loadData(id);
     // All requests start now and run in parallel; a widget with its own locale may need one more catalog.
     loadCatalog(pageLang);
-    Promise.all([loadData(id), loadBundle()])
+    Promise.all([data, loadBundle()])
       .then(([data]) => loadCatalog(((data as { options?: { locale?: string } }).options || {}).locale || pageLang).then((messages) => ns.mount!(el, data, messages)))
       .catch((error: unknown) => {
         el.style.minHeight = '';

@@ -1,6 +1,6 @@
-import { render } from 'preact';
+import { hydrate, render } from 'preact';
 import { formatter, resolveLocale } from './format.ts';
-import { injectJsonLd } from './json-ld.ts';
+import { dropDuplicateJsonLd, injectJsonLd } from './json-ld.ts';
 import { WIDGET_LAYOUTS } from '../../api/store/types.ts';
 import { isWidgetData } from './guard.ts';
 import { rowsHeight } from './layout-height.ts';
@@ -34,9 +34,17 @@ export function mount(container: HTMLElement, raw: unknown, messages: Messages |
   root.adoptedStyleSheets = [widgetSheet()];
   container.style.minHeight = `${data.height}px`;
   const f = formatter(pageLocale(data.options.locale), now, messages);
-  render(<Widget data={data} f={f} width={container.clientWidth} label={regionName(container, data.subject, f)} />, root);
+  const widget = <Widget data={data} f={f} width={container.clientWidth} label={regionName(container, data.subject, f)} />;
+  // Server-rendered markup (GET …/html) is taken over in place: same nodes, no repaint.
+  // Its JSON-LD came with it, from the server, into the host page: none is added from markup.
+  const hydrating = !!root.querySelector('.rv');
+  if (hydrating) {
+    for (const el of Array.from(root.querySelectorAll('style,script'))) el.remove();
+    hydrate(widget, root);
+  } else render(widget, root);
   try {
-    injectJsonLd(document, data.jsonLd);
+    if (hydrating) dropDuplicateJsonLd(document);
+    else injectJsonLd(document, data.jsonLd);
   } catch (error) {
     // E.g. Trusted Types forbid script text: the widget itself still works.
     console.warn(LOG_PREFIX, 'JSON-LD not added:', error);

@@ -25,5 +25,8 @@ export const LOADER_FILE = 'loader.js';
 /** Path of the public widget data on the service origin; the id follows. */
 export const DATA_PATH = '/public/v1/widgets/';
 
+/** Attribute of the JSON script holding the data of a server-rendered widget, inside its shadow root. */
+export const DATA_ATTR = 'data-rv-data';
+
 /** Attribute on the injected JSON-LD script element, holding its subject (type and name). */
 export const JSON_LD_ATTR = 'data-rv-jsonld';

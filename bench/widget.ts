@@ -31,6 +31,8 @@ interface Row {
   bestPractices: number;
   seo: number;
   tbt: number;
+  /** The longest main-thread task Lighthouse saw, ms. */
+  longest: number;
   cls: number;
   jsBytes: number;
 }
@@ -86,6 +88,7 @@ async function main(): Promise<void> {
           bestPractices: Math.round((categories['best-practices']?.score ?? 0) * 100),
           seo: Math.round((categories.seo?.score ?? 0) * 100),
           tbt: Math.round(audits['total-blocking-time']?.numericValue ?? NaN),
+          longest: Math.round(Math.max(0, ...((audits['long-tasks']?.details as { items?: { duration: number }[] } | undefined)?.items ?? []).map((t) => t.duration))),
           cls: audits['cumulative-layout-shift']?.numericValue ?? NaN,
           jsBytes: scripts.find((s) => s.resourceType === 'script')?.transferSize ?? 0,
         });
@@ -98,6 +101,7 @@ async function main(): Promise<void> {
         bestPractices: pick('bestPractices'),
         seo: pick('seo'),
         tbt: pick('tbt'),
+        longest: pick('longest'),
         cls: pick('cls'),
         jsBytes: pick('jsBytes'),
       });
@@ -110,11 +114,11 @@ async function main(): Promise<void> {
   const none = rows[0]!;
   const delta = (value: number, base: number, unit = '') => (value === base ? '' : ` (${value > base ? '+' : ''}${value - base}${unit})`);
   console.log(`Lighthouse ${runs} run(s) per page, median, mobile settings (4x CPU, slow 4G); ${new Date().toISOString()}`);
-  console.log('| Page | Performance | Accessibility | Best practices | SEO | TBT (ms) | CLS | JavaScript (bytes, transferred) |');
-  console.log('|---|---|---|---|---|---|---|---|');
+  console.log('| Page | Performance | Accessibility | Best practices | SEO | TBT (ms) | Longest task (ms) | CLS | JavaScript (bytes, transferred) |');
+  console.log('|---|---|---|---|---|---|---|---|---|');
   for (const r of rows) {
     console.log(
-      `| ${r.page} | ${r.performance}${delta(r.performance, none.performance)} | ${r.accessibility}${delta(r.accessibility, none.accessibility)} | ${r.bestPractices}${delta(r.bestPractices, none.bestPractices)} | ${r.seo}${delta(r.seo, none.seo)} | ${r.tbt}${delta(r.tbt, none.tbt)} | ${r.cls.toFixed(3)} | ${r.jsBytes}${delta(r.jsBytes, none.jsBytes)} |`,
+      `| ${r.page} | ${r.performance}${delta(r.performance, none.performance)} | ${r.accessibility}${delta(r.accessibility, none.accessibility)} | ${r.bestPractices}${delta(r.bestPractices, none.bestPractices)} | ${r.seo}${delta(r.seo, none.seo)} | ${r.tbt}${delta(r.tbt, none.tbt)} | ${r.longest} | ${r.cls.toFixed(3)} | ${r.jsBytes}${delta(r.jsBytes, none.jsBytes)} |`,
     );
   }
 }

@@ -61,7 +61,10 @@ export class Carousel extends Component<ListProps, State> {
 
   onScroll = (): void => {
     const track = this.track.current;
-    if (track) this.setState({ first: Math.min(this.last(), Math.round((track.scrollLeft * this.sign()) / this.stride())) });
+    if (!track) return;
+    // Scroll events come every frame while swiping: render only when the first card changes.
+    const first = Math.min(this.last(), Math.round((track.scrollLeft * this.sign()) / this.stride()));
+    if (first !== this.state.first) this.setState({ first });
   };
 
   override componentDidMount(): void {

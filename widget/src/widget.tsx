@@ -83,7 +83,11 @@ export class Widget extends Component<WidgetProps, State> {
   override componentDidMount(): void {
     const root = this.root.current;
     if (!root || typeof ResizeObserver === 'undefined') return;
-    this.resize = new ResizeObserver(() => this.setState({ cols: columnsFor(root.clientWidth - 32) }));
+    // The first report comes at once: re-render only when the columns really change.
+    this.resize = new ResizeObserver(() => {
+      const cols = columnsFor(root.clientWidth - 32);
+      if (cols !== this.state.cols) this.setState({ cols });
+    });
     this.resize.observe(root);
   }
 

@@ -136,11 +136,9 @@ export function registerWidgetRoutes(deps: WidgetRouteDeps): void {
    */
   const htmlCache = new Map<string, CachedPublic>();
   get('/public/v1/widgets/:id/html', publicCors, publicLimit, async function publicWidgetHtml(ctx: Context) {
-    const query = new URLSearchParams(ctx.querystring);
-    const details = [...new Set(query.keys())].filter((k) => k !== 'lang' || query.getAll(k).length > 1).map((parameter) => ({ parameter, message: query.getAll(parameter).length > 1 && parameter === 'lang' ? 'must not be repeated' : 'is not a known parameter' }));
-    const lang = query.get('lang');
-    if (lang !== null && !/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/.test(lang)) details.push({ parameter: 'lang', message: 'must be a BCP 47 language tag such as fr or de-CH' });
-    if (details.length) throw invalidParameters(details, details.map((d) => `${d.parameter} ${d.message}`).join('; '));
+    const parsed = validateQuery('getPublicWidgetHtml', new URLSearchParams(ctx.querystring));
+    if (!parsed.ok) throw invalidParameters(parsed.details, parsed.message);
+    const lang = parsed.value.lang ?? null;
     const widget = await findWidget(store, ctx.params.id as string);
     const { body: json, version } = await publicBody(widget);
     const key = `${widget.id} ${lang ?? ''}`;

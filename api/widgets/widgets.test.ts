@@ -149,7 +149,7 @@ describe('GET /public/v1/widgets/{id}/html', () => {
   it('renders the widget into a declarative shadow root with its CSS, its data and its JSON-LD; review text stays text', async () => {
     const hostile = await t.admin('POST', '/admin/widgets', { orgId, name: 'Hostile', layout: 'list', subject: { type: 'Product', name: '</template><script>alert(1)</script>' } });
     const id = hostile.body.id as string;
-    const res = await t.get(`/public/v1/widgets/${id}/html?lang=fr`, { skipValidation: true });
+    const res = await t.get(`/public/v1/widgets/${id}/html?lang=fr`);
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(res.headers.etag).toMatch(/^"/);
@@ -170,17 +170,17 @@ describe('GET /public/v1/widgets/{id}/html', () => {
     // The reviews of the first page are in the markup (a list page shows up to four).
     expect(html.match(/<article/g)).toHaveLength(Math.min(4, publicData.reviews.length));
 
-    const again = await t.get(`/public/v1/widgets/${id}/html?lang=fr`, { headers: { 'if-none-match': res.headers.etag! }, skipValidation: true });
+    const again = await t.get(`/public/v1/widgets/${id}/html?lang=fr`, { headers: { 'if-none-match': res.headers.etag! } });
     expect(again.status).toBe(304);
     // Without lang (and the widget's locale on auto): English.
     expect((await t.get(`/public/v1/widgets/${id}/html`, { skipValidation: true })).text).toContain('>Customer reviews</h2>');
   });
 
   it('refuses unknown or malformed parameters and unknown widgets with the JSON error envelope', async () => {
-    const bad = await t.get(`/public/v1/widgets/${widgetId}/html?lang=%3Cscript%3E&x=1`, { skipValidation: true });
+    const bad = await t.get(`/public/v1/widgets/${widgetId}/html?lang=%3Cscript%3E&x=1`);
     expect(bad.status).toBe(400);
     expect((bad.body as { error: string; details: { parameter: string }[] }).details.map((d) => d.parameter).sort()).toEqual(['lang', 'x']);
-    const missing = await t.get('/public/v1/widgets/wdg_00000000000000000000/html', { skipValidation: true });
+    const missing = await t.get('/public/v1/widgets/wdg_00000000000000000000/html');
     expect(missing.status).toBe(404);
     expect((missing.body as { error: string }).error).toBe('not_found');
   });

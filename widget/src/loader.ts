@@ -80,16 +80,15 @@ function ownOrigin(): string {
   }
 
   function loadData(id: string): Promise<unknown> {
-    const key = id;
-    let request = requests.get(key);
+    let request = requests.get(id);
     if (!request) {
       request = fetch(origin + DATA_PATH + encodeURIComponent(id), { credentials: 'omit', mode: 'cors' }).then((res) => {
         if (!res.ok) throw new Error('HTTP ' + res.status);
         return res.json().then((body: { data?: unknown }) => body.data);
       });
       // A failed request may succeed on a later scan.
-      request.catch(() => requests.delete(key));
-      requests.set(key, request);
+      request.catch(() => requests.delete(id));
+      requests.set(id, request);
     }
     return request;
   }

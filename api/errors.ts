@@ -77,5 +77,15 @@ export const payloadTooLarge = (message: string): ApiError => new ApiError(413, 
 export const serviceUnavailable = (message: string, details: ComponentDetail[] = []): ApiError =>
   new ApiError(503, 'service_unavailable', message, details);
 
+/** A store that is not answering: retry shortly (CONTRACT §5). */
+export const storeUnavailable = (store: string, retryAfterSeconds = 5): ApiError =>
+  new ApiError(
+    503,
+    'service_unavailable',
+    `The ${store} store is not answering. Retry after ${retryAfterSeconds} seconds.`,
+    [{ component: 'store', message: 'not answering' }],
+    { 'Retry-After': String(retryAfterSeconds) },
+  );
+
 export const internalError = (): ApiError =>
   new ApiError(500, 'internal_error', 'Something went wrong on our side. The request id identifies it in our logs.');

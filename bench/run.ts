@@ -1,5 +1,7 @@
 /**
  * `npm run bench [-- --reviews 1000000 --seconds 10 --connections 16 --warmup 2]`
+ * `npm run bench -- --store mongo [--reviews 2000]`: the embedded store beside
+ * the MongoDB store on FerretDB (bench/stores.ts).
  *
  * Loads N reviews into one organization through the admin import API (the
  * same path as `npm run admin -- reviews import`), then measures, side by side
@@ -109,6 +111,12 @@ async function spawnReady(script: string, ...args: string[]): Promise<ChildProce
 }
 
 async function main(): Promise<void> {
+  const store = process.argv.indexOf('--store');
+  if (store !== -1) {
+    if (process.argv[store + 1] !== 'mongo') throw new Error('--store takes mongo (the embedded store is always measured)');
+    const { compareStores } = await import('./stores.ts');
+    return compareStores({ reviewStream, upload, cannon, connections: CONNECTIONS, seconds: SECONDS });
+  }
   findRedisServer();
   const redis = await startRedis(process.env.REDIS_SERVER_BIN ?? 'redis-server');
   const dataDir = mkdtempSync(join(tmpdir(), 'review-bench-'));

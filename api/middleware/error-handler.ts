@@ -5,7 +5,8 @@
  * nothing. Also turns an unanswered request into 404 not_found.
  */
 import type { Context, Next } from 'koa';
-import { ApiError, internalError, notFound } from '../errors.ts';
+import { ApiError, internalError, notFound, storeUnavailable } from '../errors.ts';
+import { StoreUnavailableError } from '../store/unavailable.ts';
 import type { Logger } from '../logger.ts';
 
 const CLIENT_CODES: Record<number, string> = {
@@ -22,6 +23,7 @@ const CLIENT_CODES: Record<number, string> = {
 
 function toApiError(err: unknown): ApiError | null {
   if (err instanceof ApiError) return err;
+  if (err instanceof StoreUnavailableError) return storeUnavailable(err.store);
   const e = err as { status?: unknown; expose?: unknown; message?: unknown };
   if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500 && e.expose === true) {
     const code = CLIENT_CODES[e.status] ?? 'bad_request';
@@ -37,6 +39,10 @@ export function errorHandler(baseLogger: Logger) {
       if (ctx.status === 404 && ctx.body == null) throw notFound();
     } catch (err) {
       let apiError = toApiError(err);
+      if (err instanceof StoreUnavailableError) {
+        const log = (ctx.state.log as Logger | undefined) ?? baseLogger;
+        log.warn({ err: err.cause, requestId: ctx.state.requestId }, err.message);
+      }
       if (!apiError) {
         const log = (ctx.state.log as Logger | undefined) ?? baseLogger;
         log.error({ err, requestId: ctx.state.requestId }, 'unhandled error');

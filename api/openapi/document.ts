@@ -50,7 +50,7 @@ function apiErrors(extra: Record<string, ResponseObject> = {}): Record<string, R
     '405': methodNotAllowed(),
     '429': tooManyRequests('api'),
     '500': internalError(),
-    '503': serviceUnavailable(STORE_DOWN),
+    '503': serviceUnavailable(STORE_DOWN, true),
   };
 }
 
@@ -155,7 +155,7 @@ const getPublicWidget: OperationObject = {
     '405': methodNotAllowed(),
     '429': tooManyRequests('keyless'),
     '500': internalError(),
-    '503': serviceUnavailable(STORE_DOWN),
+    '503': serviceUnavailable(STORE_DOWN, true),
   },
 };
 

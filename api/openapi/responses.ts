@@ -263,8 +263,12 @@ export function internalError(): ResponseObject {
   });
 }
 
-export function serviceUnavailable(description: string): ResponseObject {
-  return response(description, ref('ServiceUnavailableError'), {}, {
+/** `retryAfter`: the answer of a request whose store is not answering carries Retry-After (CONTRACT §5). */
+export function serviceUnavailable(description: string, retryAfter = false): ResponseObject {
+  const headers: HeaderSet = retryAfter
+    ? { 'Retry-After': { description: 'Seconds to wait before retrying (when the store is not answering).', required: false, schema: { type: 'integer', minimum: 0 }, example: 5 } }
+    : {};
+  return response(description, ref('ServiceUnavailableError'), headers, {
     serviceUnavailable: errorBody('service_unavailable', 'Not ready: redis does not answer.', [
       { component: 'redis', message: 'connect ECONNREFUSED' },
     ]),

@@ -3,7 +3,7 @@
  * the generated data set with known answers, every bad parameter, isolation.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, type TestService } from '../test/harness.ts';
+import { onMongo, startTestService, type TestService } from '../test/harness.ts';
 import type { Review } from '../store/types.ts';
 import { EMPTY_STATS, FIXTURE_PLATFORMS, generateFixture, HOSTILE_TEXTS, referenceList, referenceStats } from './fixtures.ts';
 
@@ -35,7 +35,8 @@ let key: string;
 let otherKey: string;
 let stored: Review[];
 let orgA: string;
-const fixture = generateFixture({ sizes: [700, 50] });
+// On the MongoDB store (FerretDB scans for every query) a smaller data set with the same awkward cases.
+const fixture = generateFixture({ sizes: onMongo ? [150, 30] : [700, 50] });
 
 beforeAll(async () => {
   t = await startTestService();
@@ -127,7 +128,7 @@ describe('GET /reviews', () => {
   it("isolates organizations: one key never sees another organization's reviews", async () => {
     const mine = new Set(stored.map((r) => r.id));
     const theirs = await list('?limit=100', otherKey);
-    expect(theirs.pagination.total).toBe(50);
+    expect(theirs.pagination.total).toBe(fixture.byOrg(fixture.orgIds[1]!).length);
     expect(theirs.data.some((r) => mine.has(r.id as string))).toBe(false);
   });
 

@@ -1,7 +1,11 @@
 /**
  * Vitest global setup: one real Redis for the whole run, started from
- * `redis-server` on PATH on a free port (or REDIS_URL when given). Tests get its
- * URL through `inject('redisUrl')`.
+ * `redis-server` on PATH on a free port (or REDIS_URL when given), and one
+ * FerretDB (see ferretdb.ts) for every MongoDB test. Tests get their URLs
+ * through `inject('redisUrl')` and `inject('ferretdb')`.
+ *
+ * Without a FerretDB binary the run fails when CI is set; elsewhere the MongoDB
+ * suites are skipped under a name that says so (see mongo-suites.ts).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -9,11 +13,14 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { findFerretdb, INSTALL_HINT, startFerretdb } from './ferretdb.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     redisUrl: string;
     redisBin: string;
+    /** url '' = no FerretDB: `missing` says why and how to get one. */
+    ferretdb: { url: string; bin: string; missing: string };
   }
 }
 
@@ -80,7 +87,24 @@ export async function startRedis(bin: string, port?: number): Promise<{ url: str
   return { url: `redis://127.0.0.1:${p}`, port: p, process: child, dir };
 }
 
-export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+async function setupFerretdb(project: TestProject): Promise<() => Promise<void>> {
+  const found = findFerretdb();
+  if (found.bin === null) {
+    const missing = `FerretDB not found (looked at ${found.looked.join(', ')}). Get it with: ${INSTALL_HINT}`;
+    if (process.env.CI) throw new Error(`CI is set and the MongoDB store must be tested: ${missing}`);
+    process.stderr.write(`\n*** MongoDB suites SKIPPED: ${missing}\n\n`);
+    project.provide('ferretdb', { url: '', bin: '', missing });
+    return async () => {};
+  }
+  const ferret = await startFerretdb(found.bin);
+  project.provide('ferretdb', { url: ferret.url, bin: found.bin, missing: '' });
+  return async () => {
+    await ferret.stop();
+    rmSync(ferret.dir, { recursive: true, force: true });
+  };
+}
+
+async function setupRedis(project: TestProject): Promise<() => Promise<void>> {
   if (process.env.REDIS_URL) {
     project.provide('redisUrl', process.env.REDIS_URL);
     project.provide('redisBin', process.env.REDIS_SERVER_BIN ?? 'redis-server');
@@ -94,5 +118,19 @@ export default async function setup(project: TestProject): Promise<() => Promise
     redis.process.kill('SIGTERM');
     await new Promise((r) => redis.process.once('exit', r));
     rmSync(redis.dir, { recursive: true, force: true });
+  };
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const stopRedis = await setupRedis(project);
+  let stopFerretdb: () => Promise<void>;
+  try {
+    stopFerretdb = await setupFerretdb(project);
+  } catch (err) {
+    await stopRedis();
+    throw err;
+  }
+  return async () => {
+    await Promise.all([stopRedis(), stopFerretdb()]);
   };
 }

@@ -15,6 +15,7 @@ import { createLogger } from '../logger.ts';
 import { validateResponse } from '../openapi/response-validator.ts';
 import { startService, type Service } from '../server.ts';
 import type { Plan, Store } from '../store/types.ts';
+import { ferretdbTarget, openMongoStore } from './mongo-suites.ts';
 
 export interface TestResponse {
   status: number;
@@ -76,7 +77,24 @@ function collect(res: import('node:http').IncomingMessage): Promise<TestResponse
   });
 }
 
+/**
+ * The store a test service gets when the test passes none: the embedded store,
+ * or, in the `api-on-mongodb` vitest project (TEST_STORE=mongodb), a MongoStore
+ * on a database of its own on the run's FerretDB, dropped on close.
+ */
+async function defaultStore(): Promise<{ store: Store; drop(): Promise<void> } | null> {
+  if (process.env.TEST_STORE !== 'mongodb') return null;
+  const target = ferretdbTarget();
+  if (!target.url) throw new Error(`TEST_STORE=mongodb needs FerretDB: ${target.missing}`);
+  const store = await openMongoStore(target, 'http');
+  return { store, drop: () => store.dropDatabase() };
+}
+
+/** True in the run of the HTTP suites on the MongoDB store (a smaller data set there). */
+export const onMongo = process.env.TEST_STORE === 'mongodb';
+
 export async function startTestService(options: StartTestOptions = {}): Promise<TestService> {
+  const owned = options.store ? null : await defaultStore();
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'review-proof-test-'));
   const env: Record<string, string> = {
     DATA_DIR: dataDir,
@@ -94,6 +112,7 @@ export async function startTestService(options: StartTestOptions = {}): Promise<
     ephemeralPorts: true,
     logger: createLogger(env.LOG_LEVEL ?? 'silent'),
     ...(options.store && { store: options.store }),
+    ...(owned && { store: owned.store }),
   });
   const ca = readFileSync(join(dataDir, 'tls-cert.pem'), 'utf8');
   const agent = new Agent({ ca, keepAlive: true, servername: 'localhost' });
@@ -146,6 +165,10 @@ export async function startTestService(options: StartTestOptions = {}): Promise<
     async close() {
       agent.destroy();
       await service.close();
+      if (owned) {
+        await owned.drop();
+        await owned.store.close();
+      }
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -3,13 +3,20 @@
  * pipeline is plain data built by the pure functions of review-queries.ts, the
  * same ones the tests run through mingo. Indexes are created at start.
  *
- * Review batches are written with one unordered bulkWrite of idempotent upserts
- * keyed by (orgId, platform, externalId): without a replica-set transaction a
- * failed batch may be partly applied, but re-running it converges to the same
- * state and nothing already stored is lost or duplicated.
+ * Only what MongoDB 6+ and FerretDB 1.24 both implement (CONTRACT §10); the
+ * contract suite runs against FerretDB on every `npm test`.
+ *
+ * Review batches are written as idempotent upserts keyed by the natural `_id`
+ * (organization, platform, external id), in unordered bulk writes of at most
+ * WRITE_BATCH statements: FerretDB never answers an `update` command holding
+ * ~100 statements, and an `_id` filter is found without a scan everywhere.
+ * Without a replica-set transaction a failed import may be partly applied, but
+ * re-running it converges to the same state and nothing already stored is lost
+ * or duplicated.
  */
-import { MongoClient, type Collection, type Db, type Document, type AnyBulkWriteOperation } from 'mongodb';
-import { finishStats, type RawStats } from '../../reviews/stats-math.ts';
+import { MongoBulkWriteError, MongoClient, MongoNetworkError, MongoServerSelectionError, type AnyBulkWriteOperation, type Collection, type Db } from 'mongodb';
+import { StoreUnavailableError, translateErrors } from '../unavailable.ts';
+import { finishStats } from '../../reviews/stats-math.ts';
 import { newId } from '../ids.ts';
 import type {
   ApiKeyRecord,
@@ -19,12 +26,41 @@ import type {
   ReviewInput,
   ReviewStore,
   Store,
+  UpsertResult,
   Widget,
   WidgetStore,
 } from '../types.ts';
-import { fromDocument, listFilter, listSort, reviewIndexes, statsPipeline, toDocument, type ReviewDocument } from './review-queries.ts';
+import {
+  fromDocument,
+  listFilter,
+  listSort,
+  rawStats,
+  reviewIndexes,
+  statsQueries,
+  toDocument,
+  type PlatformRatingCount,
+  type ReviewDocument,
+  type SentimentSum,
+} from './review-queries.ts';
+
+/** How long a request waits for an absent server before answering 503. */
+const SELECTION_TIMEOUT_MS = 2000;
+
+const DUPLICATE_KEY = 11000;
+
+/** Statements per bulk write: FerretDB 1.24 never answers ~100, 80 work. */
+export const WRITE_BATCH = 50;
 
 type WithMongoId<T> = T & { _id: string };
+
+/** A bulk write that failed in the driver, not on the server: a lost connection, wrapped. */
+const lostBulkWrite = (err: unknown): boolean =>
+  err instanceof MongoBulkWriteError && (Array.isArray(err.writeErrors) ? err.writeErrors.length === 0 : !err.writeErrors) && !err.writeConcernError;
+
+/** The server went away or cannot be reached: a 503, not a 500 (the driver reconnects by itself). */
+function unavailable(err: unknown): unknown {
+  return err instanceof MongoNetworkError || err instanceof MongoServerSelectionError || lostBulkWrite(err) ? new StoreUnavailableError('mongodb', { cause: err }) : err;
+}
 
 function strip<T>(doc: (T & { _id?: unknown }) | null): T | null {
   if (!doc) return null;
@@ -50,7 +86,11 @@ export class MongoStore implements Store {
   }
 
   static async connect(url: string, dbName?: string): Promise<MongoStore> {
-    const client = new MongoClient(url, { serverSelectionTimeoutMS: 5000, appName: 'review-proof' });
+    const client = new MongoClient(url, {
+      // While the server is away a request fails with 503 after this long instead of hanging.
+      serverSelectionTimeoutMS: SELECTION_TIMEOUT_MS,
+      appName: 'review-proof',
+    });
     await client.connect();
     const store = new MongoStore(client, client.db(dbName));
     await store.ensureIndexes();
@@ -66,7 +106,7 @@ export class MongoStore implements Store {
     ]);
   }
 
-  readonly orgs: OrgStore = {
+  readonly orgs: OrgStore = translateErrors<OrgStore>({
     create: async (org) => {
       await this.orgCol.insertOne({ _id: org.id, ...org });
     },
@@ -74,9 +114,9 @@ export class MongoStore implements Store {
     list: async () => (await this.orgCol.find({}).sort({ createdAt: 1, _id: 1 }).toArray()).map((d) => strip<Organization>(d)!),
     update: async (id, patch) =>
       strip(await this.orgCol.findOneAndUpdate({ _id: id }, { $set: { ...patch, updatedAt: new Date().toISOString() } }, { returnDocument: 'after' })),
-  };
+  }, unavailable);
 
-  readonly keys: KeyStore = {
+  readonly keys: KeyStore = translateErrors<KeyStore>({
     create: async (key) => {
       await this.keyCol.insertOne({ _id: key.id, ...key });
     },
@@ -90,9 +130,9 @@ export class MongoStore implements Store {
     touch: async (id, at) => {
       await this.keyCol.updateOne({ _id: id }, { $set: { lastUsedAt: at.toISOString() } });
     },
-  };
+  }, unavailable);
 
-  readonly widgets: WidgetStore = {
+  readonly widgets: WidgetStore = translateErrors<WidgetStore>({
     create: async (widget) => {
       await this.widgetCol.insertOne({ _id: widget.id, ...widget });
     },
@@ -100,46 +140,84 @@ export class MongoStore implements Store {
     listByOrg: async (orgId) => (await this.widgetCol.find({ orgId }).sort({ createdAt: 1, _id: 1 }).toArray()).map((d) => strip<Widget>(d)!),
     update: async (id, patch) =>
       strip(await this.widgetCol.findOneAndUpdate({ _id: id }, { $set: { ...patch, updatedAt: new Date().toISOString() } }, { returnDocument: 'after' })),
-  };
+  }, unavailable);
 
-  readonly reviews: ReviewStore = {
+  readonly reviews: ReviewStore = translateErrors<ReviewStore>({
     list: async (query) => {
       const filter = listFilter(query);
-      const [total, docs] = await Promise.all([
-        this.reviewCol.countDocuments(filter),
-        this.reviewCol.find(filter, { projection: { _id: 0 } }).sort(listSort).skip(query.offset).limit(query.limit).toArray(),
-      ]);
+      const docs = await this.reviewCol.find(filter, { projection: { _id: 0 } }).sort(listSort).skip(query.offset).limit(query.limit).toArray();
+      // A short page that is not empty is the tail, and an empty first page is everything: the total is
+      // known without counting. FerretDB answers every query but a lone _id lookup by scanning the
+      // collection, so this spares a scan on most filtered and deep requests.
+      const tail = docs.length > 0 ? docs.length < query.limit : query.offset === 0;
+      const total = tail ? query.offset + docs.length : await this.reviewCol.countDocuments(filter);
       return { total, items: docs.map((d) => fromDocument(d)) };
     },
     stats: async (query) => {
-      const [raw] = await this.reviewCol.aggregate<RawStats>(statsPipeline(query) as Document[]).toArray();
-      return finishStats(raw!);
+      const q = statsQueries(query);
+      const [rows, sentimentSum, sentimentCount, last30, last7] = await Promise.all([
+        this.reviewCol.aggregate<PlatformRatingCount>(q.byPlatformRating).toArray(),
+        this.reviewCol.aggregate<SentimentSum>(q.sentimentSum).toArray(),
+        this.reviewCol.countDocuments(q.sentimentCount),
+        this.reviewCol.countDocuments(q.last30),
+        this.reviewCol.countDocuments(q.last7),
+      ]);
+      return finishStats(rawStats(rows, { count: sentimentCount, sum: sentimentSum[0]?.sum ?? 0 }, last30, last7));
     },
     count: async (orgId) => this.reviewCol.countDocuments({ orgId }),
     upsert: async (orgId, inputs: ReviewInput[], now) => {
       // Last one wins inside a batch, as in the embedded store.
       const unique = new Map<string, ReviewInput>();
       for (const input of inputs) unique.set(`${input.platform}\u0000${input.externalId}`, input);
-      if (unique.size === 0) return { imported: 0, updated: 0 };
       const stamp = now.toISOString();
-      const ops: AnyBulkWriteOperation<ReviewDocument>[] = [...unique.values()].map((input) => {
-        const doc = toDocument({ ...input, id: '', orgId, createdAt: stamp, updatedAt: stamp });
-        const { id: _id, createdAt, orgId: _org, ...fields } = doc;
-        return {
-          updateOne: {
-            filter: { orgId, platform: input.platform, externalId: input.externalId },
-            update: { $set: fields, $setOnInsert: { id: newId('rev'), orgId, createdAt } },
-            upsert: true,
-          },
-        };
-      });
-      const result = await this.reviewCol.bulkWrite(ops, { ordered: false });
-      return { imported: result.upsertedCount, updated: result.matchedCount };
+      const docs = [...unique.values()].map((input) => toDocument({ ...input, id: newId('rev'), orgId, createdAt: stamp, updatedAt: stamp }));
+      const result = { imported: 0, updated: 0 };
+      for (let i = 0; i < docs.length; i += WRITE_BATCH) {
+        const written = await this.writeReviews(docs.slice(i, i + WRITE_BATCH));
+        result.imported += written.imported;
+        result.updated += written.updated;
+      }
+      return result;
     },
-  };
+  }, unavailable);
+
+  /**
+   * At most WRITE_BATCH reviews: inserted as new first (one `insert` command,
+   * fast everywhere); the ones whose `_id` exists already are then updated by
+   * `_id`, keeping their id and createdAt. An upsert, not an update, so that
+   * the write also lands if the review vanished in between.
+   */
+  private async writeReviews(docs: ReviewDocument[]): Promise<UpsertResult> {
+    let existing: ReviewDocument[] = [];
+    let imported = 0;
+    try {
+      imported = (await this.reviewCol.insertMany(docs, { ordered: false })).insertedCount;
+    } catch (err) {
+      if (!(err instanceof MongoBulkWriteError)) throw err;
+      const errors = Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors];
+      // Only "these _ids exist already" is an answer; anything else (the driver also wraps a lost
+      // connection in a MongoBulkWriteError without write errors) fails the import.
+      if (errors.length === 0 || errors.some((e) => e.code !== DUPLICATE_KEY) || err.insertedCount + errors.length !== docs.length) throw err;
+      imported = err.insertedCount;
+      existing = errors.map((e) => docs[e.index]!);
+    }
+    if (existing.length === 0) return { imported, updated: 0 };
+    const ops: AnyBulkWriteOperation<ReviewDocument>[] = existing.map(({ _id, id, createdAt, ...fields }) => ({
+      updateOne: { filter: { _id }, update: { $set: fields, $setOnInsert: { id, createdAt } }, upsert: true },
+    }));
+    const written = await this.reviewCol.bulkWrite(ops, { ordered: false });
+    return { imported: imported + written.upsertedCount, updated: written.matchedCount };
+  }
 
   async ping(): Promise<void> {
-    await this.db.command({ ping: 1 });
+    await this.db.command({ ping: 1 }).catch((err: unknown) => {
+      throw unavailable(err);
+    });
+  }
+
+  /** Tests: remove this store's database. */
+  async dropDatabase(): Promise<void> {
+    await this.db.dropDatabase();
   }
 
   async close(): Promise<void> {

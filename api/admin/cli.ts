@@ -33,6 +33,9 @@ const USAGE = `Usage: npm run admin -- <command> [options] [--json]
   widgets list --org ORG_ID
   widgets lint WIDGET_ID
   reviews import --org ORG_ID FILE.ndjson|FILE.json|FILE.csv [--format ndjson|json|csv]
+  users create --org ORG_ID --email EMAIL --role owner|admin|member [--password-stdin]
+  users list --org ORG_ID
+  users remove USER_ID
 `;
 
 interface Ctx {
@@ -138,6 +141,9 @@ const OPTIONS = {
   'json-ld': { type: 'string' },
   'review-languages': { type: 'string' },
   format: { type: 'string' },
+  email: { type: 'string' },
+  role: { type: 'string' },
+  'password-stdin': { type: 'boolean' },
 } as const;
 
 function print(ctx: Ctx, value: Json, human: () => string): void {
@@ -181,6 +187,15 @@ async function importFile(ctx: Ctx, orgId: string, file: string, formatFlag: str
   }
   if (answer.status !== 200) throw new CliError(describeError(parsed, answer.status));
   return parsed;
+}
+
+/** --password-stdin: the first line of standard input (so that it never shows in a shell history or ps). */
+async function readPasswordFromStdin(): Promise<string> {
+  let text = '';
+  for await (const chunk of process.stdin) text += String(chunk);
+  const password = text.split(/\r?\n/)[0] ?? '';
+  if (password === '') throw new CliError('--password-stdin: standard input held no password');
+  return password;
 }
 
 export async function run(argv: string[]): Promise<void> {
@@ -273,6 +288,29 @@ export async function run(argv: string[]): Promise<void> {
           .filter(Boolean)
           .join('\n'),
       );
+    }
+    case 'users create': {
+      const password = v['password-stdin'] ? await readPasswordFromStdin() : undefined;
+      const user = await call(ctx, 'POST', '/admin/users', {
+        orgId: need(v.org, '--org'),
+        email: need(v.email, '--email'),
+        role: need(v.role, '--role'),
+        ...(password !== undefined && { password }),
+      });
+      return print(ctx, user, () =>
+        [
+          `Created ${user.role} ${user.email} (${user.id}).`,
+          ...(typeof user.password === 'string' ? ['', `  Password: ${user.password}`, '', 'This is the only time the password is shown: hand it over safely.'] : []),
+        ].join('\n'),
+      );
+    }
+    case 'users list': {
+      const list = await call(ctx, 'GET', `/admin/users?orgId=${encodeURIComponent(need(v.org, '--org'))}`);
+      return print(ctx, list, () => table(list.data as Json[], ['id', 'email', 'role', 'createdAt', 'lastSignInAt']));
+    }
+    case 'users remove': {
+      const out = await call(ctx, 'DELETE', `/admin/users/${encodeURIComponent(need(rest[0], 'USER_ID'))}`);
+      return print(ctx, out, () => `User ${out.id} removed; their sessions have ended.`);
     }
     default:
       throw new CliError(`unknown command "${command}". Run npm run admin -- --help`);

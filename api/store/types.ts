@@ -4,6 +4,7 @@
  * log in DATA_DIR) and `mongo/` (production). `contract.test.ts` runs one
  * suite against both.
  */
+import type { PeopleStore } from './people-types.ts';
 
 export const PLANS = ['free', 'starter', 'growth', 'agency'] as const;
 export type Plan = (typeof PLANS)[number];
@@ -201,11 +202,23 @@ export interface KeyStore {
   touch(id: string, at: Date): Promise<void>;
 }
 
+/**
+ * A change to a widget: only the fields given, subject and options field by
+ * field. The store merges it into the widget as stored at that moment, so two
+ * overlapping updates of different fields both stay.
+ */
+export interface WidgetPatch {
+  name?: string;
+  layout?: WidgetLayout;
+  subject?: Partial<WidgetSubject>;
+  options?: Partial<WidgetOptions>;
+}
+
 export interface WidgetStore {
   create(widget: Widget): Promise<void>;
   get(id: string): Promise<Widget | null>;
   listByOrg(orgId: string): Promise<Widget[]>;
-  update(id: string, patch: Partial<Pick<Widget, 'name' | 'layout' | 'subject' | 'options'>>): Promise<Widget | null>;
+  update(id: string, patch: WidgetPatch): Promise<Widget | null>;
 }
 
 export interface ReviewStore {
@@ -222,6 +235,8 @@ export interface ReviewStore {
 
 export interface Store {
   readonly kind: 'embedded' | 'mongodb';
+  /** Dashboard users, sessions, invitations, audit (people-types.ts). */
+  readonly people: PeopleStore;
   readonly orgs: OrgStore;
   readonly keys: KeyStore;
   readonly widgets: WidgetStore;

@@ -144,6 +144,16 @@ describe('validateRecord', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
+  it('rejects a date more than 24 hours in the future, with a reason', () => {
+    const now = new Date('2026-11-23T12:00:00Z');
+    const at = (date: string) => validateRecord({ ...good, date }, now);
+    expect(at('9999-12-31')).toEqual({ ok: false, reason: 'date 9999-12-31T00:00:00.000Z is more than 24 hours in the future' });
+    expect(at('2026-11-24T12:00:01Z').ok).toBe(false);
+    // Within a day ahead (time zones, clocks): kept.
+    expect(at('2026-11-24T12:00:00Z').ok).toBe(true);
+    expect(at('2026-11-24').ok).toBe(true);
+  });
+
   it('rejects what is not an object', () => {
     for (const raw of [null, 42, 'text', [good], undefined]) expect(validateRecord(raw)).toEqual({ ok: false, reason: 'a record must be a JSON object' });
   });

@@ -122,7 +122,14 @@ export function detectLanguage(content: string): string {
   return /^[a-z]{2}$/.test(code) ? code : FALLBACK_LANGUAGE;
 }
 
-export function validateRecord(raw: unknown): Validation {
+/**
+ * How far in the future a review's date may lie: clocks and time zones differ,
+ * but a review dated next year (or 9999-12-31) would sit at the top of every
+ * widget for ever.
+ */
+export const MAX_FUTURE_MS = 24 * 3600 * 1000;
+
+export function validateRecord(raw: unknown, now: Date = new Date()): Validation {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return { ok: false, reason: 'a record must be a JSON object' };
   const r = raw as Record<string, unknown>;
   const problems: string[] = [];
@@ -177,6 +184,7 @@ export function validateRecord(raw: unknown): Validation {
   else {
     date = parseIsoDate(r.date) ?? '';
     if (date === '') problems.push('date must be an ISO 8601 date or date-time, e.g. 2026-03-01T10:00:00Z');
+    else if (Date.parse(date) > now.getTime() + MAX_FUTURE_MS) problems.push(`date ${date} is more than 24 hours in the future`);
   }
 
   let language: string | null = null;

@@ -30,6 +30,9 @@ import type {
   Widget,
   WidgetStore,
 } from '../types.ts';
+import { MongoPeople } from './people.ts';
+import { applyWidgetPatch } from '../widget-patch.ts';
+import { withDocumentLock, type LockDocument } from './document-lock.ts';
 import {
   fromDocument,
   listFilter,
@@ -74,6 +77,8 @@ export class MongoStore implements Store {
   private readonly keyCol: Collection<WithMongoId<ApiKeyRecord>>;
   private readonly widgetCol: Collection<WithMongoId<Widget>>;
   private readonly reviewCol: Collection<ReviewDocument>;
+  readonly people: MongoPeople;
+  private readonly lockCol: Collection<LockDocument>;
 
   private constructor(
     private readonly client: MongoClient,
@@ -83,6 +88,8 @@ export class MongoStore implements Store {
     this.keyCol = db.collection('api_keys');
     this.widgetCol = db.collection('widgets');
     this.reviewCol = db.collection('reviews');
+    this.people = new MongoPeople(db, unavailable);
+    this.lockCol = db.collection('locks');
   }
 
   static async connect(url: string, dbName?: string): Promise<MongoStore> {
@@ -103,6 +110,7 @@ export class MongoStore implements Store {
       this.keyCol.createIndex({ orgId: 1, createdAt: 1 }, { name: 'org_created' }),
       this.widgetCol.createIndex({ orgId: 1, createdAt: 1 }, { name: 'org_created' }),
       ...reviewIndexes.map((spec) => this.reviewCol.createIndex(spec.key, spec.options)),
+      this.people.ensureIndexes(),
     ]);
   }
 
@@ -138,8 +146,15 @@ export class MongoStore implements Store {
     },
     get: async (id) => strip(await this.widgetCol.findOne({ _id: id })),
     listByOrg: async (orgId) => (await this.widgetCol.find({ orgId }).sort({ createdAt: 1, _id: 1 }).toArray()).map((d) => strip<Widget>(d)!),
-    update: async (id, patch) =>
-      strip(await this.widgetCol.findOneAndUpdate({ _id: id }, { $set: { ...patch, updatedAt: new Date().toISOString() } }, { returnDocument: 'after' })),
+    // Merged from the widget as stored, under a lock (document-lock.ts): overlapping updates never lose a change.
+    update: (id, patch) =>
+      withDocumentLock(this.lockCol, `widget:${id}`, async () => {
+        const current = strip(await this.widgetCol.findOne({ _id: id }));
+        if (!current) return null;
+        const next = applyWidgetPatch(current, patch, new Date());
+        await this.widgetCol.replaceOne({ _id: id }, next as WithMongoId<Widget>);
+        return next;
+      }),
   }, unavailable);
 
   readonly reviews: ReviewStore = translateErrors<ReviewStore>({

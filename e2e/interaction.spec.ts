@@ -10,7 +10,7 @@ test.describe('carousel', () => {
     const prev = widget.getByRole('button', { name: 'Previous reviews' });
     const play = widget.getByRole('button', { name: 'Start automatic scrolling' });
     const next = widget.getByRole('button', { name: 'Next reviews' });
-    await expect(widget.getByRole('region', { name: 'Customer reviews' })).toBeVisible();
+    await expect(widget.getByRole('region', { name: 'Reviews of Acme Trail Shoe' })).toBeVisible();
     await expect(prev).toHaveAttribute('aria-disabled', 'true');
     await expect(widget.locator('.slide[inert]')).toHaveCount(6);
 

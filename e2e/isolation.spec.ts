@@ -73,9 +73,9 @@ test('pasting the snippet twice and a second widget: one loader run, one bundle,
   // Each container rendered exactly once.
   const roots = await page.evaluate(() => Array.from(document.querySelectorAll('[data-rv-widget]')).map((el) => el.shadowRoot!.querySelectorAll('.rv').length));
   expect(roots).toEqual([1, 1, 1]);
-  // One JSON-LD script per widget, not per container.
+  // One JSON-LD script per subject, not per container.
   const ld = await page.locator('script[type="application/ld+json"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-rv-jsonld')));
-  expect(ld.sort()).toEqual(['wdg_carousel', 'wdg_grid']);
+  expect(ld.sort()).toEqual(['Product Acme Trail Shoe', 'Product Grid product']);
   // A re-scan finds nothing new and renders nothing twice.
   await page.evaluate(() => (window as unknown as { ReviewProof: { scan(): void } }).ReviewProof.scan());
   expect(await page.locator('script[type="application/ld+json"]').count()).toBe(2);
@@ -99,4 +99,12 @@ test('data and bundle load in parallel', async ({ browser, origins }) => {
   expect(started.data).toBeDefined();
   expect(started.bundle!).toBeLessThanOrEqual(finishedData);
   await page.close();
+});
+
+test('four widgets of one subject on a page inject one JSON-LD document', async ({ page, origins }) => {
+  await page.goto(`${origins.host.origin}/four.html`);
+  await waitForWidgets(page, 4);
+  await page.waitForLoadState('networkidle');
+  const ld = await page.locator('script[type="application/ld+json"]').evaluateAll((els) => els.map((e) => JSON.parse(e.textContent!) as { name: string }));
+  expect(ld.map((d) => d.name)).toEqual(['Acme Trail Shoe']);
 });

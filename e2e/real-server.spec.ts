@@ -256,7 +256,7 @@ test("the JSON-LD injected into the host page's head is GET /schema's document, 
   await page.goto(once);
   await waitForWidgets(page, 1);
   await expect(blocks).toHaveCount(1);
-  await expect(page.locator(`head > script[type="application/ld+json"][data-rv-jsonld="${w.id}"]`)).toHaveCount(1);
+  await expect(page.locator(`head > script[type="application/ld+json"][data-rv-jsonld="${w.subject.type} ${w.subject.name}"]`)).toHaveCount(1);
   expect(JSON.parse((await blocks.textContent())!)).toEqual(schema);
 
   const twice = host.serve('/json-ld-twice.html', hostPage('Pasted twice', `<section id="a">${snippet}</section>\n<section id="b">${snippet}</section>`));
@@ -266,7 +266,7 @@ test("the JSON-LD injected into the host page's head is GET /schema's document, 
   await page.waitForLoadState('networkidle');
   await expect(page.locator(`[data-rv-widget="${w.id}"]`)).toHaveCount(2);
   await expect(blocks).toHaveCount(1);
-  await expect(page.locator(`head > script[type="application/ld+json"][data-rv-jsonld="${w.id}"]`)).toHaveCount(1);
+  await expect(page.locator(`head > script[type="application/ld+json"][data-rv-jsonld="${w.subject.type} ${w.subject.name}"]`)).toHaveCount(1);
   expect(JSON.parse((await blocks.textContent())!)).toEqual(schema);
   // Both copies render; the loader and the data are fetched once.
   const data = await publicData(w.id);
@@ -349,7 +349,8 @@ test('under a strict CSP (script-src and connect-src the service origin only, no
   expect(Math.round(box!.height)).toBe(data.height);
   const badgeData = await publicData(badge.id);
   await expect(page.locator(`[data-rv-widget="${badge.id}"] .badge-count`)).toHaveText(`${badgeData.summary.totalReviews.toLocaleString('en-US')} reviews`);
-  // Both demo widgets are Products: two JSON-LD blocks, one per widget.
-  await expect(page.locator('head > script[type="application/ld+json"][data-rv-jsonld]')).toHaveCount(2);
+  // One JSON-LD block per subject: the demo widgets are all about one product.
+  const subjects = new Set([list, badge].map((w) => `${w.subject.type} ${w.subject.name}`));
+  await expect(page.locator('head > script[type="application/ld+json"][data-rv-jsonld]')).toHaveCount(subjects.size);
   await expectCleanRequests(seen.requests);
 });

@@ -18,9 +18,19 @@ describe('buildWidget', () => {
     expect(result.manifest.loader).toBe('loader.js');
     expect(result.manifest.bundle).toMatch(/^widget-[A-Z0-9]+\.js$/);
     expect(JSON.parse(readFileSync(join(outDir, 'manifest.json'), 'utf8'))).toEqual(result.manifest);
+    const catalogs = Object.values(result.manifest.catalogs).flatMap((name) => [name, `${name}.br`, `${name}.gz`]);
+    expect(Object.keys(result.manifest.catalogs).length).toBeGreaterThanOrEqual(19);
     expect(readdirSync(outDir).sort()).toEqual(
-      ['loader.js', 'loader.js.br', 'loader.js.gz', 'manifest.json', result.manifest.bundle, `${result.manifest.bundle}.br`, `${result.manifest.bundle}.gz`].sort(),
+      ['loader.js', 'loader.js.br', 'loader.js.gz', 'manifest.json', result.manifest.bundle, `${result.manifest.bundle}.br`, `${result.manifest.bundle}.gz`, ...catalogs].sort(),
     );
+    // The loader knows every catalog's name; the bundle holds none of them.
+    const loader = readFileSync(join(outDir, 'loader.js'), 'utf8');
+    const bundle = readFileSync(join(outDir, result.manifest.bundle), 'utf8');
+    for (const [lang, name] of Object.entries(result.manifest.catalogs)) {
+      expect(loader).toContain(name.replace(`-${lang}.json`, '-*.json'));
+      expect(JSON.parse(readFileSync(join(outDir, name), 'utf8')).heading).toBeTruthy();
+    }
+    expect(bundle).not.toContain('Kundenbewertungen');
   });
 
   it('compiles the bundle name into the loader, and the precompressed files match', () => {
@@ -41,7 +51,8 @@ describe('buildWidget', () => {
     expect(sizes['loader.js']!.gzip + sizes[result.manifest.bundle]!.gzip).toBeLessThanOrEqual(TOTAL_BUDGET);
     expect(result.ok).toBe(true);
     expect(lines.join('\n')).toMatch(/ok {3}loader: \d+ B gzip of 1536 B/);
-    expect(lines.join('\n')).toMatch(/ok {3}loader \+ bundle: \d+ B gzip of 12288 B/);
+    expect(lines.join('\n')).toMatch(/ok {3}loader \+ bundle: \d+ B gzip of 13312 B/);
+    expect(lines.join('\n')).toMatch(/ok {3}loader \+ bundle \+ catalog: \d+ B gzip of 13824 B/);
   });
 
   it('outputs self-contained scripts: no imports, no stray globals, no eval', () => {
@@ -57,5 +68,6 @@ describe('buildWidget', () => {
     const again = await buildWidget({ outDir });
     expect(again.manifest.bundle).toBe(result.manifest.bundle);
     expect(readdirSync(outDir).filter((n) => n.startsWith('widget-'))).toHaveLength(3);
+    expect(readdirSync(outDir).filter((n) => n.startsWith('i18n-'))).toHaveLength(3 * Object.keys(again.manifest.catalogs).length);
   });
 });

@@ -7,18 +7,23 @@
  *   npx tsx widget/build.ts       prints sizes, exits 1 when a budget is exceeded
  */
 import { build } from 'esbuild';
+import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { CSS } from './src/styles.ts';
+import { CATALOGS } from './src/i18n/catalogs.ts';
 import { writeWithSiblings, type FileSize } from './build-output.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 export const DEFAULT_OUT_DIR = join(HERE, 'dist');
 
-/** Gzip budgets in bytes (widget issue §9). */
+/** Gzip budgets in bytes (widget issue §9; languages and RTL added 0.7 KiB in issue 12). */
 export const LOADER_BUDGET = 1536;
-export const TOTAL_BUDGET = 12 * 1024;
+export const TOTAL_BUDGET = 13 * 1024;
+/** One language's catalog, and a page's whole JavaScript with the largest catalog. */
+export const CATALOG_BUDGET = 512;
+export const PAGE_BUDGET = 13.5 * 1024;
 
 /** Browsers the output must run in (evergreen, two years back). */
 const TARGET = ['chrome100', 'firefox100', 'safari15.4', 'edge100'];
@@ -29,6 +34,8 @@ export type { FileSize };
 export interface WidgetManifest {
   loader: string;
   bundle: string;
+  /** Catalog file by language (ISO 639-1). */
+  catalogs: Record<string, string>;
   /** Bytes per file; `gzip` is what the budgets are checked against. */
   sizes: Record<string, FileSize>;
 }
@@ -103,24 +110,40 @@ export async function buildWidget(options: BuildOptions = {}): Promise<BuildResu
   if (!bundleFile) throw new Error('esbuild produced no widget bundle');
   const bundleName = bundleFile.path.slice(bundleFile.path.lastIndexOf('/') + 1);
 
+  // One JSON file per language, all named with one hash of every catalog, so a change renames them all.
+  const catalogJson = Object.fromEntries(Object.entries(CATALOGS).map(([lang, messages]) => [lang, JSON.stringify(messages)]));
+  const catalogHash = createHash('sha256').update(JSON.stringify(catalogJson)).digest('hex').slice(0, 8).toUpperCase();
+  const catalogPattern = `i18n-${catalogHash}-*.json`;
   const loaderOut = await build({
     ...common,
     entryPoints: [join(HERE, 'src', 'loader.ts')],
     outfile: join(outDir, 'loader.js'),
-    define: { ...common.define, __RV_BUNDLE__: JSON.stringify(bundleName) },
+    define: {
+      ...common.define,
+      __RV_BUNDLE__: JSON.stringify(bundleName),
+      __RV_CATALOG__: JSON.stringify(catalogPattern),
+      __RV_LANGS__: JSON.stringify(Object.keys(CATALOGS).join(' ')),
+    },
   });
   const loaderFile = loaderOut.outputFiles[0];
   if (!loaderFile) throw new Error('esbuild produced no loader');
 
-  // Old hashed bundles go: the server only ever serves the manifest's.
-  for (const name of readdirSync(outDir)) {
-    if (/^widget-[A-Za-z0-9]+\.js(\.gz|\.br)?$/.test(name) && !name.startsWith(bundleName)) rmSync(join(outDir, name));
-  }
   const sizes: Record<string, FileSize> = {
     'loader.js': writeWithSiblings(outDir, 'loader.js', loaderFile.contents),
     [bundleName]: writeWithSiblings(outDir, bundleName, bundleFile.contents),
   };
-  const manifest: WidgetManifest = { loader: 'loader.js', bundle: bundleName, sizes };
+  // Old hashed files go: the server only ever serves the manifest's.
+  for (const name of readdirSync(outDir)) {
+    if (/^widget-[A-Za-z0-9]+\.js(\.gz|\.br)?$/.test(name) && !name.startsWith(bundleName)) rmSync(join(outDir, name));
+    if (/^i18n-[A-Za-z0-9]+-/.test(name) && !name.startsWith(`i18n-${catalogHash}-`)) rmSync(join(outDir, name));
+  }
+  const catalogs: Record<string, string> = {};
+  for (const [lang, json] of Object.entries(catalogJson)) {
+    const name = catalogPattern.replace('*', lang);
+    catalogs[lang] = name;
+    sizes[name] = writeWithSiblings(outDir, name, Buffer.from(json));
+  }
+  const manifest: WidgetManifest = { loader: 'loader.js', bundle: bundleName, catalogs, sizes };
   // Written last: a reader that sees the manifest finds every file it names.
   writeFileSync(join(outDir, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
 
@@ -130,6 +153,11 @@ export async function buildWidget(options: BuildOptions = {}): Promise<BuildResu
     { name: 'loader', limit: LOADER_BUDGET, actual: loaderGzip, ok: loaderGzip <= LOADER_BUDGET },
     { name: 'loader + bundle', limit: TOTAL_BUDGET, actual: totalGzip, ok: totalGzip <= TOTAL_BUDGET },
   ];
+  const largest = Math.max(...Object.values(catalogs).map((name) => sizes[name]!.gzip));
+  budgets.push(
+    { name: 'largest catalog', limit: CATALOG_BUDGET, actual: largest, ok: largest <= CATALOG_BUDGET },
+    { name: 'loader + bundle + catalog', limit: PAGE_BUDGET, actual: totalGzip + largest, ok: totalGzip + largest <= PAGE_BUDGET },
+  );
   for (const line of table(manifest, budgets)) options.log?.(line);
   return { outDir, manifest, budgets, ok: budgets.every((b) => b.ok) };
 }

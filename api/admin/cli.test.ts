@@ -67,7 +67,12 @@ describe('admin CLI', () => {
     expect(widget).toMatchObject({ name: 'Home page', layout: 'grid', orgId, subject: { type: 'Product', name: 'Acme Shoes' } });
     expect(typeof widget.id).toBe('string');
     const updated = await json('widgets', 'update', widget.id as string, '--theme', 'dark', '--max-reviews', '6', '--platforms', 'google,yelp');
-    expect(updated.options).toMatchObject({ theme: 'dark', maxReviews: 6, platforms: ['GOOGLE', 'YELP'] });
+    expect(updated.options).toMatchObject({ theme: 'dark', maxReviews: 6, platforms: ['GOOGLE', 'YELP'], reviewLanguages: 'all' });
+    const languages = await json('widgets', 'update', widget.id as string, '--review-languages', 'page', '--locale', 'auto');
+    expect(languages.options).toMatchObject({ reviewLanguages: 'page', locale: null });
+    const wrong = await cli('widgets', 'update', widget.id as string, '--review-languages', 'some', '--json');
+    expect(wrong.code).not.toBe(0);
+    expect(wrong.stderr).toContain('reviewLanguages');
   }, 60_000);
 
   it('refuses a past expiry, unknown plans and unknown commands with one line on stderr and a non-zero exit', async () => {

@@ -28,7 +28,8 @@ const USAGE = `Usage: npm run admin -- <command> [options] [--json]
   widgets create --org ORG_ID --name NAME [--layout carousel|grid|list|badge]
                  [--subject-type Product --subject-name "Acme Shoes" --subject-url URL --subject-image URL --subject-brand NAME]
                  [--theme light|dark|auto] [--accent #4f46e5] [--max-reviews N] [--min-rating N]
-                 [--platforms GOOGLE,YELP] [--hide-empty] [--no-dates] [--locale en-US] [--json-ld auto|on|off]
+                 [--platforms GOOGLE,YELP] [--hide-empty] [--no-dates] [--locale en-US|auto] [--json-ld auto|on|off]
+                 [--review-languages all|page]
   widgets update WIDGET_ID [same options as create, without --org]
   widgets list --org ORG_ID
   widgets lint WIDGET_ID
@@ -108,6 +109,7 @@ function widgetBody(v: Record<string, string | boolean | undefined>): Json {
   if (v['no-dates'] !== undefined) options.showDates = !v['no-dates'];
   if (v.locale !== undefined) options.locale = v.locale === 'auto' ? null : v.locale;
   if (v['json-ld'] !== undefined) options.jsonLd = v['json-ld'];
+  if (v['review-languages'] !== undefined) options.reviewLanguages = v['review-languages'];
   return {
     ...(v.name !== undefined && { name: v.name }),
     ...(v.layout !== undefined && { layout: v.layout }),
@@ -139,6 +141,7 @@ const OPTIONS = {
   'no-dates': { type: 'boolean' },
   locale: { type: 'string' },
   'json-ld': { type: 'string' },
+  'review-languages': { type: 'string' },
   format: { type: 'string' },
   language: { type: 'string' },
   force: { type: 'boolean' },

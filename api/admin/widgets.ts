@@ -1,6 +1,7 @@
 /** Widgets: a layout, a subject (for JSON-LD) and display options, with defaults. */
 import { newId } from '../store/ids.ts';
 import {
+  REVIEW_LANGUAGES,
   SUBJECT_TYPES,
   WIDGET_LAYOUTS,
   type Store,
@@ -23,6 +24,7 @@ export const DEFAULT_WIDGET_OPTIONS: WidgetOptions = {
   showDates: true,
   locale: null,
   jsonLd: 'auto',
+  reviewLanguages: 'all',
 };
 
 export interface WidgetInput {
@@ -55,7 +57,7 @@ export async function createWidget(store: Store, input: WidgetInput): Promise<Wi
   return widget;
 }
 
-const OPTION_FIELDS = ['theme', 'accentColor', 'maxReviews', 'minRating', 'platforms', 'hideEmpty', 'showDates', 'locale', 'jsonLd'];
+const OPTION_FIELDS = ['theme', 'accentColor', 'maxReviews', 'minRating', 'platforms', 'hideEmpty', 'showDates', 'locale', 'jsonLd', 'reviewLanguages'];
 const SUBJECT_FIELDS = ['type', 'name', 'url', 'image', 'brand'];
 
 function parseSubject(check: Checker, raw: unknown): Partial<WidgetSubject> | undefined {
@@ -124,6 +126,8 @@ function parseOptions(check: Checker, raw: unknown): Partial<WidgetOptions> | un
   }
   const jsonLd = check.oneOf(body, 'jsonLd', ['auto', 'on', 'off'] as const);
   if (jsonLd) out.jsonLd = jsonLd;
+  const reviewLanguages = check.oneOf(body, 'reviewLanguages', REVIEW_LANGUAGES);
+  if (reviewLanguages) out.reviewLanguages = reviewLanguages;
   return out;
 }
 

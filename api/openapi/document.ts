@@ -6,7 +6,7 @@
  */
 import { MAX_ERROR_DETAILS } from './error-schemas.ts';
 import { publicWidgetExample, reviewExample } from './examples.ts';
-import { LIST_REVIEWS_PARAMETERS, WIDGET_ID_PARAMETER } from './parameters.ts';
+import { HTML_LANG_PARAMETER, LIST_REVIEWS_PARAMETERS, WIDGET_ID_PARAMETER } from './parameters.ts';
 import { COMPONENT_SCHEMAS } from './schemas.ts';
 import {
   JSON_CONTENT_TYPE,
@@ -17,6 +17,7 @@ import {
   notFound,
   notModified,
   ok,
+  okHtml,
   okHeaders,
   preflight,
   publicWidgetHeaders,
@@ -109,6 +110,31 @@ const getOpenApi: OperationObject = {
     '403': forbidden('keyless'),
     '405': methodNotAllowed(),
     '500': internalError(),
+  },
+};
+
+const getPublicWidgetHtml: OperationObject = {
+  operationId: 'getPublicWidgetHtml',
+  summary: 'Server-rendered widget HTML',
+  description:
+    'The widget rendered on the server by the same components as the JavaScript widget: its container with a declarative shadow root (`<template shadowrootmode="open">`) holding its CSS, its data (for the loader to hydrate in place) and its markup, followed by its JSON-LD when the widget injects it. A fragment to include server-side, for crawlers and visitors without JavaScript. Key-less, cacheable (ETag and If-None-Match), rate limited per client address like the public data.',
+  tags: ['Public'],
+  security: KEYLESS,
+  parameters: [WIDGET_ID_PARAMETER, HTML_LANG_PARAMETER],
+  responses: {
+    '200': okHtml(
+      'The HTML fragment (`text/html; charset=utf-8`).',
+      publicWidgetHeaders(),
+      '<div class="rv-widget" data-rv-widget="wdg_3fK9xQ2mLp7RtV8nB4cZ" data-rv-height="314" style="min-height:314px"><template shadowrootmode="open"><style>…</style><script type="application/json" data-rv-data>…</script><section class="rv carousel light" aria-label="Reviews of Acme Trail Shoe" lang="en" dir="ltr">…</section></template></div>',
+    ),
+    '304': notModified(),
+    '400': badRequest('keyless'),
+    '403': forbidden('keyless'),
+    '404': notFound('keyless'),
+    '405': methodNotAllowed(),
+    '429': tooManyRequests('keyless'),
+    '500': internalError(),
+    '503': serviceUnavailable(STORE_DOWN),
   },
 };
 
@@ -236,6 +262,7 @@ export function openApiDocument(opts: DocumentOptions = {}): OpenApiDocument {
       '/widgets/{id}/schema': pathItem(getSchema),
       '/openapi.json': pathItem(getOpenApi),
       '/public/v1/widgets/{id}': pathItem(getPublicWidget, atOrigin, preflightPublicWidget),
+      '/public/v1/widgets/{id}/html': pathItem(getPublicWidgetHtml, atOrigin),
       '/healthz': pathItem(getHealth, atOrigin),
       '/readyz': pathItem(getReady, atOrigin),
     },

@@ -21,16 +21,13 @@ export const reviewExample = {
 export const publicWidgetExample = {
   id: 'wdg_3fK9xQ2mLp7RtV8nB4cZ',
   layout: 'carousel',
-  name: 'Home page',
+  subject: 'Acme Trail Shoe',
   options: {
     theme: 'auto',
     accentColor: '#4f46e5',
-    maxReviews: 10,
-    minRating: 4,
-    platforms: null,
-    hideEmpty: true,
     showDates: true,
     locale: null,
+    reviewLanguages: 'all',
   },
   summary: { averageRating: 4.37, totalReviews: 342, ratedReviews: 312, platforms: [{ platform: 'GOOGLE', count: 120, averageRating: 4.52 }] },
   reviews: [
@@ -44,8 +41,10 @@ export const publicWidgetExample = {
       date: reviewExample.date,
       url: reviewExample.url,
       isVerified: reviewExample.isVerified,
+      language: reviewExample.language,
     },
   ],
   jsonLd: null,
-  height: 320,
+  rows: 1,
+  height: 314,
 } as const;

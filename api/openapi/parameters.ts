@@ -99,5 +99,15 @@ export const WIDGET_ID_PARAMETER = {
   example: 'wdg_3fK9xQ2mLp7RtV8nB4cZ',
 } as const satisfies ParameterObject;
 
+/** The including page's language, for the server-rendered widget. */
+export const HTML_LANG_PARAMETER = {
+  name: 'lang',
+  in: 'query',
+  required: false,
+  description: "The language of the page that includes the fragment (the server cannot read its `<html lang>`), used when the widget's locale is auto. Without it: English.",
+  schema: { type: 'string', title: 'a BCP 47 language tag such as fr or de-CH', pattern: '^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8}){0,4}$', maxLength: 35 },
+  example: 'fr',
+} as const satisfies ParameterObject;
+
 /** Names a client may put an API key under in a query string; refused before authentication. */
 export const API_KEY_QUERY_NAMES = ['api_key', 'apiKey', 'key', 'token', 'access_token'] as const;

@@ -17,7 +17,7 @@ import { MAX_ERROR_DETAILS } from './error-schemas.ts';
 import type { JsonSchema, OpenApiDocument, ParameterObject } from './types.ts';
 
 /** Operations whose query string is validated (health endpoints ignore theirs). */
-export type QueryOperationKey = 'listReviews' | 'getStats' | 'getEmbed' | 'getSchema' | 'getOpenApi' | 'getPublicWidget';
+export type QueryOperationKey = 'listReviews' | 'getStats' | 'getEmbed' | 'getSchema' | 'getOpenApi' | 'getPublicWidget' | 'getPublicWidgetHtml';
 
 export interface ListReviewsParams {
   limit: number;
@@ -42,6 +42,7 @@ export interface QueryValues {
   getSchema: NoParams;
   getOpenApi: NoParams;
   getPublicWidget: NoParams;
+  getPublicWidgetHtml: { lang?: string };
 }
 
 export interface ParameterProblem {
@@ -265,6 +266,6 @@ export function validateQuery<K extends QueryOperationKey>(operation: K, search:
     const details = problems.slice(0, MAX_ERROR_DETAILS);
     return { ok: false, details, message: summary(details, problems.length) };
   }
-  const value = operation === 'listReviews' ? listReviewsValue(values, params) : {};
+  const value = operation === 'listReviews' ? listReviewsValue(values, params) : Object.fromEntries(values);
   return { ok: true, value: value as QueryValues[K] };
 }

@@ -174,6 +174,9 @@ export function validateResponse(res: ResponseToValidate): string[] {
       problems.push(...bodyProblems(media.schema, res.body));
     }
   }
+  if (response.content?.['text/html'] && !/^text\/html;\s*charset=utf-8$/i.test(headers['content-type'] ?? '')) {
+    problems.push(`Content-Type is ${quoted(headers['content-type'] ?? '(none)')}, not text/html; charset=utf-8`);
+  }
   checkHeaders(response, headers, problems);
   checkRateLimit(response, { status: res.status, body: res.body, headers }, operation, problems);
   return problems.map((p) => `${where} → ${res.status}: ${p}`);

@@ -86,6 +86,15 @@ export function ok(description: string, schema: SchemaName, headers: HeaderSet =
   return response(description, ref(schema), headers, example === undefined ? undefined : { ok: { value: example } });
 }
 
+/** A 200 whose body is an HTML fragment (the server-rendered widget). */
+export function okHtml(description: string, headers: HeaderSet, example: string): ResponseObject {
+  return {
+    description,
+    headers: { 'X-Request-Id': requestIdHeader(), ...headers },
+    content: { 'text/html': { schema: { type: 'string' }, examples: { ok: { value: example } } } },
+  };
+}
+
 export function okHeaders(access: Access): HeaderSet {
   return access === 'api' ? rateLimitHeaders(true) : {};
 }

@@ -247,7 +247,7 @@ const PublicReview: JsonSchema = {
   type: 'object',
   description: 'A review as a widget shows it: no AI fields, links only when they are https.',
   additionalProperties: false,
-  required: ['id', 'platform', 'authorName', 'authorAvatar', 'rating', 'content', 'date', 'url', 'isVerified'],
+  required: ['id', 'platform', 'authorName', 'authorAvatar', 'rating', 'content', 'date', 'url', 'isVerified', 'language'],
   properties: {
     id: { type: 'string', minLength: 1 },
     platform: { type: 'string', pattern: PLATFORM_ID_PATTERN },
@@ -258,31 +258,30 @@ const PublicReview: JsonSchema = {
     date: ISO_TIMESTAMP,
     url: { type: ['string', 'null'], pattern: '^https:', description: 'https: URLs only; anything else is null.' },
     isVerified: { type: 'boolean' },
+    language: { type: ['string', 'null'], description: 'ISO 639-1 code of the text (the widget sets it as the text\'s `lang`); null when unknown.' },
   },
 };
 
 const PublicWidgetData: JsonSchema = {
   type: 'object',
   description:
-    'What the embedded widget displays, and nothing else: its layout and display options, a summary over the platforms it shows, the reviews its filters pick, the JSON-LD to inject (null when it injects none) and the height its container reserves.',
+    'What the embedded widget displays, and nothing else: its layout, the name of its subject (which names its region), the display options the browser needs, a summary over the platforms it shows, the reviews its filters picked (the filters themselves stay on the server), the JSON-LD to inject (null when it injects none), the rows of a page and the height its container reserves.',
   additionalProperties: false,
-  required: ['id', 'layout', 'name', 'options', 'summary', 'reviews', 'jsonLd', 'height'],
+  required: ['id', 'layout', 'subject', 'options', 'summary', 'reviews', 'jsonLd', 'rows', 'height'],
   properties: {
     id: { type: 'string', minLength: 1 },
     layout: { enum: [...WIDGET_LAYOUTS] },
-    name: { type: 'string' },
+    subject: { type: 'string' },
     options: {
       type: 'object',
-      required: ['theme', 'accentColor', 'maxReviews', 'minRating', 'platforms', 'hideEmpty', 'showDates', 'locale'],
+      additionalProperties: false,
+      required: ['theme', 'accentColor', 'showDates', 'locale', 'reviewLanguages'],
       properties: {
         theme: { enum: ['light', 'dark', 'auto'] },
         accentColor: { type: 'string', pattern: '^#(?:[0-9a-fA-F]{3}){1,2}$' },
-        maxReviews: { type: 'integer', minimum: 1, maximum: 50 },
-        minRating: { type: ['number', 'null'], minimum: 1, maximum: 5 },
-        platforms: { type: ['array', 'null'], items: { type: 'string', pattern: PLATFORM_ID_PATTERN } },
-        hideEmpty: { type: 'boolean' },
         showDates: { type: 'boolean' },
         locale: { type: ['string', 'null'] },
+        reviewLanguages: { enum: ['all', 'page'] },
       },
     },
     summary: {
@@ -297,6 +296,7 @@ const PublicWidgetData: JsonSchema = {
     },
     reviews: { type: 'array', maxItems: 50, items: ref('PublicReview') },
     jsonLd: { oneOf: [ref('JsonLd'), { type: 'null' }] },
+    rows: { type: 'integer', minimum: 0, maximum: 4 },
     height: { type: 'integer', minimum: 0 },
   },
 };

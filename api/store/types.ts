@@ -102,7 +102,16 @@ export interface WidgetOptions {
   locale: string | null;
   /** JSON-LD injection into the host page: auto = only where the subject can earn review stars. */
   jsonLd: 'auto' | 'on' | 'off';
+  /**
+   * all: every review whatever its language; page: only the reviews in the
+   * visitor's language when at least 3 are (else all). Absent on widgets
+   * stored before the option existed, which read as all.
+   */
+  reviewLanguages?: ReviewLanguages;
 }
+
+export const REVIEW_LANGUAGES = ['all', 'page'] as const;
+export type ReviewLanguages = (typeof REVIEW_LANGUAGES)[number];
 
 export interface Widget {
   id: string;

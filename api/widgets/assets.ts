@@ -2,7 +2,8 @@
  * The widget's static files (built by widget/build.ts into widget/dist), held
  * in memory with their precompressed gzip and brotli forms. The bundle has a
  * content hash in its name and is cached for a year, immutable; the loader
- * keeps a stable URL (it is what site owners paste) and a short cache.
+ * keeps a stable URL (it is what site owners paste) and a short cache. The
+ * language catalogs (JSON) are hashed and immutable like the bundle.
  */
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -30,6 +31,8 @@ export interface WidgetAssets {
 interface Manifest {
   loader: string;
   bundle: string;
+  /** Language catalogs (JSON), hashed names; absent in a dist/ built before languages existed. */
+  catalogs?: Record<string, string>;
 }
 
 export async function loadWidgetAssets(dist = WIDGET_DIST): Promise<WidgetAssets> {
@@ -41,10 +44,12 @@ export async function loadWidgetAssets(dist = WIDGET_DIST): Promise<WidgetAssets
   }
   const manifest = JSON.parse(await readFile(manifestPath, 'utf8')) as Manifest;
   const files = new Map<string, Asset>();
-  for (const [name, immutable] of [
+  const entries: [string, boolean][] = [
     [manifest.loader, false],
     [manifest.bundle, true],
-  ] as const) {
+    ...Object.values(manifest.catalogs ?? {}).map((name): [string, boolean] => [name, true]),
+  ];
+  for (const [name, immutable] of entries) {
     const [raw, gzip, brotli] = await Promise.all(['', '.gz', '.br'].map((ext) => readFile(join(dist, name + ext))));
     files.set(name, { name, raw: raw!, gzip: gzip!, brotli: brotli!, etag: `"${createHash('sha256').update(raw!).digest('base64url').slice(0, 22)}"`, immutable });
   }

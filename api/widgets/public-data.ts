@@ -5,7 +5,7 @@
  */
 import { buildWidgetJsonLd } from '../../schema/build.ts';
 import { shouldInject } from '../../schema/inject.ts';
-import { layoutHeight } from '../../widget/src/layout-height.ts';
+import { layoutHeight, layoutRows } from '../../widget/src/layout-height.ts';
 import type { PublicReview, PublicWidgetData } from '../../widget/src/public-data.ts';
 import type { Review, ReviewStats, Store, Widget } from '../store/types.ts';
 
@@ -59,6 +59,7 @@ function publicReview(r: Review): PublicReview {
     date: r.date,
     url: httpsOnly(r.url),
     isVerified: r.isVerified,
+    language: r.language || null,
   };
 }
 
@@ -70,20 +71,19 @@ export async function publicWidgetData(store: Store, widget: Widget, now = new D
   return {
     id: widget.id,
     layout: widget.layout,
-    name: widget.name,
+    subject: widget.subject.name,
+    // Only what the browser needs: the filters were applied above.
     options: {
       theme: options.theme,
       accentColor: options.accentColor,
-      maxReviews: options.maxReviews,
-      minRating: options.minRating,
-      platforms: options.platforms,
-      hideEmpty: options.hideEmpty,
       showDates: options.showDates,
       locale: options.locale,
+      reviewLanguages: options.reviewLanguages ?? 'all',
     },
     summary: { averageRating: stats.averageRating, totalReviews: stats.totalReviews, ratedReviews, platforms: stats.platforms },
     reviews: reviews.map(publicReview),
     jsonLd: jsonLd && shouldInject(widget, jsonLd) ? jsonLd : null,
+    rows: layoutRows(widget.layout, options),
     height: layoutHeight(widget.layout, options),
   };
 }

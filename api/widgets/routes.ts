@@ -19,6 +19,7 @@ import type { Store, Widget } from '../store/types.ts';
 import type { WidgetAssets } from './assets.ts';
 import { demoPage } from './demo-page.ts';
 import { displayedReviews, publicWidgetData, widgetStats } from './public-data.ts';
+import { widgetHtml } from './widget-html.tsx';
 
 export interface WidgetRouteDeps {
   router: Router;
@@ -137,6 +138,38 @@ export function registerWidgetRoutes(deps: WidgetRouteDeps): void {
     ctx.body = body;
   });
 
+  /**
+   * The server-rendered widget, for server-side includes (CONTRACT §8). Its
+   * only parameter, `lang`, is the including page's language (used when the
+   * widget's locale is auto). Cached like the data: one render per widget,
+   * language and 5-second window.
+   */
+  const htmlCache = new Map<string, CachedPublic>();
+  get('/public/v1/widgets/:id/html', publicCors, publicLimit, async function publicWidgetHtml(ctx: Context) {
+    const parsed = validateQuery('getPublicWidgetHtml', new URLSearchParams(ctx.querystring));
+    if (!parsed.ok) throw invalidParameters(parsed.details, parsed.message);
+    const lang = parsed.value.lang ?? null;
+    const widget = await findWidget(store, ctx.params.id as string);
+    const { body: json, version } = await publicBody(widget);
+    const key = `${widget.id} ${lang ?? ''}`;
+    let hit = htmlCache.get(key);
+    if (!hit || hit.version !== version || hit.expires <= Date.now()) {
+      const body = widgetHtml((JSON.parse(json) as { data: Parameters<typeof widgetHtml>[0] }).data, lang);
+      hit = { version, body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`, expires: Date.now() + PUBLIC_TTL_MS };
+      if (htmlCache.size >= PUBLIC_CACHE_MAX) htmlCache.clear();
+      htmlCache.set(key, hit);
+    }
+    ctx.set('ETag', hit.etag);
+    ctx.set('Cache-Control', PUBLIC_CACHE);
+    ctx.set('Vary', 'Accept-Encoding');
+    if (ctx.get('if-none-match').split(/\s*,\s*/).includes(hit.etag)) {
+      ctx.status = 304;
+      return;
+    }
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.body = hit.body;
+  });
+
   get('/widget/:file', async function widgetFile(ctx: Context) {
     const asset = assets.files.get(ctx.params.file as string);
     if (!asset) throw notFound('Widget file');
@@ -149,7 +182,7 @@ export function registerWidgetRoutes(deps: WidgetRouteDeps): void {
       ctx.status = 304;
       return;
     }
-    ctx.type = 'application/javascript; charset=utf-8';
+    ctx.type = asset.name.endsWith('.json') ? 'application/json; charset=utf-8' : 'application/javascript; charset=utf-8';
     const accepted = ctx.get('accept-encoding');
     if (/\bbr\b/.test(accepted)) {
       ctx.set('Content-Encoding', 'br');

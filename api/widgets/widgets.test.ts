@@ -99,6 +99,15 @@ describe('GET /public/v1/widgets/{id}', () => {
       if (r.authorAvatar !== null) expect(r.authorAvatar.startsWith('https:')).toBe(true);
       expect(Object.keys(r)).not.toContain('externalId');
     }
+    // Only what the widget shows: the server applied the filters, the internal name stays inside.
+    expect(Object.keys(data).sort()).toEqual(['height', 'id', 'jsonLd', 'layout', 'options', 'reviews', 'rows', 'subject', 'summary']);
+    expect(Object.keys(data.options as object).sort()).toEqual(['accentColor', 'locale', 'reviewLanguages', 'showDates', 'theme']);
+    expect(data).not.toHaveProperty('name');
+    expect(data.options).not.toHaveProperty('minRating');
+    expect(data.options).not.toHaveProperty('platforms');
+    expect(data.options).not.toHaveProperty('maxReviews');
+    expect(data.subject).toBe('Acme Shoes');
+    expect(data.rows).toBe(2);
     // Product subjects earn stars: the JSON-LD document comes along for injection.
     expect((data.jsonLd as Record<string, unknown>)['@type']).toBe('Product');
 
@@ -133,6 +142,47 @@ describe('GET /public/v1/widgets/{id}', () => {
     const rules = (res.body.data as { rule: string; link: string }[]).map((f) => f.rule);
     expect(rules).toContain('third-party-reviews');
     for (const f of res.body.data as { link: string }[]) expect(f.link).toMatch(/^https:\/\//);
+  });
+});
+
+describe('GET /public/v1/widgets/{id}/html', () => {
+  it('renders the widget into a declarative shadow root with its CSS, its data and its JSON-LD; review text stays text', async () => {
+    const hostile = await t.admin('POST', '/admin/widgets', { orgId, name: 'Hostile', layout: 'list', subject: { type: 'Product', name: '</template><script>alert(1)</script>' } });
+    const id = hostile.body.id as string;
+    const res = await t.get(`/public/v1/widgets/${id}/html?lang=fr`);
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(res.headers.etag).toMatch(/^"/);
+    expect(res.headers['cache-control']).toMatch(/max-age=\d+.*stale-while-revalidate/);
+    const html = res.text;
+    expect(html).toMatch(new RegExp(`^<div class="rv-widget" data-rv-widget="${id}" data-rv-height="\\d+" style="min-height:\\d+px"><template shadowrootmode="open"><style>`));
+    expect(html).toContain('<section class="rv list light" aria-label="Avis sur &lt;/template>&lt;script>alert(1)&lt;/script>" lang="fr" dir="ltr"');
+    expect(html).toContain('<h2 class="title" id="title">Avis clients</h2>');
+    // One template, one JSON data script, one JSON-LD script: nothing from the data became markup.
+    expect(html.match(/<template/g)).toHaveLength(1);
+    expect(html.match(/<\/template>/g)).toHaveLength(1);
+    expect(html.match(/<script/g)).toHaveLength(2);
+    const data = JSON.parse(/<script type="application\/json" data-rv-data>([^<]*)<\/script>/.exec(html)![1]!) as { id: string; reviews: unknown[] };
+    expect(data.id).toBe(id);
+    const publicData = ((await t.get(`/public/v1/widgets/${id}`)).body as { data: { reviews: { content: string }[] } }).data;
+    expect(data.reviews).toEqual(publicData.reviews);
+    expect(html).toContain('<script type="application/ld+json" data-rv-jsonld="Product &#60;/template&#62;&#60;script&#62;alert(1)&#60;/script&#62;">');
+    // The reviews of the first page are in the markup (a list page shows up to four).
+    expect(html.match(/<article/g)).toHaveLength(Math.min(4, publicData.reviews.length));
+
+    const again = await t.get(`/public/v1/widgets/${id}/html?lang=fr`, { headers: { 'if-none-match': res.headers.etag! } });
+    expect(again.status).toBe(304);
+    // Without lang (and the widget's locale on auto): English.
+    expect((await t.get(`/public/v1/widgets/${id}/html`, { skipValidation: true })).text).toContain('>Customer reviews</h2>');
+  });
+
+  it('refuses unknown or malformed parameters and unknown widgets with the JSON error envelope', async () => {
+    const bad = await t.get(`/public/v1/widgets/${widgetId}/html?lang=%3Cscript%3E&x=1`);
+    expect(bad.status).toBe(400);
+    expect((bad.body as { error: string; details: { parameter: string }[] }).details.map((d) => d.parameter).sort()).toEqual(['lang', 'x']);
+    const missing = await t.get('/public/v1/widgets/wdg_00000000000000000000/html');
+    expect(missing.status).toBe(404);
+    expect((missing.body as { error: string }).error).toBe('not_found');
   });
 });
 

@@ -2,7 +2,7 @@
  * Canned public widget data for the end-to-end tests: realistic reviews for
  * every layout, and hostile ones whose names and texts try to run script.
  */
-import { layoutHeight } from '../../widget/src/layout-height.ts';
+import { layoutHeight, layoutRows } from '../../widget/src/layout-height.ts';
 import type { PublicReview, PublicWidgetData, PublicWidgetOptions } from '../../widget/src/public-data.ts';
 import type { WidgetLayout } from '../../api/store/types.ts';
 
@@ -57,6 +57,7 @@ export function sampleReviews(count: number, now = Date.now()): PublicReview[] {
       date: new Date(now - (i * 9 + 2) * DAY - i * 3_600_000).toISOString(),
       url: i % 4 === 3 ? null : `https://reviews.example/${platform.toLowerCase()}/${i + 1}`,
       isVerified: i % 3 !== 2,
+      language: 'en',
     };
   });
 }
@@ -64,18 +65,18 @@ export function sampleReviews(count: number, now = Date.now()): PublicReview[] {
 export const DEFAULT_OPTIONS: PublicWidgetOptions = {
   theme: 'light',
   accentColor: '#4f46e5',
-  maxReviews: 9,
-  minRating: null,
-  platforms: null,
-  hideEmpty: false,
   showDates: true,
   locale: 'en-US',
+  reviewLanguages: 'all',
 };
+
+/** The display options, and how many reviews the server would pick (it applies that itself). */
+export type FixtureOptions = Partial<PublicWidgetOptions> & { maxReviews?: number; subject?: string };
 
 export function widgetData(
   id: string,
   layout: WidgetLayout,
-  options: Partial<PublicWidgetOptions> = {},
+  { maxReviews = 9, subject = 'Acme Trail Shoe', ...options }: FixtureOptions = {},
   reviews: PublicReview[] = sampleReviews(12),
   jsonLd: object | null = null,
 ): PublicWidgetData {
@@ -87,7 +88,7 @@ export function widgetData(
   return {
     id,
     layout,
-    name: `Test ${layout}`,
+    subject,
     options: opts,
     summary: {
       averageRating: average,
@@ -95,9 +96,10 @@ export function widgetData(
       ratedReviews: rated.length * 26,
       platforms: [...byPlatform].map(([platform, list]) => ({ platform, count: list.length * 26, averageRating: 4.5 })),
     },
-    reviews: reviews.slice(0, opts.maxReviews),
+    reviews: reviews.slice(0, maxReviews),
     jsonLd,
-    height: layoutHeight(layout, opts),
+    rows: layoutRows(layout, { maxReviews }),
+    height: layoutHeight(layout, { maxReviews }),
   };
 }
 
@@ -137,6 +139,29 @@ export const PRODUCT_JSON_LD = {
   aggregateRating: { '@type': 'AggregateRating', ratingValue: 4.4, reviewCount: 312, bestRating: 5, worstRating: 1 },
 };
 
+/** A review text per language, for pages in those languages. */
+const LOCAL_TEXTS: Record<string, string> = {
+  fr: 'Livraison rapide, chaussures confortables dès le premier jour. Le service client a répondu en moins d’une heure. Je recommande sans hésiter à toute la famille.',
+  de: 'Schnelle Lieferung, die Schuhe waren vom ersten Tag an bequem. Der Kundendienst hat innerhalb einer Stunde geantwortet. Klare Empfehlung für alle Wanderer.',
+  ja: '配送が早く、初日から履き心地が良かったです。カスタマーサービスも一時間以内に返信してくれました。家族にも勧めたいと思います。',
+  ar: 'توصيل سريع وحذاء مريح من اليوم الأول. رد فريق خدمة العملاء خلال ساعة واحدة. أنصح به بشدة لكل من يحب المشي في الطبيعة.',
+  he: 'משלוח מהיר, נעליים נוחות כבר מהיום הראשון. שירות הלקוחות ענה תוך שעה. ממליץ בחום לכל מי שאוהב טיולים.',
+};
+
+/** Sample reviews, every other one in `lang` (the rest stay English, as on a real page). */
+export function translatedReviews(lang: string): PublicReview[] {
+  return sampleReviews(12).map((r, i) => (i % 2 === 0 ? { ...r, content: LOCAL_TEXTS[lang]!, language: lang } : r));
+}
+
+/** Ratings whose stars the card and the dialog must draw alike: every whole star and a half. */
+export const STAR_RATINGS = [1, 2, 3, 4, 5, 3.5];
+
+/** A grid of long reviews (so each has "Read more"), one per rating of STAR_RATINGS. */
+export function ratingsData(id: string): PublicWidgetData {
+  const reviews = sampleReviews(STAR_RATINGS.length).map((r, i) => ({ ...r, platform: 'GOOGLE', rating: STAR_RATINGS[i]!, content: `${TEXTS[3]} ${TEXTS[0]}` }));
+  return widgetData(id, 'grid', { maxReviews: STAR_RATINGS.length }, reviews);
+}
+
 /** Every widget the fixture origin serves, by id. */
 export function allFixtures(): Record<string, PublicWidgetData> {
   const list = [
@@ -152,6 +177,14 @@ export function allFixtures(): Record<string, PublicWidgetData> {
     widgetData('wdg_empty', 'grid', { maxReviews: 3 }, []),
     widgetData('wdg_german', 'list', { locale: 'de-DE', maxReviews: 3 }),
     hostileData('wdg_hostile'),
+    ratingsData('wdg_ratings'),
+    // Four layouts of one product, as on /demo.
+    widgetData('wdg_four_carousel', 'carousel', {}, sampleReviews(12), PRODUCT_JSON_LD),
+    widgetData('wdg_four_grid', 'grid', { maxReviews: 6 }, sampleReviews(12), PRODUCT_JSON_LD),
+    widgetData('wdg_four_list', 'list', { maxReviews: 4 }, sampleReviews(12), PRODUCT_JSON_LD),
+    widgetData('wdg_four_badge', 'badge', {}, sampleReviews(12), PRODUCT_JSON_LD),
+    ...['fr', 'de', 'ja', 'ar', 'he'].map((lang) => widgetData(`wdg_auto_${lang}`, 'carousel', { locale: null }, translatedReviews(lang), PRODUCT_JSON_LD)),
+    ...['fr', 'de', 'ja', 'ar'].map((lang) => widgetData(`wdg_auto_${lang}_list`, 'list', { locale: null, maxReviews: 3 }, translatedReviews(lang))),
   ];
   return Object.fromEntries(list.map((d) => [d.id, d]));
 }

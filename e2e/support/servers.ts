@@ -12,7 +12,6 @@ import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadWidgetAssets } from '../../api/widgets/assets.ts';
-import { layoutHeight } from '../../widget/src/layout-height.ts';
 import type { PublicWidgetData } from '../../widget/src/public-data.ts';
 import { loaderScriptFor, snippetFor } from '../../widget/src/snippet.ts';
 
@@ -79,7 +78,7 @@ export async function startWidgetOrigin(options: WidgetOriginOptions): Promise<R
         res,
         200,
         {
-          'Content-Type': 'application/javascript; charset=utf-8',
+          'Content-Type': asset.name.endsWith('.json') ? 'application/json; charset=utf-8' : 'application/javascript; charset=utf-8',
           'Cache-Control': asset.immutable ? 'public, max-age=31536000, immutable' : 'public, max-age=300',
           ETag: asset.etag,
           Vary: 'Accept-Encoding',
@@ -115,12 +114,15 @@ export interface HostOriginOptions {
   heightOf: (widgetId: string) => number;
   /** Extra response headers per page name, e.g. a Content-Security-Policy. */
   headers?: (page: string, widgetOrigin: string) => Record<string, string>;
+  /** The server-rendered widget for `{{HTML id}}`, as GET /public/v1/widgets/{id}/html answers it. */
+  htmlOf?: (widgetId: string, lang: string | null) => string;
 }
 
 /**
  * Serves e2e/pages/<name>.html with `{{ORIGIN}}` replaced by the widget
  * origin, `{{SNIPPET id}}` by the embed snippet and `{{SCRIPT id}}` by the
- * tag-manager script.
+ * tag-manager script, and `{{HTML id [lang]}}` by the server-rendered widget
+ * (a server-side include).
  */
 export async function startHostOrigin(options: HostOriginOptions): Promise<RunningOrigin> {
   const requests: string[] = [];
@@ -135,7 +137,8 @@ export async function startHostOrigin(options: HostOriginOptions): Promise<Runni
     const page = html
       .replaceAll('{{ORIGIN}}', widgetOrigin)
       .replace(/\{\{SNIPPET ([\w-]+)\}\}/g, (_, id: string) => snippetFor(input(id)))
-      .replace(/\{\{SCRIPT ([\w-]+)\}\}/g, (_, id: string) => loaderScriptFor(input(id)));
+      .replace(/\{\{SCRIPT ([\w-]+)\}\}/g, (_, id: string) => loaderScriptFor(input(id)))
+      .replace(/\{\{HTML ([\w-]+)(?: ([a-z-]+))?\}\}/g, (_, id: string, lang?: string) => options.htmlOf?.(id, lang ?? null) ?? '');
     send(res, 200, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store', ...options.headers?.(name, widgetOrigin) }, page);
   });
   const port = await listen(server, '127.0.0.1');
@@ -147,6 +150,6 @@ export async function startHostOrigin(options: HostOriginOptions): Promise<Runni
 export function fixtureHeight(fixtures: Record<string, PublicWidgetData>): (id: string) => number {
   return (id) => {
     const data = fixtures[id];
-    return data ? layoutHeight(data.layout, data.options) : 200;
+    return data ? data.height : 200;
   };
 }

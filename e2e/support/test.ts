@@ -6,6 +6,7 @@
 import { test as base, expect, type Page } from '@playwright/test';
 import { AVATAR_ORIGIN, allFixtures } from './fixtures.ts';
 import { fixtureHeight, startHostOrigin, startWidgetOrigin, type RunningOrigin } from './servers.ts';
+import { widgetHtml } from '../../api/widgets/widget-html.tsx';
 
 export interface Origins {
   widget: RunningOrigin;
@@ -41,6 +42,7 @@ export const test = base.extend<{ avatars: void }, { origins: Origins }>({
         widgetOrigin: widget.origin,
         heightOf: fixtureHeight(fixtures),
         headers: (page, origin): Record<string, string> => (page === 'csp' ? { 'Content-Security-Policy': strictCsp(origin) } : {}),
+        htmlOf: (id, lang) => widgetHtml(fixtures[id]!, lang),
       });
       await use({ widget, host });
       await Promise.all([widget.close(), host.close()]);

@@ -35,7 +35,7 @@ const reducedMotion = (): boolean => typeof matchMedia === 'function' && matchMe
  * what is visible.
  */
 export class Carousel extends Component<ListProps, State> {
-  track = createRef<HTMLUListElement>();
+  track = createRef<HTMLDivElement>();
   timer = 0;
   reduced = reducedMotion();
   override state: State = { first: 0, playing: !this.reduced };
@@ -49,14 +49,22 @@ export class Carousel extends Component<ListProps, State> {
     return slide ? slide.getBoundingClientRect().width + CARD_GAP : 1;
   }
 
+  /** Right to left, the track scrolls towards negative scrollLeft. */
+  sign(): number {
+    return this.props.f.rtl ? -1 : 1;
+  }
+
   go(index: number): void {
-    const left = Math.max(0, Math.min(this.last(), index)) * this.stride();
+    const left = Math.max(0, Math.min(this.last(), index)) * this.stride() * this.sign();
     this.track.current?.scrollTo({ left, behavior: this.reduced ? 'auto' : 'smooth' });
   }
 
   onScroll = (): void => {
     const track = this.track.current;
-    if (track) this.setState({ first: Math.min(this.last(), Math.round(track.scrollLeft / this.stride())) });
+    if (!track) return;
+    // Scroll events come every frame while swiping: render only when the first card changes.
+    const first = Math.min(this.last(), Math.round((track.scrollLeft * this.sign()) / this.stride()));
+    if (first !== this.state.first) this.setState({ first });
   };
 
   override componentDidMount(): void {
@@ -96,7 +104,7 @@ export class Carousel extends Component<ListProps, State> {
             </div>
           )}
         </Header>
-        <ul
+        <div
           class="track"
           ref={this.track}
           onScroll={this.onScroll}
@@ -104,7 +112,7 @@ export class Carousel extends Component<ListProps, State> {
           aria-live={playing && moves ? 'off' : 'polite'}
         >
           {reviews.map((review, i) => (
-            <li
+            <div
               key={review.id}
               class="slide"
               role="group"
@@ -113,9 +121,9 @@ export class Carousel extends Component<ListProps, State> {
               inert={i < first || i >= first + cols}
             >
               <Review review={review} f={f} showDates={showDates} onReadMore={onReadMore} />
-            </li>
+            </div>
           ))}
-        </ul>
+        </div>
       </div>
     );
   }

@@ -1,23 +1,62 @@
 /** Locale-aware formatting: everything a visitor reads that is not a review. */
-import { fill, messagesFor, type Messages } from './messages.ts';
+import { EN, fill, type Messages } from './messages.ts';
 
 export interface Formatter {
+  /** BCP 47 tag used for numbers and dates, e.g. fr-FR. */
   locale: string;
+  /** Its language subtag, e.g. fr. */
+  lang: string;
+  /** Whether the language is written right to left. */
+  rtl: boolean;
   t: Messages;
   /** Reference time for relative dates, ms. */
   now: number;
+  number(digits: number, fixed: boolean): Intl.NumberFormat;
+  relative: Intl.RelativeTimeFormat;
+  plural: Intl.PluralRules;
 }
 
-export function formatter(locale: string, now: number): Formatter {
-  return { locale, t: messagesFor(locale), now };
+/** Languages of the catalogs written right to left: dir="rtl", mirrored arrows. */
+export const RTL_LANGUAGES = ['ar', 'he'];
+
+/**
+ * Intl objects are costly to build (each one loads locale data): one of each
+ * per locale and option set for the page's lifetime, shared by every widget.
+ */
+const cache = new Map<string, object>();
+function cached<T extends object>(key: string, make: () => T): T {
+  let value = cache.get(key) as T | undefined;
+  if (!value) cache.set(key, (value = make()));
+  return value;
 }
 
 /**
- * The widget's locale if it is a valid BCP 47 tag, else the browser's, else
- * English. Intl itself falls back for valid tags it has no data for.
+ * `messages` are the page language's catalog (null: English). Numbers and
+ * dates follow the same language as the labels, so a page never mixes two.
  */
-export function resolveLocale(preferred: string | null, browser: string | undefined): string {
-  for (const candidate of [preferred, browser]) {
+export function formatter(locale: string, now: number, messages: Messages | null = null): Formatter {
+  const lang = messages ? locale.split('-')[0]!.toLowerCase() : 'en';
+  const tag = messages || lang === locale.split('-')[0]!.toLowerCase() ? locale : 'en';
+  return {
+    locale: tag,
+    lang,
+    rtl: RTL_LANGUAGES.includes(lang),
+    t: messages ?? EN,
+    now,
+    number: (digits, fixed) =>
+      cached(`n${tag}${digits}${fixed}`, () => new Intl.NumberFormat(tag, { maximumFractionDigits: digits, minimumFractionDigits: fixed ? digits : 0 })),
+    relative: cached(`r${tag}`, () => new Intl.RelativeTimeFormat(tag, { numeric: 'auto' })),
+    plural: cached(`p${tag}`, () => new Intl.PluralRules(tag)),
+  };
+}
+
+/**
+ * The first valid BCP 47 tag of: the widget's locale option, the host page's
+ * <html lang>, the browser's language; else English. Intl itself falls back
+ * for valid tags it has no data for.
+ */
+export function resolveLocale(...candidates: (string | null | undefined)[]): string {
+  for (const candidate of candidates) {
     try {
       if (candidate) return Intl.getCanonicalLocales(candidate)[0]!;
     } catch {
@@ -43,18 +82,18 @@ export function relativeDate(iso: string, f: Formatter): string {
   const seconds = (Date.parse(iso) - f.now) / 1000;
   if (Number.isNaN(seconds)) return '';
   const [unit, size] = UNITS.find(([, size]) => Math.abs(seconds) >= size) ?? ['second', 1];
-  return new Intl.RelativeTimeFormat(f.locale, { numeric: 'auto' }).format(Math.trunc(seconds / size), unit);
+  return f.relative.format(Math.trunc(seconds / size), unit);
 }
 
 /** A number with at most `digits` decimals (exactly `digits` when `fixed`): 4.7, "4,7" in German. */
 export function formatNumber(value: number, f: Formatter, digits = 0, fixed = false): string {
-  return new Intl.NumberFormat(f.locale, { maximumFractionDigits: digits, minimumFractionDigits: fixed ? digits : 0 }).format(value);
+  return f.number(digits, fixed).format(value);
 }
 
 /** "312 reviews", pluralized and with grouped digits. */
 export function reviewCount(count: number, f: Formatter): string {
   const reviews = f.t.reviews;
-  return fill(reviews[new Intl.PluralRules(f.locale).select(count)] ?? reviews.other, { n: formatNumber(count, f) });
+  return fill(reviews[f.plural.select(count)] ?? reviews.other, { n: formatNumber(count, f) });
 }
 
 /** "4.5 out of 5 stars" */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { httpsUrl, isWidgetData } from './guard.ts';
 import { visibleReviews } from './select.ts';
-import type { PublicReview, PublicWidgetOptions } from './public-data.ts';
+import type { PublicReview } from './public-data.ts';
 
 describe('httpsUrl', () => {
   it('keeps https URLs only', () => {
@@ -22,17 +22,16 @@ describe('isWidgetData', () => {
 });
 
 describe('visibleReviews', () => {
-  const review = (id: string, platform: string, rating: number | null, content = 'text'): PublicReview => ({
-    id, platform, rating, content, authorName: id, authorAvatar: null, date: '2026-01-01T00:00:00Z', url: null, isVerified: false,
+  const review = (id: string, language: string | null): PublicReview => ({
+    id, platform: 'GOOGLE', rating: 5, content: 'text', authorName: id, authorAvatar: null, date: '2026-01-01T00:00:00Z', url: null, isVerified: false, language,
   });
-  const options: PublicWidgetOptions = { theme: 'light', accentColor: '#000', maxReviews: 10, minRating: null, platforms: null, hideEmpty: false, showDates: true, locale: null };
-  const all = [review('a', 'GOOGLE', 5), review('b', 'YELP', 2), review('c', 'FACEBOOK', null), review('d', 'GOOGLE', 4, '  ')];
+  const all = [review('a', 'fr'), review('b', 'en'), review('c', 'fr'), review('d', null), review('e', 'fr')];
 
-  it('applies platforms, minimum stars (unrated excluded), hide empty, and the maximum', () => {
-    expect(visibleReviews(all, options).map((r) => r.id)).toEqual(['a', 'b', 'c', 'd']);
-    expect(visibleReviews(all, { ...options, platforms: ['GOOGLE'] }).map((r) => r.id)).toEqual(['a', 'd']);
-    expect(visibleReviews(all, { ...options, minRating: 4 }).map((r) => r.id)).toEqual(['a', 'd']);
-    expect(visibleReviews(all, { ...options, hideEmpty: true }).map((r) => r.id)).toEqual(['a', 'b', 'c']);
-    expect(visibleReviews(all, { ...options, maxReviews: 2 }).map((r) => r.id)).toEqual(['a', 'b']);
+  it('all: every review; page: the visitor’s language when at least three are in it', () => {
+    expect(visibleReviews(all, 'all', 'fr').map((r) => r.id)).toEqual(['a', 'b', 'c', 'd', 'e']);
+    expect(visibleReviews(all, 'page', 'fr').map((r) => r.id)).toEqual(['a', 'c', 'e']);
+    // Only one English review: too few to leave the others out.
+    expect(visibleReviews(all, 'page', 'en').map((r) => r.id)).toEqual(['a', 'b', 'c', 'd', 'e']);
+    expect(visibleReviews(all.slice(0, 3), 'page', 'fr').map((r) => r.id)).toEqual(['a', 'b', 'c']);
   });
 });

@@ -27,7 +27,7 @@ export function Header({ summary, f, children }: { summary: PublicWidgetSummary;
               <span aria-hidden="true">·</span>
             </>
           )}
-          {reviewCount(summary.totalReviews, f)}
+          <span class="count">{reviewCount(summary.totalReviews, f)}</span>
         </p>
       </div>
       {children}

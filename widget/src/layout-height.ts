@@ -51,7 +51,11 @@ export function layoutRows(layout: WidgetLayout, options: { maxReviews: number }
 
 /** Pixel height of the widget, deterministic from layout and options. */
 export function layoutHeight(layout: WidgetLayout, options: { maxReviews: number }): number {
-  const rows = layoutRows(layout, options);
+  return rowsHeight(layout, layoutRows(layout, options));
+}
+
+/** Pixel height of a layout showing `rows` rows of reviews. */
+export function rowsHeight(layout: WidgetLayout, rows: number): number {
   const chrome = FRAME_Y + HEADER_H + HEADER_GAP;
   switch (layout) {
     case 'carousel':

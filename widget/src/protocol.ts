@@ -16,14 +16,17 @@ export const CONTAINER_ATTR = 'data-rv-widget';
 /** Attribute with the reserved height in pixels (mirrors the inline min-height). */
 export const HEIGHT_ATTR = 'data-rv-height';
 
-/** Optional attribute naming the service origin when the loader cannot tell. */
-export const ORIGIN_ATTR = 'data-origin';
-
 /** Path of the static widget files on the service origin. */
 export const ASSET_PATH = '/widget/';
+
+/** The loader's file name under ASSET_PATH: the URL site owners paste. */
+export const LOADER_FILE = 'loader.js';
 
 /** Path of the public widget data on the service origin; the id follows. */
 export const DATA_PATH = '/public/v1/widgets/';
 
-/** Attribute on the injected JSON-LD script element, holding the widget id. */
+/** Attribute of the JSON script holding the data of a server-rendered widget, inside its shadow root. */
+export const DATA_ATTR = 'data-rv-data';
+
+/** Attribute on the injected JSON-LD script element, holding its subject (type and name). */
 export const JSON_LD_ATTR = 'data-rv-jsonld';

@@ -3,12 +3,15 @@
  * the widget displays, never anything secret. The server builds it (see
  * `api/widgets/public-data.ts`); the bundle re-checks its shape anyway.
  */
-import type { WidgetLayout, WidgetOptions } from '../../api/store/types.ts';
+import type { ReviewLanguages, WidgetLayout, WidgetOptions } from '../../api/store/types.ts';
 
 export type { WidgetLayout };
 
-/** The display options of the widget record; `jsonLd` stays on the server (the document comes built). */
-export type PublicWidgetOptions = Omit<WidgetOptions, 'jsonLd'>;
+/**
+ * The display options the browser needs. The filters (platforms, minimum
+ * rating, empty texts, how many) were applied by the server and stay there.
+ */
+export type PublicWidgetOptions = Pick<WidgetOptions, 'theme' | 'accentColor' | 'showDates' | 'locale'> & { reviewLanguages: ReviewLanguages };
 
 export interface PublicPlatformSummary {
   platform: string;
@@ -37,17 +40,22 @@ export interface PublicReview {
   /** https: only; anything else is null. */
   url: string | null;
   isVerified: boolean;
+  /** ISO 639-1 code of the text, or null when unknown. */
+  language: string | null;
 }
 
 export interface PublicWidgetData {
   id: string;
   layout: WidgetLayout;
-  name: string;
+  /** Name of what the reviews are about ("Acme Shoes"): names the widget's region. */
+  subject: string;
   options: PublicWidgetOptions;
   summary: PublicWidgetSummary;
   reviews: PublicReview[];
   /** The JSON-LD document to inject into the host page; null = none. */
   jsonLd: object | null;
+  /** Rows of reviews a page shows: `layoutRows(layout, options)`. */
+  rows: number;
   /** Pixel height the container reserves: `layoutHeight(layout, options)`. */
   height: number;
 }

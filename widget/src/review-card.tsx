@@ -29,6 +29,16 @@ function watchClamp(el: HTMLElement | null): void {
   clampObserver.observe(el);
 }
 
+/**
+ * On the server nothing can be measured: a text longer than the lines it
+ * gets is marked cut by its length, for the desktop width the server lays out
+ * (three columns: ~43 characters a card line, ~150 a list line); the browser
+ * corrects it once it lays the text out, so a guess can only be wrong where
+ * a text is within a few words of filling its lines.
+ */
+const SERVER = typeof document === 'undefined';
+const guessCut = (text: string, row?: boolean): true | undefined => (SERVER && text.length > (row ? 300 : 170)) || undefined;
+
 export function ReviewHead({ review, f, showDates, mark }: Omit<CardProps, 'onReadMore'> & { mark: number }) {
   const relative = showDates ? relativeDate(review.date, f) : '';
   return (
@@ -36,7 +46,9 @@ export function ReviewHead({ review, f, showDates, mark }: Omit<CardProps, 'onRe
       <Avatar name={review.authorName} src={review.authorAvatar} />
       <div class="who">
         <span class="name">
-          <span class="name-text">{review.authorName}</span>
+          <span class="name-text" dir="auto">
+            {review.authorName}
+          </span>
           {review.isVerified && (
             <span class="verified" role="img" aria-label={f.t.verified} title={f.t.verified}>
               <Icon d={CHECK} />
@@ -88,7 +100,7 @@ export function Review(props: CardProps & { row?: boolean }) {
   const { review, f, row } = props;
   const label = fill(f.t.reviewBy, { name: review.authorName });
   return (
-    <article class={row ? 'row' : 'card'} aria-label={label}>
+    <article class={row ? 'row' : 'card'} aria-label={label} data-cut={guessCut(review.content, row)}>
       <div class="card-head">
         <ReviewHead {...props} mark={row ? 20 : 22} />
       </div>
@@ -96,7 +108,7 @@ export function Review(props: CardProps & { row?: boolean }) {
         <RatingStars review={review} f={f} />
         {row && <Actions {...props} label={label} />}
       </div>
-      <p class="text" ref={watchClamp}>
+      <p class="text" ref={watchClamp} lang={review.language || undefined} dir="auto">
         {review.content}
       </p>
       {!row && (

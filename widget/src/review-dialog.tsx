@@ -16,7 +16,9 @@ export function ReviewDialogContent({ review, f, showDates }: { review: PublicRe
         <ReviewHead review={review} f={f} showDates={showDates} mark={22} />
       </div>
       {review.rating !== null && <Stars rating={review.rating} size={18} f={f} />}
-      <p class="full">{review.content}</p>
+      <p class="full" lang={review.language || undefined} dir="auto">
+        {review.content}
+      </p>
       <OriginalLink review={review} f={f} />
       <form method="dialog">
         <button class="btn close" aria-label={f.t.close}>

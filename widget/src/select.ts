@@ -1,18 +1,16 @@
 /**
- * The reviews a widget shows, by its display options. The server applies the
- * same rules; applying them again here is cheap and keeps the widget honest
- * if it is ever handed more than it should show.
+ * The reviews a widget shows. The server applied the widget's filters
+ * (platforms, minimum rating, empty texts, how many); what is left here is
+ * the visitor's language, which only the browser knows.
  */
-import type { PublicReview, PublicWidgetOptions } from './public-data.ts';
+import type { PublicReview } from './public-data.ts';
+import type { ReviewLanguages } from '../../api/store/types.ts';
 
-export function visibleReviews(reviews: readonly PublicReview[], options: PublicWidgetOptions): PublicReview[] {
-  const platforms = options.platforms;
-  return reviews
-    .filter(
-      (r) =>
-        (platforms === null || platforms.includes(r.platform)) &&
-        (options.minRating === null || (r.rating !== null && r.rating >= options.minRating)) &&
-        (!options.hideEmpty || r.content.trim() !== ''),
-    )
-    .slice(0, options.maxReviews);
+/** Reviews in the visitor's language needed before the others are left out (as TrustBox does). */
+export const SAME_LANGUAGE_MIN = 3;
+
+export function visibleReviews(reviews: PublicReview[], mode: ReviewLanguages, lang: string): PublicReview[] {
+  if (mode !== 'page') return reviews;
+  const same = reviews.filter((r) => r.language === lang);
+  return same.length >= SAME_LANGUAGE_MIN ? same : reviews;
 }

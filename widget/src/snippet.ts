@@ -3,7 +3,7 @@
  * managers. Both only name the widget id and the service origin: the API key
  * never appears, and the loader fetches the public data itself.
  */
-import { ASSET_PATH, CONTAINER_ATTR, HEIGHT_ATTR, NAMESPACE } from './protocol.ts';
+import { ASSET_PATH, CONTAINER_ATTR, HEIGHT_ATTR, LOADER_FILE, NAMESPACE } from './protocol.ts';
 
 export interface SnippetInput {
   /** The service origin, e.g. https://reviews.example.com (a path is ignored). */
@@ -41,7 +41,7 @@ function normalizeHeight(height: number): number {
 
 /** URL of the loader on the service origin. */
 export function loaderUrl(origin: string): string {
-  return `${normalizeOrigin(origin)}${ASSET_PATH}loader.js`;
+  return `${normalizeOrigin(origin)}${ASSET_PATH}${LOADER_FILE}`;
 }
 
 /**

@@ -29,13 +29,15 @@ export const CSS = `
 @supports (color:oklch(from red l c h)){.light,.auto{${ACCENT_LIGHT}}.dark{${ACCENT_DARK}}@media (prefers-color-scheme:dark){.auto{${ACCENT_DARK}}}}
 :where(.rv *){box-sizing:border-box;margin:0;padding:0;border:0;font:inherit;color:inherit;background:none;list-style:none}
 .rv svg{display:block;fill:currentColor}
+.rv:not(.badge){container-type:inline-size}
 .rv .line{fill:none;stroke:currentColor;stroke-width:2.2;stroke-linecap:round;stroke-linejoin:round}
 .rv :focus-visible{outline:2px solid var(--accent);outline-offset:2px;border-radius:4px}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
 .head{${ROW};gap:12px;height:${HEADER_H}px;margin-bottom:${HEADER_GAP}px}
 .head-text{flex:1;min-width:0}
 .title{font-size:17px;line-height:24px;font-weight:650;${NOWRAP}}
-.sum{${ROW};gap:6px;height:20px;margin-top:2px;font-size:13px;color:var(--muted);${NOWRAP}}
+.sum{${ROW};gap:6px;height:20px;margin-top:2px;font-size:13px;color:var(--muted);white-space:nowrap}
+.count{min-width:0;${NOWRAP}}
 .sum b{color:var(--fg);font-weight:650}
 .nav{${ROW};gap:8px}
 .btn{${ROW};justify-content:center;flex:none;width:36px;height:36px;border:1px solid var(--line);border-radius:50%!important;background:var(--card);color:var(--accent);box-shadow:var(--shadow);cursor:pointer}
@@ -43,8 +45,8 @@ export const CSS = `
 .btn[aria-disabled=true]{opacity:.4;cursor:default;background:var(--card)}
 .btn svg{width:20px;height:20px}
 .page{font-size:13px;color:var(--muted);font-variant-numeric:tabular-nums;white-space:nowrap}
-.stars{position:relative;flex:none;height:var(--s);width:calc(var(--s)*5);color:var(--star0)}
-.fill{position:absolute;inset:0 auto 0 0;overflow:hidden;color:var(--star)}
+.stars{display:block;position:relative;flex:none;height:var(--s);width:calc(var(--s)*5);color:var(--star0)}
+.fill{position:absolute;inset-block:0;inset-inline-start:0;overflow:hidden;color:var(--star)}
 .stars svg{width:calc(var(--s)*5);height:var(--s)}
 .card{display:flex;flex-direction:column;gap:8px;height:100%;padding:16px;overflow:hidden;background:var(--card);border:1px solid var(--line);border-radius:12px;box-shadow:var(--shadow)}
 .card-head{${ROW};gap:10px;height:40px;flex:none}
@@ -60,9 +62,9 @@ export const CSS = `
 .stars-row{${ROW};gap:8px;height:16px;flex:none;font-size:13px}
 .text{display:-webkit-box;-webkit-box-orient:vertical;-webkit-line-clamp:4;height:80px;flex:none;overflow:hidden;line-height:20px;white-space:pre-line;overflow-wrap:anywhere}
 .foot{${ROW};gap:8px;height:20px;margin-top:auto;flex:none;font-size:13px}
-.more{visibility:hidden;color:var(--accent);font-weight:600;cursor:pointer}
+.more{visibility:hidden;flex:none;white-space:nowrap;color:var(--accent);font-weight:600;cursor:pointer}
 [data-cut] .more{visibility:visible}
-.link{color:var(--accent);font-weight:500;text-decoration:none;white-space:nowrap;margin-left:auto}
+.link{color:var(--accent);font-weight:500;text-decoration:none;margin-inline-start:auto;min-width:0;${NOWRAP}}
 .more:hover,.link:hover{text-decoration:underline}
 .track{display:flex;gap:${CARD_GAP}px;height:${CARD_H}px;padding:1px;margin:0 -1px;overflow:auto hidden;scroll-snap-type:x mandatory;scroll-behavior:smooth;scrollbar-width:none;overscroll-behavior-x:contain}
 .slide{flex:0 0 calc((100% - (var(--cols) - 1)*${CARD_GAP}px)/var(--cols));min-width:0;scroll-snap-align:start}
@@ -79,8 +81,11 @@ export const CSS = `
 .marks{display:flex;gap:4px}
 .dialog{margin:auto;width:min(560px,calc(100vw - 32px));max-height:80vh;padding:24px;overflow:auto;border:1px solid var(--line);border-radius:16px;background:var(--card);box-shadow:0 24px 60px #0006}
 .dialog::backdrop{background:#020617a0}
-.dialog .card-head{padding-right:40px}
+.dialog .card-head{padding-inline-end:40px}
 .full{margin:16px 0;font-size:15px;line-height:24px;white-space:pre-line;overflow-wrap:anywhere}
-.close{position:absolute;top:12px;right:12px;box-shadow:none}
+.close{position:absolute;top:12px;inset-inline-end:12px;box-shadow:none}
+[dir=rtl] .nav .line{transform:scaleX(-1)}
+@container (max-width:420px){.head{gap:8px}.nav{gap:4px}.btn{width:32px;height:32px}.sum{gap:4px}}
+@container (max-width:340px){.sum .stars{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%)}}
 @media (prefers-reduced-motion:reduce){.track{scroll-behavior:auto}}
 `;

@@ -1,7 +1,7 @@
 import { render } from 'preact-render-to-string';
 import { describe, expect, it } from 'vitest';
 import { formatter } from './format.ts';
-import { layoutHeight } from './layout-height.ts';
+import { layoutHeight, layoutRows } from './layout-height.ts';
 import type { PublicReview, PublicWidgetData } from './public-data.ts';
 import { Review } from './review-card.tsx';
 import { Widget, columnsFor } from './widget.tsx';
@@ -20,15 +20,16 @@ const review = (over: Partial<PublicReview> = {}): PublicReview => ({
   date: '2026-11-14T12:00:00Z',
   url: 'https://maps.example/r1',
   isVerified: true,
+  language: 'en',
   ...over,
 });
 
-function data(layout: PublicWidgetData['layout'], reviews: PublicReview[], over: Partial<PublicWidgetData['options']> = {}): PublicWidgetData {
-  const options = { theme: 'light' as const, accentColor: '#4f46e5', maxReviews: 6, minRating: null, platforms: null, hideEmpty: false, showDates: true, locale: 'en-US', ...over };
+function data(layout: PublicWidgetData['layout'], reviews: PublicReview[], over: Partial<PublicWidgetData['options']> = {}, maxReviews = 6): PublicWidgetData {
+  const options = { theme: 'light' as const, accentColor: '#4f46e5', showDates: true, locale: 'en-US', reviewLanguages: 'all' as const, ...over };
   return {
-    id: 'wdg_1', layout, name: 'Home', options,
+    id: 'wdg_1', layout, subject: 'Acme Shoes', options,
     summary: { averageRating: 4.25, totalReviews: 1234, ratedReviews: 1200, platforms: [{ platform: 'GOOGLE', count: 1000, averageRating: 4.3 }, { platform: 'YELP', count: 234, averageRating: 4 }] },
-    reviews, jsonLd: null, height: layoutHeight(layout, options),
+    reviews: reviews.slice(0, maxReviews), jsonLd: null, rows: layoutRows(layout, { maxReviews }), height: layoutHeight(layout, { maxReviews }),
   };
 }
 
@@ -79,37 +80,39 @@ describe('Widget', () => {
   it('renders each layout as a labelled region at exactly its reserved height', () => {
     for (const layout of ['carousel', 'grid', 'list', 'badge'] as const) {
       const d = data(layout, reviews);
-      const html = render(<Widget data={d} f={f} width={1000} />);
-      expect(html).toContain(`aria-labelledby="title"`);
+      const html = render(<Widget data={d} f={f} width={1000} label="Reviews of Acme Shoes" />);
+      expect(html).toContain(`aria-label="Reviews of Acme Shoes" lang="en-US" dir="ltr"`);
       expect(new RegExp(`<section class="rv ${layout} light"[^>]*style="height:${d.height}px`).test(html), layout).toBe(true);
       expect(html).toContain('>Customer reviews</h2>');
     }
   });
 
   it('carousel: labelled prev/pause/next, slides out of view inert', () => {
-    const html = render(<Widget data={data('carousel', reviews)} f={f} width={1000} />);
+    const html = render(<Widget data={data('carousel', reviews)} f={f} width={1000} label="Reviews of Acme Shoes" />);
     expect(html).toContain('aria-roledescription="carousel"');
     expect(html).toContain('aria-label="Previous reviews" aria-disabled="true"');
     expect(html).toContain('aria-label="Next reviews"');
     expect(html).toMatch(/aria-label="(Pause|Start) automatic scrolling"/);
     expect(html.match(/aria-roledescription="slide"/g)).toHaveLength(6);
-    expect(html.match(/<li[^>]* inert/g)).toHaveLength(3);
+    expect(html.match(/<div[^>]* inert/g)).toHaveLength(3);
+    // Slides are groups in a plain container: a list may only hold list items.
+    expect(html).not.toMatch(/<ul|<li/);
   });
 
   it('grid and list page their reviews', () => {
-    const grid = render(<Widget data={data('grid', reviews)} f={f} width={1000} />);
+    const grid = render(<Widget data={data('grid', reviews)} f={f} width={1000} label="Reviews of Acme Shoes" />);
     expect(grid.match(/<article/g)).toHaveLength(6);
     // All six fit on one page: no pager.
     expect(grid.includes('Page 1')).toBe(false);
-    const narrow = render(<Widget data={data('grid', reviews)} f={f} width={400} />);
+    const narrow = render(<Widget data={data('grid', reviews)} f={f} width={400} label="Reviews of Acme Shoes" />);
     expect(narrow.match(/<article/g)).toHaveLength(2);
     expect(narrow).toContain('Page 1 of 3');
-    const list = render(<Widget data={data('list', reviews, { maxReviews: 9 })} f={f} width={1000} />);
+    const list = render(<Widget data={data('list', reviews, {}, 9)} f={f} width={1000} label="Reviews of Acme Shoes" />);
     expect(list.match(/<article/g)).toHaveLength(4);
   });
 
   it('badge: average, stars, count, platform marks', () => {
-    const html = render(<Widget data={data('badge', [])} f={f} width={1000} />);
+    const html = render(<Widget data={data('badge', [])} f={f} width={1000} label="Reviews of Acme Shoes" />);
     expect(html).toContain('<span class="score" aria-hidden="true">4.3</span>');
     expect(html).toContain('aria-label="4.3 out of 5 stars"');
     expect(html).toContain('1,234 reviews');
@@ -119,13 +122,13 @@ describe('Widget', () => {
 
   it('an empty widget says so at the same height', () => {
     const d = data('grid', []);
-    const html = render(<Widget data={d} f={f} width={1000} />);
+    const html = render(<Widget data={d} f={f} width={1000} label="Reviews of Acme Shoes" />);
     expect(html.includes('No reviews yet')).toBe(true);
     expect(html.includes(`height:${d.height}px`)).toBe(true);
   });
 
   it('only a hex accent reaches the stylesheet', () => {
-    const html = render(<Widget data={data('list', reviews, { accentColor: 'red;}</style><script>' })} f={f} width={1000} />);
+    const html = render(<Widget data={data('list', reviews, { accentColor: 'red;}</style><script>' })} f={f} width={1000} label="Reviews of Acme Shoes" />);
     expect(html.includes('--a:#4f46e5;')).toBe(true);
   });
 

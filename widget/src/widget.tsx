@@ -2,7 +2,6 @@ import { Component, createRef } from 'preact';
 import { Carousel } from './carousel.tsx';
 import { formatNumber, reviewCount, type Formatter } from './format.ts';
 import { Header, TITLE_ID } from './header.tsx';
-import { layoutRows } from './layout-height.ts';
 import { fill } from './messages.ts';
 import { Paged } from './paged.tsx';
 import { PlatformMark } from './platform-mark.tsx';
@@ -25,6 +24,8 @@ export interface WidgetProps {
   f: Formatter;
   /** The container's width when mounting, before the first resize report. */
   width: number;
+  /** The region's accessible name, unique on the page ("Reviews of Acme Shoes"). */
+  label: string;
 }
 
 interface State {
@@ -32,11 +33,13 @@ interface State {
   open: PublicReview | null;
 }
 
-/** Root element attributes every layout shares: theme, accent, the exact reserved height. */
-function rootProps({ layout, options, height }: PublicWidgetData) {
+/** Root element attributes every layout shares: name, language, theme, accent, the exact reserved height. */
+function rootProps({ layout, options, height }: PublicWidgetData, f: Formatter, label: string) {
   return {
     class: `rv ${layout} ${options.theme}`,
-    'aria-labelledby': TITLE_ID,
+    'aria-label': label,
+    lang: f.locale,
+    dir: f.rtl ? ('rtl' as const) : ('ltr' as const),
     // Preact sets these through CSSOM, which a strict CSP allows.
     style: { height: `${height}px`, '--a': accentColor(options.accentColor) },
   };
@@ -80,7 +83,11 @@ export class Widget extends Component<WidgetProps, State> {
   override componentDidMount(): void {
     const root = this.root.current;
     if (!root || typeof ResizeObserver === 'undefined') return;
-    this.resize = new ResizeObserver(() => this.setState({ cols: columnsFor(root.clientWidth - 32) }));
+    // The first report comes at once: re-render only when the columns really change.
+    this.resize = new ResizeObserver(() => {
+      const cols = columnsFor(root.clientWidth - 32);
+      if (cols !== this.state.cols) this.setState({ cols });
+    });
     this.resize.observe(root);
   }
 
@@ -93,19 +100,19 @@ export class Widget extends Component<WidgetProps, State> {
     this.resize?.disconnect();
   }
 
-  render({ data, f }: WidgetProps, { cols, open }: State) {
+  render({ data, f, label }: WidgetProps, { cols, open }: State) {
     const { layout, options, summary } = data;
     if (layout === 'badge') {
       return (
-        <section ref={this.root} {...rootProps(data)}>
+        <section ref={this.root} {...rootProps(data, f, label)}>
           <Badge data={data} f={f} />
         </section>
       );
     }
-    const reviews = visibleReviews(data.reviews, options);
+    const reviews = visibleReviews(data.reviews, options.reviewLanguages, f.lang);
     const props = { reviews, summary, f, cols, showDates: options.showDates, onReadMore: (review: PublicReview) => this.setState({ open: review }) };
     return (
-      <section ref={this.root} {...rootProps(data)} aria-roledescription={layout === 'carousel' ? 'carousel' : undefined}>
+      <section ref={this.root} {...rootProps(data, f, label)} aria-roledescription={layout === 'carousel' ? 'carousel' : undefined}>
         {!reviews.length ? (
           <>
             <Header summary={summary} f={f} />
@@ -114,7 +121,7 @@ export class Widget extends Component<WidgetProps, State> {
         ) : layout === 'carousel' ? (
           <Carousel {...props} />
         ) : (
-          <Paged {...props} rows={layoutRows(layout, options)} list={layout === 'list'} />
+          <Paged {...props} rows={data.rows} list={layout === 'list'} />
         )}
         <dialog
           class="dialog"

@@ -1,0 +1,79 @@
+import { writeFileSync } from 'node:fs';
+import type { Page } from '@playwright/test';
+import { differingPixels } from './support/png.ts';
+import { expect, test } from './support/test.ts';
+
+const IDS = ['wdg_four_badge', 'wdg_four_grid', 'wdg_four_list'];
+
+/** Elements inside each widget's root, and whether the bundle has taken it over (its <style> is gone). */
+function shape(page: Page) {
+  return page.evaluate((ids) => ids.map((id) => {
+    const root = document.querySelector(`[data-rv-widget="${id}"]`)!.shadowRoot!;
+    return { nodes: root.querySelector('.rv')!.querySelectorAll('*').length, hydrated: !root.querySelector('style') };
+  }), IDS);
+}
+
+test.describe('with JavaScript disabled', () => {
+  test.use({ javaScriptEnabled: false });
+
+  test('the server-rendered widget shows the reviews, in the page language, and the JSON-LD is in the page', async ({ page, origins }) => {
+    const since = origins.widget.requests.length;
+    await page.goto(`${origins.host.origin}/ssr-nojs.html`);
+    const widget = page.locator('[data-rv-widget="wdg_auto_fr"]');
+    await expect(widget.locator('h2')).toHaveText('Avis clients');
+    await expect(widget.locator('article').first()).toContainText('Livraison rapide');
+    await expect(widget.getByRole('region')).toHaveAccessibleName('Avis sur Acme Trail Shoe');
+    const box = await widget.boundingBox();
+    expect(box!.height).toBe(Number(await widget.getAttribute('data-rv-height')));
+    // Styled by the stylesheet that came inside the shadow root.
+    expect(await widget.locator('.card').first().evaluate((el) => getComputedStyle(el).borderRadius)).toBe('12px');
+    const ld = await page.locator('script[type="application/ld+json"]').evaluateAll((els) => els.map((e) => JSON.parse(e.textContent!) as { name: string }));
+    expect(ld.map((d) => d.name)).toEqual(['Acme Trail Shoe']);
+    // Nothing ran: the loader's request was never made, and nothing was fetched for data.
+    expect(origins.widget.requests.slice(since)).toEqual([]);
+  });
+});
+
+test('the loader hydrates server-rendered widgets in place: same nodes, same pixels, no data fetch, CLS 0', async ({ page, origins }) => {
+  await page.addInitScript(() => {
+    (window as unknown as { __cls: number }).__cls = 0;
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries() as (PerformanceEntry & { value: number; hadRecentInput: boolean })[]) {
+        if (!entry.hadRecentInput) (window as unknown as { __cls: number }).__cls += entry.value;
+      }
+    }).observe({ type: 'layout-shift', buffered: true });
+  });
+  await page.setViewportSize({ width: 1280, height: 2400 });
+  // Hold the bundle back until the server-rendered page has been looked at.
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  await page.route(/\/widget\/widget-\w+\.js$/, async (route) => {
+    await held;
+    await route.continue();
+  });
+  const since = origins.widget.requests.length;
+  await page.goto(`${origins.host.origin}/ssr.html`, { waitUntil: 'domcontentloaded' });
+  const before = await shape(page);
+  expect(before.every((w) => !w.hydrated)).toBe(true);
+  const shotBefore = await page.screenshot({ animations: 'disabled' });
+  release();
+  await expect.poll(async () => (await shape(page)).every((w) => w.hydrated)).toBe(true);
+  await page.waitForLoadState('networkidle');
+  const after = await shape(page);
+  expect(after.map((w) => w.nodes)).toEqual(before.map((w) => w.nodes));
+  const shotAfter = await page.screenshot({ animations: 'disabled' });
+  writeFileSync('test-results/ssr-before-hydration.png', shotBefore);
+  writeFileSync('test-results/ssr-after-hydration.png', shotAfter);
+  const differing = differingPixels(shotBefore, shotAfter);
+  expect(differing.length, `first differing pixels: ${JSON.stringify(differing.slice(0, 5))}`).toBe(0);
+  expect(await page.evaluate(() => (window as unknown as { __cls: number }).__cls)).toBe(0);
+  // No second fetch of the data: only the loader and the bundle were asked for.
+  const served = origins.widget.requests.slice(since);
+  expect(served.filter((p) => p.startsWith('/public/'))).toEqual([]);
+  // Hydrated means alive: the grid pages, the dialog opens.
+  const grid = page.locator('[data-rv-widget="wdg_four_grid"]');
+  await grid.locator('.more').first().evaluate((b) => (b as HTMLElement).click());
+  await expect(grid.getByRole('dialog')).toBeVisible();
+  // One JSON-LD document for the one subject: the server's.
+  expect(await page.locator('script[type="application/ld+json"]').count()).toBe(1);
+});

@@ -1,0 +1,39 @@
+/**
+ * The production build: bundles the service (`api/main.ts`) into one ES module,
+ * `dist/api/main.js`, that `npm start` runs with plain `node` (no transpiling
+ * at run time). node_modules stay external (`packages: 'external'`): native and
+ * prebuilt packages load from node_modules as they are.
+ *
+ * The output sits at `dist/api/`, two levels below the project root like
+ * `api/widgets/assets.ts`, so paths computed from `import.meta.url` (the widget's
+ * `widget/dist/`) resolve to the same files in the bundle as in the sources.
+ *
+ *   npx tsx api/build.ts [--quiet]
+ */
+import { build } from 'esbuild';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+export const DIST_MAIN = join(ROOT, 'dist', 'api', 'main.js');
+
+export async function buildApi(): Promise<string> {
+  await build({
+    entryPoints: [join(ROOT, 'api', 'main.ts')],
+    outfile: DIST_MAIN,
+    bundle: true,
+    packages: 'external',
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    sourcemap: 'linked',
+    logLevel: 'warning',
+  });
+  return DIST_MAIN;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const started = Date.now();
+  const out = await buildApi();
+  if (!process.argv.includes('--quiet')) console.log(`api build: ${out} in ${Date.now() - started} ms`);
+}

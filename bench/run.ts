@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --reviews 1000000 --requests 8000 --connections 16 --warmup 2]`
+ * `npm run bench [-- --reviews 1000000 --requests 6000 --connections 16 --warmup 2]`
  * `npm run bench -- --store mongo [--reviews 2000]`: the embedded store beside
  * the MongoDB store on FerretDB (bench/stores.ts).
  *
@@ -98,7 +98,7 @@ interface Result {
 
 const WARMUP_SECONDS = flag('warmup', 2);
 /** Requests per measured run: a fixed count, so that CPU per request compares like with like. */
-const REQUESTS = flag('requests', 8000);
+const REQUESTS = flag('requests', 6000);
 
 interface Target {
   url: string;

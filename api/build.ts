@@ -11,14 +11,20 @@
  *   npx tsx api/build.ts [--quiet]
  */
 import { build } from 'esbuild';
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const DIST_MAIN = join(ROOT, 'dist', 'api', 'main.js');
 
+/**
+ * Builds and returns the file to run. Each output is written aside and renamed
+ * into place, so a process starting while another build runs (tests, the
+ * benchmark) never reads half a file.
+ */
 export async function buildApi(): Promise<string> {
-  await build({
+  const result = await build({
     entryPoints: [join(ROOT, 'api', 'main.ts')],
     outfile: DIST_MAIN,
     bundle: true,
@@ -28,7 +34,14 @@ export async function buildApi(): Promise<string> {
     target: 'node20',
     sourcemap: 'linked',
     logLevel: 'warning',
+    write: false,
   });
+  mkdirSync(dirname(DIST_MAIN), { recursive: true });
+  for (const file of result.outputFiles) {
+    const aside = `${file.path}.${process.pid}.tmp`;
+    writeFileSync(aside, file.contents);
+    renameSync(aside, file.path);
+  }
   return DIST_MAIN;
 }
 

@@ -13,8 +13,10 @@ import { errorHandler } from './middleware/error-handler.ts';
 import { httpsOnly } from './middleware/https-only.ts';
 import { queryKeyGuard } from './middleware/query-key-guard.ts';
 import { requestId } from './middleware/request-id.ts';
+import { resolveClient, TrustedProxies } from './middleware/trusted-proxies.ts';
 import { authenticate, requireApiPlan } from './auth/authenticate.ts';
 import { LastUsedTracker } from './auth/last-used.ts';
+import { addressKey } from './limits/address-key.ts';
 import { orgRateLimit } from './limits/org-rate-limit.ts';
 import { BatchedRateLimitDb } from './limits/batched-redis-driver.ts';
 import { Limiter, type LimiterRedis } from './limits/rate-limit.ts';
@@ -25,6 +27,10 @@ import { listReviews, reviewStats } from './reviews/routes.ts';
 import type { Store } from './store/types.ts';
 import { registerWidgetRoutes } from './widgets/routes.ts';
 import type { WidgetAssets } from './widgets/assets.ts';
+import { dashboardRouter } from './dashboard/router.ts';
+import type { DashboardAssets } from './dashboard/pages.ts';
+import { SignInThrottle } from './dashboard/sign-in-throttle.ts';
+import type { SessionStore } from './store/people-types.ts';
 
 export interface AppDeps {
   config: Config;
@@ -33,6 +39,9 @@ export interface AppDeps {
   redis: RedisHealth | null;
   metrics: Metrics;
   assets: WidgetAssets;
+  /** The dashboard's files, and where sessions live (Redis when configured, else the store). */
+  dashboardAssets: DashboardAssets;
+  sessions: SessionStore;
   /** Set while shutting down: /readyz then answers 503 so balancers stop sending work. */
   lifecycle?: { draining: boolean };
 }
@@ -50,8 +59,9 @@ export type RouteMethodRegistrar = (path: string, ...middleware: Middleware[]) =
 
 export function createApp(deps: AppDeps): App {
   const { config, store, logger, redis, metrics } = deps;
-  // Behind a proxy only the address it appended is trusted: the leftmost X-Forwarded-For values are the client's to invent.
-  const koa = new Koa({ proxy: config.trustProxy, maxIpsCount: 1 });
+  // Koa's own proxy handling stays off: resolveClient believes forwarded headers only from TRUST_PROXY's addresses.
+  const koa = new Koa({ proxy: false });
+  const proxies = new TrustedProxies(config.trustProxy);
   koa.silent = true;
 
   const lastUsed = new LastUsedTracker(store.keys, logger);
@@ -71,7 +81,7 @@ export function createApp(deps: AppDeps): App {
   const authFailures = new Limiter({
     name: 'authfail',
     durationMs: 60_000,
-    id: (ctx) => ctx.ip,
+    id: (ctx) => addressKey(ctx.ip),
     headers: false,
     redis: limiterRedis,
     onLimited: onLimited('auth_failures'),
@@ -80,7 +90,7 @@ export function createApp(deps: AppDeps): App {
   const publicLimiter = new Limiter({
     name: 'public',
     durationMs: 60_000,
-    id: (ctx) => ctx.ip,
+    id: (ctx) => addressKey(ctx.ip),
     headers: true,
     redis: limiterRedis,
     onLimited: onLimited('public'),
@@ -124,8 +134,10 @@ export function createApp(deps: AppDeps): App {
   koa.use(metrics.middleware());
   // Errors are rendered here too, so the access log and the metrics above see the final status (not Koa's default 404).
   koa.use(errorHandler(logger));
-  koa.use(httpsOnly(config.trustProxy));
+  koa.use(resolveClient(proxies));
+  koa.use(httpsOnly());
   koa.use(queryKeyGuard());
+  koa.use(dashboardRouter({ config, store, sessions: deps.sessions, throttle: new SignInThrottle(redis), assets: deps.dashboardAssets }).routes());
   koa.use(router.routes());
 
   return {

@@ -5,6 +5,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
+import { parseTrustedProxies } from './middleware/trusted-proxies.ts';
 
 export interface Config {
   port: number;
@@ -14,7 +15,8 @@ export interface Config {
   publicUrl: string;
   tlsCertFile: string | null;
   tlsKeyFile: string | null;
-  trustProxy: boolean;
+  /** Addresses and CIDR ranges of the proxies whose forwarded headers are believed; empty = none. */
+  trustProxy: string[];
   dataDir: string;
   mongodbUrl: string | null;
   redisUrl: string | null;
@@ -57,6 +59,14 @@ function bool(env: Env, name: string, fallback: boolean): boolean {
   if (['1', 'true', 'yes', 'on'].includes(v)) return true;
   if (['0', 'false', 'no', 'off'].includes(v)) return false;
   throw new ConfigError(name, `must be true or false, got ${JSON.stringify(raw)}`);
+}
+
+function trustedProxies(env: Env): string[] {
+  try {
+    return parseTrustedProxies(env.TRUST_PROXY);
+  } catch (err) {
+    throw new ConfigError('TRUST_PROXY', (err as Error).message);
+  }
 }
 
 function optional(env: Env, name: string): string | null {
@@ -121,7 +131,7 @@ export function loadConfig(env: Env = process.env): Config {
     publicUrl,
     tlsCertFile,
     tlsKeyFile,
-    trustProxy: bool(env, 'TRUST_PROXY', false),
+    trustProxy: trustedProxies(env),
     dataDir: resolve(optional(env, 'DATA_DIR') ?? './data'),
     mongodbUrl,
     redisUrl,

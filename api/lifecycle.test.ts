@@ -3,7 +3,7 @@
  * configuration, restart keeping data, kill -9 keeping acknowledged writes,
  * and SIGTERM finishing in-flight work and exiting 0 within 10 s.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -51,8 +51,10 @@ async function env(dataDir?: string): Promise<Record<string, string>> {
   };
 }
 
-function start(e: Record<string, string>, waitFor: string | null = 'Demo page:'): Promise<Running> {
-  const child = spawn(process.execPath, [MAIN], { env: { ...process.env, ...e }, stdio: ['ignore', 'pipe', 'pipe'] });
+/** `wrapper` runs the server under another program (e.g. `unshare` for its own PID namespace). */
+function start(e: Record<string, string>, waitFor: string | null = 'Demo page:', wrapper: string[] = []): Promise<Running> {
+  const command = [...wrapper, process.execPath, MAIN];
+  const child = spawn(command[0]!, command.slice(1), { env: { ...process.env, ...e }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let out = '';
   let err = '';
@@ -140,6 +142,35 @@ describe('service lifecycle', () => {
     expect(res.status).toBe(200);
     second.child.kill('SIGTERM');
     expect(await second.exit).toBe(0);
+  }, 90_000);
+
+  // `unshare -fp --mount-proc` needs root (or user namespaces); the test says so when it cannot run.
+  const unshare = spawnSync('unshare', ['-fp', '--mount-proc', 'true']);
+  const canUnshare = unshare.status === 0;
+  if (!canUnshare) console.warn(`SKIPPED the PID-namespace lock test: unshare -fp --mount-proc is unavailable (${unshare.error?.message ?? unshare.stderr.toString().trim()})`);
+
+  it.skipIf(!canUnshare)('refuses a second server on the same DATA_DIR from another PID namespace; the first keeps serving and its lock survives', async () => {
+    const e = await env();
+    const first = await start(e);
+    // In its own PID namespace the second server is pid 1 and cannot see the first at all.
+    const second = await start({ ...(await env(e.DATA_DIR)) }, null, ['unshare', '-fp', '--mount-proc', '--kill-child']);
+    expect(await second.exit).toBe(1);
+    expect(second.stderr()).toContain(`DATA_DIR ${e.DATA_DIR} is in use by another server`);
+    expect(second.stderr()).toContain(`pid ${first.child.pid}`);
+    const health = await httpsGet(`https://127.0.0.1:${e.PORT}/healthz`, ca(e));
+    expect(health.status).toBe(200);
+    // The refused server deleted nothing: a third attempt is refused too.
+    const third = await start({ ...(await env(e.DATA_DIR)) }, null, ['unshare', '-fp', '--mount-proc', '--kill-child']);
+    expect(await third.exit).toBe(1);
+    expect(third.stderr()).toContain('is in use by another server');
+    // kill -9: the kernel releases the lock, and the next server starts without any clean-up.
+    first.child.kill('SIGKILL');
+    await first.exit;
+    const next = await start({ ...(await env(e.DATA_DIR)) }, 'Demo page:', ['unshare', '-fp', '--mount-proc', '--kill-child']);
+    // unshare does not pass SIGTERM on: signal the server itself (its pid as this namespace sees it).
+    const inner = Number(readFileSync(`/proc/${next.child.pid}/task/${next.child.pid}/children`, 'utf8').trim().split(' ')[0]);
+    process.kill(inner, 'SIGTERM');
+    expect(await next.exit).toBe(0);
   }, 90_000);
 
   it('on SIGTERM finishes the in-flight request, refuses new connections and exits 0 within 10 s', async () => {

@@ -42,6 +42,12 @@ async function main(): Promise<void> {
     );
     if (main) lines.push(`  Demo widget id: ${main.id}`);
     lines.push(`  Demo page:      ${config.publicUrl}/demo`);
+    lines.push(`  Dashboard:      ${config.publicUrl}/dashboard`);
+    lines.push(
+      demo.ownerPassword
+        ? `  Demo owner:     owner@demo.example  password ${demo.ownerPassword}   <- shown once, store it now`
+        : `  Demo owner:     owner@demo.example (password shown at first start only; add a person: npm run admin -- users create --org ${demo.orgId} --email you@example.com --role owner)`,
+    );
     if (demo.apiKey) {
       lines.push('', `  Try: curl -k -H "Authorization: Bearer ${demo.apiKey}" ${config.publicUrl}/api/v1/reviews/stats`);
     }

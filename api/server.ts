@@ -17,9 +17,14 @@ import { createLogger, type Logger } from './logger.ts';
 import { createRedis, RedisHealth } from './limits/redis-health.ts';
 import { Metrics } from './ops/metrics.ts';
 import { openStore } from './store/open.ts';
+import { warmUp } from './intelligence/enrich.ts';
 import type { Store } from './store/types.ts';
 import { loadTls } from './tls.ts';
+import { answerPlaintextOnTls } from './plaintext-on-tls.ts';
+import { TrustedProxies } from './middleware/trusted-proxies.ts';
 import { loadWidgetAssets } from './widgets/assets.ts';
+import { loadDashboardAssets } from './dashboard/pages.ts';
+import { RedisSessions } from './dashboard/redis-sessions.ts';
 
 export interface Service {
   config: Config;
@@ -132,22 +137,32 @@ export async function startService(config: Config, options: StartOptions = {}): 
   const tls = await loadTls(config, logger);
   const adminToken = await ensureAdminToken(config.adminToken, config.dataDir);
   const assets = await loadWidgetAssets();
+  // Review intelligence loads its lexicons now, not during the first import (event loop).
+  warmUp();
 
   const lifecycle = { draining: false };
-  const app = createApp({ config, store, logger, redis: redisHealth, metrics, assets, lifecycle });
+  const sessions = redisHealth ? new RedisSessions(redisHealth) : store.people.sessions;
+  const dashboardAssets = await loadDashboardAssets();
+  const app = createApp({ config, store, logger, redis: redisHealth, metrics, assets, lifecycle, dashboardAssets, sessions });
   const https = createHttpsServer({ cert: tls.cert, key: tls.key, maxHeaderSize: 16 * 1024 }, app.koa.callback());
   https.headersTimeout = 10_000;
   https.requestTimeout = 30_000;
   https.keepAliveTimeout = 5_000;
   // Requests Node refuses before Koa sees them (oversized headers, bad syntax) still get the JSON envelope.
   https.on('clientError', refuseMalformed);
+  answerPlaintextOnTls(https);
   trackResponses(https);
-  // Behind a TLS-terminating proxy the plain port serves the app, which checks X-Forwarded-Proto;
-  // otherwise it only refuses.
-  const http = config.httpPort === 0 ? null : createHttpServer({ maxHeaderSize: 16 * 1024 }, config.trustProxy ? app.koa.callback() : refuseHttp);
+  // The plain port serves the app only to the proxies of TRUST_PROXY (which then report the client's
+  // protocol); anyone else gets https_required, whatever headers it sends.
+  const proxies = new TrustedProxies(config.trustProxy);
+  const appCallback = app.koa.callback();
+  const http =
+    config.httpPort === 0
+      ? null
+      : createHttpServer({ maxHeaderSize: 16 * 1024 }, (req, res) => (proxies.trusts(req.socket.remoteAddress) ? appCallback(req, res) : refuseHttp(req, res)));
   http?.on('clientError', refuseMalformed);
   if (http) trackResponses(http);
-  const admin = createAdminApp({ store, logger, metrics, adminToken, config });
+  const admin = createAdminApp({ store, logger, metrics, adminToken, config, sessions });
   const adminServer = createHttpServer(admin.callback());
   adminServer.requestTimeout = 0; // imports stream for as long as they need
   trackResponses(adminServer);

@@ -59,12 +59,8 @@ function reviewStream(n: number): Readable {
             content: words,
             date: new Date(now - Math.floor(rnd() * 730 * 86_400_000)).toISOString(),
             url: `https://example.com/r/${i}`,
-            language: 'en',
             isVerified: rnd() < 0.5,
-            sentiment: Math.round(rnd() * 100) / 100,
-            sentimentLabel: null,
-            aiSummary: null,
-            aiThemes: [],
+            // No language, sentiment, label, summary or themes: the import computes them all (review intelligence).
           }),
         );
       }

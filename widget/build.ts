@@ -10,8 +10,8 @@ import { build } from 'esbuild';
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { CSS } from './src/styles.ts';
+import { writeWithSiblings, type FileSize } from './build-output.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 export const DEFAULT_OUT_DIR = join(HERE, 'dist');
@@ -23,11 +23,8 @@ export const TOTAL_BUDGET = 12 * 1024;
 /** Browsers the output must run in (evergreen, two years back). */
 const TARGET = ['chrome100', 'firefox100', 'safari15.4', 'edge100'];
 
-export interface FileSize {
-  raw: number;
-  gzip: number;
-  brotli: number;
-}
+
+export type { FileSize };
 
 export interface WidgetManifest {
   loader: string;
@@ -56,27 +53,6 @@ export interface BuildOptions {
   minify?: boolean;
   /** Receives the size table; silent by default (the server builds quietly). */
   log?: (line: string) => void;
-}
-
-function compress(raw: Uint8Array): { gzip: Buffer; brotli: Buffer } {
-  return {
-    gzip: gzipSync(raw, { level: 9 }),
-    brotli: brotliCompressSync(raw, {
-      params: {
-        [constants.BROTLI_PARAM_QUALITY]: 11,
-        [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
-        [constants.BROTLI_PARAM_SIZE_HINT]: raw.byteLength,
-      },
-    }),
-  };
-}
-
-function writeWithSiblings(outDir: string, name: string, raw: Uint8Array): FileSize {
-  const { gzip, brotli } = compress(raw);
-  writeFileSync(join(outDir, name), raw);
-  writeFileSync(join(outDir, `${name}.gz`), gzip);
-  writeFileSync(join(outDir, `${name}.br`), brotli);
-  return { raw: raw.byteLength, gzip: gzip.byteLength, brotli: brotli.byteLength };
 }
 
 function table(manifest: WidgetManifest, budgets: Budget[]): string[] {
@@ -162,6 +138,13 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   const result = await buildWidget({ log: (line) => console.log(line) });
   if (!result.ok) {
     console.error('widget build: size budget exceeded');
+    process.exitCode = 1;
+  }
+  // The second front end, same toolchain: the dashboard (dashboard/build.ts), with its own budget.
+  const { buildDashboard } = await import('../dashboard/build.ts');
+  const dashboard = await buildDashboard({ log: (line) => console.log(line) });
+  if (!dashboard.ok) {
+    console.error('dashboard build: size budget exceeded');
     process.exitCode = 1;
   }
 }

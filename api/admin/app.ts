@@ -13,11 +13,15 @@ import type { Metrics } from '../ops/metrics.ts';
 import type { Store } from '../store/types.ts';
 import { readJson } from './body.ts';
 import { importReviews, IMPORT_FORMATS, type ImportFormat } from './import.ts';
+import { enrichStored } from './enrich.ts';
 import { createKey, keyListItem, parseKeyCreate } from './keys.ts';
 import { createOrganization, parseOrgCreate, parseOrgUpdate, requireOrg } from './orgs.ts';
 import { tokenMatches } from './token.ts';
 import { createWidget, parseWidgetCreate, parseWidgetUpdate } from './widgets.ts';
 import { lintWidget } from '../widgets/lint.ts';
+import type { SessionStore } from '../store/people-types.ts';
+import { audit, OPERATOR } from '../dashboard/audit.ts';
+import { assertNotLastOwner, createUser, parseUserCreate, removeUser, userListItem } from './users.ts';
 
 export interface AdminDeps {
   store: Store;
@@ -25,6 +29,8 @@ export interface AdminDeps {
   metrics: Metrics;
   adminToken: string;
   config: Config;
+  /** Where sessions live: removing a user ends theirs at once. */
+  sessions: SessionStore;
 }
 
 function requireAdmin(token: string) {
@@ -39,7 +45,7 @@ function requireAdmin(token: string) {
 }
 
 export function createAdminApp(deps: AdminDeps): Koa {
-  const { store, logger, metrics, adminToken } = deps;
+  const { store, logger, metrics, adminToken, sessions } = deps;
   const koa = new Koa();
   koa.silent = true;
   const router = new Router({ prefix: '/admin' });
@@ -65,7 +71,9 @@ export function createAdminApp(deps: AdminDeps): Koa {
     const input = parseKeyCreate(await readJson(ctx));
     await requireOrg(store, input.orgId);
     ctx.status = 201;
-    ctx.body = await createKey(store, input);
+    const created = await createKey(store, input);
+    await audit(store, input.orgId, OPERATOR, 'key.created', { id: created.id, label: `${created.name} (${created.prefix}…)` });
+    ctx.body = created;
   });
   router.get('/keys', async (ctx) => {
     const orgId = ctx.query.orgId;
@@ -75,9 +83,38 @@ export function createAdminApp(deps: AdminDeps): Koa {
     ctx.body = { data: (await store.keys.listByOrg(orgId)).map((k) => keyListItem(k, now)) };
   });
   router.post('/keys/:id/revoke', async (ctx) => {
+    const before = await store.keys.get(ctx.params.id!);
     const key = await store.keys.revoke(ctx.params.id!, new Date());
     if (!key) throw notFound(`Key ${JSON.stringify(ctx.params.id!.slice(0, 64))}`);
+    if (before && before.revokedAt === null) await audit(store, key.orgId, OPERATOR, 'key.revoked', { id: key.id, label: `${key.name} (${key.prefix}…)` });
     ctx.body = { id: key.id, state: 'revoked' };
+  });
+
+  router.post('/users', async (ctx) => {
+    const input = parseUserCreate(await readJson(ctx));
+    await requireOrg(store, input.orgId);
+    const { user, password } = await createUser(store, input);
+    ctx.status = 201;
+    // `password` only when generated: the one time it is shown.
+    ctx.body = { id: user.id, email: user.email, orgId: user.orgId, role: user.role, ...(password !== null && { password }) };
+  });
+  router.get('/users', async (ctx) => {
+    const orgId = ctx.query.orgId;
+    if (typeof orgId !== 'string') throw badRequest('Give the organization: ?orgId=…', [{ parameter: 'orgId', message: 'is required' }]);
+    await requireOrg(store, orgId);
+    ctx.body = { data: (await store.people.users.listByOrg(orgId)).map(userListItem) };
+  });
+  router.delete('/users/:id', async (ctx) => {
+    const user = await store.people.users.get(ctx.params.id!);
+    if (!user) throw notFound(`User ${JSON.stringify(ctx.params.id!.slice(0, 64))}`);
+    await assertNotLastOwner(store, user, null);
+    await removeUser(store, sessions, user);
+    await audit(store, user.orgId, OPERATOR, 'member.removed', { id: user.id, label: user.email }, { role: user.role });
+    ctx.body = { id: user.id, removed: true };
+  });
+  router.get('/orgs/:id/audit', async (ctx) => {
+    const org = await requireOrg(store, ctx.params.id!);
+    ctx.body = { data: await store.people.audit.listByOrg(org.id, 1000) };
   });
 
   router.get('/widgets', async (ctx) => {
@@ -100,7 +137,9 @@ export function createAdminApp(deps: AdminDeps): Koa {
   router.patch('/widgets/:id', async (ctx) => {
     const widget = await store.widgets.get(ctx.params.id!);
     if (!widget) throw notFound('Widget');
-    ctx.body = await store.widgets.update(widget.id, parseWidgetUpdate(await readJson(ctx), widget));
+    const updated = await store.widgets.update(widget.id, parseWidgetUpdate(await readJson(ctx)));
+    await audit(store, widget.orgId, OPERATOR, 'widget.changed', { id: widget.id, label: widget.name });
+    ctx.body = updated;
   });
   router.get('/widgets/:id/lint', async (ctx) => {
     const widget = await store.widgets.get(ctx.params.id!);
@@ -114,7 +153,16 @@ export function createAdminApp(deps: AdminDeps): Koa {
     if (!(IMPORT_FORMATS as readonly string[]).includes(format)) {
       throw badRequest(`format must be one of ${IMPORT_FORMATS.join(', ')}`, [{ parameter: 'format', message: 'unknown format' }]);
     }
-    ctx.body = await importReviews(store, org.id, ctx.req, format as ImportFormat, ctx.state.log as Logger);
+    ctx.body = await importReviews(store, org, ctx.req, format as ImportFormat, ctx.state.log as Logger);
+  });
+
+  router.post('/orgs/:id/reviews/enrich', async (ctx) => {
+    const org = await requireOrg(store, ctx.params.id!);
+    const force = ctx.query.force;
+    if (force !== undefined && force !== 'true' && force !== 'false') {
+      throw badRequest('force must be true or false', [{ parameter: 'force', message: 'must be true or false' }]);
+    }
+    ctx.body = await enrichStored(store, org, force === 'true');
   });
 
   koa.use(errorHandler(logger));

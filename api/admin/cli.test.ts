@@ -37,8 +37,8 @@ async function json(...args: string[]): Promise<Record<string, unknown>> {
 describe('admin CLI', () => {
   it('manages organizations, keys and widgets with the exact --json shapes', async () => {
     const org = await json('orgs', 'create', '--name', 'Acme', '--plan', 'growth');
-    expect(Object.keys(org).sort()).toEqual(['id', 'name', 'plan']);
-    expect(org).toMatchObject({ name: 'Acme', plan: 'growth' });
+    expect(Object.keys(org).sort()).toEqual(['id', 'language', 'name', 'plan']);
+    expect(org).toMatchObject({ name: 'Acme', plan: 'growth', language: 'en' });
     const orgId = org.id as string;
 
     const plan = await json('orgs', 'set-plan', orgId, 'agency', '--rate-limit', '500');
@@ -128,6 +128,55 @@ describe('admin CLI', () => {
     expect(csvReview).toMatchObject({ authorName: 'Zoë, "Z"', content: 'Line one\nline two', rating: 4, aiThemes: ['service', 'price'], isVerified: true });
     const b = data.find((r) => r.authorName === 'Ann <b>Lee</b>' && String(r.content).includes('</script>'));
     expect(b?.content).toBe('Great coffee </script><script>alert(1)</script>');
+  }, 60_000);
+
+  it('enriches imported reviews that lack AI fields, with the organization default language for short texts', async () => {
+    const org = await json('orgs', 'create', '--name', 'Intelligence', '--plan', 'growth', '--language', 'DE');
+    expect(org.language).toBe('de');
+    const orgId = org.id as string;
+    const rec = (id: string, content: string, extra: Record<string, unknown> = {}) => JSON.stringify({ platform: 'GOOGLE', externalId: id, authorName: 'A', rating: 4, content, date: '2026-10-01T10:00:00Z', ...extra });
+    const file = join(t.dataDir, 'intelligence.ndjson');
+    writeFileSync(
+      file,
+      [
+        rec('long', 'Das Personal war sehr freundlich und das Essen war lecker. Die Lieferung kam aber zu spät.'),
+        rec('short', 'Super!'),
+        rec('empty', ''),
+        rec('given', 'The staff were rude.', { language: 'en', sentiment: 0.9, aiSummary: 'Given summary', aiThemes: ['custom'] }),
+      ].join('\n'),
+    );
+    expect(await json('reviews', 'import', '--org', orgId, file)).toMatchObject({ imported: 4, rejected: [] });
+    const key = (await json('keys', 'create', '--org', orgId, '--name', 'read')).key as string;
+    const list = async (query = '') => ((await t.get(`/api/v1/reviews?limit=100${query}`, { key })).body as { data: Record<string, unknown>[] }).data;
+    const byText = (data: Record<string, unknown>[], content: string) => data.find((r) => r.content === content)!;
+    let data = await list();
+    const long = byText(data, 'Das Personal war sehr freundlich und das Essen war lecker. Die Lieferung kam aber zu spät.');
+    expect(long).toMatchObject({ language: 'de', sentimentLabel: expect.any(String), aiSummary: expect.any(String) });
+    expect(long.sentiment).toEqual(expect.any(Number));
+    expect((long.aiThemes as string[]).length).toBeGreaterThan(0);
+    expect(byText(data, 'Super!')).toMatchObject({ language: 'de', sentimentLabel: expect.any(String) });
+    expect(byText(data, '')).toMatchObject({ language: 'de', sentiment: null, sentimentLabel: null, aiSummary: null, aiThemes: [] });
+    expect(byText(data, 'The staff were rude.')).toMatchObject({ language: 'en', sentiment: 0.9, sentimentLabel: 'POSITIVE', aiSummary: 'Given summary', aiThemes: ['custom'] });
+    // The language filter, case-insensitive.
+    expect((await list('&language=DE')).map((r) => r.language)).toEqual(['de', 'de', 'de']);
+    expect(await list('&language=xx')).toEqual([]);
+
+    // Everything is complete: a plain enrich changes nothing; --force recomputes the given values too.
+    expect(await json('reviews', 'enrich', '--org', orgId)).toEqual({ enriched: 0, skipped: 4 });
+    expect(await json('orgs', 'set-language', orgId, 'fr')).toEqual({ id: orgId, language: 'fr' });
+    const forced = await json('reviews', 'enrich', '--org', orgId, '--force');
+    expect(Object.keys(forced).sort()).toEqual(['enriched', 'skipped']);
+    expect((forced.enriched as number) + (forced.skipped as number)).toBe(4);
+    data = await list();
+    // Short texts now take the new default; the given values were recomputed.
+    expect(byText(data, '')).toMatchObject({ language: 'fr' });
+    expect(byText(data, 'Super!')).toMatchObject({ language: 'fr' });
+    expect(byText(data, 'The staff were rude.')).toMatchObject({ language: 'en', aiSummary: 'The staff were rude.', aiThemes: ['staff'] });
+    expect(byText(data, 'The staff were rude.').sentiment).toBeLessThan(0.5);
+
+    const bad = await cli('orgs', 'set-language', orgId, 'french', '--json');
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toMatch(/two-letter/);
   }, 60_000);
 
   it('prints tables for people without --json', async () => {

@@ -18,8 +18,9 @@ class CliError extends Error {}
 
 const USAGE = `Usage: npm run admin -- <command> [options] [--json]
 
-  orgs create --name NAME --plan free|starter|growth|agency [--rate-limit N]
+  orgs create --name NAME --plan free|starter|growth|agency [--rate-limit N] [--language en]
   orgs set-plan ORG_ID PLAN [--rate-limit N]
+  orgs set-language ORG_ID LANGUAGE
   orgs list
   keys create --org ORG_ID --name NAME [--expires 2027-01-01|ISO-DATE-TIME]
   keys list --org ORG_ID
@@ -32,6 +33,10 @@ const USAGE = `Usage: npm run admin -- <command> [options] [--json]
   widgets list --org ORG_ID
   widgets lint WIDGET_ID
   reviews import --org ORG_ID FILE.ndjson|FILE.json|FILE.csv [--format ndjson|json|csv]
+  reviews enrich --org ORG_ID [--force]
+  users create --org ORG_ID --email EMAIL --role owner|admin|member [--password-stdin]
+  users list --org ORG_ID
+  users remove USER_ID
 `;
 
 interface Ctx {
@@ -135,6 +140,11 @@ const OPTIONS = {
   locale: { type: 'string' },
   'json-ld': { type: 'string' },
   format: { type: 'string' },
+  language: { type: 'string' },
+  force: { type: 'boolean' },
+  email: { type: 'string' },
+  role: { type: 'string' },
+  'password-stdin': { type: 'boolean' },
 } as const;
 
 function print(ctx: Ctx, value: Json, human: () => string): void {
@@ -180,6 +190,15 @@ async function importFile(ctx: Ctx, orgId: string, file: string, formatFlag: str
   return parsed;
 }
 
+/** --password-stdin: the first line of standard input (so that it never shows in a shell history or ps). */
+async function readPasswordFromStdin(): Promise<string> {
+  let text = '';
+  for await (const chunk of process.stdin) text += String(chunk);
+  const password = text.split(/\r?\n/)[0] ?? '';
+  if (password === '') throw new CliError('--password-stdin: standard input held no password');
+  return password;
+}
+
 export async function run(argv: string[]): Promise<void> {
   const { values: v, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
   if (v.help || positionals.length === 0) {
@@ -205,8 +224,16 @@ export async function run(argv: string[]): Promise<void> {
         name: need(v.name, '--name'),
         plan: need(v.plan, '--plan'),
         ...(v['rate-limit'] !== undefined && { rateLimit: intFlag(v['rate-limit'], '--rate-limit') }),
+        ...(v.language !== undefined && { language: v.language }),
       });
-      return print(ctx, { id: org.id, name: org.name, plan: org.plan }, () => `Created organization ${org.id} "${org.name}" on the ${org.plan} plan${org.rateLimit ? ` (${org.rateLimit} requests/min)` : ''}.`);
+      return print(ctx, { id: org.id, name: org.name, plan: org.plan, language: org.language }, () =>
+        `Created organization ${org.id} "${org.name}" on the ${org.plan} plan${org.rateLimit ? ` (${org.rateLimit} requests/min)` : ''}, default review language ${org.language}.`,
+      );
+    }
+    case 'orgs set-language': {
+      const [orgId, language] = rest;
+      const org = await call(ctx, 'PATCH', `/admin/orgs/${encodeURIComponent(need(orgId, 'ORG_ID'))}`, { language: need(language, 'LANGUAGE') });
+      return print(ctx, { id: org.id, language: org.language }, () => `Organization ${org.id}: reviews too short to detect are now taken as ${org.language}.`);
     }
     case 'orgs set-plan': {
       const [orgId, plan] = rest;
@@ -218,7 +245,7 @@ export async function run(argv: string[]): Promise<void> {
     }
     case 'orgs list': {
       const list = await call(ctx, 'GET', '/admin/orgs');
-      return print(ctx, list, () => table(list.data as Json[], ['id', 'name', 'plan', 'rateLimit', 'createdAt']));
+      return print(ctx, list, () => table(list.data as Json[], ['id', 'name', 'plan', 'rateLimit', 'language', 'createdAt']));
     }
     case 'keys create': {
       const key = await call(ctx, 'POST', '/admin/keys', {
@@ -270,6 +297,33 @@ export async function run(argv: string[]): Promise<void> {
           .filter(Boolean)
           .join('\n'),
       );
+    }
+    case 'reviews enrich': {
+      const out = await call(ctx, 'POST', `/admin/orgs/${encodeURIComponent(need(v.org, '--org'))}/reviews/enrich${v.force ? '?force=true' : ''}`);
+      return print(ctx, { enriched: out.enriched, skipped: out.skipped }, () => `Enriched ${out.enriched} reviews, ${out.skipped} already complete${v.force ? '' : ' (--force recomputes them all)'}.`);
+    }
+    case 'users create': {
+      const password = v['password-stdin'] ? await readPasswordFromStdin() : undefined;
+      const user = await call(ctx, 'POST', '/admin/users', {
+        orgId: need(v.org, '--org'),
+        email: need(v.email, '--email'),
+        role: need(v.role, '--role'),
+        ...(password !== undefined && { password }),
+      });
+      return print(ctx, user, () =>
+        [
+          `Created ${user.role} ${user.email} (${user.id}).`,
+          ...(typeof user.password === 'string' ? ['', `  Password: ${user.password}`, '', 'This is the only time the password is shown: hand it over safely.'] : []),
+        ].join('\n'),
+      );
+    }
+    case 'users list': {
+      const list = await call(ctx, 'GET', `/admin/users?orgId=${encodeURIComponent(need(v.org, '--org'))}`);
+      return print(ctx, list, () => table(list.data as Json[], ['id', 'email', 'role', 'createdAt', 'lastSignInAt']));
+    }
+    case 'users remove': {
+      const out = await call(ctx, 'DELETE', `/admin/users/${encodeURIComponent(need(rest[0], 'USER_ID'))}`);
+      return print(ctx, out, () => `User ${out.id} removed; their sessions have ended.`);
     }
     default:
       throw new CliError(`unknown command "${command}". Run npm run admin -- --help`);

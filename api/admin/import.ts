@@ -2,12 +2,16 @@
  * Streaming review import: records are parsed and validated one by one and
  * upserted in batches. Each batch is atomic in the store, so an import that
  * fails or is interrupted keeps the batches already written and never corrupts
- * what was stored; memory stays bounded whatever the input size.
+ * what was stored; memory stays bounded whatever the input size. Each record
+ * is enriched (api/intelligence) before it is batched: the AI fields it lacks
+ * are computed, its own are kept.
  */
 import type { Readable } from 'node:stream';
+import { enrich } from '../intelligence/enrich.ts';
 import type { Logger } from '../logger.ts';
 import { parseRecords, validateRecord } from '../reviews/import/index.ts';
-import type { ReviewInput, Store } from '../store/types.ts';
+import type { Organization, ReviewInput, Store } from '../store/types.ts';
+import { yieldEvery } from './yield-every.ts';
 
 export const IMPORT_FORMATS = ['ndjson', 'json', 'csv'] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
@@ -28,7 +32,9 @@ export interface ImportSummary {
   rejectedTotal: number;
 }
 
-export async function importReviews(store: Store, orgId: string, source: Readable, format: ImportFormat, logger: Logger): Promise<ImportSummary> {
+export async function importReviews(store: Store, org: Organization, source: Readable, format: ImportFormat, logger: Logger): Promise<ImportSummary> {
+  const orgId = org.id;
+  const pause = yieldEvery();
   const summary: ImportSummary = { imported: 0, updated: 0, rejected: [], rejectedTotal: 0 };
   let batch: ReviewInput[] = [];
   let batchChars = 0;
@@ -55,10 +61,11 @@ export async function importReviews(store: Store, orgId: string, source: Readabl
       reject(item.line, checked.reason);
       continue;
     }
-    batch.push(checked.value);
-    const v = checked.value;
+    const v: ReviewInput = { ...checked.value, ...enrich(checked.value, org.language) };
+    batch.push(v);
     batchChars += v.content.length + v.authorName.length + (v.aiSummary?.length ?? 0) + 200;
     if (batch.length >= BATCH || batchChars >= BATCH_CHARS) await flush();
+    await pause();
   }
   await flush();
   logger.info({ orgId, imported: summary.imported, updated: summary.updated, rejected: summary.rejectedTotal }, 'import finished');

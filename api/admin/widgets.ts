@@ -8,6 +8,7 @@ import {
   type Widget,
   type WidgetLayout,
   type WidgetOptions,
+  type WidgetPatch,
   type WidgetSubject,
 } from '../store/types.ts';
 import { Checker, objectBody } from './validation.ts';
@@ -139,7 +140,8 @@ export function parseWidgetCreate(raw: unknown): WidgetInput {
   return { orgId: orgId!, name: name!, ...(layout && { layout }), ...(subject && { subject }), ...(options && { options }) };
 }
 
-export function parseWidgetUpdate(raw: unknown, current: Widget): Partial<Pick<Widget, 'name' | 'layout' | 'subject' | 'options'>> {
+/** The fields a request changes, and only those: the store merges them into the widget as stored. */
+export function parseWidgetUpdate(raw: unknown): WidgetPatch {
   const body = objectBody(raw);
   const check = new Checker();
   for (const key of Object.keys(body)) if (!['name', 'layout', 'subject', 'options'].includes(key)) check.fail(key, 'is not a known field');
@@ -151,7 +153,7 @@ export function parseWidgetUpdate(raw: unknown, current: Widget): Partial<Pick<W
   return {
     ...(name && { name }),
     ...(layout && { layout }),
-    ...(subject && { subject: { ...current.subject, ...subject } }),
-    ...(options && { options: { ...current.options, ...options } }),
+    ...(subject && { subject }),
+    ...(options && { options }),
   };
 }

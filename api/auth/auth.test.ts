@@ -1,7 +1,10 @@
 /** Authentication, plans and the check order, over real HTTPS with a real Redis. */
+import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../test/harness.ts';
 import { generateKey } from './key-format.ts';
+import { AUTH_FAILURES_PER_MINUTE } from './authenticate.ts';
 import { openGatedStore } from '../test/gated-store.ts';
 
 const UNAUTHORIZED = { error: 'unauthorized', message: 'Invalid or missing API key.', details: [] };
@@ -189,22 +192,80 @@ describe('HTTPS only', () => {
     }
   });
 
-  it('trusts X-Forwarded-Proto only with TRUST_PROXY', async () => {
+  it('answers plain HTTP sent to the HTTPS port with the JSON https_required error, not an empty reply', async () => {
+    const { key } = await t.org('growth');
+    const plainToTls = (method: string) =>
+      new Promise<{ status: number; type: string | undefined; text: string }>((resolve, reject) => {
+        const req = httpRequest({ host: '127.0.0.1', port: t.service.ports.https, path: '/api/v1/reviews', method, headers: { authorization: `Bearer ${key}` } }, (res) => {
+          let text = '';
+          res.on('data', (c: Buffer) => (text += c.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, type: res.headers['content-type'], text }));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    const res = await plainToTls('GET');
+    expect(res.status).toBe(403);
+    expect(res.type).toBe('application/json; charset=utf-8');
+    expect(JSON.parse(res.text)).toEqual({ error: 'https_required', message: expect.any(String), details: [] });
+    const head = await plainToTls('HEAD');
+    expect([head.status, head.text]).toEqual([403, '']);
+    // Connections that close or reset before their first byte harm nothing.
+    for (const end of ['close', 'reset'] as const) {
+      const socket = connect(t.service.ports.https, '127.0.0.1');
+      await new Promise((resolve) => socket.once('connect', resolve));
+      if (end === 'close') socket.end();
+      else socket.resetAndDestroy();
+    }
+    // TLS on the same port is unaffected.
+    expect((await t.get('/api/v1/reviews', { key })).status).toBe(200);
+  });
+
+  it('believes forwarded headers only from the addresses of TRUST_PROXY', async () => {
     const { key } = await t.org('growth');
     // Without TRUST_PROXY the header is ignored: the TLS connection decides.
     expect((await t.get('/api/v1/reviews', { key, headers: { 'x-forwarded-proto': 'http' } })).status).toBe(200);
-    const proxied = await startTestService({ env: { TRUST_PROXY: 'true' } });
+    // The "proxy" connects from 127.0.0.2; the tests' ordinary client (127.0.0.1) is not trusted.
+    const proxied = await startTestService({ env: { TRUST_PROXY: '127.0.0.2' } });
+    const proxy = '127.0.0.2';
     try {
       const k = (await proxied.org('growth')).key;
-      const res = await proxied.get('/api/v1/reviews', { key: k, headers: { 'x-forwarded-proto': 'http' } });
+      const res = await proxied.get('/api/v1/reviews', { key: k, localAddress: proxy, headers: { 'x-forwarded-proto': 'http' } });
       expect(res.status).toBe(403);
       expect((res.body as { error: string }).error).toBe('https_required');
-      expect((await proxied.get('/api/v1/reviews', { key: k, headers: { 'x-forwarded-proto': 'https' } })).status).toBe(200);
-      // The proxy forwards to the plain port: X-Forwarded-Proto decides there too.
-      expect((await proxied.plain('/api/v1/reviews', { key: k, headers: { 'x-forwarded-proto': 'https' } })).status).toBe(200);
-      const direct = await proxied.plain('/api/v1/reviews', { key: k });
-      expect(direct.status).toBe(403);
-      expect((direct.body as { error: string }).error).toBe('https_required');
+      expect((await proxied.get('/api/v1/reviews', { key: k, localAddress: proxy, headers: { 'x-forwarded-proto': 'https' } })).status).toBe(200);
+      // The proxy forwards to the plain port: its X-Forwarded-Proto decides there.
+      expect((await proxied.plain('/api/v1/reviews', { key: k, localAddress: proxy, headers: { 'x-forwarded-proto': 'https' } })).status).toBe(200);
+      // The nearest proxy's report is the last value, not the client's first.
+      const relayed = await proxied.plain('/api/v1/reviews', { key: k, localAddress: proxy, headers: { 'x-forwarded-proto': 'https, http' } });
+      expect(relayed.status).toBe(403);
+      expect((await proxied.plain('/api/v1/reviews', { key: k, localAddress: proxy })).status).toBe(403);
+      // Anyone else on the plain port is refused whatever its headers (the key would travel in clear text).
+      for (const headers of [{}, { 'x-forwarded-proto': 'https' }, { 'x-forwarded-proto': 'https', 'x-forwarded-for': '127.0.0.2' }] as Record<string, string>[]) {
+        const direct = await proxied.plain('/api/v1/reviews', { key: k, headers });
+        expect(direct.status).toBe(403);
+        expect((direct.body as { error: string }).error).toBe('https_required');
+      }
+      // On the TLS port an untrusted client's X-Forwarded-Proto is ignored.
+      expect((await proxied.get('/api/v1/reviews', { key: k, headers: { 'x-forwarded-proto': 'http' } })).status).toBe(200);
+    } finally {
+      await proxied.close();
+    }
+  });
+
+  it('counts failed authentication by the real address: invented X-Forwarded-For values do not reset it', async () => {
+    const proxied = await startTestService({ env: { TRUST_PROXY: '127.0.0.2' }, redis: false });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < AUTH_FAILURES_PER_MINUTE + 2; i++) {
+        const res = await proxied.get('/api/v1/reviews', { key: 'rvp_live_wrong', headers: { 'x-forwarded-for': `198.51.100.${i}` } });
+        statuses.push(res.status);
+      }
+      expect(statuses.slice(0, AUTH_FAILURES_PER_MINUTE).every((s) => s === 401)).toBe(true);
+      expect(statuses.at(-1)).toBe(429);
+      // Through the trusted proxy, each client address counts on its own.
+      const viaProxy = await proxied.get('/api/v1/reviews', { key: 'rvp_live_wrong', localAddress: '127.0.0.2', headers: { 'x-forwarded-for': '198.51.100.77' } });
+      expect(viaProxy.status).toBe(401);
     } finally {
       await proxied.close();
     }

@@ -5,6 +5,7 @@
 import { createKey } from '../admin/keys.ts';
 import { createOrganization } from '../admin/orgs.ts';
 import { createWidget } from '../admin/widgets.ts';
+import { createUser } from '../admin/users.ts';
 import type { Store, Widget } from '../store/types.ts';
 import { WIDGET_LAYOUTS } from '../store/types.ts';
 import { demoReviews } from './demo-reviews.ts';
@@ -15,6 +16,18 @@ export interface DemoInfo {
   /** Only on the start that created it. */
   apiKey: string | null;
   widgets: Widget[];
+  /** The demo owner's generated password: only on the start that created it. */
+  ownerPassword: string | null;
+}
+
+/** The dashboard's demo Owner (CONTRACT §6). */
+export const DEMO_OWNER_EMAIL = 'owner@demo.example';
+
+/** Creates the demo Owner when missing (also for a data folder made before the dashboard existed). */
+async function ensureDemoOwner(store: Store, orgId: string): Promise<string | null> {
+  if (await store.people.users.findByEmail(DEMO_OWNER_EMAIL)) return null;
+  const { password } = await createUser(store, { orgId, email: DEMO_OWNER_EMAIL, role: 'owner', password: null });
+  return password;
 }
 
 export { DEMO_ORG_NAME };
@@ -25,7 +38,7 @@ export async function ensureDemo(store: Store, now = new Date()): Promise<DemoIn
     const widgets = await store.widgets.listByOrg(existing.id);
     // Creation order (carousel first), whatever order the store lists them in.
     widgets.sort((a, b) => WIDGET_LAYOUTS.indexOf(a.layout) - WIDGET_LAYOUTS.indexOf(b.layout));
-    return { orgId: existing.id, apiKey: null, widgets };
+    return { orgId: existing.id, apiKey: null, widgets, ownerPassword: await ensureDemoOwner(store, existing.id) };
   }
   const org = await createOrganization(store, { name: DEMO_ORG_NAME, plan: 'growth', rateLimit: null });
   const key = await createKey(store, { orgId: org.id, name: 'Demo key', expiresAt: null });
@@ -43,5 +56,5 @@ export async function ensureDemo(store: Store, now = new Date()): Promise<DemoIn
   }
   const reviews = demoReviews(now);
   for (let i = 0; i < reviews.length; i += 500) await store.reviews.upsert(org.id, reviews.slice(i, i + 500), now);
-  return { orgId: org.id, apiKey: key.key, widgets };
+  return { orgId: org.id, apiKey: key.key, widgets, ownerPassword: await ensureDemoOwner(store, org.id) };
 }

@@ -6,7 +6,10 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startRedis } from '../test/global-setup.ts';
+import type { Context } from 'koa';
 import { startTestService, type TestService } from '../test/harness.ts';
+import { AUTH_FAILURES_PER_MINUTE } from '../auth/authenticate.ts';
+import { Limiter } from './rate-limit.ts';
 
 async function hammer(t: TestService, key: string, n: number, path = '/api/v1/reviews/stats'): Promise<number[]> {
   const statuses: number[] = [];
@@ -150,6 +153,48 @@ describe('in-process limiter (no Redis)', () => {
       expect(Math.abs(reset - Date.now() / 1000 - retry)).toBeLessThanOrEqual(1.5);
     } finally {
       await t.close();
+    }
+  });
+});
+
+describe('per-address limits', () => {
+  it('count an IPv6 client by its /64 (inventing addresses inside it does not help), other /64s apart', async () => {
+    // The test client connects from 127.0.0.1, listed as a proxy, and reports IPv6 clients.
+    const t = await startTestService({ env: { TRUST_PROXY: '127.0.0.1' }, redis: false });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i <= AUTH_FAILURES_PER_MINUTE; i++) {
+        const res = await t.get('/api/v1/reviews', { key: 'rvp_live_wrong', headers: { 'x-forwarded-for': `2001:db8:7:7:${i.toString(16)}::${i + 1}` } });
+        statuses.push(res.status);
+      }
+      expect(count(statuses, 401)).toBe(AUTH_FAILURES_PER_MINUTE);
+      expect(statuses.at(-1)).toBe(429);
+      const otherNetwork = await t.get('/api/v1/reviews', { key: 'rvp_live_wrong', headers: { 'x-forwarded-for': '2001:db8:7:8::1' } });
+      expect(otherNetwork.status).toBe(401);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('keep a bounded number of in-process windows, however many addresses come', async () => {
+    const limiter = new Limiter({ name: 'bounded', durationMs: 60_000, id: (ctx) => ctx.state.id as string, headers: false, redis: null, maxWindows: 1000 });
+    try {
+      let admitted = 0;
+      for (let i = 0; i < 20_000; i++) {
+        const ctx = { state: { id: `198.18.${i >> 8}.${i & 255}` }, set() {}, response: { get: () => '' } } as unknown as Context;
+        await limiter.run(ctx, 5, async () => {
+          admitted++;
+        });
+        expect(limiter.trackedIds).toBeLessThanOrEqual(1000);
+      }
+      expect(admitted).toBe(20_000);
+      expect(limiter.trackedIds).toBe(1000);
+      // The newest windows are the ones kept: the latest address is still counted.
+      const last = { state: { id: '198.18.78.31' }, set() {}, response: { get: () => '' } } as unknown as Context;
+      for (let i = 0; i < 4; i++) await limiter.run(last, 5, async () => undefined);
+      await expect(limiter.run(last, 5, async () => undefined)).rejects.toMatchObject({ status: 429 });
+    } finally {
+      limiter.close();
     }
   });
 });

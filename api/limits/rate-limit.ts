@@ -38,7 +38,17 @@ export interface LimitOptions {
   redis: LimiterRedis | null;
   onLimited?: (ctx: Context) => void;
   message?: string;
+  /** Most ids the in-process limiter keeps windows for (MAX_WINDOWS unless told). */
+  maxWindows?: number;
 }
+
+/**
+ * A hard cap on the in-process windows: many client addresses (a botnet, or
+ * IPv4 addresses one by one) must not grow memory without bound. At the cap,
+ * expired windows go first, then the oldest: an evicted id starts a new window,
+ * which costs an attacker as many distinct addresses as the cap.
+ */
+export const MAX_WINDOWS = 100_000;
 
 /** The in-process insurance limiter's state for one id: a fixed window. */
 interface Window {
@@ -92,6 +102,9 @@ export class Limiter {
     let w = this.windows.get(id);
     if (!w || w.reset <= now) {
       w = { count: 0, reset: now + this.options.durationMs };
+      // Deleted and set again, so that the Map's order stays the order windows started in.
+      this.windows.delete(id);
+      this.makeRoom(now);
       this.windows.set(id, w);
     }
     const resetSeconds = Math.ceil(w.reset / 1000);
@@ -103,6 +116,22 @@ export class Limiter {
     w.count++;
     this.setHeaders(ctx, max, max - w.count, resetSeconds);
     await inner();
+  }
+
+  /** Ids with an in-process window now. */
+  get trackedIds(): number {
+    return this.windows.size;
+  }
+
+  private makeRoom(now: number): void {
+    const cap = this.options.maxWindows ?? MAX_WINDOWS;
+    if (this.windows.size < cap) return;
+    for (const [id, w] of this.windows) if (w.reset <= now) this.windows.delete(id);
+    // Still full: the oldest windows go (the Map iterates in insertion order).
+    for (const id of this.windows.keys()) {
+      if (this.windows.size < cap) break;
+      this.windows.delete(id);
+    }
   }
 
   /** Runs `next` when within `max` per window; otherwise throws the 429 error. */

@@ -12,13 +12,22 @@ describe('redactedUrl', () => {
     [`/api/v1/widgets/${key}/embed`, ''],
     ['/api/v1/reviews', `${key}=1`],
     ['/api/v1/reviews', 'token=rvp_admin_abcDEF123-_xyz'],
+    // Percent-encoded: decoded before matching, however many times it was encoded.
+    [`/api/v1/widgets/${key.replace('_', '%5F')}/embed`, ''],
+    [`/api/v1/widgets/${key.replace('_', '%5f').replace('live_', 'live%5F')}/embed`, ''],
+    [`/api/v1/widgets/${key.replace('_', '%255F')}/embed`, ''],
+    [`/api/v1/widgets/${key.replace('r', '%72')}`, ''],
+    ['/api/v1/reviews', `q=${key.replace('_', '%255F')}`],
+    ['/api/v1/reviews', `${key.replace('_', '%255F')}=1`],
   ])('never keeps a key: %s?%s', (path, query) => {
     const out = redactedUrl(path, query);
     expect(out).not.toContain(key.slice(9, 30));
     expect(out).not.toMatch(/rvp_(live|admin)_[A-Za-z0-9]/);
+    expect(decodeURIComponent(decodeURIComponent(out))).not.toContain(key.slice(9, 30));
   });
 
-  it('keeps ordinary parameters', () => {
+  it('keeps ordinary parameters and paths', () => {
     expect(redactedUrl('/api/v1/reviews', 'limit=5&platform=google')).toBe('/api/v1/reviews?limit=5&platform=google');
+    expect(redactedUrl('/api/v1/widgets/wdg_a%2Fb/embed', '')).toBe('/api/v1/widgets/wdg_a%2Fb/embed');
   });
 });

@@ -10,15 +10,37 @@ import { QUERY_KEY_PARAMETERS } from './query-key-guard.ts';
 const SECRET = /rvp_[A-Za-z0-9_-]*/gi;
 const SECRET_PARAMETERS = new Set([...QUERY_KEY_PARAMETERS, 'authorization', 'auth', 'password', 'secret']);
 
+/**
+ * Percent-decoding, repeated until nothing changes (a few rounds at most), so
+ * that `rvp%5Flive_…` or `rvp%255Flive_…` is seen as the key it spells. A
+ * malformed escape is decoded byte by byte around it.
+ */
+export function decodedForMatching(text: string): string {
+  let current = text;
+  for (let round = 0; round < 4 && current.includes('%'); round++) {
+    const next = current.replace(/%[0-9A-Fa-f]{2}/g, (escape) => String.fromCharCode(parseInt(escape.slice(1), 16)));
+    if (next === current) break;
+    current = next;
+  }
+  return current;
+}
+
+/** The path, decoded, with anything key-shaped replaced. */
+function redactedPath(path: string): string {
+  const decoded = decodedForMatching(path);
+  const redacted = decoded.replace(SECRET, 'rvp_[redacted]');
+  return redacted === decoded ? path : encodeURI(redacted);
+}
+
 export function redactedUrl(path: string, querystring: string): string {
-  const safePath = path.replace(SECRET, 'rvp_[redacted]');
+  const safePath = redactedPath(path);
   if (!querystring) return safePath;
   const params = new URLSearchParams(querystring);
   const parts: string[] = [];
   for (const [name, value] of params) {
     const secret = SECRET_PARAMETERS.has(name.toLowerCase());
-    const shownName = encodeURIComponent(name.slice(0, 100)).replace(SECRET, 'rvp_[redacted]');
-    parts.push(`${shownName}=${secret ? '[redacted]' : encodeURIComponent(value.slice(0, 200)).replace(SECRET, 'rvp_[redacted]')}`);
+    const shownName = encodeURIComponent(decodedForMatching(name.slice(0, 100)).replace(SECRET, 'rvp_[redacted]'));
+    parts.push(`${shownName}=${secret ? '[redacted]' : encodeURIComponent(decodedForMatching(value.slice(0, 200)).replace(SECRET, 'rvp_[redacted]'))}`);
   }
   return `${safePath}?${parts.join('&')}`;
 }

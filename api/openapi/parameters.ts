@@ -75,6 +75,19 @@ export const LIST_REVIEWS_PARAMETERS = [
     },
     example: '2026-01-31',
   },
+  {
+    name: 'language',
+    in: 'query',
+    required: false,
+    description:
+      'Only reviews in this language: a two-letter ISO 639-1 code, matched case-insensitively (`DE` = `de`). A code no review has matches nothing (an empty page, not an error). A review\'s `language` is the one its import gave, else the one detected from its text, else (text too short to tell) the organization\'s default language.',
+    schema: {
+      type: 'string',
+      title: 'a two-letter ISO 639-1 language code such as en or de',
+      pattern: '^[A-Za-z]{2}$',
+    },
+    example: 'de',
+  },
 ] as const satisfies readonly ParameterObject[];
 
 export const WIDGET_ID_PARAMETER = {

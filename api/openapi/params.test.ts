@@ -184,7 +184,7 @@ describe('validateQuery(listReviews): one detail per bad parameter', () => {
     expect(onlyProblem('platforms=google').message).toBe('unknown parameter; did you mean platform?');
     expect(onlyProblem('sort=date')).toEqual({
       parameter: 'sort',
-      message: 'unknown parameter; expected one of limit, offset, platform, minRating, maxRating, since',
+      message: 'unknown parameter; expected one of limit, offset, platform, minRating, maxRating, since, language',
     });
   });
 
@@ -292,7 +292,7 @@ describe('validateQuery reads its rules from the OpenAPI document', () => {
   });
 
   it('accepts exactly the documented parameter names', () => {
-    expect(params.map((p) => p.name)).toEqual(['limit', 'offset', 'platform', 'minRating', 'maxRating', 'since']);
+    expect(params.map((p) => p.name)).toEqual(['limit', 'offset', 'platform', 'minRating', 'maxRating', 'since', 'language']);
     expect(params.every((p) => p.in === 'query' && p.required === false)).toBe(true);
   });
 });

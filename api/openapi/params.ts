@@ -28,6 +28,8 @@ export interface ListReviewsParams {
   maxRating?: number;
   /** Strictly after. A date without a time is 00:00 UTC of that day. */
   since?: Date;
+  /** Lower-cased ISO 639-1 code; matches no review when none has this language. */
+  language?: string;
 }
 
 /** The operations that take no query parameter validate to an empty object. */
@@ -219,6 +221,8 @@ function listReviewsValue(values: Map<string, unknown>, params: CompiledParamete
   if (maxRating !== undefined) out.maxRating = maxRating;
   const since = values.get('since');
   if (since instanceof Date) out.since = since;
+  const language = values.get('language');
+  if (typeof language === 'string') out.language = language.toLowerCase();
   return out;
 }
 

@@ -96,6 +96,7 @@ export class Metrics {
       keys: wrap(store.keys, 'keys'),
       widgets: wrap(store.widgets, 'widgets'),
       reviews: wrap(store.reviews, 'reviews'),
+      people: store.people,
       ping: () => store.ping(),
       close: () => store.close(),
     };

@@ -157,6 +157,7 @@ async function breakableStore(): Promise<{ store: Store; state: { ping: 'ok' | '
     keys: inner.keys,
     widgets: inner.widgets,
     reviews: inner.reviews,
+    people: inner.people,
     ping: () => {
       if (state.ping === 'fail') return Promise.reject(new Error('store is not answering'));
       if (state.ping === 'hang') return new Promise<void>(() => {});

@@ -201,6 +201,7 @@ export function referenceMatches(review: Review, q: Omit<ReviewQuery, 'limit' | 
   if (q.minRating !== undefined && (review.rating === null || review.rating < q.minRating)) return false;
   if (q.maxRating !== undefined && (review.rating === null || review.rating > q.maxRating)) return false;
   if (q.since !== undefined && !(Date.parse(review.date) > q.since.getTime())) return false;
+  if (q.language !== undefined && review.language !== q.language) return false;
   return true;
 }
 

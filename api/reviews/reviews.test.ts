@@ -82,6 +82,10 @@ describe('GET /reviews', () => {
       ['?platform=NOSUCH', { orgId: orgA, platforms: ['NOSUCH'], limit: 20, offset: 0 }],
       ['?offset=100000', { orgId: orgA, limit: 20, offset: 100000 }],
       ['?limit=100&offset=650', { orgId: orgA, limit: 100, offset: 650 }],
+      ['?language=DE&limit=100', { orgId: orgA, language: 'de', limit: 100, offset: 0 }],
+      ['?language=he&platform=google&minRating=3', { orgId: orgA, language: 'he', platforms: ['GOOGLE'], minRating: 3, limit: 20, offset: 0 }],
+      ['?language=en&offset=30&limit=9', { orgId: orgA, language: 'en', limit: 9, offset: 30 }],
+      ['?language=xx', { orgId: orgA, language: 'xx', limit: 20, offset: 0 }],
     ];
     for (const [query, q] of cases) {
       const body = await list(query);
@@ -149,6 +153,9 @@ describe('GET /reviews', () => {
     ['since=2024-13-45', ['since']],
     ['since=1700000000', ['since']],
     ['platform=%3Cscript%3E', ['platform']],
+    ['language=deu', ['language']],
+    ['language=e', ['language']],
+    ['language=de-AT', ['language']],
     ['min_rating=4', ['min_rating']],
     ['limit=1&limit=2', ['limit']],
     ['limit=0&offset=-5&minRating=9&sort=asc', ['limit', 'offset', 'minRating', 'sort']],

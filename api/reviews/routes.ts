@@ -61,13 +61,14 @@ export function listReviews(store: Store) {
     const parsed = validateQuery('listReviews', new URLSearchParams(ctx.querystring));
     if (!parsed.ok) throw invalidParameters(parsed.details, parsed.message);
     const { org } = ctx.state.auth as AuthState;
-    const { limit, offset, platform, minRating, maxRating, since } = parsed.value;
+    const { limit, offset, platform, minRating, maxRating, since, language } = parsed.value;
     const page = await store.reviews.list({
       orgId: org.id,
       ...(platform !== undefined && { platforms: [platform] }),
       ...(minRating !== undefined && { minRating }),
       ...(maxRating !== undefined && { maxRating }),
       ...(since !== undefined && { since }),
+      ...(language !== undefined && { language }),
       limit,
       offset,
     });

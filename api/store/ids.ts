@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
-export function newId(prefix: 'org' | 'key' | 'wdg' | 'rev'): string {
+export function newId(prefix: 'org' | 'key' | 'wdg' | 'rev' | 'usr' | 'aud'): string {
   let out = `${prefix}_`;
   while (out.length < prefix.length + 21) {
     for (const byte of randomBytes(32)) {
@@ -14,6 +14,6 @@ export function newId(prefix: 'org' | 'key' | 'wdg' | 'rev'): string {
 }
 
 /** Ids as they may appear in a path: the shape above, nothing else reaches a store. */
-export function isRecordId(value: string, prefix: 'org' | 'key' | 'wdg' | 'rev'): boolean {
+export function isRecordId(value: string, prefix: 'org' | 'key' | 'wdg' | 'rev' | 'usr' | 'aud'): boolean {
   return value.length === prefix.length + 21 && value.startsWith(`${prefix}_`) && /^[0-9A-Za-z]+$/.test(value.slice(prefix.length + 1));
 }

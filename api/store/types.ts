@@ -4,6 +4,7 @@
  * log in DATA_DIR) and `mongo/` (production). `contract.test.ts` runs one
  * suite against both.
  */
+import type { PeopleStore } from './people-types.ts';
 
 export const PLANS = ['free', 'starter', 'growth', 'agency'] as const;
 export type Plan = (typeof PLANS)[number];
@@ -14,8 +15,21 @@ export interface Organization {
   plan: Plan;
   /** Per-organization override of the plan's requests per minute; null = the plan's. */
   rateLimit: number | null;
+  /**
+   * Default review language (ISO 639-1): given to a review whose text is too
+   * short to detect reliably, or whose detection is unsure (CONTRACT §9).
+   */
+  language: string;
   createdAt: string;
   updatedAt: string;
+}
+
+/** An organization's default review language unless set (`orgs create --language`, `orgs set-language`). */
+export const DEFAULT_ORG_LANGUAGE = 'en';
+
+/** Organizations stored before `language` existed read as the default. */
+export function withOrgDefaults(org: Omit<Organization, 'language'> & { language?: string }): Organization {
+  return org.language === undefined ? { ...org, language: DEFAULT_ORG_LANGUAGE } : (org as Organization);
 }
 
 export interface ApiKeyRecord {
@@ -138,6 +152,8 @@ export interface ReviewQuery {
   maxRating?: number;
   /** Strictly after. */
   since?: Date;
+  /** Lower-case ISO 639-1 code; a review matches when its language is this one. */
+  language?: string;
   limit: number;
   offset: number;
 }
@@ -179,7 +195,7 @@ export interface OrgStore {
   create(org: Organization): Promise<void>;
   get(id: string): Promise<Organization | null>;
   list(): Promise<Organization[]>;
-  update(id: string, patch: Partial<Pick<Organization, 'name' | 'plan' | 'rateLimit'>>): Promise<Organization | null>;
+  update(id: string, patch: Partial<Pick<Organization, 'name' | 'plan' | 'rateLimit' | 'language'>>): Promise<Organization | null>;
 }
 
 export interface KeyStore {
@@ -192,11 +208,23 @@ export interface KeyStore {
   touch(id: string, at: Date): Promise<void>;
 }
 
+/**
+ * A change to a widget: only the fields given, subject and options field by
+ * field. The store merges it into the widget as stored at that moment, so two
+ * overlapping updates of different fields both stay.
+ */
+export interface WidgetPatch {
+  name?: string;
+  layout?: WidgetLayout;
+  subject?: Partial<WidgetSubject>;
+  options?: Partial<WidgetOptions>;
+}
+
 export interface WidgetStore {
   create(widget: Widget): Promise<void>;
   get(id: string): Promise<Widget | null>;
   listByOrg(orgId: string): Promise<Widget[]>;
-  update(id: string, patch: Partial<Pick<Widget, 'name' | 'layout' | 'subject' | 'options'>>): Promise<Widget | null>;
+  update(id: string, patch: WidgetPatch): Promise<Widget | null>;
 }
 
 export interface ReviewStore {
@@ -213,6 +241,8 @@ export interface ReviewStore {
 
 export interface Store {
   readonly kind: 'embedded' | 'mongodb';
+  /** Dashboard users, sessions, invitations, audit (people-types.ts). */
+  readonly people: PeopleStore;
   readonly orgs: OrgStore;
   readonly keys: KeyStore;
   readonly widgets: WidgetStore;

@@ -36,6 +36,7 @@ export async function openGatedStore(): Promise<GatedStore> {
     orgs: real.orgs,
     keys: real.keys,
     widgets: real.widgets,
+    people: real.people,
     reviews: {
       ...real.reviews,
       list: async (q) => {

@@ -32,6 +32,8 @@ export interface RequestOptions {
   headers?: Record<string, string>;
   /** Skip the OpenAPI check (only for answers outside the public API, e.g. static files). */
   skipValidation?: boolean;
+  /** Source address of the connection (any 127.x.y.z works on Linux loopback): a "proxy" in TRUST_PROXY tests. */
+  localAddress?: string;
 }
 
 /** Every OpenAPI violation seen by any client in this test file. */
@@ -121,7 +123,7 @@ export async function startTestService(options: StartTestOptions = {}): Promise<
     new Promise((resolve, reject) => {
       const headers: Record<string, string> = { ...opts.headers };
       if (opts.key) headers.authorization = `Bearer ${opts.key}`;
-      const common = { method: opts.method ?? 'GET', path, headers, host: '127.0.0.1' };
+      const common = { method: opts.method ?? 'GET', path, headers, host: '127.0.0.1', ...(opts.localAddress && { localAddress: opts.localAddress }) };
       const req = plain
         ? httpRequest({ ...common, port: service.ports.http ?? 0 }, (res) => collect(res).then(resolve, reject))
         : httpsRequest({ ...common, port: service.ports.https, agent }, (res) => collect(res).then(resolve, reject));

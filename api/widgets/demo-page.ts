@@ -6,8 +6,9 @@ import { WIDGET_LAYOUTS, type Store } from '../store/types.ts';
 
 const escape = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-export async function demoPage(store: Store, origin: string): Promise<string | null> {
-  const org = (await store.orgs.list()).find((o) => o.name === DEMO_ORG_NAME);
+/** `knownOrgId`: the demo organization found by an earlier call (so that only the first one lists organizations). */
+export async function demoPage(store: Store, origin: string, knownOrgId: string | null = null): Promise<{ orgId: string; html: string } | null> {
+  const org = knownOrgId !== null ? await store.orgs.get(knownOrgId) : (await store.orgs.list()).find((o) => o.name === DEMO_ORG_NAME);
   if (!org) return null;
   const widgets = [...(await store.widgets.listByOrg(org.id))].sort((a, b) => WIDGET_LAYOUTS.indexOf(a.layout) - WIDGET_LAYOUTS.indexOf(b.layout));
   const sections = widgets
@@ -20,7 +21,7 @@ export async function demoPage(store: Store, origin: string): Promise<string | n
 </section>`;
     })
     .join('\n');
-  return `<!doctype html>
+  const html = `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -46,4 +47,5 @@ ${sections}
 </main>
 </body>
 </html>`;
+  return { orgId: org.id, html };
 }

@@ -64,16 +64,26 @@ export function registerWidgetRoutes(deps: WidgetRouteDeps): void {
   const origin = config.publicUrl;
   const publicCache = new Map<string, CachedPublic>();
 
-  const publicBody = async (widget: Widget): Promise<CachedPublic> => {
+  /** Computations under way, by widget id and version: concurrent misses share one (single-flight). */
+  const computing = new Map<string, Promise<CachedPublic>>();
+
+  const publicBody = (widget: Widget): Promise<CachedPublic> => {
     const version = `${widget.updatedAt}|${widget.layout}|${JSON.stringify(widget.options)}|${JSON.stringify(widget.subject)}`;
-    const now = Date.now();
     const hit = publicCache.get(widget.id);
-    if (hit && hit.version === version && hit.expires > now) return hit;
-    const body = JSON.stringify({ data: await publicWidgetData(store, widget) });
-    const entry = { version, body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`, expires: now + PUBLIC_TTL_MS };
-    if (publicCache.size >= PUBLIC_CACHE_MAX) publicCache.clear();
-    publicCache.set(widget.id, entry);
-    return entry;
+    if (hit && hit.version === version && hit.expires > Date.now()) return Promise.resolve(hit);
+    const flight = `${widget.id}|${version}`;
+    let pending = computing.get(flight);
+    if (!pending) {
+      pending = (async () => {
+        const body = JSON.stringify({ data: await publicWidgetData(store, widget) });
+        const entry = { version, body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`, expires: Date.now() + PUBLIC_TTL_MS };
+        if (publicCache.size >= PUBLIC_CACHE_MAX) publicCache.clear();
+        publicCache.set(widget.id, entry);
+        return entry;
+      })().finally(() => computing.delete(flight));
+      computing.set(flight, pending);
+    }
+    return pending;
   };
 
   get('/api/v1/widgets/:id/embed', ...apiPipeline, async function embed(ctx: Context) {
@@ -152,11 +162,17 @@ export function registerWidgetRoutes(deps: WidgetRouteDeps): void {
     }
   });
 
-  get('/demo', async function demo(ctx: Context) {
-    const html = await demoPage(store, origin);
-    if (html === null) throw notFound('The demo (only on the embedded default)');
-    ctx.type = 'text/html; charset=utf-8';
-    ctx.set('Cache-Control', 'no-store');
-    ctx.body = html;
-  });
+  // The demo exists only on the embedded default: on MongoDB /demo is the router's 404, and
+  // an anonymous request never reaches the store. It is limited per address like the public data.
+  if (store.kind === 'embedded') {
+    let demoOrgId: string | null = null;
+    get('/demo', publicLimit, async function demo(ctx: Context) {
+      const page = await demoPage(store, origin, demoOrgId);
+      if (page === null) throw notFound('The demo (only on the embedded default)');
+      demoOrgId = page.orgId;
+      ctx.type = 'text/html; charset=utf-8';
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = page.html;
+    });
+  }
 }

@@ -1,7 +1,7 @@
 /** Widget endpoints over real HTTPS: embed, schema, public data, static files, demo page. */
 import { gunzipSync, brotliDecompressSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, type TestService } from '../test/harness.ts';
+import { onMongo, startTestService, type TestService } from '../test/harness.ts';
 import { generateFixture } from '../reviews/fixtures.ts';
 import { ensureDemo } from '../demo/seed.ts';
 
@@ -155,7 +155,12 @@ describe('static widget files and the demo page', () => {
     expect((await t.get('/widget/nope.js')).status).toBe(404);
   });
 
-  it('shows every demo layout with its snippet on /demo', async () => {
+  it.runIf(onMongo)('has no /demo on the MongoDB store (the demo is the embedded default\'s)', async () => {
+    await ensureDemo(t.service.store);
+    expect((await t.get('/demo', { skipValidation: true })).status).toBe(404);
+  });
+
+  it.skipIf(onMongo)('shows every demo layout with its snippet on /demo', async () => {
     const demo = await ensureDemo(t.service.store);
     const res = await t.get('/demo', { skipValidation: true });
     expect(res.status).toBe(200);

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { detectLanguage, FALLBACK_LANGUAGE, LIMITS, parseIsoDate, validateRecord } from './validate-record.ts';
+import { LIMITS, parseIsoDate, validateRecord } from './validate-record.ts';
 import { csvCell } from './csv-records.ts';
 import { HOSTILE_TEXTS } from '../fixtures.ts';
 
@@ -64,7 +64,7 @@ describe('validateRecord', () => {
         content: '',
         date: '2026-01-05T00:00:00.000Z',
         url: null,
-        language: FALLBACK_LANGUAGE,
+        language: null,
         isVerified: false,
         sentiment: null,
         sentimentLabel: null,
@@ -144,6 +144,16 @@ describe('validateRecord', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
+  it('rejects a date more than 24 hours in the future, with a reason', () => {
+    const now = new Date('2026-11-23T12:00:00Z');
+    const at = (date: string) => validateRecord({ ...good, date }, now);
+    expect(at('9999-12-31')).toEqual({ ok: false, reason: 'date 9999-12-31T00:00:00.000Z is more than 24 hours in the future' });
+    expect(at('2026-11-24T12:00:01Z').ok).toBe(false);
+    // Within a day ahead (time zones, clocks): kept.
+    expect(at('2026-11-24T12:00:00Z').ok).toBe(true);
+    expect(at('2026-11-24').ok).toBe(true);
+  });
+
   it('rejects what is not an object', () => {
     for (const raw of [null, 42, 'text', [good], undefined]) expect(validateRecord(raw)).toEqual({ ok: false, reason: 'a record must be a JSON object' });
   });
@@ -169,20 +179,15 @@ describe('validateRecord', () => {
     expect(result.ok).toBe(true);
     if (result.ok) {
       expect(result.value).toMatchObject({ authorAvatar: null, url: null, sentimentLabel: null, aiSummary: null, aiThemes: [], sentiment: null, rating: null });
-      expect(result.value.language).toBe('en');
+      expect(result.value.language).toBeNull();
     }
   });
 });
 
-describe('language detection (only when language is absent)', () => {
-  it('detects common languages and falls back to en', () => {
-    expect(detectLanguage('El café estaba delicioso y el servicio excelente, volveremos pronto.')).toBe('es');
-    expect(detectLanguage('Très bon café, personnel accueillant, je recommande vivement cet endroit.')).toBe('fr');
-    expect(detectLanguage('Sehr guter Kaffee und eine sehr nette Bedienung, gerne wieder.')).toBe('de');
-    expect(detectLanguage('')).toBe(FALLBACK_LANGUAGE);
-    expect(detectLanguage('!!! 123')).toBe(FALLBACK_LANGUAGE);
-    const result = validateRecord({ ...good, language: undefined, content: 'Das Personal war freundlich und der Kaffee ausgezeichnet, wirklich empfehlenswert.' });
-    expect(result.ok && result.value.language).toBe('de');
+describe('language', () => {
+  it('keeps a given language (normalized) and leaves an absent one to enrichment', () => {
+    expect(validateRecord({ ...good, language: 'DE-at' })).toMatchObject({ ok: true, value: { language: 'de' } });
+    expect(validateRecord({ ...good, language: undefined })).toMatchObject({ ok: true, value: { language: null } });
   });
 });
 

@@ -1,9 +1,9 @@
 /**
  * One import record (parsed JSON, or a CSV row already typed by csv-records)
- * checked against CONTRACT §2 and turned into a `ReviewInput`. Every problem
- * of the record is named in the reason, not only the first.
+ * checked against CONTRACT §2 and turned into a `ReviewDraft`. Every problem
+ * of the record is named in the reason, not only the first. The AI fields the
+ * record lacks are left null here and filled by api/intelligence (enrich.ts).
  */
-import { detect } from 'tinyld/light';
 import { SENTIMENT_LABELS, type ReviewInput, type SentimentLabel } from '../../store/types.ts';
 
 export const IMPORT_FIELDS = [
@@ -33,14 +33,6 @@ export const LIMITS = {
   url: 2048,
 } as const;
 
-/**
- * Language when `language` is absent and detection finds nothing (empty or
- * very short text): the field must be a two-letter code, and English is the
- * most likely language of a review the detector cannot place.
- */
-export const FALLBACK_LANGUAGE = 'en';
-/** Detection reads only the start of the text: enough to tell, and cheap. */
-const DETECT_CHARS = 300;
 
 const PLATFORM = /^[A-Z][A-Z0-9_]{0,31}$/;
 const LANGUAGE = /^([a-z]{2})(?:[-_][a-z0-9]{1,8})*$/i;
@@ -48,7 +40,10 @@ const ISO_DATE =
   /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)?)?$/;
 const KNOWN = new Set<string>(IMPORT_FIELDS);
 
-export type Validation = { ok: true; value: ReviewInput } | { ok: false; reason: string };
+/** A valid record before enrichment: `language` is null when the record names none. */
+export type ReviewDraft = Omit<ReviewInput, 'language'> & { language: string | null };
+
+export type Validation = { ok: true; value: ReviewDraft } | { ok: false; reason: string };
 
 /** Longer than `max` characters (code points, so an emoji counts once). */
 function tooLong(value: string, max: number): boolean {
@@ -117,12 +112,14 @@ function httpUrl(value: unknown, field: string, problems: string[]): string | nu
   return url.href;
 }
 
-export function detectLanguage(content: string): string {
-  const code = detect(content.slice(0, DETECT_CHARS));
-  return /^[a-z]{2}$/.test(code) ? code : FALLBACK_LANGUAGE;
-}
+/**
+ * How far in the future a review's date may lie: clocks and time zones differ,
+ * but a review dated next year (or 9999-12-31) would sit at the top of every
+ * widget for ever.
+ */
+export const MAX_FUTURE_MS = 24 * 3600 * 1000;
 
-export function validateRecord(raw: unknown): Validation {
+export function validateRecord(raw: unknown, now: Date = new Date()): Validation {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return { ok: false, reason: 'a record must be a JSON object' };
   const r = raw as Record<string, unknown>;
   const problems: string[] = [];
@@ -177,6 +174,7 @@ export function validateRecord(raw: unknown): Validation {
   else {
     date = parseIsoDate(r.date) ?? '';
     if (date === '') problems.push('date must be an ISO 8601 date or date-time, e.g. 2026-03-01T10:00:00Z');
+    else if (Date.parse(date) > now.getTime() + MAX_FUTURE_MS) problems.push(`date ${date} is more than 24 hours in the future`);
   }
 
   let language: string | null = null;
@@ -235,8 +233,7 @@ export function validateRecord(raw: unknown): Validation {
       content,
       date,
       url,
-      // Detection runs only when the record names no language.
-      language: language ?? detectLanguage(content),
+      language,
       isVerified,
       sentiment,
       sentimentLabel,

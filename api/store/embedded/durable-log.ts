@@ -9,9 +9,26 @@
  * torn write but damage, and opening fails with its byte offset rather than
  * silently dropping acknowledged data.
  */
-import { open, rename, rm, type FileHandle } from 'node:fs/promises';
+import { open as openFile, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { crc32 } from 'node:zlib';
+
+/**
+ * How files are opened: `fs/promises.open` unless a test injects a wrapper
+ * (to count fdatasync calls, or to fail them). Every write, sync and close of
+ * the log and of its folder goes through handles it returns.
+ */
+export type OpenFile = (path: string, flags: string | number, mode?: number) => Promise<FileHandle>;
+
+/** fsync of a folder: makes a file created or renamed in it durable. */
+export async function syncFolder(path: string, open: OpenFile = openFile): Promise<void> {
+  const folder = await open(path, 'r');
+  try {
+    await folder.sync();
+  } finally {
+    await folder.close();
+  }
+}
 
 export class LogCorruptError extends Error {
   override name = 'LogCorruptError';
@@ -65,8 +82,17 @@ export class DurableLog {
    * Opens (creating if needed) and replays the log, calling `onEntry` for every
    * intact entry in order.
    */
-  static async open(path: string, onEntry: (entry: unknown) => void): Promise<{ log: DurableLog; replay: ReplayResult }> {
-    const file = await open(path, 'a+');
+  static async open(path: string, onEntry: (entry: unknown) => void, open: OpenFile = openFile): Promise<{ log: DurableLog; replay: ReplayResult }> {
+    const created = await stat(path).then(
+      () => false,
+      (err: NodeJS.ErrnoException) => {
+        if (err.code === 'ENOENT') return true;
+        throw err;
+      },
+    );
+    const file = await open(path, 'a+', 0o600);
+    // A new file's name is durable only once its folder is synced: without this a crash could lose the whole log.
+    if (created) await syncFolder(dirname(path), open);
     const { size } = await file.stat();
     const chunkSize = 1 << 20;
     const buffer = Buffer.allocUnsafe(chunkSize);
@@ -121,7 +147,7 @@ export class DurableLog {
    * fsync'ed). A crash at any point leaves either the old log or the new one.
    * The log must not be open for appending meanwhile.
    */
-  static async rewrite(path: string, entries: Iterable<unknown>): Promise<{ bytes: number }> {
+  static async rewrite(path: string, entries: Iterable<unknown>, open: OpenFile = openFile): Promise<{ bytes: number }> {
     const side = `${path}.compact`;
     const file = await open(side, 'w', 0o600);
     let bytes = 0;
@@ -150,9 +176,14 @@ export class DurableLog {
     }
     await file.close();
     await rename(side, path);
-    const folder = await open(dirname(path), 'r');
-    await folder.sync().finally(() => folder.close());
+    await syncFolder(dirname(path), open);
     return { bytes };
+  }
+
+  /** Opens a log just written by `rewrite` for appending, without replaying it. */
+  static async reopen(path: string, bytes: number, open: OpenFile = openFile): Promise<DurableLog> {
+    const file = await open(path, 'a', 0o600);
+    return new DurableLog(file, bytes);
   }
 
   get bytes(): number {

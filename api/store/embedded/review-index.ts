@@ -5,7 +5,8 @@
  *
  * Per organization, each review is referenced from four lists sorted in API
  * order (date descending, then id descending): all reviews, its rating (or
- * unrated), its platform, and its platform × rating bucket. A query picks the
+ * unrated), its platform, and its platform × rating bucket; and from the same
+ * four lists again within its language (for the `language` filter). A query picks the
  * lists that exactly cover its filters, cuts each at `since` by binary search,
  * finds the page start in their union by a k-way selection (no walking of
  * `offset` items) and merges `limit` items.
@@ -168,9 +169,6 @@ interface Aggregates {
 }
 
 class PlatformState {
-  readonly list = new SortedList();
-  /** Index 0 = unrated, 1-5 = stars. */
-  readonly buckets = [0, 1, 2, 3, 4, 5].map(() => new SortedList());
   readonly agg: Aggregates = { count: 0, ratedCount: 0, ratingSum: 0, sentimentCount: 0, sentimentSum: 0, ratingCounts: [0, 0, 0, 0, 0, 0] };
 
   add(r: Review, sign: 1 | -1): void {
@@ -188,11 +186,75 @@ class PlatformState {
   }
 }
 
-class OrgReviews {
-  readonly byKey = new Map<string, Review>();
+/** A platform's lists within a list set: all its reviews, and one per rating (index 0 = unrated). */
+interface PlatformLists {
+  list: SortedList;
+  buckets: SortedList[];
+}
+
+/**
+ * The sorted lists of one set of reviews: all of an organization's, or those
+ * of one language (so that `language=` is answered like the other filters,
+ * from lists that cover it exactly, never by scanning).
+ */
+class ListSet {
   readonly all = new SortedList();
   /** Index 0 = unrated, 1-5 = stars. */
   readonly byRating = [0, 1, 2, 3, 4, 5].map(() => new SortedList());
+  readonly platforms = new Map<string, PlatformLists>();
+
+  platform(id: string): PlatformLists {
+    let p = this.platforms.get(id);
+    if (!p) {
+      p = { list: new SortedList(), buckets: [0, 1, 2, 3, 4, 5].map(() => new SortedList()) };
+      this.platforms.set(id, p);
+    }
+    return p;
+  }
+
+  listsOf(r: Review): SortedList[] {
+    const p = this.platform(r.platform);
+    const slot = r.rating ?? 0;
+    return [this.all, this.byRating[slot]!, p.list, p.buckets[slot]!];
+  }
+
+  /** Queue a record (sorted calls keep each list's incoming run sorted). */
+  distribute(r: Review): void {
+    for (const list of this.listsOf(r)) list.incoming.push(r);
+  }
+
+  mergeIncoming(): void {
+    this.all.mergeIncoming();
+    for (const list of this.byRating) list.mergeIncoming();
+    for (const p of this.platforms.values()) {
+      p.list.mergeIncoming();
+      for (const list of p.buckets) list.mergeIncoming();
+    }
+  }
+
+  /** The lists whose union is exactly the reviews of this set matching the filters. */
+  listsFor(q: Pick<ReviewQuery, 'platforms' | 'minRating' | 'maxRating'>): SortedList[] {
+    const platforms = q.platforms === undefined ? null : [...new Set(q.platforms)].flatMap((id) => this.platforms.get(id) ?? []);
+    if (q.minRating === undefined && q.maxRating === undefined) return platforms === null ? [this.all] : platforms.map((p) => p.list);
+    // Ratings are integers: minRating 3.5 means 4 and up; unrated never matches.
+    const lo = Math.max(1, Math.ceil(q.minRating ?? 1));
+    const hi = Math.min(5, Math.floor(q.maxRating ?? 5));
+    const lists: SortedList[] = [];
+    for (let r = lo; r <= hi; r++) {
+      if (platforms === null) lists.push(this.byRating[r]!);
+      else for (const p of platforms) lists.push(p.buckets[r]!);
+    }
+    return lists;
+  }
+}
+
+class OrgReviews {
+  readonly byKey = new Map<string, Review>();
+  /** Every review of the organization. */
+  readonly main = new ListSet();
+  /** The reviews of each language. */
+  readonly languages = new Map<string, ListSet>();
+  /** Statistics per platform. */
   readonly platforms = new Map<string, PlatformState>();
   /** Indexed records not yet in the lists, in arrival order. */
   pending: Review[] = [];
@@ -208,10 +270,17 @@ class OrgReviews {
     return state;
   }
 
+  language(code: string): ListSet {
+    let set = this.languages.get(code);
+    if (!set) {
+      set = new ListSet();
+      this.languages.set(code, set);
+    }
+    return set;
+  }
+
   listsOf(r: Review): SortedList[] {
-    const p = this.platform(r.platform);
-    const slot = r.rating ?? 0;
-    return [this.all, this.byRating[slot]!, p.list, p.buckets[slot]!];
+    return [...this.main.listsOf(r), ...this.language(r.language).listsOf(r)];
   }
 
   put(record: Review): void {
@@ -221,9 +290,9 @@ class OrgReviews {
     const state = this.platform(record.platform);
     if (old) {
       state.add(old, -1);
-      const sameLists = old.date === record.date && old.id === record.id && old.rating === record.rating;
-      // Flushing is per organization, so a record found in `all` is in all four lists.
-      const at = sameLists ? this.all.indexOf(old) : -1;
+      const sameLists = old.date === record.date && old.id === record.id && old.rating === record.rating && old.language === record.language;
+      // Flushing is per organization, so a record found in `all` is in all its lists.
+      const at = sameLists ? this.main.all.indexOf(old) : -1;
       if (at >= 0) {
         // Same place in the same lists: swap the reference, no re-sort.
         for (const list of this.listsOf(old)) list.items[list.indexOf(old)] = record;
@@ -263,34 +332,17 @@ class OrgReviews {
     this.pending = [];
     // Distribute once in sorted order, so each list merges an already sorted run.
     for (const r of sorted) {
-      const slot = r.rating ?? 0;
-      const p = this.platform(r.platform);
-      this.all.incoming.push(r);
-      this.byRating[slot]!.incoming.push(r);
-      p.list.incoming.push(r);
-      p.buckets[slot]!.incoming.push(r);
+      this.main.distribute(r);
+      this.language(r.language).distribute(r);
     }
-    this.all.mergeIncoming();
-    for (const list of this.byRating) list.mergeIncoming();
-    for (const p of this.platforms.values()) {
-      p.list.mergeIncoming();
-      for (const list of p.buckets) list.mergeIncoming();
-    }
+    this.main.mergeIncoming();
+    for (const set of this.languages.values()) set.mergeIncoming();
   }
 
-  /** The lists whose union is exactly the reviews matching the filters. */
-  listsFor(q: Pick<ReviewQuery, 'platforms' | 'minRating' | 'maxRating'>): SortedList[] {
-    const platforms = q.platforms === undefined ? null : [...new Set(q.platforms)].flatMap((id) => this.platforms.get(id) ?? []);
-    if (q.minRating === undefined && q.maxRating === undefined) return platforms === null ? [this.all] : platforms.map((p) => p.list);
-    // Ratings are integers: minRating 3.5 means 4 and up; unrated never matches.
-    const lo = Math.max(1, Math.ceil(q.minRating ?? 1));
-    const hi = Math.min(5, Math.floor(q.maxRating ?? 5));
-    const lists: SortedList[] = [];
-    for (let r = lo; r <= hi; r++) {
-      if (platforms === null) lists.push(this.byRating[r]!);
-      else for (const p of platforms) lists.push(p.buckets[r]!);
-    }
-    return lists;
+  /** The lists whose union is exactly the reviews matching the filters; none for a language no review has. */
+  listsFor(q: Pick<ReviewQuery, 'platforms' | 'minRating' | 'maxRating' | 'language'>): SortedList[] {
+    if (q.language === undefined) return this.main.listsFor(q);
+    return this.languages.get(q.language)?.listsFor(q) ?? [];
   }
 }
 
@@ -469,7 +521,7 @@ export class ReviewIndex {
       raw.platforms.push({ platform, count: a.count, ratedCount: a.ratedCount, ratingSum: a.ratingSum });
     }
     org.flush();
-    const lists = q.platforms === undefined ? [org.all] : chosen.map(([, state]) => state.list);
+    const lists = q.platforms === undefined ? [org.main.all] : chosen.flatMap(([id]) => org.main.platforms.get(id)?.list ?? []);
     raw.last30Days = countWithin(lists, q.now, 30);
     raw.last7Days = countWithin(lists, q.now, 7);
     return finishStats(raw);

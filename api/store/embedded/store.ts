@@ -1,11 +1,10 @@
 /**
  * The embedded store: everything lives in memory and in one durable log in
  * DATA_DIR (durable-log.ts). This process is the log's only writer, which an
- * exclusive lock file enforces. Reviews are indexed by review-index.ts so that
+ * OS-level lock on the folder enforces (data-dir-lock.ts). Reviews are indexed by review-index.ts so that
  * lists, deep pages and statistics never scan an organization's reviews.
  */
-import { randomBytes } from 'node:crypto';
-import { link, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, open, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type {
   ApiKeyRecord,
@@ -25,14 +24,31 @@ import type {
   WidgetStore,
 } from '../types.ts';
 import { newId } from '../ids.ts';
-import { DurableLog, type ReplayResult } from './durable-log.ts';
+import { applyWidgetPatch } from '../widget-patch.ts';
+import { DurableLog, type OpenFile, type ReplayResult } from './durable-log.ts';
+import { GroupCommit, type Plan } from './group-commit.ts';
+import { withOrgDefaults } from '../types.ts';
 import { checked, ReviewIndex } from './review-index.ts';
+import { EmbeddedPeople } from './people.ts';
+import { DataDirLock } from './data-dir-lock.ts';
 
 type Entry =
   | { t: 'org'; v: Organization }
   | { t: 'key'; v: ApiKeyRecord }
   | { t: 'widget'; v: Widget }
-  | { t: 'reviews'; v: Review[] };
+  | { t: 'reviews'; v: Review[] }
+  /** A key's lastUsedAt: ~80 bytes instead of the whole key record again. */
+  | { t: 'used'; id: string; at: string };
+
+/** Records decided in the current group-commit round and not yet durable. */
+interface Draft {
+  orgs: Map<string, Organization>;
+  keys: Map<string, ApiKeyRecord>;
+  widgets: Map<string, Widget>;
+}
+
+/** Records an entry stands for (a review batch: one per review). */
+const recordsIn = (entry: Entry): number => (entry.t === 'reviews' ? entry.v.length : 1);
 
 const clone = <T>(value: T): T => structuredClone(value);
 
@@ -54,13 +70,21 @@ export interface EmbeddedStoreInfo {
   path: string;
   /** The log was rewritten at start-up, superseded records dropped. */
   compacted: boolean;
+  /** Rewrites while running (same rule as at start-up). */
+  compactions: number;
+}
+
+export interface EmbeddedStoreOptions {
+  /** How files are opened (tests inject a wrapper that counts or fails syncs). */
+  open?: OpenFile;
 }
 
 /**
- * Updates append whole records (a re-import, a lastUsedAt touch), so the log
- * holds superseded versions. It is rewritten at start-up once they outnumber
- * the live records (and are more than a few thousand): replay time and disk
- * use stay proportional to the data.
+ * Updates append records that supersede earlier ones (a re-import, a
+ * revocation, a lastUsedAt touch), so the log holds superseded versions. It is
+ * rewritten, at start-up and while running, once they outnumber the live
+ * records (and are more than a few thousand): replay time and disk use stay
+ * proportional to the data.
  */
 export function shouldCompact(replayedRecords: number, liveRecords: number): boolean {
   const superseded = replayedRecords - liveRecords;
@@ -75,38 +99,98 @@ export class EmbeddedStore implements Store {
   private readonly widgetMap = new Map<string, Widget>();
   private readonly index = new ReviewIndex();
   private log!: DurableLog;
-  private lockPath = '';
+  people!: EmbeddedPeople;
+  private lock!: DataDirLock;
   private closed = false;
+  /** Records the log holds, superseded ones included. */
+  private logRecords = 0;
+  private openFile: OpenFile = open;
   info!: EmbeddedStoreInfo;
 
-  static async open(dataDir: string): Promise<EmbeddedStore> {
+  private readonly commits = new GroupCommit<Entry, Draft>({
+    draft: () => ({ orgs: new Map(), keys: new Map(), widgets: new Map() }),
+    put: (draft, entry) => {
+      if (entry.t === 'org') draft.orgs.set(entry.v.id, entry.v);
+      else if (entry.t === 'key') draft.keys.set(entry.v.id, entry.v);
+      else if (entry.t === 'widget') draft.widgets.set(entry.v.id, entry.v);
+      else if (entry.t === 'used') {
+        const key = draft.keys.get(entry.id) ?? this.keyMap.get(entry.id);
+        if (key) draft.keys.set(entry.id, { ...key, lastUsedAt: entry.at });
+      }
+    },
+    append: (entries) => this.log.append(...entries),
+    apply: (entries) => {
+      for (const entry of entries) {
+        this.apply(entry);
+        this.logRecords += recordsIn(entry);
+      }
+    },
+    between: () => this.compactIfDue(),
+  });
+
+  static async open(dataDir: string, options: EmbeddedStoreOptions = {}): Promise<EmbeddedStore> {
     await mkdir(dataDir, { recursive: true, mode: 0o700 });
     const store = new EmbeddedStore();
-    store.lockPath = join(dataDir, 'store.lock');
-    await acquireLock(store.lockPath);
+    if (options.open) store.openFile = options.open;
+    store.lock = await DataDirLock.acquire(dataDir);
     const path = join(dataDir, 'store.log');
     try {
       // A side file left by a compaction that crashed before its rename: the log itself is intact.
       await rm(`${path}.compact`, { force: true });
-      let replayed = 0;
-      const opened = await DurableLog.open(path, (entry) => {
-        replayed += (entry as Entry).t === 'reviews' ? (entry as { v: unknown[] }).v.length : 1;
-        store.apply(entry as Entry);
-      });
+      const opened = await DurableLog.open(
+        path,
+        (entry) => {
+          store.logRecords += recordsIn(entry as Entry);
+          store.apply(entry as Entry);
+        },
+        store.openFile,
+      );
       store.log = opened.log;
-      store.info = { replay: opened.replay, path, compacted: false };
-      if (shouldCompact(replayed, store.liveRecords())) {
-        await store.log.close();
-        await DurableLog.rewrite(path, store.snapshot());
-        store.log = (await DurableLog.open(path, () => undefined)).log;
+      store.people = await EmbeddedPeople.open(dataDir);
+      store.info = { replay: opened.replay, path, compacted: false, compactions: 0 };
+      if (shouldCompact(store.logRecords, store.liveRecords())) {
+        await store.compact();
         store.info.compacted = true;
       }
     } catch (err) {
-      await rm(store.lockPath, { force: true });
-      heldLocks.delete(store.lockPath);
+      await store.lock.release();
       throw err;
     }
     return store;
+  }
+
+  /** Syncs of the log so far, one per group-commit round (tests, figures). */
+  get commitRounds(): number {
+    return this.commits.rounds;
+  }
+
+  /**
+   * Rewrites the log with the live state only (DurableLog.rewrite: side file,
+   * fsync, rename, folder fsync; a crash leaves the old log or the new one).
+   * Runs between commit rounds, so no write is in flight.
+   */
+  private async compact(): Promise<void> {
+    const path = this.info.path;
+    await this.log.close();
+    try {
+      const { bytes } = await DurableLog.rewrite(path, this.snapshot(), this.openFile);
+      this.log = await DurableLog.reopen(path, bytes, this.openFile);
+      this.logRecords = this.liveRecords();
+    } catch (err) {
+      // The old log is intact: keep appending to it.
+      this.log = await DurableLog.reopen(path, (await stat(path)).size, this.openFile);
+      throw err;
+    }
+  }
+
+  private async compactIfDue(): Promise<void> {
+    if (this.closed || !shouldCompact(this.logRecords, this.liveRecords())) return;
+    try {
+      await this.compact();
+      this.info.compactions++;
+    } catch {
+      // Not fatal: the log stays as it was and compaction is tried again after later writes.
+    }
   }
 
   /** Records alive now: what a compacted log holds. */
@@ -131,10 +215,15 @@ export class EmbeddedStore implements Store {
   }
 
   private apply(entry: Entry): void {
-    if (entry.t !== 'reviews') deepFreeze(entry.v);
+    if (entry.t !== 'reviews' && entry.t !== 'used') deepFreeze(entry.v);
     switch (entry.t) {
+      case 'used': {
+        const key = this.keyMap.get(entry.id);
+        if (key) this.keyMap.set(entry.id, deepFreeze({ ...key, lastUsedAt: entry.at }));
+        break;
+      }
       case 'org':
-        this.orgMap.set(entry.v.id, entry.v);
+        this.orgMap.set(entry.v.id, withOrgDefaults(entry.v));
         break;
       case 'key':
         this.keyMap.set(entry.v.id, entry.v);
@@ -149,43 +238,39 @@ export class EmbeddedStore implements Store {
     }
   }
 
-  private queue: Promise<unknown> = Promise.resolve();
-
-  /**
-   * Every read-modify-write runs alone: it reads the current record, waits for
-   * its entry to be durable, then makes it visible. Without this, a write that
-   * started from a record another write was still syncing would undo it (a
-   * revocation overwritten by a lastUsedAt touch, say).
-   */
-  private exclusive<T>(work: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(work, work);
-    this.queue = run.catch(() => undefined);
-    return run;
+  /** A write: its plan runs in the next group-commit round (group-commit.ts). */
+  private commit<T>(plan: (draft: Draft) => Plan<Entry, T>, alone = false): Promise<T> {
+    if (this.closed) return Promise.reject(new Error('the store is closed'));
+    return this.commits.submit(plan, alone);
   }
 
-  /** Durable first, visible second: a failed write changes nothing in memory. */
-  private async write(entry: Entry): Promise<void> {
-    if (this.closed) throw new Error('the store is closed');
-    await this.log.append(entry);
-    this.apply(entry);
+  private org(d: Draft, id: string): Organization | null {
+    return d.orgs.get(id) ?? this.orgMap.get(id) ?? null;
+  }
+
+  private key(d: Draft, id: string): ApiKeyRecord | null {
+    return d.keys.get(id) ?? this.keyMap.get(id) ?? null;
+  }
+
+  private widget(d: Draft, id: string): Widget | null {
+    return d.widgets.get(id) ?? this.widgetMap.get(id) ?? null;
   }
 
   readonly orgs: OrgStore = {
-    create: (org) => this.exclusive(async () => this.write({ t: 'org', v: clone(org) })),
+    create: (org) => this.commit(() => ({ entries: [{ t: 'org', v: clone(org) }], result: undefined })),
     get: async (id) => this.orgMap.get(id) ?? null,
     list: async () => [...this.orgMap.values()],
     update: (id, patch) =>
-      this.exclusive(async () => {
-        const org = this.orgMap.get(id);
-        if (!org) return null;
+      this.commit((d) => {
+        const org = this.org(d, id);
+        if (!org) return { entries: [], result: null };
         const next: Organization = { ...org, ...patch, updatedAt: new Date().toISOString() };
-        await this.write({ t: 'org', v: next });
-        return next;
+        return { entries: [{ t: 'org', v: next }], result: next };
       }),
   };
 
   readonly keys: KeyStore = {
-    create: (key) => this.exclusive(async () => this.write({ t: 'key', v: clone(key) })),
+    create: (key) => this.commit(() => ({ entries: [{ t: 'key', v: clone(key) }], result: undefined })),
     get: async (id) => this.keyMap.get(id) ?? null,
     findByHash: async (hash) => {
       const id = this.keyByHash.get(hash);
@@ -194,34 +279,29 @@ export class EmbeddedStore implements Store {
     listByOrg: async (orgId) =>
       [...this.keyMap.values()].filter((k) => k.orgId === orgId).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id)),
     revoke: (id, at) =>
-      this.exclusive(async () => {
-        const key = this.keyMap.get(id);
-        if (!key) return null;
-        if (key.revokedAt !== null) return key;
+      this.commit((d) => {
+        const key = this.key(d, id);
+        if (!key) return { entries: [], result: null };
+        if (key.revokedAt !== null) return { entries: [], result: key };
         const next = { ...key, revokedAt: at.toISOString() };
-        await this.write({ t: 'key', v: next });
-        return next;
+        return { entries: [{ t: 'key', v: next }], result: next };
       }),
     touch: (id, at) =>
-      this.exclusive(async () => {
-        const key = this.keyMap.get(id);
-        if (!key) return;
-        await this.write({ t: 'key', v: { ...key, lastUsedAt: at.toISOString() } });
-      }),
+      this.commit((d) => ({ entries: this.key(d, id) ? [{ t: 'used', id, at: at.toISOString() }] : [], result: undefined })),
   };
 
   readonly widgets: WidgetStore = {
-    create: (widget) => this.exclusive(async () => this.write({ t: 'widget', v: clone(widget) })),
+    create: (widget) => this.commit(() => ({ entries: [{ t: 'widget', v: clone(widget) }], result: undefined })),
     get: async (id) => this.widgetMap.get(id) ?? null,
     listByOrg: async (orgId) =>
       [...this.widgetMap.values()].filter((w) => w.orgId === orgId).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id)),
     update: (id, patch) =>
-      this.exclusive(async () => {
-        const widget = this.widgetMap.get(id);
-        if (!widget) return null;
-        const next: Widget = { ...widget, ...clone(patch), updatedAt: new Date().toISOString() };
-        await this.write({ t: 'widget', v: next });
-        return next;
+      this.commit((d) => {
+        const widget = this.widget(d, id);
+        if (!widget) return { entries: [], result: null };
+        // Merged here, inside the round, from the widget as it is now.
+        const next = applyWidgetPatch(widget, patch, new Date());
+        return { entries: [{ t: 'widget', v: next }], result: next };
       }),
   };
 
@@ -229,15 +309,12 @@ export class EmbeddedStore implements Store {
     list: async (query: ReviewQuery): Promise<ReviewPage> => this.index.list(query),
     stats: async (query: StatsQuery): Promise<ReviewStats> => this.index.stats(query),
     count: async (orgId: string) => this.index.count(orgId),
+    // In a round of its own: its plan resolves ids against the committed index.
     upsert: (orgId: string, inputs: ReviewInput[], now: Date): Promise<UpsertResult> =>
-      this.exclusive(async () => {
-        if (this.closed) throw new Error('the store is closed');
-        // Resolve ids first without touching the index, log the batch, then apply it.
+      this.commit(() => {
         const prepared = this.prepare(orgId, inputs, now);
-        await this.log.append({ t: 'reviews', v: prepared.records } satisfies Entry);
-        for (const record of prepared.records) this.index.apply(record);
-        return { imported: prepared.imported, updated: prepared.updated };
-      }),
+        return { entries: [{ t: 'reviews', v: prepared.records }], result: { imported: prepared.imported, updated: prepared.updated } };
+      }, true),
   };
 
   /**
@@ -281,70 +358,13 @@ export class EmbeddedStore implements Store {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.log.close();
-    await rm(this.lockPath, { force: true });
-    heldLocks.delete(this.lockPath);
-  }
-}
-
-/**
- * One writer per DATA_DIR: a lock file holding our pid, created atomically
- * (written under a unique name, then hard-linked into place, so nobody ever
- * sees it empty). A lock left by a dead process (kill -9) is taken over by
- * renaming it aside (only one contender's rename wins); one held by a live
- * process is refused.
- */
-const heldLocks = new Set<string>();
-
-async function acquireLock(path: string): Promise<void> {
-  if (heldLocks.has(path)) throw new Error(`DATA_DIR is already open in this process (${path}).`);
-  // Claimed before the first await: a second open in this process fails at once.
-  heldLocks.add(path);
-  let taken = false;
-  const mine = `${path}.${process.pid}.${randomBytes(6).toString('hex')}`;
-  await writeFile(mine, String(process.pid), { mode: 0o600 });
-  const readPid = async (file: string): Promise<number> => Number((await readFile(file, 'utf8').catch(() => '')).trim());
-  const inUse = (pid: number) =>
-    new Error(`DATA_DIR is in use by process ${pid} (${path}); the embedded store allows one server per data folder. If no server is running, delete that file.`);
-  try {
-    for (let attempt = 0; attempt < 5; attempt++) {
-      try {
-        await link(mine, path);
-        taken = true;
-        return;
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      }
-      const pid = await readPid(path);
-      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid)) throw inUse(pid);
-      const aside = `${path}.stale.${randomBytes(6).toString('hex')}`;
-      try {
-        await rename(path, aside);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
-        throw err;
-      }
-      const moved = await readPid(aside);
-      if (moved !== pid && Number.isInteger(moved) && moved > 0 && moved !== process.pid && isAlive(moved)) {
-        // We raced a live process that had just taken the lock: give it back.
-        await link(aside, path).catch(() => undefined);
-        await rm(aside, { force: true });
-        throw inUse(moved);
-      }
-      await rm(aside, { force: true });
+    // Writes already queued are answered first.
+    await this.commits.idle();
+    try {
+      await this.log.close();
+      await this.people.close();
+    } finally {
+      await this.lock.release();
     }
-    throw new Error(`could not take the store lock ${path}`);
-  } finally {
-    if (!taken) heldLocks.delete(path);
-    await rm(mine, { force: true });
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

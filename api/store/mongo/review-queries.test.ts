@@ -77,6 +77,7 @@ describe('document mapping', () => {
       { orgId: 1, platform: 1, date: -1, id: -1 },
       { orgId: 1, rating: 1, date: -1, id: -1 },
       { orgId: 1, platform: 1, rating: 1, date: -1, id: -1 },
+      { orgId: 1, language: 1, date: -1, id: -1 },
     ]);
     expect(listSort).toEqual({ date: -1, id: -1 });
   });
@@ -111,6 +112,21 @@ describe('listFilter + listSort through mingo', () => {
       }
     }
     expect(compared).toBe(2 * 6 * 6 * 4 * 3);
+  });
+
+  it('filters by language like the reference and ReviewIndex, alone and with the other filters', () => {
+    let matched = 0;
+    for (const language of ['en', 'de', 'he', 'xx']) {
+      for (const extra of [{}, { platforms: ['GOOGLE'] }, { minRating: 4 }, { since: fixture.sinceCandidates[4]! }]) {
+        const q: ReviewQuery = { orgId: fixture.orgIds[0]!, language, offset: 5, limit: 20, ...extra };
+        const expected = referenceList(fixture.reviews, q);
+        expect(ids(mongoList(q).items)).toEqual(ids(expected.items));
+        expect(mongoList(q).total).toBe(expected.total);
+        expect(ids(index.list(q).items)).toEqual(ids(expected.items));
+        matched += expected.total;
+      }
+    }
+    expect(matched).toBeGreaterThan(0);
   });
 
   it('never matches a null rating with a rating filter, and since is strictly after', () => {

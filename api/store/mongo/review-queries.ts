@@ -103,6 +103,7 @@ export function listFilter(q: Omit<ReviewQuery, 'limit' | 'offset'>): Filter<Rev
   const range = ratingRange(q);
   if (range) filter.rating = { $gte: range.lo, $lte: range.hi };
   if (q.since !== undefined) filter.date = { $gt: q.since };
+  if (q.language !== undefined) filter.language = q.language;
   return filter;
 }
 
@@ -115,6 +116,8 @@ export const reviewIndexes: { key: IndexSpecification; options: CreateIndexesOpt
   // Rating filters (minRating/maxRating, widgets' minimum stars): counted and paged from the index alone.
   { key: { orgId: 1, rating: 1, date: -1, id: -1 }, options: { name: 'org_rating_date_id' } },
   { key: { orgId: 1, platform: 1, rating: 1, date: -1, id: -1 }, options: { name: 'org_platform_rating_date_id' } },
+  // The language filter: its reviews counted and paged from the index; platform and rating narrow within.
+  { key: { orgId: 1, language: 1, date: -1, id: -1 }, options: { name: 'org_language_date_id' } },
 ];
 
 /** A `$group` output row: reviews of one platform with one rating (null = unrated). */

@@ -18,18 +18,22 @@ import { MongoBulkWriteError, MongoClient, MongoNetworkError, MongoServerSelecti
 import { StoreUnavailableError, translateErrors } from '../unavailable.ts';
 import { finishStats } from '../../reviews/stats-math.ts';
 import { newId } from '../ids.ts';
-import type {
-  ApiKeyRecord,
-  KeyStore,
-  Organization,
-  OrgStore,
-  ReviewInput,
-  ReviewStore,
-  Store,
-  UpsertResult,
-  Widget,
-  WidgetStore,
+import {
+  withOrgDefaults,
+  type ApiKeyRecord,
+  type KeyStore,
+  type Organization,
+  type OrgStore,
+  type ReviewInput,
+  type ReviewStore,
+  type Store,
+  type UpsertResult,
+  type Widget,
+  type WidgetStore,
 } from '../types.ts';
+import { MongoPeople } from './people.ts';
+import { applyWidgetPatch } from '../widget-patch.ts';
+import { withDocumentLock, type LockDocument } from './document-lock.ts';
 import {
   fromDocument,
   listFilter,
@@ -62,6 +66,11 @@ function unavailable(err: unknown): unknown {
   return err instanceof MongoNetworkError || err instanceof MongoServerSelectionError || lostBulkWrite(err) ? new StoreUnavailableError('mongodb', { cause: err }) : err;
 }
 
+/** Organizations stored before `language` existed read with the default. */
+function orgOrNull(org: Organization | null): Organization | null {
+  return org && withOrgDefaults(org);
+}
+
 function strip<T>(doc: (T & { _id?: unknown }) | null): T | null {
   if (!doc) return null;
   const { _id, ...rest } = doc;
@@ -74,6 +83,8 @@ export class MongoStore implements Store {
   private readonly keyCol: Collection<WithMongoId<ApiKeyRecord>>;
   private readonly widgetCol: Collection<WithMongoId<Widget>>;
   private readonly reviewCol: Collection<ReviewDocument>;
+  readonly people: MongoPeople;
+  private readonly lockCol: Collection<LockDocument>;
 
   private constructor(
     private readonly client: MongoClient,
@@ -83,6 +94,8 @@ export class MongoStore implements Store {
     this.keyCol = db.collection('api_keys');
     this.widgetCol = db.collection('widgets');
     this.reviewCol = db.collection('reviews');
+    this.people = new MongoPeople(db, unavailable);
+    this.lockCol = db.collection('locks');
   }
 
   static async connect(url: string, dbName?: string): Promise<MongoStore> {
@@ -103,6 +116,7 @@ export class MongoStore implements Store {
       this.keyCol.createIndex({ orgId: 1, createdAt: 1 }, { name: 'org_created' }),
       this.widgetCol.createIndex({ orgId: 1, createdAt: 1 }, { name: 'org_created' }),
       ...reviewIndexes.map((spec) => this.reviewCol.createIndex(spec.key, spec.options)),
+      this.people.ensureIndexes(),
     ]);
   }
 
@@ -110,10 +124,10 @@ export class MongoStore implements Store {
     create: async (org) => {
       await this.orgCol.insertOne({ _id: org.id, ...org });
     },
-    get: async (id) => strip(await this.orgCol.findOne({ _id: id })),
-    list: async () => (await this.orgCol.find({}).sort({ createdAt: 1, _id: 1 }).toArray()).map((d) => strip<Organization>(d)!),
+    get: async (id) => orgOrNull(strip(await this.orgCol.findOne({ _id: id }))),
+    list: async () => (await this.orgCol.find({}).sort({ createdAt: 1, _id: 1 }).toArray()).map((d) => withOrgDefaults(strip<Organization>(d)!)),
     update: async (id, patch) =>
-      strip(await this.orgCol.findOneAndUpdate({ _id: id }, { $set: { ...patch, updatedAt: new Date().toISOString() } }, { returnDocument: 'after' })),
+      orgOrNull(strip(await this.orgCol.findOneAndUpdate({ _id: id }, { $set: { ...patch, updatedAt: new Date().toISOString() } }, { returnDocument: 'after' }))),
   }, unavailable);
 
   readonly keys: KeyStore = translateErrors<KeyStore>({
@@ -138,8 +152,15 @@ export class MongoStore implements Store {
     },
     get: async (id) => strip(await this.widgetCol.findOne({ _id: id })),
     listByOrg: async (orgId) => (await this.widgetCol.find({ orgId }).sort({ createdAt: 1, _id: 1 }).toArray()).map((d) => strip<Widget>(d)!),
-    update: async (id, patch) =>
-      strip(await this.widgetCol.findOneAndUpdate({ _id: id }, { $set: { ...patch, updatedAt: new Date().toISOString() } }, { returnDocument: 'after' })),
+    // Merged from the widget as stored, under a lock (document-lock.ts): overlapping updates never lose a change.
+    update: (id, patch) =>
+      withDocumentLock(this.lockCol, `widget:${id}`, async () => {
+        const current = strip(await this.widgetCol.findOne({ _id: id }));
+        if (!current) return null;
+        const next = applyWidgetPatch(current, patch, new Date());
+        await this.widgetCol.replaceOne({ _id: id }, next as WithMongoId<Widget>);
+        return next;
+      }),
   }, unavailable);
 
   readonly reviews: ReviewStore = translateErrors<ReviewStore>({

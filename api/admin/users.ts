@@ -1,0 +1,95 @@
+/**
+ * People (CONTRACT §6): creating, listing and removing users, shared by the
+ * admin API (operators, the CLI) and the dashboard (invitations, Members).
+ * A generated password is returned once and never stored in clear.
+ */
+import { ApiError, badRequest } from '../errors.ts';
+import { newId } from '../store/ids.ts';
+import { DuplicateEmailError, normalizeEmail, ROLES, type Role, type SessionStore, type User } from '../store/people-types.ts';
+import type { Store } from '../store/types.ts';
+import { generatePassword, hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../dashboard/password.ts';
+import { Checker, objectBody } from './validation.ts';
+
+/** Deliberately loose (a dot in the domain, no spaces): the invitation link is the real check. */
+export const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export interface UserInput {
+  orgId: string;
+  email: string;
+  role: Role;
+  /** null: generate one. */
+  password: string | null;
+}
+
+export function passwordProblem(password: string): string | null {
+  if (password.length < MIN_PASSWORD_LENGTH) return `must be at least ${MIN_PASSWORD_LENGTH} characters`;
+  if (password.length > MAX_PASSWORD_LENGTH) return `must be at most ${MAX_PASSWORD_LENGTH} characters`;
+  return null;
+}
+
+export const emailTaken = (): ApiError => new ApiError(409, 'conflict', 'A user with this email already exists.', [{ parameter: 'email', message: 'is already taken' }]);
+
+export async function createUser(store: Store, input: UserInput): Promise<{ user: User; password: string | null }> {
+  const generated = input.password === null ? generatePassword() : null;
+  const user: User = {
+    id: newId('usr'),
+    orgId: input.orgId,
+    email: input.email.trim(),
+    emailKey: normalizeEmail(input.email),
+    passwordHash: await hashPassword(input.password ?? generated!),
+    role: input.role,
+    createdAt: new Date().toISOString(),
+    lastSignInAt: null,
+  };
+  try {
+    await store.people.users.create(user);
+  } catch (err) {
+    if (err instanceof DuplicateEmailError) throw emailTaken();
+    throw err;
+  }
+  return { user, password: generated };
+}
+
+export function parseUserCreate(raw: unknown): UserInput {
+  const body = objectBody(raw);
+  const check = new Checker();
+  const orgId = check.string(body, 'orgId', { required: true, max: 64 });
+  const email = check.string(body, 'email', { required: true, max: 254 });
+  if (email && !EMAIL_PATTERN.test(email)) check.fail('email', 'is not an email address');
+  const role = check.oneOf(body, 'role', ROLES, true);
+  let password: string | null = null;
+  if (body.password !== undefined && body.password !== null) {
+    if (typeof body.password !== 'string') check.fail('password', 'must be a string');
+    else {
+      password = body.password;
+      const problem = passwordProblem(password);
+      if (problem) check.fail('password', problem);
+    }
+  }
+  for (const key of Object.keys(body)) if (!['orgId', 'email', 'role', 'password'].includes(key)) check.fail(key, 'is not a known field');
+  check.done();
+  return { orgId: orgId!, email: email!, role: role!, password };
+}
+
+export function userListItem(user: User) {
+  return { id: user.id, email: user.email, role: user.role, createdAt: user.createdAt, lastSignInAt: user.lastSignInAt };
+}
+
+/** The last Owner of an organization stays: removing or demoting them is refused. */
+export async function assertNotLastOwner(store: Store, user: User, nextRole: Role | null): Promise<void> {
+  if (user.role !== 'owner' || nextRole === 'owner') return;
+  const owners = (await store.people.users.listByOrg(user.orgId)).filter((u) => u.role === 'owner');
+  if (owners.length <= 1) {
+    throw new ApiError(409, 'last_owner', 'An organization keeps at least one Owner: make another member Owner first.');
+  }
+}
+
+/** Removes the user and ends every session at once (the store's and, with Redis, the shared ones). */
+export async function removeUser(store: Store, sessions: SessionStore, user: User): Promise<void> {
+  await store.people.users.remove(user.id);
+  await sessions.removeByUser(user.id);
+}
+
+export function invalidUserId(): ApiError {
+  return badRequest('Not a user id.', [{ parameter: 'id', message: 'must look like usr_…' }]);
+}

@@ -1,0 +1,153 @@
+/**
+ * The OpenAPI 3.1 document of the dashboard's JSON endpoints (`/dashboard/api`),
+ * a sibling of the public document: request bodies are validated from it
+ * (validate.ts) and the tests check every response they receive against it.
+ * Served at GET /dashboard/api/openapi.json.
+ */
+import { ROLES, AUDIT_ACTIONS } from '../store/people-types.ts';
+import { PLANS } from '../store/types.ts';
+
+type Schema = Record<string, unknown>;
+
+const str = (extra: Schema = {}): Schema => ({ type: 'string', ...extra });
+const dateTime = str({ format: 'date-time' });
+const nullable = (schema: Schema): Schema => ({ anyOf: [schema, { type: 'null' }] });
+const object = (properties: Record<string, Schema>, required = Object.keys(properties)): Schema => ({
+  type: 'object',
+  properties,
+  required,
+  additionalProperties: false,
+});
+const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+const list = (item: string): Schema => object({ data: { type: 'array', items: ref(item) } });
+
+const role = str({ enum: [...ROLES] });
+const email = str({ format: 'email', maxLength: 254 });
+
+const schemas: Record<string, Schema> = {
+  Error: object({
+    error: str(),
+    message: str(),
+    details: { type: 'array', items: { type: 'object', properties: { parameter: str(), component: str(), message: str() }, required: ['message'] } },
+  }),
+  SessionUser: object({ id: str(), email: str(), role }),
+  SessionOrg: object({
+    id: str(),
+    name: str(),
+    plan: str({ enum: [...PLANS] }),
+    apiAccess: { type: 'boolean' },
+    requestsPerMinute: nullable({ type: 'integer' }),
+  }),
+  Session: object({ user: nullable(ref('SessionUser')), org: nullable(ref('SessionOrg')), csrfToken: str({ minLength: 20 }) }),
+  SignIn: object({ email: str({ minLength: 1, maxLength: 254 }), password: str({ minLength: 1, maxLength: 256 }) }),
+  KeyCreate: object({ name: str({ minLength: 1, maxLength: 100, pattern: '\\S' }), expiresAt: nullable(str({ maxLength: 64 })) }, ['name']),
+  CreatedKey: object({ id: str(), key: str(), prefix: str(), name: str(), createdAt: dateTime, expiresAt: nullable(dateTime) }),
+  Key: object({
+    id: str(),
+    name: str(),
+    prefix: str(),
+    createdAt: dateTime,
+    lastUsedAt: nullable(dateTime),
+    expiresAt: nullable(dateTime),
+    state: str({ enum: ['active', 'revoked', 'expired'] }),
+  }),
+  KeyList: list('Key'),
+  RevokedKey: object({ id: str(), state: { const: 'revoked' } }),
+  Member: object({ id: str(), email: str(), role, createdAt: dateTime, lastSignInAt: nullable(dateTime) }),
+  PendingInvitation: object({ email: str(), role, createdAt: dateTime, expiresAt: dateTime }),
+  MemberList: object({ data: { type: 'array', items: ref('Member') }, invitations: { type: 'array', items: ref('PendingInvitation') } }),
+  Invite: object({ email, role }),
+  InvitationCreated: object({ email: str(), role, expiresAt: dateTime, link: str({ format: 'uri' }) }),
+  RoleChange: object({ role }),
+  InvitationToken: object({ token: str({ minLength: 20, maxLength: 100 }) }),
+  InvitationInfo: object({ email: str(), role, organization: str(), expiresAt: dateTime }),
+  InvitationAccept: object({ token: str({ minLength: 20, maxLength: 100 }), password: str({ minLength: 12, maxLength: 256 }) }),
+  AuditRecord: object({
+    id: str(),
+    at: dateTime,
+    actor: object({ userId: nullable(str()), email: str() }),
+    action: str({ enum: [...AUDIT_ACTIONS] }),
+    target: object({ id: str(), label: str() }),
+    details: { type: 'object', additionalProperties: str() },
+  }),
+  AuditList: list('AuditRecord'),
+  Overview: object({
+    totalReviews: { type: 'integer' },
+    averageRating: nullable({ type: 'number' }),
+    last30Days: { type: 'integer' },
+    widgets: { type: 'integer' },
+    members: { type: 'integer' },
+  }),
+  WidgetItem: object({ id: str(), name: str(), layout: str(), createdAt: dateTime }),
+  WidgetList: list('WidgetItem'),
+  ReviewItem: object({ id: str(), platform: str(), authorName: str(), rating: nullable({ type: 'integer' }), date: dateTime, content: str() }),
+  Document: { type: 'object', properties: { openapi: { const: '3.1.0' }, info: { type: 'object' }, paths: { type: 'object' }, components: { type: 'object' } }, required: ['openapi', 'info', 'paths', 'components'] },
+  ReviewList: object({ data: { type: 'array', items: ref('ReviewItem') }, total: { type: 'integer' } }),
+};
+
+export interface Operation {
+  method: 'get' | 'post' | 'patch' | 'delete';
+  /** OpenAPI template under /dashboard/api, e.g. `/keys/{id}/revoke`. */
+  path: string;
+  summary: string;
+  request?: string;
+  /** Status → schema name (null: no body). */
+  responses: Record<number, string | null>;
+  /** Roles allowed; absent = anyone signed in; 'public' = no session needed. */
+  roles?: readonly string[] | 'public';
+}
+
+const STAFF = ['owner', 'admin'] as const;
+
+/** Every dashboard endpoint. Errors (4xx/5xx) all use the Error schema. */
+export const OPERATIONS: Operation[] = [
+  { method: 'get', path: '/openapi.json', summary: 'This document', responses: { 200: 'Document' }, roles: 'public' },
+  { method: 'get', path: '/session', summary: 'Who is signed in, the organization and plan, and the CSRF token', responses: { 200: 'Session' }, roles: 'public' },
+  { method: 'post', path: '/sign-in', summary: 'Sign in with email and password; sets a new session cookie', request: 'SignIn', responses: { 200: 'Session' }, roles: 'public' },
+  { method: 'post', path: '/sign-out', summary: 'End this session on the server', responses: { 204: null } },
+  { method: 'get', path: '/overview', summary: 'Figures for the overview page', responses: { 200: 'Overview' } },
+  { method: 'get', path: '/reviews', summary: 'The latest reviews', responses: { 200: 'ReviewList' } },
+  { method: 'get', path: '/widgets', summary: 'The widgets', responses: { 200: 'WidgetList' } },
+  { method: 'get', path: '/keys', summary: 'API keys (Owner, Admin)', responses: { 200: 'KeyList' }, roles: STAFF },
+  { method: 'post', path: '/keys', summary: 'Create an API key: the full key is in this answer only', request: 'KeyCreate', responses: { 201: 'CreatedKey' }, roles: STAFF },
+  { method: 'post', path: '/keys/{id}/revoke', summary: 'Revoke a key, for good', responses: { 200: 'RevokedKey' }, roles: STAFF },
+  { method: 'get', path: '/members', summary: 'Members and open invitations', responses: { 200: 'MemberList' } },
+  { method: 'post', path: '/invitations', summary: 'Invite by email and role: a one-time link valid 7 days', request: 'Invite', responses: { 201: 'InvitationCreated' }, roles: STAFF },
+  { method: 'patch', path: '/members/{id}', summary: "Change a member's role", request: 'RoleChange', responses: { 200: 'Member' }, roles: STAFF },
+  { method: 'delete', path: '/members/{id}', summary: 'Remove a member; their sessions end at once', responses: { 204: null }, roles: STAFF },
+  { method: 'post', path: '/invitations/lookup', summary: 'What an invitation link is for (the token is in the body, never in a URL)', request: 'InvitationToken', responses: { 200: 'InvitationInfo' }, roles: 'public' },
+  { method: 'post', path: '/invitations/accept', summary: 'Accept an invitation: set a password, get signed in', request: 'InvitationAccept', responses: { 200: 'Session' }, roles: 'public' },
+  { method: 'get', path: '/audit', summary: 'Audit log, newest first (Owner, Admin)', responses: { 200: 'AuditList' }, roles: STAFF },
+];
+
+export function dashboardOpenApi(): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const op of OPERATIONS) {
+    const responses: Record<string, unknown> = {};
+    for (const [status, schema] of Object.entries(op.responses)) {
+      responses[status] = schema === null ? { description: 'No body' } : { description: 'OK', content: { 'application/json': { schema: ref(schema) } } };
+    }
+    responses.default = { description: 'Error envelope', content: { 'application/json': { schema: ref('Error') } } };
+    (paths[op.path] ??= {})[op.method] = {
+      summary: op.summary,
+      ...(op.roles !== 'public' && { security: [{ session: [] }], 'x-roles': op.roles ?? [...ROLES] }),
+      ...(op.request && { requestBody: { required: true, content: { 'application/json': { schema: ref(op.request) } } } }),
+      responses,
+    };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Review Proof dashboard API',
+      version: '1',
+      description:
+        'JSON endpoints of the dashboard. Session cookie only (Bearer keys are ignored). State-changing requests need the Origin of PUBLIC_URL and the X-CSRF-Token header from GET /session.',
+    },
+    servers: [{ url: '/dashboard/api' }],
+    paths,
+    components: {
+      schemas,
+      securitySchemes: { session: { type: 'apiKey', in: 'cookie', name: 'rp_session' } },
+    },
+  };
+}

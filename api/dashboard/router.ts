@@ -1,0 +1,61 @@
+/**
+ * The dashboard's route table, at {PUBLIC_URL}/dashboard (CONTRACT §6).
+ * Pages and hashed files, then the JSON API under /dashboard/api, where every
+ * request passes the session rules in this order: the session cookie is read
+ * (never a Bearer key) → a state-changing request must come from our own
+ * Origin → and carry the CSRF token; then each route states its own rule:
+ * `signedIn` or `staff` (Owner, Admin), next to the handler.
+ */
+import Router from '@koa/router';
+import type { Middleware } from 'koa';
+import { dashboardDocument } from './validate.ts';
+import { dashboardHeaders, PAGE_PATHS, serveAsset, servePage, type DashboardAssets } from './pages.ts';
+import { csrfToken, loadSession, requireRole, requireSession, sameOrigin } from './session.ts';
+import { createApiKey, listKeys, revokeApiKey } from './routes/api-keys.ts';
+import type { DashboardDeps } from './routes/deps.ts';
+import { changeRole, invite, listMembers, removeMember } from './routes/members.ts';
+import { auditLog, latestReviews, overview, widgetList } from './routes/overview.ts';
+import { acceptInvitation, lookupInvitation, showSession, signIn, signOut } from './routes/session.ts';
+
+export function dashboardRouter(deps: DashboardDeps & { assets: DashboardAssets }): Router {
+  const router = new Router();
+  const headers = dashboardHeaders();
+  for (const path of PAGE_PATHS) router.get(`/dashboard${path}`, headers, servePage(deps.assets));
+  router.get('/dashboard/assets/:file', headers, serveAsset(deps.assets));
+
+  // Every JSON endpoint: headers → session cookie → same Origin → CSRF token; then its role rule.
+  const checks = [headers, loadSession(deps), sameOrigin(deps.config.publicUrl), csrfToken()];
+  const api = {
+    get: (path: string, ...rest: Middleware[]) => router.get(`/dashboard/api${path}`, ...checks, ...rest),
+    post: (path: string, ...rest: Middleware[]) => router.post(`/dashboard/api${path}`, ...checks, ...rest),
+    patch: (path: string, ...rest: Middleware[]) => router.patch(`/dashboard/api${path}`, ...checks, ...rest),
+    delete: (path: string, ...rest: Middleware[]) => router.delete(`/dashboard/api${path}`, ...checks, ...rest),
+  };
+  const signedIn = requireSession();
+  const staff = requireRole('owner', 'admin');
+
+  api.get('/openapi.json', async function openApi(ctx) {
+    ctx.body = dashboardDocument;
+  });
+  api.get('/session', showSession());
+  api.post('/sign-in', signIn(deps));
+  api.post('/sign-out', signedIn, signOut(deps));
+  api.post('/invitations/lookup', lookupInvitation(deps));
+  api.post('/invitations/accept', acceptInvitation(deps));
+
+  api.get('/overview', signedIn, overview(deps));
+  api.get('/reviews', signedIn, latestReviews(deps));
+  api.get('/widgets', signedIn, widgetList(deps));
+
+  api.get('/keys', staff, listKeys(deps));
+  api.post('/keys', staff, createApiKey(deps));
+  api.post('/keys/:id/revoke', staff, revokeApiKey(deps));
+
+  api.get('/members', signedIn, listMembers(deps));
+  api.post('/invitations', staff, invite(deps));
+  api.patch('/members/:id', staff, changeRole(deps));
+  api.delete('/members/:id', staff, removeMember(deps));
+
+  api.get('/audit', staff, auditLog(deps));
+  return router;
+}

@@ -1,0 +1,93 @@
+/**
+ * Members: the list (everyone signed in), invitations, role changes and
+ * removal (Owner, Admin). Only an Owner grants or takes away the Owner role;
+ * the last Owner can be neither removed nor demoted.
+ */
+import type { Context } from 'koa';
+import { readJson } from '../../admin/body.ts';
+import { assertNotLastOwner, removeUser, userListItem } from '../../admin/users.ts';
+import { ApiError, notFound } from '../../errors.ts';
+import type { Invitation, Role, User } from '../../store/people-types.ts';
+import { normalizeEmail } from '../../store/people-types.ts';
+import { audit } from '../audit.ts';
+import { auth, randomToken, sha256 } from '../session.ts';
+import { parseBody } from '../validate.ts';
+import type { DashboardDeps } from './deps.ts';
+
+export const INVITATION_DAYS = 7;
+
+const ownerOnly = (): ApiError => new ApiError(403, 'forbidden_role', 'Only an Owner can give or take away the Owner role.');
+
+export function listMembers({ store }: DashboardDeps) {
+  return async function listMembers(ctx: Context): Promise<void> {
+    const { org } = auth(ctx);
+    const now = Date.now();
+    const open = (await store.people.invitations.listByOrg(org.id)).filter((i) => i.acceptedAt === null && Date.parse(i.expiresAt) > now);
+    ctx.body = {
+      data: (await store.people.users.listByOrg(org.id)).map(userListItem),
+      invitations: open.map((i) => ({ email: i.email, role: i.role, createdAt: i.createdAt, expiresAt: i.expiresAt })),
+    };
+  };
+}
+
+export function invite({ store, config }: DashboardDeps) {
+  return async function invite(ctx: Context): Promise<void> {
+    const { user, org } = auth(ctx);
+    const body = parseBody<{ email: string; role: Role }>('Invite', await readJson(ctx));
+    if (body.role === 'owner' && user.role !== 'owner') throw ownerOnly();
+    if (await store.people.users.findByEmail(body.email)) {
+      throw new ApiError(409, 'conflict', 'Someone with this email already has an account.', [{ parameter: 'email', message: 'is already a member' }]);
+    }
+    const token = randomToken();
+    const now = Date.now();
+    const invitation: Invitation = {
+      id: sha256(token),
+      orgId: org.id,
+      email: body.email.trim(),
+      emailKey: normalizeEmail(body.email),
+      role: body.role,
+      invitedBy: user.id,
+      createdAt: new Date(now).toISOString(),
+      expiresAt: new Date(now + INVITATION_DAYS * 86_400_000).toISOString(),
+      acceptedAt: null,
+    };
+    await store.people.invitations.create(invitation);
+    await audit(store, org.id, user, 'member.invited', { id: invitation.email, label: invitation.email }, { role: invitation.role });
+    ctx.status = 201;
+    ctx.set('Cache-Control', 'no-store');
+    // The token travels in the fragment: never sent to a server, never in a log or a Referer.
+    ctx.body = { email: invitation.email, role: invitation.role, expiresAt: invitation.expiresAt, link: `${config.publicUrl}/dashboard/invitation#${token}` };
+  };
+}
+
+async function member(deps: DashboardDeps, ctx: Context): Promise<User> {
+  const target = await deps.store.people.users.get(String(ctx.params.id));
+  if (!target || target.orgId !== auth(ctx).org.id) throw notFound('Member');
+  return target;
+}
+
+export function changeRole(deps: DashboardDeps) {
+  return async function changeRole(ctx: Context): Promise<void> {
+    const { user, org } = auth(ctx);
+    const { role } = parseBody<{ role: Role }>('RoleChange', await readJson(ctx));
+    const target = await member(deps, ctx);
+    if ((role === 'owner' || target.role === 'owner') && user.role !== 'owner' && role !== target.role) throw ownerOnly();
+    await assertNotLastOwner(deps.store, target, role);
+    const updated = role === target.role ? target : await deps.store.people.users.update(target.id, { role });
+    if (!updated) throw notFound('Member');
+    if (role !== target.role) await audit(deps.store, org.id, user, 'member.role_changed', { id: target.id, label: target.email }, { from: target.role, to: role });
+    ctx.body = userListItem(updated);
+  };
+}
+
+export function removeMember(deps: DashboardDeps) {
+  return async function removeMember(ctx: Context): Promise<void> {
+    const { user, org } = auth(ctx);
+    const target = await member(deps, ctx);
+    if (target.role === 'owner' && user.role !== 'owner') throw ownerOnly();
+    await assertNotLastOwner(deps.store, target, null);
+    await removeUser(deps.store, deps.sessions, target);
+    await audit(deps.store, org.id, user, 'member.removed', { id: target.id, label: target.email }, { role: target.role });
+    ctx.status = 204;
+  };
+}

@@ -1,0 +1,110 @@
+/** Sign-in, sign-out, the session's own view, and accepting an invitation. */
+import type { Context } from 'koa';
+import { readJson } from '../../admin/body.ts';
+import { createUser, emailTaken } from '../../admin/users.ts';
+import { ApiError, rateLimited } from '../../errors.ts';
+import { hasApiAccess, requestsPerMinute } from '../../limits/plans.ts';
+import type { Invitation, User } from '../../store/people-types.ts';
+import type { Organization } from '../../store/types.ts';
+import { audit } from '../audit.ts';
+import { decoyHash, verifyPassword } from '../password.ts';
+import { PRESESSION_COOKIE, randomToken, readCookie, setCookie, sha256, startSession, type DashboardAuth } from '../session.ts';
+import { SignInThrottle } from '../sign-in-throttle.ts';
+import { parseBody } from '../validate.ts';
+import type { DashboardDeps } from './deps.ts';
+
+function sessionBody(user: User | null, org: Organization | null, csrfToken: string) {
+  return {
+    user: user && { id: user.id, email: user.email, role: user.role },
+    org: org && { id: org.id, name: org.name, plan: org.plan, apiAccess: hasApiAccess(org), requestsPerMinute: hasApiAccess(org) ? requestsPerMinute(org) : null },
+    csrfToken,
+  };
+}
+
+/** Signed in: the session's token. Not signed in: the pre-session token, set in its cookie here. */
+export function showSession() {
+  return async function showSession(ctx: Context): Promise<void> {
+    const current = ctx.state.dashboard as DashboardAuth | undefined;
+    if (current) {
+      ctx.body = sessionBody(current.user, current.org, current.session.csrfToken);
+      return;
+    }
+    let token = readCookie(ctx, PRESESSION_COOKIE);
+    if (token === null) {
+      token = randomToken();
+      setCookie(ctx, PRESESSION_COOKIE, token, 86_400);
+    }
+    ctx.body = sessionBody(null, null, token);
+  };
+}
+
+const badCredentials = (): ApiError => new ApiError(401, 'invalid_credentials', 'The email or password is not correct.');
+
+export function signIn(deps: DashboardDeps) {
+  const { store, sessions, throttle } = deps;
+  return async function signIn(ctx: Context): Promise<void> {
+    const body = parseBody<{ email: string; password: string }>('SignIn', await readJson(ctx));
+    const ids = SignInThrottle.ids(body.email, ctx.ip);
+    const wait = await throttle.retryAfter(ids);
+    if (wait > 0) throw rateLimited(wait, `Too many failed sign-ins: try again in ${Math.ceil(wait / 60)} minute(s).`);
+    const user = await store.people.users.findByEmail(body.email);
+    // The same work and the same answer whether the email exists or not: no account discovery.
+    const matches = await verifyPassword(body.password, user?.passwordHash ?? (await decoyHash()));
+    const org = user && matches ? await store.orgs.get(user.orgId) : null;
+    if (!user || !matches || !org) {
+      await throttle.fail(ids);
+      throw badCredentials();
+    }
+    const previous = (ctx.state.dashboard as DashboardAuth | undefined)?.session ?? null;
+    const { session } = await startSession(ctx, sessions, user, previous);
+    const signedIn = (await store.people.users.update(user.id, { lastSignInAt: session.createdAt })) ?? user;
+    ctx.body = sessionBody(signedIn, org, session.csrfToken);
+  };
+}
+
+export function signOut(deps: DashboardDeps) {
+  return async function signOut(ctx: Context): Promise<void> {
+    const { session } = ctx.state.dashboard as DashboardAuth;
+    await deps.sessions.remove(session.id);
+    setCookie(ctx, 'rp_session', '', 0);
+    ctx.status = 204;
+  };
+}
+
+const invitationGone = (): ApiError => new ApiError(404, 'invitation_invalid', 'This invitation link is not valid: it was used already, has expired, or was mistyped. Ask for a new one.');
+
+async function openInvitation(deps: DashboardDeps, token: string): Promise<Invitation> {
+  const invitation = await deps.store.people.invitations.get(sha256(token));
+  if (!invitation || invitation.acceptedAt !== null || Date.parse(invitation.expiresAt) <= Date.now()) throw invitationGone();
+  return invitation;
+}
+
+export function lookupInvitation(deps: DashboardDeps) {
+  return async function lookupInvitation(ctx: Context): Promise<void> {
+    const { token } = parseBody<{ token: string }>('InvitationToken', await readJson(ctx));
+    const invitation = await openInvitation(deps, token);
+    const org = await deps.store.orgs.get(invitation.orgId);
+    if (!org) throw invitationGone();
+    ctx.body = { email: invitation.email, role: invitation.role, organization: org.name, expiresAt: invitation.expiresAt };
+  };
+}
+
+export function acceptInvitation(deps: DashboardDeps) {
+  const { store, sessions } = deps;
+  return async function acceptInvitation(ctx: Context): Promise<void> {
+    const body = parseBody<{ token: string; password: string }>('InvitationAccept', await readJson(ctx));
+    const open = await openInvitation(deps, body.token);
+    const org = await store.orgs.get(open.orgId);
+    if (!org) throw invitationGone();
+    if (await store.people.users.findByEmail(open.email)) throw emailTaken();
+    // One-time: of two concurrent acceptances only one consumes it.
+    const invitation = await store.people.invitations.consume(open.id, new Date());
+    if (!invitation) throw invitationGone();
+    const { user } = await createUser(store, { orgId: invitation.orgId, email: invitation.email, role: invitation.role, password: body.password });
+    await audit(store, org.id, user, 'member.joined', { id: user.id, label: user.email }, { role: user.role });
+    const previous = (ctx.state.dashboard as DashboardAuth | undefined)?.session ?? null;
+    const { session } = await startSession(ctx, sessions, user, previous);
+    const signedIn = (await store.people.users.update(user.id, { lastSignInAt: session.createdAt })) ?? user;
+    ctx.body = sessionBody(signedIn, org, session.csrfToken);
+  };
+}

@@ -1,0 +1,121 @@
+/**
+ * Review intelligence (CONTRACT §9): the AI fields a review lacks, computed
+ * in the service process, offline and deterministically:
+ * `language` (language.ts), `sentiment` and `sentimentLabel` (sentiment.ts),
+ * `aiThemes` (themes.ts), `aiSummary` (summary.ts). A value the import gave
+ * is kept (null, and an empty `aiThemes`, count as not given), unless `force`.
+ * A very short text (fewer than 3 letters: empty, "ok", only emoji) gets no
+ * sentiment, label, summary or themes: there is nothing to read in it.
+ */
+import type { SentimentLabel } from '../store/types.ts';
+import { detectLanguage } from './language.ts';
+import { isSentimentLanguage, resources, SENTIMENT_LANGUAGES } from './languages.ts';
+import { labelFor, scoreSentiment } from './sentiment.ts';
+import { summarize } from './summary.ts';
+import { findThemes, isThemeStem } from './themes.ts';
+import { fold, hasLetters, plainText } from './text.ts';
+
+/** Fewer letters than this (Han, kana, Hangul count 3): a very short text. */
+export const MIN_ANALYSIS_LETTERS = 3;
+
+export interface AiFields {
+  language: string;
+  sentiment: number | null;
+  sentimentLabel: SentimentLabel | null;
+  aiSummary: string | null;
+  aiThemes: string[];
+}
+
+/** What enrichment reads: the content and whatever AI fields are already known (`language` null = not given). */
+export interface Enrichable extends Omit<AiFields, 'language'> {
+  content: string;
+  language: string | null;
+}
+
+type Analysis = Omit<AiFields, 'sentimentLabel'> & { computedLabel: SentimentLabel | null };
+
+/**
+ * Analyses of short texts, which repeat ("Great!", "Excellent service"), are
+ * kept; a long text is almost never seen twice. Bounded: emptied when full.
+ */
+const CACHE_TEXT_MAX = 80;
+const CACHE_ENTRIES = 20_000;
+const cache = new Map<string, Analysis>();
+
+/**
+ * Load every language's lexicons and stemmer and the detector's tables now
+ * (about a second of CPU), at start-up: loaded lazily, the first import of a
+ * language would hold the event loop for that long.
+ */
+export function warmUp(): void {
+  for (const language of SENTIMENT_LANGUAGES) {
+    const text = WARM_UP_TEXT;
+    scoreSentiment(text, language);
+    findThemes(text, language);
+  }
+  detectLanguage(WARM_UP_TEXT, 'en');
+}
+
+const WARM_UP_TEXT = 'The staff were friendly and the food was good.';
+
+/** Forget the cached analyses (benchmarks time the analysis itself). */
+export function clearAnalysisCache(): void {
+  cache.clear();
+}
+
+/** `withSentiment` false: the sentiment was given, so it is not computed (`sentiment` and `computedLabel` stay null). */
+function analyse(content: string, language: string | null, defaultLanguage: string, withSentiment: boolean): Analysis {
+  const key = content.length <= CACHE_TEXT_MAX ? `${language ?? ''}\u0000${defaultLanguage}\u0000${withSentiment ? 1 : 0}\u0000${content}` : null;
+  if (key !== null) {
+    const hit = cache.get(key);
+    if (hit) return hit;
+  }
+  const text = plainText(content);
+  const lang = language ?? detectLanguage(text, defaultLanguage).language;
+  let result: Analysis;
+  if (!hasLetters(text, MIN_ANALYSIS_LETTERS)) {
+    result = { language: lang, sentiment: null, computedLabel: null, aiSummary: null, aiThemes: [] };
+  } else {
+    const scored = withSentiment ? scoreSentiment(text, lang) : null;
+    result = {
+      language: lang,
+      sentiment: scored?.sentiment ?? null,
+      computedLabel: scored?.label ?? null,
+      aiSummary: summarize(text, salientWords(lang)),
+      aiThemes: findThemes(text, lang),
+    };
+  }
+  if (key !== null) {
+    if (cache.size >= CACHE_ENTRIES) cache.clear();
+    cache.set(key, result);
+  }
+  return result;
+}
+
+function salientWords(language: string): (word: string) => boolean {
+  if (!isSentimentLanguage(language)) return () => false;
+  const r = resources(language);
+  return (word) => {
+    const folded = fold(word);
+    return r.afinn.has(folded) || isThemeStem(language, r.stem(folded));
+  };
+}
+
+/** The review's AI fields with the missing ones (all of them with `force`) computed. */
+export function enrich(review: Enrichable, defaultLanguage: string, force = false): AiFields {
+  const given = force ? { language: null, sentiment: null, sentimentLabel: null, aiSummary: null, aiThemes: [] } : review;
+  if (given.language !== null && given.sentiment !== null && given.sentimentLabel !== null && given.aiSummary !== null && given.aiThemes.length > 0) {
+    return { language: given.language, sentiment: given.sentiment, sentimentLabel: given.sentimentLabel, aiSummary: given.aiSummary, aiThemes: given.aiThemes };
+  }
+  const a = analyse(review.content, given.language, defaultLanguage, given.sentiment === null);
+  const sentiment = given.sentiment ?? a.sentiment;
+  // A label the import did not give follows the sentiment, whether given or computed.
+  const sentimentLabel = given.sentimentLabel ?? (given.sentiment !== null ? labelFor(given.sentiment) : a.computedLabel);
+  return {
+    language: a.language,
+    sentiment,
+    sentimentLabel,
+    aiSummary: given.aiSummary ?? a.aiSummary,
+    aiThemes: given.aiThemes.length > 0 ? given.aiThemes : a.aiThemes,
+  };
+}

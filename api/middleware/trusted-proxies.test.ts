@@ -1,0 +1,57 @@
+import type { IncomingMessage } from 'node:http';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../config.ts';
+import { clientView, parseTrustedProxies, TrustedProxies } from './trusted-proxies.ts';
+
+function req(peer: string, headers: Record<string, string>, encrypted = false): IncomingMessage {
+  return { socket: { remoteAddress: peer, encrypted }, headers } as unknown as IncomingMessage;
+}
+
+describe('TRUST_PROXY', () => {
+  it('is a list of addresses and CIDR ranges; false or unset trusts nobody', () => {
+    expect(loadConfig({}).trustProxy).toEqual([]);
+    expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toEqual([]);
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1,fd00::/8' }).trustProxy).toEqual(['10.0.0.0/8', '127.0.0.1', 'fd00::/8']);
+  });
+
+  it('refuses the old true with a message saying what to write', () => {
+    for (const old of ['true', '1', 'yes']) {
+      expect(() => loadConfig({ TRUST_PROXY: old })).toThrow(ConfigError);
+      expect(() => loadConfig({ TRUST_PROXY: old })).toThrow(/TRUST_PROXY: .*no longer accepted.*TRUST_PROXY=10\.0\.0\.0\/8,127\.0\.0\.1/);
+    }
+  });
+
+  it('refuses what is not an address or range, naming it', () => {
+    for (const bad of ['10.0.0.0/33', 'proxy.example', '10.0.0.1/8/1', '::1/129', '10.0.0.1,']) {
+      expect(() => parseTrustedProxies(bad)).toThrow(/is not an IP address or CIDR range/);
+    }
+  });
+});
+
+describe('clientView', () => {
+  const proxies = new TrustedProxies(['10.0.0.0/8', '127.0.0.1']);
+
+  it('believes nothing forwarded from an untrusted peer', () => {
+    const view = clientView(req('203.0.113.9', { 'x-forwarded-for': '1.2.3.4', 'x-forwarded-proto': 'https' }), proxies);
+    expect(view).toEqual({ address: '203.0.113.9', https: false });
+  });
+
+  it('walks X-Forwarded-For from the right through trusted hops only', () => {
+    // The client invented 6.6.6.6; 198.51.100.7 is what the outer proxy (10.0.0.7) saw.
+    const view = clientView(req('10.0.0.5', { 'x-forwarded-for': '6.6.6.6, 198.51.100.7, 10.0.0.7' }), proxies);
+    expect(view.address).toBe('198.51.100.7');
+    // More than one trusted hop, and an IPv4-mapped peer address.
+    expect(clientView(req('::ffff:10.0.0.5', { 'x-forwarded-for': '198.51.100.7, 10.1.1.1, 10.2.2.2' }), proxies).address).toBe('198.51.100.7');
+    // All hops trusted: the leftmost one is the client.
+    expect(clientView(req('127.0.0.1', { 'x-forwarded-for': '10.9.9.9' }), proxies).address).toBe('10.9.9.9');
+    // A malformed hop ends the walk at the last trusted address.
+    expect(clientView(req('10.0.0.5', { 'x-forwarded-for': '1.2.3.4, garbage' }), proxies).address).toBe('10.0.0.5');
+  });
+
+  it("takes the protocol the nearest trusted proxy reports (the header's last value)", () => {
+    expect(clientView(req('10.0.0.5', { 'x-forwarded-proto': 'https, http' }), proxies).https).toBe(false);
+    expect(clientView(req('10.0.0.5', { 'x-forwarded-proto': 'http, https' }), proxies).https).toBe(true);
+    expect(clientView(req('10.0.0.5', {}, true), proxies).https).toBe(true);
+    expect(clientView(req('10.0.0.5', {}), proxies).https).toBe(false);
+  });
+});

@@ -1,0 +1,107 @@
+/**
+ * Which peers may speak for a client (TRUST_PROXY): a list of addresses and
+ * CIDR ranges. Forwarded headers are believed only from a peer in the list;
+ * X-Forwarded-For is walked from the right (the hop the nearest proxy
+ * appended) through trusted hops, so addresses a client puts on the left are
+ * never believed; the protocol is the one the nearest trusted proxy reports.
+ */
+import { BlockList, isIP } from 'node:net';
+import type { IncomingMessage } from 'node:http';
+import type { Context, Next } from 'koa';
+
+export class TrustedProxies {
+  private readonly list = new BlockList();
+
+  /** `entries` are validated addresses or CIDR ranges (see parseTrustedProxies). */
+  constructor(readonly entries: readonly string[]) {
+    for (const entry of entries) {
+      const [address, bits] = entry.split('/') as [string, string | undefined];
+      const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
+      if (bits === undefined) this.list.addAddress(address, family);
+      else this.list.addSubnet(address, Number(bits), family);
+    }
+  }
+
+  get none(): boolean {
+    return this.entries.length === 0;
+  }
+
+  trusts(address: string | undefined): boolean {
+    if (this.none || !address) return false;
+    const plain = unmapIPv4(address);
+    const family = isIP(plain);
+    return family !== 0 && this.list.check(plain, family === 6 ? 'ipv6' : 'ipv4');
+  }
+}
+
+/** `::ffff:10.1.2.3` (an IPv4 client on a dual-stack socket) is 10.1.2.3. */
+export function unmapIPv4(address: string): string {
+  return /^::ffff:\d+\.\d+\.\d+\.\d+$/i.test(address) ? address.slice(7) : address;
+}
+
+/**
+ * Parses TRUST_PROXY's list; throws an Error whose message says what is wrong.
+ * `false` (or empty) trusts nobody. The old `true` is refused: it trusted any peer.
+ */
+export function parseTrustedProxies(raw: string | undefined): string[] {
+  const value = (raw ?? '').trim();
+  if (['', 'false', '0', 'no', 'off'].includes(value.toLowerCase())) return [];
+  if (['true', '1', 'yes', 'on'].includes(value.toLowerCase())) {
+    throw new Error(
+      `"${value}" is no longer accepted: it trusted forwarded headers from any client. List your proxies' addresses or CIDR ranges instead, e.g. TRUST_PROXY=127.0.0.1 (a proxy on this host) or TRUST_PROXY=10.0.0.0/8,127.0.0.1`,
+    );
+  }
+  return value.split(',').map((part) => {
+    const entry = part.trim();
+    const [address = '', bits, extra] = entry.split('/');
+    const family = isIP(address);
+    const max = family === 6 ? 128 : 32;
+    const bitsOk = bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= max);
+    if (family === 0 || !bitsOk || extra !== undefined) {
+      throw new Error(`"${entry}" is not an IP address or CIDR range (write e.g. 10.0.0.0/8,127.0.0.1 or fd00::/8)`);
+    }
+    return entry;
+  });
+}
+
+export interface ClientView {
+  /** The client's address as far as trusted hops can tell. */
+  address: string;
+  /** The protocol the client used: the connection's, or the nearest trusted proxy's report. */
+  https: boolean;
+}
+
+/** The client behind a request, believing forwarded headers only from trusted peers. */
+export function clientView(req: IncomingMessage, proxies: TrustedProxies): ClientView {
+  const peer = unmapIPv4(req.socket.remoteAddress ?? '');
+  const encrypted = (req.socket as { encrypted?: boolean }).encrypted === true;
+  if (!proxies.trusts(peer)) return { address: peer, https: encrypted };
+
+  const protoHeader = req.headers['x-forwarded-proto'];
+  const reported = (Array.isArray(protoHeader) ? protoHeader.join(',') : (protoHeader ?? '')).split(',').pop()!.trim().toLowerCase();
+  const https = reported === '' ? encrypted : reported === 'https';
+
+  const forHeader = req.headers['x-forwarded-for'];
+  const hops = (Array.isArray(forHeader) ? forHeader.join(',') : (forHeader ?? '')).split(',');
+  let address = peer;
+  for (let i = hops.length - 1; i >= 0 && proxies.trusts(address); i--) {
+    const hop = unmapIPv4(hops[i]!.trim());
+    // A malformed hop ends the walk: the last trusted address stands.
+    if (isIP(hop) === 0) break;
+    address = hop;
+  }
+  return { address, https };
+}
+
+/**
+ * Sets `ctx.ip` to the client's address (what per-address limits count) and
+ * `ctx.state.https` to whether the client used HTTPS, for httpsOnly.
+ */
+export function resolveClient(proxies: TrustedProxies) {
+  return async function resolveClient(ctx: Context, next: Next): Promise<void> {
+    const view = clientView(ctx.req, proxies);
+    ctx.request.ip = view.address;
+    ctx.state.https = view.https;
+    await next();
+  };
+}

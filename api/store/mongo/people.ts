@@ -1,0 +1,131 @@
+/**
+ * People in MongoDB: one collection each for users, sessions, invitations and
+ * audit records. Only what FerretDB 1.24 implements: plain finds, sorts,
+ * single-document updates, a unique index; every document is keyed by its
+ * natural `_id` (user id, session hash, invitation hash, audit id), so reads
+ * and updates by id never scan.
+ */
+import { MongoServerError, type Collection, type Db } from 'mongodb';
+import { translateErrors } from '../unavailable.ts';
+import {
+  DuplicateEmailError,
+  normalizeEmail,
+  type AuditRecord,
+  type AuditStore,
+  type Invitation,
+  type InvitationStore,
+  type PeopleStore,
+  type Session,
+  type SessionStore,
+  type User,
+  type UserStore,
+} from '../people-types.ts';
+
+type Doc<T> = T & { _id: string };
+
+function strip<T>(doc: (T & { _id?: unknown }) | null): T | null {
+  if (!doc) return null;
+  const { _id, ...rest } = doc;
+  return rest as T;
+}
+
+const all = <T>(docs: Doc<T>[]): T[] => docs.map((d) => strip<T>(d)!);
+
+export class MongoPeople implements PeopleStore {
+  private readonly userCol: Collection<Doc<User>>;
+  private readonly sessionCol: Collection<Doc<Session>>;
+  private readonly invitationCol: Collection<Doc<Invitation>>;
+  private readonly auditCol: Collection<Doc<AuditRecord>>;
+  private readonly claimCol: Collection<{ _id: string; at: string }>;
+
+  /** `translate`: the store's mapping of a lost server to StoreUnavailableError (a 503, never a 500). */
+  constructor(
+    db: Db,
+    private readonly translate: (err: unknown) => unknown = (err) => err,
+  ) {
+    this.userCol = db.collection('users');
+    this.sessionCol = db.collection('sessions');
+    this.invitationCol = db.collection('invitations');
+    this.auditCol = db.collection('audit');
+    this.claimCol = db.collection('invitation_claims');
+  }
+
+  async ensureIndexes(): Promise<void> {
+    await Promise.all([
+      this.userCol.createIndex({ emailKey: 1 }, { unique: true, name: 'email_unique' }),
+      this.userCol.createIndex({ orgId: 1, createdAt: 1 }, { name: 'org_created' }),
+      this.sessionCol.createIndex({ userId: 1 }, { name: 'user' }),
+      this.invitationCol.createIndex({ orgId: 1, createdAt: -1 }, { name: 'org_created' }),
+      this.auditCol.createIndex({ orgId: 1, at: -1 }, { name: 'org_at' }),
+    ]);
+  }
+
+  readonly users: UserStore = translateErrors<UserStore>({
+    create: async (user) => {
+      try {
+        await this.userCol.insertOne({ _id: user.id, ...user });
+      } catch (err) {
+        if (err instanceof MongoServerError && err.code === 11000) throw new DuplicateEmailError(user.email);
+        throw err;
+      }
+    },
+    get: async (id) => strip(await this.userCol.findOne({ _id: id })),
+    findByEmail: async (email) => strip(await this.userCol.findOne({ emailKey: normalizeEmail(email) })),
+    listByOrg: async (orgId) => all(await this.userCol.find({ orgId }).sort({ createdAt: 1, _id: 1 }).toArray()),
+    update: async (id, patch) => strip(await this.userCol.findOneAndUpdate({ _id: id }, { $set: patch }, { returnDocument: 'after' })),
+    remove: async (id) => {
+      const { deletedCount } = await this.userCol.deleteOne({ _id: id });
+      await this.sessionCol.deleteMany({ userId: id });
+      return deletedCount === 1;
+    },
+  }, (err) => this.translate(err));
+
+  readonly sessions: SessionStore = translateErrors<SessionStore>({
+    create: async (session) => {
+      await this.sessionCol.insertOne({ _id: session.id, ...session });
+    },
+    get: async (id) => strip(await this.sessionCol.findOne({ _id: id })),
+    touch: async (id, at) => {
+      await this.sessionCol.updateOne({ _id: id }, { $set: { lastSeenAt: at.toISOString() } });
+    },
+    remove: async (id) => {
+      await this.sessionCol.deleteOne({ _id: id });
+    },
+    removeByUser: async (userId) => {
+      await this.sessionCol.deleteMany({ userId });
+    },
+  }, (err) => this.translate(err));
+
+  readonly invitations: InvitationStore = translateErrors<InvitationStore>({
+    create: async (invitation) => {
+      await this.invitationCol.insertOne({ _id: invitation.id, ...invitation });
+    },
+    get: async (id) => strip(await this.invitationCol.findOne({ _id: id })),
+    listByOrg: async (orgId) => all(await this.invitationCol.find({ orgId }).sort({ createdAt: -1, _id: -1 }).toArray()),
+    /**
+     * Exactly once, even when two acceptances race: the winner is whoever
+     * inserts the claim document keyed by the invitation's _id (a duplicate
+     * _id is refused atomically everywhere). A conditional findOneAndUpdate is
+     * not enough: measured on FerretDB 1.24 (SQLite), two concurrent ones both matched.
+     */
+    consume: async (id, at) => {
+      const open = await this.invitationCol.findOne({ _id: id, acceptedAt: null });
+      if (!open) return null;
+      try {
+        await this.claimCol.insertOne({ _id: id, at: at.toISOString() });
+      } catch (err) {
+        if (err instanceof MongoServerError && err.code === 11000) return null;
+        throw err;
+      }
+      await this.invitationCol.updateOne({ _id: id }, { $set: { acceptedAt: at.toISOString() } });
+      return strip<Invitation>({ ...open, acceptedAt: at.toISOString() });
+    },
+  }, (err) => this.translate(err));
+
+  readonly audit: AuditStore = translateErrors<AuditStore>({
+    append: async (record) => {
+      await this.auditCol.insertOne({ _id: record.id, ...record });
+    },
+    listByOrg: async (orgId, limit) => all(await this.auditCol.find({ orgId }).sort({ at: -1, _id: -1 }).limit(limit).toArray()),
+  }, (err) => this.translate(err));
+}

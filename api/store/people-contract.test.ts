@@ -1,0 +1,192 @@
+/**
+ * The people contract (users, sessions, invitations, audit) for every store:
+ * the embedded store, the MongoDB store on the FerretDB that the test run
+ * starts (a loud named skip when there is none outside CI), and a real MongoDB
+ * whenever MONGODB_URL is set.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EmbeddedStore } from './embedded/store.ts';
+import { newId } from './ids.ts';
+import { DuplicateEmailError, normalizeEmail, type AuditRecord, type Invitation, type Session, type User } from './people-types.ts';
+import type { Store } from './types.ts';
+import { describeOn, mongoTargets } from '../test/mongo-suites.ts';
+
+interface Subject {
+  name: string;
+  target?: ReturnType<typeof mongoTargets>[number];
+  open(): Promise<{ store: Store; reopen?: () => Promise<Store>; cleanup(): Promise<void> }>;
+}
+
+const subjects: Subject[] = [
+  {
+    name: 'embedded',
+    async open() {
+      const dir = mkdtempSync(join(tmpdir(), 'people-contract-'));
+      let store = await EmbeddedStore.open(dir);
+      return {
+        store,
+        async reopen() {
+          await store.close();
+          store = await EmbeddedStore.open(dir);
+          return store;
+        },
+        async cleanup() {
+          await store.close().catch(() => undefined);
+          rmSync(dir, { recursive: true, force: true });
+        },
+      };
+    },
+  },
+];
+for (const target of mongoTargets()) {
+  subjects.push({
+    name: 'mongodb',
+    target,
+    async open() {
+      const { openMongoStore } = await import('../test/mongo-suites.ts');
+      const store = await openMongoStore(target, 'people');
+      return {
+        store,
+        async cleanup() {
+          await store.dropDatabase();
+          await store.close();
+        },
+      };
+    },
+  });
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+function user(orgId: string, email: string, role: User['role'] = 'member', createdAt = Date.now()): User {
+  return { id: newId('usr'), orgId, email, emailKey: normalizeEmail(email), passwordHash: 'scrypt$x', role, createdAt: iso(createdAt), lastSignInAt: null };
+}
+
+function session(u: User, n: number): Session {
+  const now = Date.now();
+  return { id: `${n}`.padStart(64, 'a'), userId: u.id, orgId: u.orgId, csrfToken: `csrf${n}`, createdAt: iso(now), lastSeenAt: iso(now), expiresAt: iso(now + 7 * 86_400_000) };
+}
+
+for (const subject of subjects) {
+  const on = (name: string, fn: () => void) => (subject.target ? describeOn(subject.target, name, fn) : describe(name, fn));
+  on(`people contract: ${subject.name}`, () => {
+    let store: Store;
+    let opened: Awaited<ReturnType<Subject['open']>>;
+    const orgA = newId('org');
+    const orgB = newId('org');
+
+    beforeAll(async () => {
+      opened = await subject.open();
+      store = opened.store;
+    }, 60_000);
+    afterAll(async () => opened.cleanup());
+
+    it('keeps users with emails unique whatever their case, lists per organization, updates and removes', async () => {
+      const owner = user(orgA, 'Owner@Example.com', 'owner', Date.parse('2026-01-01T00:00:00Z'));
+      const member = user(orgA, 'member@example.com', 'member', Date.parse('2026-01-02T00:00:00Z'));
+      const other = user(orgB, 'someone@else.example', 'owner');
+      await store.people.users.create(owner);
+      await store.people.users.create(member);
+      await store.people.users.create(other);
+      await expect(store.people.users.create(user(orgB, 'OWNER@example.COM'))).rejects.toBeInstanceOf(DuplicateEmailError);
+
+      expect(await store.people.users.get(owner.id)).toEqual(owner);
+      expect(await store.people.users.findByEmail('  owner@EXAMPLE.com ')).toEqual(owner);
+      expect(await store.people.users.findByEmail('nobody@example.com')).toBeNull();
+      expect((await store.people.users.listByOrg(orgA)).map((u) => u.id)).toEqual([owner.id, member.id]);
+
+      const signedIn = await store.people.users.update(member.id, { role: 'admin', lastSignInAt: '2026-03-01T10:00:00.000Z' });
+      expect(signedIn).toMatchObject({ id: member.id, role: 'admin', lastSignInAt: '2026-03-01T10:00:00.000Z', email: 'member@example.com' });
+      expect(await store.people.users.update('usr_missing', { role: 'owner' })).toBeNull();
+
+      expect(await store.people.users.remove(member.id)).toBe(true);
+      expect(await store.people.users.remove(member.id)).toBe(false);
+      expect(await store.people.users.get(member.id)).toBeNull();
+      expect(await store.people.users.findByEmail('member@example.com')).toBeNull();
+      // The email is free again.
+      const again = user(orgA, 'Member@example.com');
+      await store.people.users.create(again);
+      expect((await store.people.users.findByEmail('member@example.com'))?.id).toBe(again.id);
+    });
+
+    it('keeps sessions, touches them, and ends them one by one or all of a removed user at once', async () => {
+      const u = user(orgA, `s${Date.now()}@example.com`);
+      const keep = user(orgA, `k${Date.now()}@example.com`);
+      await store.people.users.create(u);
+      await store.people.users.create(keep);
+      const [s1, s2, s3] = [session(u, 1), session(u, 2), session(keep, 3)];
+      for (const s of [s1, s2, s3]) await store.people.sessions.create(s);
+      expect(await store.people.sessions.get(s1.id)).toEqual(s1);
+      await store.people.sessions.touch(s1.id, new Date('2026-05-05T05:05:05Z'));
+      expect((await store.people.sessions.get(s1.id))?.lastSeenAt).toBe('2026-05-05T05:05:05.000Z');
+      await store.people.sessions.remove(s1.id);
+      expect(await store.people.sessions.get(s1.id)).toBeNull();
+
+      expect(await store.people.users.remove(u.id)).toBe(true);
+      expect(await store.people.sessions.get(s2.id)).toBeNull();
+      expect(await store.people.sessions.get(s3.id)).toEqual(s3);
+      await store.people.sessions.removeByUser(keep.id);
+      expect(await store.people.sessions.get(s3.id)).toBeNull();
+    });
+
+    it('consumes an invitation exactly once, even when two acceptances race', async () => {
+      const now = Date.now();
+      const invitation: Invitation = {
+        id: 'b'.repeat(64),
+        orgId: orgA,
+        email: 'New@Example.com',
+        emailKey: 'new@example.com',
+        role: 'admin',
+        invitedBy: 'usr_x',
+        createdAt: iso(now),
+        expiresAt: iso(now + 7 * 86_400_000),
+        acceptedAt: null,
+      };
+      const later: Invitation = { ...invitation, id: 'c'.repeat(64), createdAt: iso(now + 1000), email: 'x@example.com', emailKey: 'x@example.com' };
+      await store.people.invitations.create(invitation);
+      await store.people.invitations.create(later);
+      expect(await store.people.invitations.get(invitation.id)).toEqual(invitation);
+      expect((await store.people.invitations.listByOrg(orgA)).map((i) => i.id)).toEqual([later.id, invitation.id]);
+      expect(await store.people.invitations.listByOrg(orgB)).toEqual([]);
+
+      const at = new Date('2026-06-01T00:00:00Z');
+      const results = await Promise.all([store.people.invitations.consume(invitation.id, at), store.people.invitations.consume(invitation.id, at)]);
+      expect(results.filter((r) => r !== null)).toHaveLength(1);
+      expect(results.find((r) => r !== null)).toEqual({ ...invitation, acceptedAt: at.toISOString() });
+      expect(await store.people.invitations.consume(invitation.id, at)).toBeNull();
+      expect(await store.people.invitations.consume('d'.repeat(64), at)).toBeNull();
+    });
+
+    it('lists audit records of one organization, newest first, at most the limit', async () => {
+      const base = Date.parse('2026-07-01T00:00:00Z');
+      const records: AuditRecord[] = Array.from({ length: 5 }, (_, i) => ({
+        id: newId('aud'),
+        orgId: i === 2 ? orgB : orgA,
+        at: iso(base + i * 1000),
+        actor: { userId: 'usr_a', email: 'owner@example.com' },
+        action: 'key.created' as const,
+        target: { id: `key_${i}`, label: `Key ${i}` },
+        details: (i === 4 ? { from: 'member', to: 'admin' } : {}) as Record<string, string>,
+      }));
+      for (const r of records) await store.people.audit.append(r);
+      const listed = await store.people.audit.listByOrg(orgA, 3);
+      expect(listed).toEqual([records[4], records[3], records[1]]);
+      expect(await store.people.audit.listByOrg(orgB, 10)).toEqual([records[2]]);
+    });
+
+    it.runIf(subject.name === 'embedded')('reopens with every acknowledged change', async () => {
+      const u = user(orgB, `durable${Date.now()}@example.com`, 'admin');
+      await store.people.users.create(u);
+      const s = session(u, 9);
+      await store.people.sessions.create(s);
+      await store.people.users.update(u.id, { lastSignInAt: '2026-08-01T00:00:00.000Z' });
+      store = await opened.reopen!();
+      expect(await store.people.users.findByEmail(u.email)).toEqual({ ...u, lastSignInAt: '2026-08-01T00:00:00.000Z' });
+      expect(await store.people.sessions.get(s.id)).toEqual(s);
+      expect((await store.people.audit.listByOrg(orgB, 10)).length).toBe(1);
+    });
+  });
+}

@@ -1,0 +1,130 @@
+/**
+ * People of the dashboard (CONTRACT §6): users with one role in one
+ * organization, their sessions, invitations, and the audit log. Both stores
+ * implement `PeopleStore` (embedded/people.ts, mongo/people.ts); the contract
+ * suite (people-contract.test.ts) runs against each.
+ *
+ * Secrets are never stored as given: a session or invitation is kept under
+ * the SHA-256 of its token (`id`), so reading the store never yields a token
+ * that works.
+ */
+
+export const ROLES = ['owner', 'admin', 'member'] as const;
+export type Role = (typeof ROLES)[number];
+
+export interface User {
+  id: string;
+  orgId: string;
+  /** As entered (trimmed); uniqueness is on `emailKey`. */
+  email: string;
+  /** Lower-case email: unique across the whole service (one person, one organization). */
+  emailKey: string;
+  /** `scrypt$N$r$p$salt$hash` (api/dashboard/password.ts). */
+  passwordHash: string;
+  role: Role;
+  createdAt: string;
+  lastSignInAt: string | null;
+}
+
+export interface Session {
+  /** Hex SHA-256 of the cookie's random value. */
+  id: string;
+  userId: string;
+  orgId: string;
+  /** Sent back in X-CSRF-Token on every state-changing request. */
+  csrfToken: string;
+  createdAt: string;
+  lastSeenAt: string;
+  /** createdAt + 7 days: the absolute end, whatever the activity. */
+  expiresAt: string;
+}
+
+export interface Invitation {
+  /** Hex SHA-256 of the link's token. */
+  id: string;
+  orgId: string;
+  email: string;
+  emailKey: string;
+  role: Role;
+  invitedBy: string;
+  createdAt: string;
+  expiresAt: string;
+  acceptedAt: string | null;
+}
+
+export const AUDIT_ACTIONS = [
+  'key.created',
+  'key.revoked',
+  'member.invited',
+  'member.joined',
+  'member.removed',
+  'member.role_changed',
+  'review.hidden',
+  'review.shown',
+  'widget.changed',
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+export interface AuditRecord {
+  id: string;
+  orgId: string;
+  at: string;
+  /** Who: a user id and the email at the time, or the operator (admin API/CLI). */
+  actor: { userId: string | null; email: string };
+  action: AuditAction;
+  /** What: the key, member or widget concerned, with a readable label. */
+  target: { id: string; label: string };
+  /** Extra facts (a role change's from/to). */
+  details: Record<string, string>;
+}
+
+export class DuplicateEmailError extends Error {
+  override name = 'DuplicateEmailError';
+  constructor(email: string) {
+    super(`A user with the email ${email} already exists.`);
+  }
+}
+
+export interface UserStore {
+  /** Throws DuplicateEmailError when emailKey is taken. */
+  create(user: User): Promise<void>;
+  get(id: string): Promise<User | null>;
+  findByEmail(email: string): Promise<User | null>;
+  /** Oldest first. */
+  listByOrg(orgId: string): Promise<User[]>;
+  update(id: string, patch: Partial<Pick<User, 'role' | 'passwordHash' | 'lastSignInAt'>>): Promise<User | null>;
+  /** Also ends every session of the user. False when there was no such user. */
+  remove(id: string): Promise<boolean>;
+}
+
+export interface SessionStore {
+  create(session: Session): Promise<void>;
+  get(id: string): Promise<Session | null>;
+  touch(id: string, at: Date): Promise<void>;
+  remove(id: string): Promise<void>;
+  removeByUser(userId: string): Promise<void>;
+}
+
+export interface InvitationStore {
+  create(invitation: Invitation): Promise<void>;
+  get(id: string): Promise<Invitation | null>;
+  /** Open invitations and accepted ones, newest first. */
+  listByOrg(orgId: string): Promise<Invitation[]>;
+  /** Marks it accepted, once: null when it was already accepted or does not exist. */
+  consume(id: string, at: Date): Promise<Invitation | null>;
+}
+
+export interface AuditStore {
+  append(record: AuditRecord): Promise<void>;
+  /** Newest first, at most `limit`. */
+  listByOrg(orgId: string, limit: number): Promise<AuditRecord[]>;
+}
+
+export interface PeopleStore {
+  readonly users: UserStore;
+  readonly sessions: SessionStore;
+  readonly invitations: InvitationStore;
+  readonly audit: AuditStore;
+}
+
+export const normalizeEmail = (email: string): string => email.trim().toLowerCase();

@@ -1,0 +1,124 @@
+/**
+ * The one client of the dashboard API: every call goes through `call`, which
+ * sends the CSRF token on state-changing requests, parses the error envelope
+ * and turns it into a message a person can act on. No fetch anywhere else.
+ */
+
+/** The error envelope, as a person reads it. */
+export class DashboardError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    /** Field → problem, for forms. */
+    readonly fields: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+let csrfToken = '';
+let onSignedOut: () => void = () => undefined;
+
+export function setCsrfToken(token: string): void {
+  csrfToken = token;
+}
+
+/** Called when the server says the session has ended (401 unauthenticated). */
+export function whenSignedOut(handler: () => void): void {
+  onSignedOut = handler;
+}
+
+interface Envelope {
+  error: string;
+  message: string;
+  details?: { parameter?: string; component?: string; message: string }[];
+}
+
+const FIELD_NAMES: Record<string, string> = { email: 'Email', password: 'Password', name: 'Name', expiresAt: 'Expiration date', role: 'Role' };
+
+function toError(status: number, body: Envelope | null, retryAfter: string | null): DashboardError {
+  if (!body || typeof body.message !== 'string') {
+    return new DashboardError(status, 'unreadable', `The server answered ${status} and the dashboard could not read why. Try again in a moment.`);
+  }
+  const fields: Record<string, string> = {};
+  for (const d of body.details ?? []) if (d.parameter) fields[d.parameter] = `${FIELD_NAMES[d.parameter] ?? d.parameter} ${d.message}.`;
+  let message = body.message;
+  if (status === 400 && Object.keys(fields).length > 0) message = Object.values(fields).join(' ');
+  if (status === 429 && retryAfter) {
+    const minutes = Math.ceil(Number(retryAfter) / 60);
+    message = `Too many attempts. Try again in ${new Intl.NumberFormat().format(minutes)} minute${minutes === 1 ? '' : 's'}.`;
+  }
+  return new DashboardError(status, body.error, message, fields);
+}
+
+export async function call<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (method !== 'GET') headers['x-csrf-token'] = csrfToken;
+  let res: Response;
+  try {
+    res = await fetch(`/dashboard/api${path}`, { method, headers, credentials: 'same-origin', ...(body !== undefined && { body: JSON.stringify(body) }) });
+  } catch {
+    throw new DashboardError(0, 'network', 'The service could not be reached. Check your connection and try again.');
+  }
+  if (res.status === 204) return undefined as T;
+  let parsed: unknown = null;
+  try {
+    parsed = await res.json();
+  } catch {
+    parsed = null;
+  }
+  if (!res.ok) {
+    const error = toError(res.status, parsed as Envelope | null, res.headers.get('retry-after'));
+    if (error.code === 'unauthenticated') onSignedOut();
+    throw error;
+  }
+  return parsed as T;
+}
+
+// The shapes the pages use (the server's document: /dashboard/api/openapi.json).
+export type Role = 'owner' | 'admin' | 'member';
+export interface SessionInfo {
+  user: { id: string; email: string; role: Role } | null;
+  org: { id: string; name: string; plan: 'free' | 'starter' | 'growth' | 'agency'; apiAccess: boolean; requestsPerMinute: number | null } | null;
+  csrfToken: string;
+}
+export interface KeyItem {
+  id: string;
+  name: string;
+  prefix: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  expiresAt: string | null;
+  state: 'active' | 'revoked' | 'expired';
+}
+export interface CreatedKey {
+  id: string;
+  key: string;
+  prefix: string;
+  name: string;
+  createdAt: string;
+  expiresAt: string | null;
+}
+export interface Member {
+  id: string;
+  email: string;
+  role: Role;
+  createdAt: string;
+  lastSignInAt: string | null;
+}
+export interface PendingInvitation {
+  email: string;
+  role: Role;
+  createdAt: string;
+  expiresAt: string;
+}
+export interface AuditRecord {
+  id: string;
+  at: string;
+  actor: { userId: string | null; email: string };
+  action: string;
+  target: { id: string; label: string };
+  details: Record<string, string>;
+}

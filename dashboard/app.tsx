@@ -1,0 +1,99 @@
+/** The dashboard: loads the session, then shows sign-in, an invitation, or the signed-in shell with the page of the path. */
+import { useEffect, useState } from 'preact/hooks';
+import { call, DashboardError, setCsrfToken, whenSignedOut, type SessionInfo } from './api.ts';
+import { Notice } from './components/page.tsx';
+import { Shell } from './components/shell.tsx';
+import { ApiKeysPage } from './pages/api-keys/api-keys.tsx';
+import { AuditPage } from './pages/audit/audit.tsx';
+import { InvitationPage } from './pages/invitation/invitation.tsx';
+import { MembersPage } from './pages/members/members.tsx';
+import { OverviewPage } from './pages/overview/overview.tsx';
+import { ReviewsPage } from './pages/reviews/reviews.tsx';
+import { SignInPage } from './pages/sign-in/sign-in.tsx';
+import { WidgetsPage } from './pages/widgets/widgets.tsx';
+import { navigate, PATHS, usePath } from './router.ts';
+
+function Page(props: { path: string; session: SessionInfo }) {
+  switch (props.path) {
+    case PATHS.reviews:
+      return <ReviewsPage />;
+    case PATHS.widgets:
+      return <WidgetsPage />;
+    case PATHS.apiKeys:
+      return <ApiKeysPage session={props.session} />;
+    case PATHS.members:
+      return <MembersPage session={props.session} />;
+    case PATHS.audit:
+      return <AuditPage session={props.session} />;
+    default:
+      return <OverviewPage session={props.session} />;
+  }
+}
+
+export function App() {
+  const path = usePath();
+  const [session, setSession] = useState<SessionInfo | null>(null);
+  const [error, setError] = useState('');
+  const [notice, setNotice] = useState('');
+
+  const load = () =>
+    call<SessionInfo>('GET', '/session').then(
+      (s) => {
+        setCsrfToken(s.csrfToken);
+        setSession(s);
+      },
+      (err: unknown) => setError(err instanceof DashboardError ? err.message : 'The dashboard could not start.'),
+    );
+  useEffect(() => {
+    whenSignedOut(() => {
+      setNotice('Your session has ended. Sign in again to continue.');
+      void load();
+    });
+    void load();
+  }, []);
+
+  const signedIn = (s: SessionInfo) => {
+    setCsrfToken(s.csrfToken);
+    setSession(s);
+    setNotice('');
+  };
+
+  // Where this path belongs for this session: signed out → sign-in (an invitation excepted); signed in → not the sign-in page.
+  const redirect = !session
+    ? null
+    : !session.user
+      ? path === PATHS.invitation || path === PATHS.signIn
+        ? null
+        : PATHS.signIn
+      : path === PATHS.signIn || path === PATHS.invitation || path === '/dashboard'
+        ? PATHS.overview
+        : null;
+  useEffect(() => {
+    if (redirect) navigate(redirect, true);
+  }, [redirect]);
+
+  if (error) {
+    return (
+      <main class="auth">
+        <Notice tone="error" role="alert">
+          {error}
+        </Notice>
+      </main>
+    );
+  }
+  if (!session || redirect) return null;
+  if (!session.user) return path === PATHS.invitation ? <InvitationPage onSignedIn={signedIn} /> : <SignInPage onSignedIn={signedIn} notice={notice} />;
+  return (
+    <Shell
+      session={session}
+      path={path}
+      onSignOut={async () => {
+        await call('POST', '/sign-out').catch(() => undefined);
+        setNotice('You have signed out.');
+        await load();
+      }}
+    >
+      <Page path={path} session={session} />
+    </Shell>
+  );
+}

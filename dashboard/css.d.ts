@@ -1,0 +1,2 @@
+/** Stylesheets are bundled by esbuild (dashboard/build.ts) into their own hashed file. */
+declare module '*.css';

@@ -1,0 +1,28 @@
+/** Dates and numbers as the person's browser says them (Intl), in their time zone. */
+const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+const dateOnly = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
+const number = new Intl.NumberFormat();
+const decimal = new Intl.NumberFormat(undefined, { minimumFractionDigits: 1, maximumFractionDigits: 2 });
+
+export const formatDateTime = (iso: string | null, none = 'Never'): string => (iso ? dateTime.format(new Date(iso)) : none);
+export const formatDate = (iso: string | null, none = 'Never'): string => (iso ? dateOnly.format(new Date(iso)) : none);
+export const formatNumber = (n: number): string => number.format(n);
+export const formatDecimal = (n: number | null): string => (n === null ? '–' : decimal.format(n));
+
+/** The person's time zone, for the hint under date fields. */
+export const timeZone = (): string => Intl.DateTimeFormat().resolvedOptions().timeZone;
+
+/** YYYY-MM-DD of today in the person's time zone (the earliest expiration date). */
+export function todayLocal(): string {
+  const d = new Date();
+  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+}
+
+/** The end of a chosen day (YYYY-MM-DD) in the person's time zone, as an ISO instant. */
+export function endOfLocalDay(date: string): string {
+  const [y, m, d] = date.split('-').map(Number) as [number, number, number];
+  return new Date(y, m - 1, d, 23, 59, 59, 999).toISOString();
+}
+
+export const ROLE_LABELS = { owner: 'Owner', admin: 'Admin', member: 'Member' } as const;
+export const PLAN_LABELS = { free: 'Free', starter: 'Starter', growth: 'Growth', agency: 'Agency' } as const;

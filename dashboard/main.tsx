@@ -1,0 +1,6 @@
+/** Entry point of the dashboard bundle (dashboard/build.ts). */
+import { render } from 'preact';
+import { App } from './app.tsx';
+import './styles.css';
+
+render(<App />, document.getElementById('app')!);

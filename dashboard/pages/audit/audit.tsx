@@ -1,0 +1,81 @@
+/** Audit log (Owner, Admin): who did what, when. */
+import { useEffect, useState } from 'preact/hooks';
+import { call, DashboardError, type AuditRecord, type SessionInfo } from '../../api.ts';
+import { Loading, Notice, PageHeader, TableWrap } from '../../components/page.tsx';
+import { formatDateTime, ROLE_LABELS } from '../../format.ts';
+
+const ACTIONS: Record<string, string> = {
+  'key.created': 'Created API key',
+  'key.revoked': 'Revoked API key',
+  'member.invited': 'Invited member',
+  'member.joined': 'Joined',
+  'member.removed': 'Removed member',
+  'member.role_changed': 'Changed role',
+  'review.hidden': 'Hid review',
+  'review.shown': 'Showed review',
+  'widget.changed': 'Changed widget',
+};
+
+const roleLabel = (value: string | undefined) => (value && value in ROLE_LABELS ? ROLE_LABELS[value as keyof typeof ROLE_LABELS] : value);
+
+function detail(r: AuditRecord): string {
+  if (r.details.from && r.details.to) return `${roleLabel(r.details.from)} → ${roleLabel(r.details.to)}`;
+  if (r.details.role) return `as ${roleLabel(r.details.role)}`;
+  if (r.details.expiresAt) return `expires ${formatDateTime(r.details.expiresAt)}`;
+  return '';
+}
+
+export function AuditPage(props: { session: SessionInfo }) {
+  const staff = props.session.user!.role !== 'member';
+  const [records, setRecords] = useState<AuditRecord[] | null>(null);
+  const [error, setError] = useState('');
+  useEffect(() => {
+    if (staff) call<{ data: AuditRecord[] }>('GET', '/audit').then((r) => setRecords(r.data), (err: unknown) => setError(err instanceof DashboardError ? err.message : 'Could not load the audit log.'));
+  }, [staff]);
+  if (!staff) {
+    return (
+      <>
+        <PageHeader title="Audit log" />
+        <Notice role="status">The audit log is for Owners and Admins.</Notice>
+      </>
+    );
+  }
+  return (
+    <>
+      <PageHeader title="Audit log" lead="Keys created and revoked, members invited, removed or given another role: who, what, when." />
+      {error && (
+        <Notice tone="error" role="alert">
+          {error}
+        </Notice>
+      )}
+      {!records && !error && <Loading what="the audit log" />}
+      {records && records.length === 0 && <p class="empty card">Nothing has happened yet.</p>}
+      {records && records.length > 0 && (
+        <TableWrap label="Audit log">
+          <table class="table">
+            <thead>
+              <tr>
+                <th scope="col">When</th>
+                <th scope="col">Who</th>
+                <th scope="col">What</th>
+                <th scope="col">Subject</th>
+              </tr>
+            </thead>
+            <tbody>
+              {records.map((r) => (
+                <tr key={r.id}>
+                  <td class="nowrap">{formatDateTime(r.at)}</td>
+                  <td>{r.actor.userId === null ? 'Operator (CLI)' : r.actor.email}</td>
+                  <td>{ACTIONS[r.action] ?? r.action}</td>
+                  <td>
+                    <span class="strong">{r.target.label}</span> <span class="muted">{detail(r)}</span>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableWrap>
+      )}
+    </>
+  );
+}

@@ -4,19 +4,33 @@
  * at run time). node_modules stay external (`packages: 'external'`): native and
  * prebuilt packages load from node_modules as they are.
  *
- * The output sits at `dist/api/`, two levels below the project root like
- * `api/widgets/assets.ts`, so paths computed from `import.meta.url` (the widget's
- * `widget/dist/`) resolve to the same files in the bundle as in the sources.
+ * Paths computed from `import.meta.url` (the widget's `widget/dist/`, the
+ * dashboard's sources, which the service builds at start) must name the same
+ * files in the bundle as in the sources: each bundled module's `import.meta.url`
+ * is replaced by its source file's URL. dist/ is built on the machine that runs
+ * it (`npm start` builds first), so these absolute paths are that machine's.
  *
  *   npx tsx api/build.ts [--quiet]
  */
-import { build } from 'esbuild';
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { build, type Plugin } from 'esbuild';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const DIST_MAIN = join(ROOT, 'dist', 'api', 'main.js');
+
+/** `import.meta.url` in each module = its source file's URL, as when run from the sources. */
+const sourceImportMetaUrl: Plugin = {
+  name: 'source-import-meta-url',
+  setup(b) {
+    b.onLoad({ filter: /\.tsx?$/ }, (args) => {
+      const text = readFileSync(args.path, 'utf8');
+      if (!text.includes('import.meta.url')) return undefined;
+      return { contents: text.replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href)), loader: args.path.endsWith('x') ? 'tsx' : 'ts' };
+    });
+  },
+};
 
 /**
  * Builds and returns the file to run. Each output is written aside and renamed
@@ -35,6 +49,7 @@ export async function buildApi(): Promise<string> {
     sourcemap: 'linked',
     logLevel: 'warning',
     write: false,
+    plugins: [sourceImportMetaUrl],
   });
   mkdirSync(dirname(DIST_MAIN), { recursive: true });
   for (const file of result.outputFiles) {

@@ -182,7 +182,7 @@ async function main(): Promise<void> {
   const redis = await startRedis(process.env.REDIS_SERVER_BIN ?? 'redis-server');
   const dataDir = mkdtempSync(join(tmpdir(), 'review-bench-'));
   // TRUST_PROXY: the public requests come from many visitors' addresses, told by X-Forwarded-For as a proxy would.
-  const server = await startServer({ DATA_DIR: dataDir, REDIS_URL: redis.url, TRUST_PROXY: 'true' });
+  const server = await startServer({ DATA_DIR: dataDir, REDIS_URL: redis.url, TRUST_PROXY: '127.0.0.1' });
   let bare: ChildProcess | null = null;
   let floor: ChildProcess | null = null;
   try {
@@ -283,7 +283,7 @@ async function main(): Promise<void> {
 
     // Start-up to "listening" on the data folder just filled (the embedded store reads it whole).
     await server.stop();
-    const restarted = await startServer({ DATA_DIR: dataDir, REDIS_URL: redis.url, TRUST_PROXY: 'true' });
+    const restarted = await startServer({ DATA_DIR: dataDir, REDIS_URL: redis.url, TRUST_PROXY: '127.0.0.1' });
     await restarted.stop();
 
     process.stdout.write(

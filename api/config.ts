@@ -3,6 +3,7 @@
  * here; a bad value stops start-up with a message naming the variable. There
  * are no default secrets: the admin token is generated once into DATA_DIR.
  */
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { parseTrustedProxies } from './middleware/trusted-proxies.ts';
 
@@ -24,6 +25,8 @@ export interface Config {
   adminToken: string | null;
   adminPort: number;
   logLevel: string;
+  /** Worker processes on one port (node:cluster); more than 1 only on MongoDB with Redis. */
+  workers: number;
 }
 
 export class ConfigError extends Error {
@@ -119,6 +122,8 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('LOG_LEVEL', `must be one of fatal, error, warn, info, debug, trace, silent`);
   }
 
+  const mongodbUrl = url(env, 'MONGODB_URL', ['mongodb:', 'mongodb+srv:']);
+  const redisUrl = url(env, 'REDIS_URL', ['redis:', 'rediss:']);
   return {
     port: p,
     httpPort,
@@ -128,11 +133,24 @@ export function loadConfig(env: Env = process.env): Config {
     tlsKeyFile,
     trustProxy: trustedProxies(env),
     dataDir: resolve(optional(env, 'DATA_DIR') ?? './data'),
-    mongodbUrl: url(env, 'MONGODB_URL', ['mongodb:', 'mongodb+srv:']),
-    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    mongodbUrl,
+    redisUrl,
     redisKeyPrefix,
     adminToken,
     adminPort,
     logLevel,
+    workers: workers(env, mongodbUrl, redisUrl),
   };
+}
+
+/** WORKERS: 1 (default), a number, or `auto` (one per CPU). Workers are stateless: the store is MongoDB and the limits are in Redis. */
+function workers(env: Env, mongodbUrl: string | null, redisUrl: string | null): number {
+  const raw = optional(env, 'WORKERS') ?? '1';
+  const n = raw === 'auto' ? availableParallelism() : Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > 64) throw new ConfigError('WORKERS', `must be a whole number from 1 to 64, or auto; got ${raw}`);
+  if (n > 1 && mongodbUrl === null) {
+    throw new ConfigError('WORKERS', `${raw} workers need the MongoDB store (MONGODB_URL): the embedded store has one writer, so it runs in one process; leave WORKERS unset or set it to 1`);
+  }
+  if (n > 1 && redisUrl === null) throw new ConfigError('WORKERS', `${raw} workers need REDIS_URL: without Redis each process would count the rate limits on its own`);
+  return n;
 }

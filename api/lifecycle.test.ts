@@ -1,5 +1,5 @@
 /**
- * The service as a process: `npm start`'s first-run output, validated
+ * The service as a process (compiled, as `npm start` runs it): first-run output, validated
  * configuration, restart keeping data, kill -9 keeping acknowledged writes,
  * and SIGTERM finishing in-flight work and exiting 0 within 10 s.
  */
@@ -9,11 +9,16 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApi } from './build.ts';
 import { freePorts } from './test/global-setup.ts';
 import { httpsGet } from '../bench/support.ts';
 
-const MAIN = join(import.meta.dirname, 'main.ts');
+/** The compiled service, as `npm start` runs it: the build is tested here so that it cannot rot. */
+let MAIN = '';
+beforeAll(async () => {
+  MAIN = await buildApi();
+}, 60_000);
 const dirs: string[] = [];
 const children: ChildProcess[] = [];
 afterAll(() => {
@@ -48,7 +53,7 @@ async function env(dataDir?: string): Promise<Record<string, string>> {
 
 /** `wrapper` runs the server under another program (e.g. `unshare` for its own PID namespace). */
 function start(e: Record<string, string>, waitFor: string | null = 'Demo page:', wrapper: string[] = []): Promise<Running> {
-  const command = [...wrapper, process.execPath, '--import', 'tsx', MAIN];
+  const command = [...wrapper, process.execPath, MAIN];
   const child = spawn(command[0]!, command.slice(1), { env: { ...process.env, ...e }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let out = '';

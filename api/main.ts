@@ -2,6 +2,8 @@
  * `npm start`: validate the configuration, start the service, create the demo
  * on an empty embedded store, and shut down gracefully on SIGTERM/SIGINT.
  */
+import cluster from 'node:cluster';
+import { printsBanner, runPrimary } from './cluster.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { ensureDemo } from './demo/seed.ts';
 import { startService } from './server.ts';
@@ -17,6 +19,7 @@ async function main(): Promise<void> {
     }
     throw err;
   }
+  if (config.workers > 1 && cluster.isPrimary) return runPrimary(config);
   const service = await startService(config);
   const { logger } = service;
 
@@ -49,7 +52,8 @@ async function main(): Promise<void> {
       lines.push('', `  Try: curl -k -H "Authorization: Bearer ${demo.apiKey}" ${config.publicUrl}/api/v1/reviews/stats`);
     }
   }
-  process.stdout.write(`${lines.join('\n')}\n\n`);
+  if (config.workers > 1) lines.push(`  Workers:        ${config.workers} processes (WORKERS)`);
+  if (printsBanner()) process.stdout.write(`${lines.join('\n')}\n\n`);
 
   let stopping = false;
   const stop = (signal: string) => {

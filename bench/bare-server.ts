@@ -1,7 +1,9 @@
 /**
  * The ceiling the service is compared with: a bare Node HTTPS server, same
- * certificate, answering each path with the exact bytes and headers-size the
- * service answered. Run as its own process: `tsx bench/bare-server.ts FILE`.
+ * certificate, answering each path with the exact status, bytes and headers the
+ * service answered; a conditional request (If-None-Match) gets the answer
+ * recorded under `URL If-None-Match-value` when there is one (the 304).
+ * Run as its own process (compiled by the benchmark): `node dist/bench/bare-server.js FILE`.
  */
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:https';
@@ -10,18 +12,24 @@ export interface Fixture {
   cert: string;
   key: string;
   port: number;
-  responses: Record<string, { body: string; headers: Record<string, string> }>;
+  /** By URL, or by `URL If-None-Match-value` for a conditional request's answer. */
+  responses: Record<string, { status?: number; body: string; headers: Record<string, string> }>;
 }
 
 const fixture = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as Fixture;
-const bodies = new Map(Object.entries(fixture.responses).map(([path, r]) => [path, { body: Buffer.from(r.body, 'base64'), headers: r.headers }]));
+const bodies = new Map(Object.entries(fixture.responses).map(([key, r]) => [key, { status: r.status ?? 200, body: Buffer.from(r.body, 'base64'), headers: r.headers }]));
 const server = createServer({ cert: fixture.cert, key: fixture.key }, (req, res) => {
-  const found = bodies.get(req.url ?? '');
+  const condition = req.headers['if-none-match'];
+  const found = (condition && bodies.get(`${req.url} ${condition}`)) || bodies.get(req.url ?? '');
   if (!found) {
     res.writeHead(404).end();
     return;
   }
-  res.writeHead(200, { ...found.headers, 'content-length': found.body.length });
+  if (found.status === 304) {
+    res.writeHead(304, found.headers).end();
+    return;
+  }
+  res.writeHead(found.status, { ...found.headers, 'content-length': found.body.length });
   res.end(found.body);
 });
 server.keepAliveTimeout = 5000;

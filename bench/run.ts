@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --reviews 1000000 --seconds 10 --connections 16 --warmup 2]`
+ * `npm run bench [-- --reviews 1000000 --requests 6000 --connections 16 --warmup 2]`
  * `npm run bench -- --store mongo [--reviews 2000]`: the embedded store beside
  * the MongoDB store on FerretDB (bench/stores.ts).
  *
@@ -9,9 +9,13 @@
  * per-organization override), the framework floor (Koa + @koa/router +
  * koa-ratelimit on the same Redis answering the same bytes, nothing else) and
  * a bare Node HTTPS server answering the same bytes, for: the first page, a
- * filtered deep page and the statistics.
- * Prints requests/s, p50/p99 latency and the ratio; the import rate; the
- * server's memory.
+ * filtered deep page and the statistics; then the service beside the bare
+ * server for what site visitors ask: the widget's public data (fresh and 304)
+ * and the widget's files.
+ * Prints requests/s, p50/p99 latency and each server's own CPU time per
+ * request (over a fixed number of requests) with the ratios; the import rate;
+ * the server's memory; start-up time to listening, empty and with the data.
+ * (`--seconds` is the run length of `--store mongo`.)
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -21,7 +25,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import autocannon from 'autocannon';
 import type { Fixture } from './bare-server.ts';
-import { admin, findRedisServer, flag, freePort, httpsGet, ROOT, rssMiB, startRedis, startServer } from './support.ts';
+import { admin, compileBenchServer, cpuMicros, findRedisServer, flag, freePort, httpsGet, ROOT, rssMiB, startRedis, startServer } from './support.ts';
 
 const REVIEWS = flag('reviews', 100_000);
 const SECONDS = flag('seconds', 10);
@@ -82,23 +86,64 @@ interface Result {
   rps: number;
   p50: number;
   p99: number;
+  /** The server process's own CPU time (user + system) per request, in µs. */
+  cpuUs: number;
   non2xx: number;
   errors: number;
 }
 
 const WARMUP_SECONDS = flag('warmup', 2);
+/** Requests per measured run: a fixed count, so that CPU per request compares like with like. */
+const REQUESTS = flag('requests', 6000);
 
-async function cannon(url: string, headers: Record<string, string>, ca: string): Promise<Result> {
-  const options = { url, connections: CONNECTIONS, headers, tlsOptions: { ca, servername: 'localhost' } };
-  // A discarded warm-up run first, for both servers alike: the JIT needs thousands of requests.
-  await autocannon({ ...options, duration: WARMUP_SECONDS } as autocannon.Options);
-  const r = await autocannon({ ...options, duration: SECONDS } as autocannon.Options);
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
+interface Target {
+  url: string;
+  headers: Record<string, string>;
+  /** The server's process, whose CPU time is read before and after the measured run (none: CPU not measured). */
+  pid?: number;
+  /** A different client address per request (X-Forwarded-For from a trusted proxy): site visitors, not one developer. */
+  visitors?: boolean;
+  /** The status every answer must have (200 unless said). */
+  status?: number;
 }
 
-/** Starts a comparison server (its own process) and waits for its `ready`. */
-async function spawnReady(script: string, ...args: string[]): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+let visitor = 0;
+/** 10.0.0.1, 10.0.0.2, …: each request its own visitor, so no per-address limit is reached. */
+function nextVisitor(): string {
+  visitor++;
+  return `10.${(visitor >> 16) & 255}.${(visitor >> 8) & 255}.${visitor & 255}`;
+}
+
+async function cannon(target: Target, ca: string): Promise<Result> {
+  const options = {
+    url: target.url,
+    connections: CONNECTIONS,
+    headers: target.headers,
+    tlsOptions: { ca, servername: 'localhost' },
+    ...(target.visitors && {
+      requests: [
+        {
+          setupRequest: (req: { headers?: Record<string, string> }) => ({ ...req, headers: { ...target.headers, 'x-forwarded-for': nextVisitor(), 'x-forwarded-proto': 'https' } }),
+        },
+      ],
+    }),
+  };
+  // A discarded warm-up run first, for every server alike: the JIT needs thousands of requests.
+  await autocannon({ ...options, duration: WARMUP_SECONDS } as autocannon.Options);
+  const cpuBefore = target.pid ? cpuMicros(target.pid) : NaN;
+  const r = await autocannon({ ...options, ...(target.pid ? { amount: REQUESTS } : { duration: SECONDS }) } as autocannon.Options);
+  const cpu = target.pid ? cpuMicros(target.pid) - cpuBefore : NaN;
+  const expected = target.status ?? 200;
+  const wrong = expected === 200 ? r.non2xx : r.requests.total - (r.statusCodeStats?.[String(expected) as '304']?.count ?? 0);
+  // req/s over the whole run (autocannon's per-second average is coarse on a run of a few seconds).
+  const seconds = (new Date(r.finish).getTime() - new Date(r.start).getTime()) / 1000;
+  return { rps: target.pid ? r.requests.total / seconds : r.requests.average, p50: r.latency.p50, p99: r.latency.p99, cpuUs: cpu / r.requests.total, non2xx: wrong, errors: r.errors };
+}
+
+/** Starts a comparison server (its own process, compiled) and waits for its `ready`. */
+async function spawnReady(name: string, ...args: string[]): Promise<ChildProcess> {
+  const script = await compileBenchServer(name);
+  const child = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise<void>((resolve, reject) => {
     child.stdout!.once('data', () => resolve());
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
@@ -106,21 +151,42 @@ async function spawnReady(script: string, ...args: string[]): Promise<ChildProce
   return child;
 }
 
+/** Records one answer of the service: status, body and the headers a bare server would send too. */
+async function record(url: string, ca: string, headers: Record<string, string>, status = 200): Promise<{ status: number; body: string; headers: Record<string, string> }> {
+  const res = await httpsGet(url, ca, headers);
+  if (res.status !== status) throw new Error(`${url}: ${res.status} ${res.body.toString()}`);
+  const kept: Record<string, string> = {};
+  for (const [name, value] of Object.entries(res.headers)) {
+    if (value !== undefined && !['content-length', 'connection', 'keep-alive', 'date', 'transfer-encoding'].includes(name)) kept[name] = String(value);
+  }
+  return { status, body: res.body.toString('base64'), headers: kept };
+}
+
+function table(header: string[], rows: string[][]): string[] {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
+  return [line(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.map(line)];
+}
+
+const us = (r: Result) => r.cpuUs.toFixed(0);
+const latency = (r: Result) => `${r.p50} / ${r.p99}`;
+
 async function main(): Promise<void> {
   const store = process.argv.indexOf('--store');
   if (store !== -1) {
     if (process.argv[store + 1] !== 'mongo') throw new Error('--store takes mongo (the embedded store is always measured)');
     const { compareStores } = await import('./stores.ts');
-    return compareStores({ reviewStream, upload, cannon, connections: CONNECTIONS, seconds: SECONDS });
+    return compareStores({ reviewStream, upload, cannon: (url, headers, ca) => cannon({ url, headers }, ca), connections: CONNECTIONS, seconds: SECONDS });
   }
   findRedisServer();
   const redis = await startRedis(process.env.REDIS_SERVER_BIN ?? 'redis-server');
   const dataDir = mkdtempSync(join(tmpdir(), 'review-bench-'));
-  const server = await startServer({ DATA_DIR: dataDir, REDIS_URL: redis.url });
+  // TRUST_PROXY: the public requests come from many visitors' addresses, told by X-Forwarded-For as a proxy would.
+  const server = await startServer({ DATA_DIR: dataDir, REDIS_URL: redis.url, TRUST_PROXY: '127.0.0.1' });
   let bare: ChildProcess | null = null;
   let floor: ChildProcess | null = null;
   try {
-    process.stdout.write(`Benchmark: ${REVIEWS.toLocaleString('en')} reviews, ${CONNECTIONS} connections, ${SECONDS} s per run, Node ${process.version}\n`);
+    process.stdout.write(`Benchmark: ${REVIEWS.toLocaleString('en')} reviews, ${CONNECTIONS} connections, ${REQUESTS.toLocaleString('en')} requests per run, Node ${process.version}\n`);
     const org = await admin(server, 'POST', '/admin/orgs', { name: 'Bench', plan: 'agency', rateLimit: 10_000_000 });
     const key = (await admin(server, 'POST', '/admin/keys', { orgId: org.id, name: 'bench' })).key as string;
 
@@ -137,61 +203,101 @@ async function main(): Promise<void> {
       'filtered deep page': '/api/v1/reviews?platform=google&minRating=4&offset=2000',
       stats: '/api/v1/reviews/stats',
     };
-    // Warm up (the first read after an import sorts the pending reviews in).
-    const responses: Record<string, { body: string; headers: Record<string, string> }> = {};
-    for (const path of Object.values(paths)) {
-      const res = await httpsGet(`${server.baseUrl}${path}`, server.ca, auth);
-      if (res.status !== 200) throw new Error(`${path}: ${res.status} ${res.body.toString()}`);
-      const headers: Record<string, string> = {};
-      for (const [name, value] of Object.entries(res.headers)) {
-        if (value !== undefined && !['content-length', 'connection', 'keep-alive', 'date', 'transfer-encoding'].includes(name)) headers[name] = String(value);
-      }
-      responses[path] = { body: res.body.toString('base64'), headers };
+    // Warm up (the first read after an import sorts the pending reviews in) and record the answers.
+    const apiResponses: Fixture['responses'] = {};
+    for (const path of Object.values(paths)) apiResponses[path] = await record(`${server.baseUrl}${path}`, server.ca, auth);
+
+    // The internet-scale path: what a site visitor's browser asks for, with the headers a browser sends.
+    const widget = await admin(server, 'POST', '/admin/widgets', { orgId: org.id, name: 'Bench widget' });
+    const manifest = JSON.parse(readFileSync(join(ROOT, 'widget', 'dist', 'manifest.json'), 'utf8')) as { loader: string; bundle: string };
+    const browser = { 'accept-encoding': 'gzip, deflate, br', origin: 'https://shop.example' };
+    const publicData = `/public/v1/widgets/${widget.id as string}`;
+    const fresh = await record(`${server.baseUrl}${publicData}`, server.ca, browser);
+    const etag = fresh.headers.etag!;
+    const publicPaths: Record<string, { path: string; headers: Record<string, string>; status?: number }> = {
+      'widget data': { path: publicData, headers: browser },
+      'widget data, 304': { path: publicData, headers: { ...browser, 'if-none-match': etag }, status: 304 },
+      'loader.js': { path: `/widget/${manifest.loader}`, headers: browser },
+      'hashed bundle': { path: `/widget/${manifest.bundle}`, headers: browser },
+    };
+    const publicResponses: Fixture['responses'] = {};
+    for (const { path, headers, status } of Object.values(publicPaths)) {
+      const key = headers['if-none-match'] ? `${path} ${headers['if-none-match']}` : path;
+      publicResponses[key] = await record(`${server.baseUrl}${path}`, server.ca, headers, status);
     }
 
     const barePort = await freePort();
     const floorPort = await freePort();
-    const fixture: Fixture = { cert: server.ca, key: readFileSync(join(dataDir, 'tls-key.pem'), 'utf8'), port: barePort, responses };
+    const tls = { cert: server.ca, key: readFileSync(join(dataDir, 'tls-key.pem'), 'utf8') };
     const bareFixture = join(dataDir, 'bare.json');
     const floorFixture = join(dataDir, 'floor.json');
-    writeFileSync(bareFixture, JSON.stringify(fixture));
-    writeFileSync(floorFixture, JSON.stringify({ ...fixture, port: floorPort }));
-    bare = await spawnReady(join(ROOT, 'bench', 'bare-server.ts'), bareFixture);
-    floor = await spawnReady(join(ROOT, 'bench', 'floor-server.ts'), floorFixture, redis.url);
+    writeFileSync(bareFixture, JSON.stringify({ ...tls, port: barePort, responses: { ...apiResponses, ...publicResponses } } satisfies Fixture));
+    writeFileSync(floorFixture, JSON.stringify({ ...tls, port: floorPort, responses: apiResponses } satisfies Fixture));
+    bare = await spawnReady('bare-server', bareFixture);
+    floor = await spawnReady('floor-server', floorFixture, redis.url);
+    const pids = { service: server.child.pid!, floor: floor.pid!, bare: bare.pid! };
+    const warn = (name: string, label: string, r: Result) => {
+      if (r.non2xx > 0 || r.errors > 0) process.stdout.write(`  warning: ${name}, ${label}: ${r.non2xx} unexpected statuses, ${r.errors} errors\n`);
+    };
 
-    const rows: string[][] = [];
+    const apiRows: string[][] = [];
     for (const [name, path] of Object.entries(paths)) {
-      const service = await cannon(`${server.baseUrl}${path}`, auth, server.ca);
-      const stack = await cannon(`https://127.0.0.1:${floorPort}${path}`, auth, server.ca);
-      const ceiling = await cannon(`https://127.0.0.1:${barePort}${path}`, auth, server.ca);
-      for (const [label, r] of [['service', service], ['floor', stack], ['bare', ceiling]] as const) {
-        if (r.non2xx > 0 || r.errors > 0) process.stdout.write(`  warning: ${name}, ${label}: ${r.non2xx} non-2xx, ${r.errors} errors\n`);
-      }
-      rows.push([
+      const service = await cannon({ url: `${server.baseUrl}${path}`, headers: auth, pid: pids.service }, server.ca);
+      const stack = await cannon({ url: `https://127.0.0.1:${floorPort}${path}`, headers: auth, pid: pids.floor }, server.ca);
+      const ceiling = await cannon({ url: `https://127.0.0.1:${barePort}${path}`, headers: auth, pid: pids.bare }, server.ca);
+      warn(name, 'service', service);
+      warn(name, 'floor', stack);
+      warn(name, 'bare', ceiling);
+      apiRows.push([
         name,
         service.rps.toFixed(0),
-        `${service.p50} / ${service.p99}`,
+        latency(service),
+        us(service),
         stack.rps.toFixed(0),
+        us(stack),
         ceiling.rps.toFixed(0),
-        `${ceiling.p50} / ${ceiling.p99}`,
+        us(ceiling),
+        (service.cpuUs / stack.cpuUs).toFixed(2),
         (service.rps / ceiling.rps).toFixed(2),
-        (stack.rps / ceiling.rps).toFixed(2),
+      ]);
+    }
+    const publicRows: string[][] = [];
+    for (const [name, { path, headers, status }] of Object.entries(publicPaths)) {
+      const service = await cannon({ url: `${server.baseUrl}${path}`, headers, pid: pids.service, visitors: true, ...(status && { status }) }, server.ca);
+      const ceiling = await cannon({ url: `https://127.0.0.1:${barePort}${path}`, headers, pid: pids.bare, visitors: true, ...(status && { status }) }, server.ca);
+      warn(name, 'service', service);
+      warn(name, 'bare', ceiling);
+      publicRows.push([
+        name,
+        service.rps.toFixed(0),
+        latency(service),
+        us(service),
+        ceiling.rps.toFixed(0),
+        latency(ceiling),
+        us(ceiling),
+        (service.rps / ceiling.rps).toFixed(2),
+        (service.cpuUs / ceiling.cpuUs).toFixed(2),
       ]);
     }
     const memAfterLoad = rssMiB(server.child.pid!);
 
-    const header = ['request', 'service req/s', 'service p50/p99 ms', 'floor req/s', 'bare req/s', 'bare p50/p99 ms', 'ratio', 'floor ratio'];
-    const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-    const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
+    // Start-up to "listening" on the data folder just filled (the embedded store reads it whole).
+    await server.stop();
+    const restarted = await startServer({ DATA_DIR: dataDir, REDIS_URL: redis.url, TRUST_PROXY: '127.0.0.1' });
+    await restarted.stop();
+
     process.stdout.write(
       [
         '',
-        line(header),
-        `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`,
-        ...rows.map(line),
+        "API (a developer's key):",
+        ...table(['request', 'service req/s', 'service p50/p99 ms', 'service CPU µs/req', 'floor req/s', 'floor CPU µs/req', 'bare req/s', 'bare CPU µs/req', 'CPU service/floor', 'req/s service/bare'], apiRows),
         '',
-        'ratio = service / bare. floor = Koa + @koa/router + koa-ratelimit on the same Redis answering the same bytes (bench/floor-server.ts): the most the mandated stack allows.',
-        `Reviews: ${REVIEWS.toLocaleString('en')}; import ${importRate.toLocaleString('en')} reviews/s; server RSS ${memAfterImport} MiB after import, ${memAfterLoad} MiB after load.`,
+        'Public (site visitors: each request from its own address, browser headers):',
+        ...table(['request', 'service req/s', 'service p50/p99 ms', 'service CPU µs/req', 'bare req/s', 'bare p50/p99 ms', 'bare CPU µs/req', 'req/s service/bare', 'CPU service/bare'], publicRows),
+        '',
+        `CPU µs/req = the server process's own user + system CPU time (/proc/<pid>/stat, all threads) over ${REQUESTS.toLocaleString('en')} requests, after a ${WARMUP_SECONDS} s warm-up; it barely depends on the load generator, req/s does.`,
+        'floor = Koa + @koa/router + koa-ratelimit on the same Redis answering the same bytes (bench/floor-server.ts): the most the mandated stack allows. bare = node:https answering the same bytes. All three run compiled (esbuild), as `npm start` runs the service.',
+        `Reviews: ${REVIEWS.toLocaleString('en')}; import ${importRate.toLocaleString('en')} reviews/s; server RSS ${memAfterImport} MiB after import, ${memAfterLoad} MiB after load; start-up to listening ${Math.round(server.startupMs)} ms empty, ${Math.round(restarted.startupMs)} ms with the ${REVIEWS.toLocaleString('en')} reviews.`,
         '',
       ].join('\n'),
     );

@@ -4,6 +4,8 @@ import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:https';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { buildApi } from '../api/build.ts';
 import { freePort, freePorts, findRedisServer, startRedis } from '../api/test/global-setup.ts';
 
 export { freePort, freePorts, findRedisServer, startRedis };
@@ -30,10 +32,38 @@ export interface ServerProcess {
 /** The Node flags `npm start` runs the service with (package.json): a 64 MB young generation, see the README. */
 export const SERVER_NODE_FLAGS = ['--max-semi-space-size=32'];
 
-/** Starts `api/main.ts` as its own process (the benchmark client must not share its event loop). */
-export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
+/**
+ * Compiles a benchmark's own server (bench/bare-server.ts, bench/floor-server.ts)
+ * the way `npm start` compiles the service, so that all of them run as plain
+ * JavaScript; returns the file to run.
+ */
+export async function compileBenchServer(name: string): Promise<string> {
+  const outfile = join(ROOT, 'dist', 'bench', `${name}.js`);
+  await build({ entryPoints: [join(ROOT, 'bench', `${name}.ts`)], outfile, bundle: true, packages: 'external', platform: 'node', format: 'esm', target: 'node20', logLevel: 'warning' });
+  return outfile;
+}
+
+/** User + system CPU time of a process and all its threads, in µs (Linux, /proc/<pid>/stat). */
+export function cpuMicros(pid: number): number {
+  // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS;
+}
+/** Linux's USER_HZ: /proc counts CPU time in these ticks (100 on every mainstream kernel). */
+const CLOCK_TICKS = 100;
+
+/**
+ * Starts the service as its own process (the benchmark client must not share
+ * its event loop), compiled as `npm start` runs it; `startupMs` is the time from
+ * spawning node to the "listening" banner.
+ */
+export async function startServer(env: Record<string, string>): Promise<ServerProcess & { startupMs: number }> {
+  const main = await buildApi();
   const [port, httpPort, adminPort] = (await freePorts(3)) as [number, number, number];
-  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, '--import', 'tsx', join(ROOT, 'api', 'main.ts')], {
+  const spawned = process.hrtime.bigint();
+  let listening = 0n;
+  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, main], {
     cwd: ROOT,
     env: { ...process.env, PORT: String(port), HTTP_PORT: String(httpPort), ADMIN_PORT: String(adminPort), LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -44,16 +74,19 @@ export async function startServer(env: Record<string, string>): Promise<ServerPr
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       if (out.includes('Demo page:') || out.includes('Rate limits:')) {
+        listening ||= process.hrtime.bigint();
         clearTimeout(timer);
         setTimeout(resolve, 50);
       }
     });
     child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${out}`)));
   });
+  const startupMs = Number(listening - spawned) / 1e6;
   child.stdout!.resume();
   const dataDir = env.DATA_DIR!;
   return {
     child,
+    startupMs,
     baseUrl: `https://127.0.0.1:${port}`,
     adminUrl: `http://127.0.0.1:${adminPort}`,
     adminToken: readFileSync(join(dataDir, 'admin-token'), 'utf8').trim(),

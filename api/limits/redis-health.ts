@@ -6,6 +6,7 @@
  */
 import { Redis } from 'ioredis';
 import type { Logger } from '../logger.ts';
+import { BATCH_COMMAND } from './batched-redis-driver.ts';
 
 export class RedisHealth {
   private up = false;
@@ -59,6 +60,8 @@ export function createRedis(url: string, name: string, keyPrefix: string): Redis
     enableOfflineQueue: false,
     // Commands issued in the same tick (concurrent requests' limiter calls) share one socket write.
     enableAutoPipelining: true,
+    // The rate limiter batches its own calls, and a script in an auto-pipeline is sent whole every time (batched-redis-driver.ts).
+    autoPipeliningIgnoredCommands: [BATCH_COMMAND],
     maxRetriesPerRequest: 0,
     commandTimeout: 1000,
     connectTimeout: 2000,

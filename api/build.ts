@@ -1,0 +1,67 @@
+/**
+ * The production build: bundles the service (`api/main.ts`) into one ES module,
+ * `dist/api/main.js`, that `npm start` runs with plain `node` (no transpiling
+ * at run time). node_modules stay external (`packages: 'external'`): native and
+ * prebuilt packages load from node_modules as they are.
+ *
+ * Paths computed from `import.meta.url` (the widget's `widget/dist/`, the
+ * dashboard's sources, which the service builds at start) must name the same
+ * files in the bundle as in the sources: each bundled module's `import.meta.url`
+ * is replaced by its source file's URL. dist/ is built on the machine that runs
+ * it (`npm start` builds first), so these absolute paths are that machine's.
+ *
+ *   npx tsx api/build.ts [--quiet]
+ */
+import { build, type Plugin } from 'esbuild';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+export const DIST_MAIN = join(ROOT, 'dist', 'api', 'main.js');
+
+/** `import.meta.url` in each module = its source file's URL, as when run from the sources. */
+const sourceImportMetaUrl: Plugin = {
+  name: 'source-import-meta-url',
+  setup(b) {
+    b.onLoad({ filter: /\.tsx?$/ }, (args) => {
+      const text = readFileSync(args.path, 'utf8');
+      if (!text.includes('import.meta.url')) return undefined;
+      return { contents: text.replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href)), loader: args.path.endsWith('x') ? 'tsx' : 'ts' };
+    });
+  },
+};
+
+/**
+ * Builds and returns the file to run. Each output is written aside and renamed
+ * into place, so a process starting while another build runs (tests, the
+ * benchmark) never reads half a file.
+ */
+export async function buildApi(): Promise<string> {
+  const result = await build({
+    entryPoints: [join(ROOT, 'api', 'main.ts')],
+    outfile: DIST_MAIN,
+    bundle: true,
+    packages: 'external',
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    sourcemap: 'linked',
+    logLevel: 'warning',
+    write: false,
+    plugins: [sourceImportMetaUrl],
+  });
+  mkdirSync(dirname(DIST_MAIN), { recursive: true });
+  for (const file of result.outputFiles) {
+    const aside = `${file.path}.${process.pid}.tmp`;
+    writeFileSync(aside, file.contents);
+    renameSync(aside, file.path);
+  }
+  return DIST_MAIN;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const started = Date.now();
+  const out = await buildApi();
+  if (!process.argv.includes('--quiet')) console.log(`api build: ${out} in ${Date.now() - started} ms`);
+}

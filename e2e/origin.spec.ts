@@ -2,12 +2,14 @@ import { expect, test, waitForWidgets } from './support/test.ts';
 
 const EVIL = 'https://evil.example';
 
-test('data-origin in page markup is ignored: no request leaves for another origin, no foreign script or JSON-LD', async ({ page, origins }) => {
+test('data-origin and DOM-clobbering markup are ignored: no script or data request leaves for another origin, no foreign script or JSON-LD', async ({ page, origins }) => {
   const foreign: string[] = [];
   // Anything asked of the attacker's origin is recorded, and answered as the attacker would.
   await page.route(`${EVIL}/**`, (route) => {
-    foreign.push(route.request().url());
     const url = route.request().url();
+    // The clobbering <img> itself is fetched as an image; nothing else may be.
+    if (route.request().resourceType() === 'image') return route.fulfill({ status: 404 });
+    foreign.push(url);
     if (url.includes('/public/')) {
       return route.fulfill({
         status: 200,
@@ -18,7 +20,9 @@ test('data-origin in page markup is ignored: no request leaves for another origi
     return route.fulfill({ status: 200, contentType: 'application/javascript', body: 'window.__evil = 1; window.ReviewProof = { scan(){}, mount(){ window.__evil = 2; } };' });
   });
   const requested: string[] = [];
-  page.on('request', (r) => requested.push(r.url()));
+  page.on('request', (r) => {
+    if (r.resourceType() !== 'image' || !r.url().startsWith(EVIL)) requested.push(r.url());
+  });
   await page.goto(`${origins.host.origin}/attacker.html`);
   await waitForWidgets(page, 3);
   await page.waitForLoadState('networkidle');

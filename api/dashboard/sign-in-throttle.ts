@@ -9,61 +9,105 @@
  * this process. A Redis error never becomes a 500 here.
  */
 import { randomBytes } from 'node:crypto';
+import { addressKey } from '../limits/address-key.ts';
 import type { RedisHealth } from '../limits/redis-health.ts';
 
 export const MAX_FAILURES = 10;
 export const WINDOW_MS = 15 * 60_000;
 
+/** One sign-in attempt, counted before its password is checked; settled when the check is done. */
+export interface Attempt {
+  /** Seconds until an attempt is allowed again; 0: this one may check its password. */
+  readonly retryAfter: number;
+  /** A failure stays counted; a success (or a refused attempt) takes the entry back. */
+  settle(failed: boolean): Promise<void>;
+}
+
+/**
+ * Attempts are recorded BEFORE the password is checked, atomically with the
+ * count (one MULTI in Redis; synchronous in this process), and an attempt in
+ * flight counts as a failure: a burst of parallel guesses cannot all pass the
+ * check before the first failure is written.
+ */
 export class SignInThrottle {
-  private readonly local = new Map<string, number[]>();
+  private readonly local = new Map<string, Map<string, number>>();
 
   constructor(private readonly redis: RedisHealth | null) {}
 
-  /** Ids a sign-in attempt is counted under. */
+  /** Ids a sign-in attempt is counted under (an IPv6 client by its /64, like the other per-address limits). */
   static ids(email: string, address: string): string[] {
-    return [`email:${email.trim().toLowerCase()}`, `ip:${address}`];
+    return [`email:${email.trim().toLowerCase()}`, `ip:${addressKey(address)}`];
   }
 
-  /** Seconds until an attempt is allowed again; 0 when it is allowed now. */
-  async retryAfter(ids: string[], now = Date.now()): Promise<number> {
+  async begin(ids: string[], now = Date.now()): Promise<Attempt> {
+    const member = `${now}:${randomBytes(6).toString('hex')}`;
+    const others = await this.record(ids, member, now);
     let waitMs = 0;
-    for (const id of ids) {
-      const times = await this.recent(id, now);
-      if (times.length >= MAX_FAILURES) waitMs = Math.max(waitMs, times[times.length - MAX_FAILURES]! + WINDOW_MS - now);
+    for (const times of others) {
+      if (times.length >= MAX_FAILURES) waitMs = Math.max(waitMs, times[times.length - MAX_FAILURES]! + WINDOW_MS - now, 1);
     }
-    return waitMs > 0 ? Math.ceil(waitMs / 1000) : 0;
+    const attempt: Attempt = {
+      retryAfter: waitMs > 0 ? Math.ceil(waitMs / 1000) : 0,
+      settle: async (failed) => {
+        if (!failed) await this.forget(ids, member);
+      },
+    };
+    if (waitMs > 0) await attempt.settle(false);
+    return attempt;
   }
 
-  async fail(ids: string[], now = Date.now()): Promise<void> {
+  /** Adds the attempt to every id; answers, per id, the other entries within the window, oldest first. */
+  private async record(ids: string[], member: string, now: number): Promise<number[][]> {
     if (this.redis?.usable) {
       try {
         const multi = this.redis.client.multi();
         for (const id of ids) {
           const key = `signin:${id}`;
-          multi.zadd(key, now, `${now}:${randomBytes(4).toString('hex')}`);
           multi.zremrangebyscore(key, 0, now - WINDOW_MS);
+          multi.zrange(key, 0, -1, 'WITHSCORES');
+          multi.zadd(key, now, member);
           multi.pexpire(key, WINDOW_MS);
         }
-        await multi.exec();
-        return;
+        const results = (await multi.exec()) ?? [];
+        return ids.map((_, i) => {
+          const [err, scores] = results[i * 4 + 1] ?? [null, []];
+          if (err) throw err;
+          return (scores as string[]).filter((_, j) => j % 2 === 1).map(Number);
+        });
       } catch (err) {
         this.redis.markFailed(err);
       }
     }
-    for (const id of ids) this.local.set(id, [...(this.local.get(id) ?? []).filter((t) => t > now - WINDOW_MS), now]);
-    if (this.local.size > 100_000) for (const [id, t] of this.local) if (t[t.length - 1]! <= now - WINDOW_MS) this.local.delete(id);
+    if (this.local.size > 100_000) this.evictExpired(now);
+    return ids.map((id) => {
+      const entries = this.local.get(id) ?? new Map<string, number>();
+      for (const [m, t] of entries) if (t <= now - WINDOW_MS) entries.delete(m);
+      const times = [...entries.values()].sort((a, b) => a - b);
+      entries.set(member, now);
+      this.local.set(id, entries);
+      return times;
+    });
   }
 
-  /** Failure times within the window, oldest first. */
-  private async recent(id: string, now: number): Promise<number[]> {
+  private async forget(ids: string[], member: string): Promise<void> {
     if (this.redis?.usable) {
       try {
-        const scores = await this.redis.client.zrangebyscore(`signin:${id}`, now - WINDOW_MS + 1, '+inf', 'WITHSCORES');
-        return scores.filter((_, i) => i % 2 === 1).map(Number);
+        const multi = this.redis.client.multi();
+        for (const id of ids) multi.zrem(`signin:${id}`, member);
+        await multi.exec();
       } catch (err) {
         this.redis.markFailed(err);
       }
     }
-    return (this.local.get(id) ?? []).filter((t) => t > now - WINDOW_MS);
+    // Also here: the attempt may have been recorded in this process while Redis was away.
+    for (const id of ids) this.local.get(id)?.delete(member);
+  }
+
+  private evictExpired(now: number): void {
+    for (const [id, entries] of this.local) {
+      let live = false;
+      for (const t of entries.values()) if (t > now - WINDOW_MS) live = true;
+      if (!live) this.local.delete(id);
+    }
   }
 }

@@ -35,12 +35,17 @@ export interface Namespace {
  * origins (e.g. a copied tag in user content) mean nothing is trusted.
  */
 function ownOrigin(): string {
-  const self = document.currentScript as HTMLScriptElement | null;
-  if (self && self.src) return new URL(self.src).origin;
+  // An element named "currentScript" or "scripts" in the page (<img
+  // name="currentScript" src="https://evil…">) shadows document's own
+  // properties (DOM clobbering): the element is checked, and the scan goes
+  // through Document.prototype.
+  const self: unknown = document.currentScript;
+  if (self instanceof HTMLScriptElement && self.src) return new URL(self.src).origin;
   const origins: string[] = [];
-  const scripts = document.scripts;
+  const scripts = Document.prototype.getElementsByTagName.call(document, 'script');
   for (let i = 0; i < scripts.length; i++) {
-    const src = scripts[i]!.src;
+    const script = scripts[i];
+    const src = script instanceof HTMLScriptElement ? script.src : '';
     if (!src) continue;
     const url = new URL(src);
     if (url.pathname === ASSET_PATH + LOADER_FILE && /^https?:$/.test(url.protocol) && origins.indexOf(url.origin) < 0) origins.push(url.origin);
@@ -82,7 +87,7 @@ function ownOrigin(): string {
   function loadData(id: string): Promise<unknown> {
     let request = requests.get(id);
     if (!request) {
-      request = fetch(origin + DATA_PATH + encodeURIComponent(id), { credentials: 'omit', mode: 'cors' }).then((res) => {
+      request = fetch(origin + DATA_PATH + encodeURIComponent(id), { credentials: 'omit' }).then((res) => {
         if (!res.ok) throw new Error('HTTP ' + res.status);
         return res.json().then((body: { data?: unknown }) => body.data);
       });
@@ -99,7 +104,7 @@ function ownOrigin(): string {
     if (!lang || (' ' + __RV_LANGS__ + ' ').indexOf(' ' + lang + ' ') < 0) return Promise.resolve(null);
     let request = catalogs.get(lang);
     if (!request) {
-      request = fetch(origin + ASSET_PATH + __RV_CATALOG__.replace('*', lang), { credentials: 'omit', mode: 'cors' })
+      request = fetch(origin + ASSET_PATH + __RV_CATALOG__.replace('*', lang), { credentials: 'omit' })
         .then((res) => (res.ok ? res.json() : null))
         .catch(() => null);
       catalogs.set(lang, request);

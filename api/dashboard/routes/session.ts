@@ -45,16 +45,21 @@ export function signIn(deps: DashboardDeps) {
   return async function signIn(ctx: Context): Promise<void> {
     const body = parseBody<{ email: string; password: string }>('SignIn', await readJson(ctx));
     const ids = SignInThrottle.ids(body.email, ctx.ip);
-    const wait = await throttle.retryAfter(ids);
+    const attempt = await throttle.begin(ids);
+    const wait = attempt.retryAfter;
     if (wait > 0) throw rateLimited(wait, `Too many failed sign-ins: try again in ${Math.ceil(wait / 60)} minute(s).`);
-    const user = await store.people.users.findByEmail(body.email);
-    // The same work and the same answer whether the email exists or not: no account discovery.
-    const matches = await verifyPassword(body.password, user?.passwordHash ?? (await decoyHash()));
-    const org = user && matches ? await store.orgs.get(user.orgId) : null;
-    if (!user || !matches || !org) {
-      await throttle.fail(ids);
-      throw badCredentials();
+    let failed = true;
+    let user, org;
+    try {
+      user = await store.people.users.findByEmail(body.email);
+      // The same work and the same answer whether the email exists or not: no account discovery.
+      const matches = await verifyPassword(body.password, user?.passwordHash ?? (await decoyHash()));
+      org = user && matches ? await store.orgs.get(user.orgId) : null;
+      failed = !user || !matches || !org;
+    } finally {
+      await attempt.settle(failed);
     }
+    if (failed || !user || !org) throw badCredentials();
     const previous = (ctx.state.dashboard as DashboardAuth | undefined)?.session ?? null;
     const { session } = await startSession(ctx, sessions, user, previous);
     const signedIn = (await store.people.users.update(user.id, { lastSignInAt: session.createdAt })) ?? user;

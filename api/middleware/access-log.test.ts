@@ -16,6 +16,8 @@ describe('redactedUrl', () => {
     [`/api/v1/widgets/${key.replace('_', '%5F')}/embed`, ''],
     [`/api/v1/widgets/${key.replace('_', '%5f').replace('live_', 'live%5F')}/embed`, ''],
     [`/api/v1/widgets/${key.replace('_', '%255F')}/embed`, ''],
+    [`/api/v1/widgets/${key.replace('_', '%25252525252525255F')}/embed`, ''],
+    ['/api/v1/reviews', `q=${key.replace('_', '%252525252525255F')}`],
     [`/api/v1/widgets/${key.replace('r', '%72')}`, ''],
     ['/api/v1/reviews', `q=${key.replace('_', '%255F')}`],
     ['/api/v1/reviews', `${key.replace('_', '%255F')}=1`],

@@ -11,13 +11,15 @@ const SECRET = /rvp_[A-Za-z0-9_-]*/gi;
 const SECRET_PARAMETERS = new Set([...QUERY_KEY_PARAMETERS, 'authorization', 'auth', 'password', 'secret']);
 
 /**
- * Percent-decoding, repeated until nothing changes (a few rounds at most), so
+ * Percent-decoding, repeated until nothing changes (however deep the encoding), so
  * that `rvp%5Flive_…` or `rvp%255Flive_…` is seen as the key it spells. A
  * malformed escape is decoded byte by byte around it.
  */
 export function decodedForMatching(text: string): string {
   let current = text;
-  for (let round = 0; round < 4 && current.includes('%'); round++) {
+  // Until nothing changes: each round that changes the text shortens it, so
+  // this ends (the logged path and query are cut to a few KiB before this).
+  while (current.includes('%')) {
     const next = current.replace(/%[0-9A-Fa-f]{2}/g, (escape) => String.fromCharCode(parseInt(escape.slice(1), 16)));
     if (next === current) break;
     current = next;

@@ -123,6 +123,22 @@ describe('the durable log syncs what it acknowledges', () => {
     expect((await reopened.keys.get(key.id))?.revokedAt).not.toBeNull();
     await reopened.close();
   });
+
+  it('refuses every later write when a failed write cannot be cut back off durably, and the refused record never returns', async () => {
+    const dir = tempDir();
+    const { open, state } = instrumentedOpen();
+    const store = await EmbeddedStore.open(dir, { open });
+    const key = keyRecord('org_y', 1);
+    await store.keys.create(key);
+    state.failSyncs = 2; // the write's sync, then the sync of its truncation
+    await expect(store.keys.revoke(key.id, new Date())).rejects.toThrow(/injected sync failure/);
+    await expect(store.keys.revoke(key.id, new Date())).rejects.toThrow(/could not be repaired/);
+    expect((await store.keys.get(key.id))?.revokedAt).toBeNull();
+    await store.close();
+    const reopened = await EmbeddedStore.open(dir);
+    expect((await reopened.keys.get(key.id))?.revokedAt).toBeNull();
+    await reopened.close();
+  });
 });
 
 describe('group commit', () => {

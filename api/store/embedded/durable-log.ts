@@ -72,6 +72,8 @@ export class DurableLog {
   private queue: Pending[] = [];
   private writing: Promise<void> | null = null;
   private closed = false;
+  /** Set when a failed write could not be cut back off: no append is safe until a restart. */
+  private broken: Error | null = null;
 
   private constructor(
     private readonly file: FileHandle,
@@ -193,6 +195,7 @@ export class DurableLog {
   /** Appends entries; resolves once they are on disk. */
   append(...entries: unknown[]): Promise<void> {
     if (this.closed) return Promise.reject(new Error('the store is closed'));
+    if (this.broken) return Promise.reject(new Error(`the store log could not be repaired after a failed write (${this.broken.message}); restart the server`));
     let text: string;
     try {
       text = entries.map(encode).join('');
@@ -236,8 +239,16 @@ export class DurableLog {
       this.size += data.length;
       for (const p of batch) p.resolve();
     } catch (err) {
-      // Cut a partial write back off so that later appends stay readable.
-      await this.file.truncate(this.size).catch(() => undefined);
+      // Cut a partial write back off, durably, so that later appends stay
+      // readable and a crash cannot bring back records that were refused.
+      // If even that fails, the file's state is unknown: refuse every later
+      // append until a restart replays the log.
+      try {
+        await this.file.truncate(this.size);
+        await this.file.datasync();
+      } catch {
+        this.broken = err as Error;
+      }
       for (const p of batch) p.reject(err as Error);
     }
   }

@@ -241,6 +241,20 @@ for (const redis of [true, false]) {
       expect((await again.signIn('new.person@example.com', PASSWORD)).status).toBe(200);
     });
 
+    it('voids an invitation whose sender was removed since (no way back in through a link left open)', async () => {
+      const sender = await user('leaving.admin@example.com', 'admin');
+      const admin = client();
+      expect((await admin.signIn('leaving.admin@example.com', PASSWORD)).status).toBe(200);
+      const invited = await admin.send('POST', '/dashboard/api/invitations', { email: 'second.self@example.com', role: 'admin' });
+      expect(invited.status).toBe(201);
+      const token = /#([A-Za-z0-9_-]+)$/.exec(invited.body.link as string)![1]!;
+      expect((await t.admin('DELETE', `/admin/users/${sender}`)).body).toEqual({ id: sender, removed: true });
+      const guest = client();
+      await guest.start();
+      expect((await guest.send('POST', '/dashboard/api/invitations/lookup', { token })).body.error).toBe('invitation_invalid');
+      expect((await guest.send('POST', '/dashboard/api/invitations/accept', { token, password: PASSWORD })).body.error).toBe('invitation_invalid');
+    });
+
     it('refuses state changes without our Origin or without the CSRF token, and ignores Bearer keys', async () => {
       const c = client();
       expect((await c.signIn('owner@example.com', PASSWORD)).status).toBe(200);

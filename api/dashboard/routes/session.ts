@@ -81,6 +81,11 @@ const invitationGone = (): ApiError => new ApiError(404, 'invitation_invalid', '
 async function openInvitation(deps: DashboardDeps, token: string): Promise<Invitation> {
   const invitation = await deps.store.people.invitations.get(sha256(token));
   if (!invitation || invitation.acceptedAt !== null || Date.parse(invitation.expiresAt) <= Date.now()) throw invitationGone();
+  // An invitation is only as good as its sender's standing now: one left open by
+  // someone since removed or demoted (to regain access afterwards) is void.
+  const sender = await deps.store.people.users.get(invitation.invitedBy);
+  const senderMay = sender !== null && sender.orgId === invitation.orgId && (sender.role === 'owner' || (sender.role === 'admin' && invitation.role !== 'owner'));
+  if (!senderMay) throw invitationGone();
   return invitation;
 }
 

@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Context } from 'koa';
 import { notFound } from '../errors.ts';
-import type { Asset } from '../widgets/assets.ts';
+import { sendAsset, type Asset } from '../widgets/assets.ts';
 import { DASHBOARD_DIST, type DashboardManifest } from '../../dashboard/build.ts';
 
 /** Client routes (dashboard/routes.ts lists the same). */
@@ -90,22 +90,6 @@ export function serveAsset(assets: DashboardAssets) {
     const asset = assets.files.get(String(ctx.params.file));
     if (!asset) throw notFound('Dashboard file');
     ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
-    ctx.set('ETag', asset.etag);
-    ctx.set('Vary', 'Accept-Encoding');
-    if (ctx.get('if-none-match') === asset.etag) {
-      ctx.status = 304;
-      return;
-    }
-    ctx.type = asset.type;
-    const accepted = ctx.get('accept-encoding');
-    if (/\bbr\b/.test(accepted)) {
-      ctx.set('Content-Encoding', 'br');
-      ctx.body = asset.brotli;
-    } else if (/\bgzip\b/.test(accepted)) {
-      ctx.set('Content-Encoding', 'gzip');
-      ctx.body = asset.gzip;
-    } else {
-      ctx.body = asset.raw;
-    }
+    sendAsset(ctx, asset, asset.type);
   };
 }

@@ -10,6 +10,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Context } from 'koa';
 
 export const WIDGET_DIST = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'widget', 'dist');
 
@@ -20,6 +21,31 @@ export interface Asset {
   brotli: Buffer;
   etag: string;
   immutable: boolean;
+}
+
+/**
+ * Answers a precompressed static file: ETag and Vary, 304 for a matching
+ * If-None-Match, else brotli, gzip or the raw bytes as the client accepts.
+ * The caller sets caching and cross-origin headers first (they differ per file).
+ */
+export function sendAsset(ctx: Context, asset: Asset, type: string): void {
+  ctx.set('ETag', asset.etag);
+  ctx.set('Vary', 'Accept-Encoding');
+  if (ctx.get('if-none-match') === asset.etag) {
+    ctx.status = 304;
+    return;
+  }
+  ctx.type = type;
+  const accepted = ctx.get('accept-encoding');
+  if (/\bbr\b/.test(accepted)) {
+    ctx.set('Content-Encoding', 'br');
+    ctx.body = asset.brotli;
+  } else if (/\bgzip\b/.test(accepted)) {
+    ctx.set('Content-Encoding', 'gzip');
+    ctx.body = asset.gzip;
+  } else {
+    ctx.body = asset.raw;
+  }
 }
 
 export interface WidgetAssets {

@@ -16,7 +16,7 @@ import { invalidParameters, notFound } from '../errors.ts';
 import { validateQuery } from '../openapi/params.ts';
 import { isRecordId } from '../store/ids.ts';
 import type { Store, Widget } from '../store/types.ts';
-import type { WidgetAssets } from './assets.ts';
+import { sendAsset, type WidgetAssets } from './assets.ts';
 import { demoPage } from './demo-page.ts';
 import { displayedReviews, publicWidgetData, widgetStats } from './public-data.ts';
 import { widgetHtml } from './widget-html.tsx';
@@ -174,25 +174,9 @@ export function registerWidgetRoutes(deps: WidgetRouteDeps): void {
     const asset = assets.files.get(ctx.params.file as string);
     if (!asset) throw notFound('Widget file');
     ctx.set('Cache-Control', asset.immutable ? 'public, max-age=31536000, immutable' : 'public, max-age=300, stale-while-revalidate=86400');
-    ctx.set('ETag', asset.etag);
-    ctx.set('Vary', 'Accept-Encoding');
     ctx.set('Cross-Origin-Resource-Policy', 'cross-origin');
     ctx.set('Access-Control-Allow-Origin', '*');
-    if (ctx.get('if-none-match') === asset.etag) {
-      ctx.status = 304;
-      return;
-    }
-    ctx.type = asset.name.endsWith('.json') ? 'application/json; charset=utf-8' : 'application/javascript; charset=utf-8';
-    const accepted = ctx.get('accept-encoding');
-    if (/\bbr\b/.test(accepted)) {
-      ctx.set('Content-Encoding', 'br');
-      ctx.body = asset.brotli;
-    } else if (/\bgzip\b/.test(accepted)) {
-      ctx.set('Content-Encoding', 'gzip');
-      ctx.body = asset.gzip;
-    } else {
-      ctx.body = asset.raw;
-    }
+    sendAsset(ctx, asset, asset.name.endsWith('.json') ? 'application/json; charset=utf-8' : 'application/javascript; charset=utf-8');
   });
 
   // The demo exists only on the embedded default: on MongoDB /demo is the router's 404, and

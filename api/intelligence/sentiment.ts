@@ -126,13 +126,17 @@ function scoreSentence(sentence: string, r: LanguageResources, topics: Set<strin
 
 /** null for a language without a lexicon: no guess. `text` is plain text (text.ts). */
 export function scoreSentiment(text: string, language: string, lexicons: LexiconChoice = 'afinn+nlpjs'): SentimentResult | null {
+  return scoreSentimentFolded(fold(text), language, lexicons);
+}
+
+/** `folded` is plain text already folded (text.ts `fold`): enrichment folds a review once for all analysers. */
+export function scoreSentimentFolded(folded: string, language: string, lexicons: LexiconChoice = 'afinn+nlpjs'): SentimentResult | null {
   if (!isSentimentLanguage(language)) return null;
   const r = resources(language);
-  let folded = fold(text);
-  if (language === 'en') folded = folded.replace(EN_CONTRACTION, ' not');
+  const text = language === 'en' ? folded.replace(EN_CONTRACTION, ' not') : folded;
   const topics = topicStems(language);
   let total = 0;
-  for (const sentence of sentences(folded)) total += scoreSentence(sentence, r, topics, lexicons).score;
+  for (const sentence of sentences(text)) total += scoreSentence(sentence, r, topics, lexicons).score;
   const compound = total / Math.sqrt(total * total + SQUASH_ALPHA);
   const sentiment = Math.round(((compound + 1) / 2) * 1000) / 1000;
   return { sentiment, label: labelFor(sentiment) };

@@ -75,8 +75,9 @@ export class EnrichPool {
 
   /**
    * Starts every worker and waits until each has loaded its lexicons and
-   * tables (a second or more of CPU each, spent in the workers): the service
-   * calls it at start-up so the first import does not wait for it.
+   * tables (a second or more of CPU each, spent in the workers). The service
+   * does not call it: its pool starts with the first import, which waits for
+   * that (the event loop does not). Benchmarks call it to time imports alone.
    */
   async warmUp(): Promise<void> {
     await Promise.all(Array.from({ length: this.size }, () => this.run([], 'en')));

@@ -15,8 +15,8 @@
  *   a core for parsing, writing and serving). 0 runs enrichment on the main
  *   thread (enrich.ts directly, with the import's turns to the event loop).
  *
- * The workers load api/intelligence from its TypeScript sources through tsx
- * (a dependency), whether the service runs from `dist/` or from the sources.
+ * Compiled (`npm start`, api/build.ts) the workers run `dist/api/enrich-worker.js`;
+ * from the sources (`npm run dev`, tests) they load enrich-worker.ts through tsx.
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
@@ -44,10 +44,17 @@ interface Slot {
 
 type Reply = { id: number; results: AiFields[] } | { id: number; error: string };
 
-const WORKER_SOURCE = new URL('./enrich-worker.ts', import.meta.url).href;
-const TSX_API = import.meta.resolve('tsx/esm/api');
-/** The worker's entry: register tsx in the worker thread, then load the worker module. */
-const BOOT = `import(${JSON.stringify(TSX_API)}).then(({ register }) => { register(); return import(${JSON.stringify(WORKER_SOURCE)}); })`;
+/** The compiled worker's file URL, defined by api/build.ts in the compiled service only. */
+declare const __RV_ENRICH_WORKER__: string | undefined;
+
+/** A new worker thread running enrich-worker: the compiled file, else the source under tsx. */
+function startWorker(): Worker {
+  if (typeof __RV_ENRICH_WORKER__ === 'string') return new Worker(new URL(__RV_ENRICH_WORKER__));
+  const source = new URL('./enrich-worker.ts', import.meta.url).href;
+  const tsx = import.meta.resolve('tsx/esm/api');
+  // Register tsx in the worker thread, then load the worker module.
+  return new Worker(`import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(source)}); })`, { eval: true });
+}
 
 export class EnrichPool {
   private readonly slots: (Slot | null)[];
@@ -94,7 +101,7 @@ export class EnrichPool {
   }
 
   private spawn(index: number): Slot {
-    const worker = new Worker(BOOT, { eval: true });
+    const worker = startWorker();
     // An idle pool never keeps the process alive.
     worker.unref();
     const slot: Slot = { worker, jobs: new Map() };

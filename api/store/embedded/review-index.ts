@@ -543,6 +543,13 @@ export class ReviewIndex {
     return n;
   }
 
+  /** A review by id: walks the organization's reviews (rare, by-hand actions only; no second map of every id). */
+  get(orgId: string, id: string): Review | null {
+    const org = this.orgs.get(orgId);
+    if (org) for (const review of org.byKey.values()) if (review.id === id) return review;
+    return null;
+  }
+
   findByExternal(orgId: string, platform: string, externalId: string): Review | null {
     return this.orgs.get(orgId)?.byKey.get(naturalKey(platform, externalId)) ?? null;
   }

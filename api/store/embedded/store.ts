@@ -244,6 +244,7 @@ export class EmbeddedStore implements Store {
         break;
       case 'reviews':
         for (const review of entry.v) this.index.apply(review);
+        for (const orgId of new Set(entry.v.map((r) => r.orgId))) this.index.settle(orgId);
         break;
       case 'hide': {
         let org = this.hidden.get(entry.v.orgId);

@@ -15,7 +15,11 @@ export function formatOf(name: string): 'csv' | 'ndjson' | 'json' | null {
   return FORMATS[/\.([a-z]+)$/i.exec(name.trim())?.[1]?.toLowerCase() ?? ''] ?? null;
 }
 
-const mb = (bytes: number): string => `${new Intl.NumberFormat(undefined, { maximumFractionDigits: 1 }).format(bytes / 1024 / 1024)} MB`;
+/** 512 MB, 3.4 MB, 380 KB: the size a person reads (1 MB = 1,048,576 bytes, as file managers mostly say). */
+const mb = (bytes: number): string => {
+  const one = new Intl.NumberFormat(undefined, { maximumFractionDigits: 1 });
+  return bytes < 1024 * 1024 ? `${one.format(Math.ceil(bytes / 1024))} KB` : `${one.format(bytes / 1024 / 1024)} MB`;
+};
 
 export function ImportPanel(props: { maxBytes: number; onImported: () => void }) {
   const file = useRef<HTMLInputElement>(null);

@@ -98,15 +98,26 @@ try {
   const pid = server.child.pid!;
   const before = rssMiB(pid);
   let peak = before;
-  const sampler = setInterval(() => (peak = Math.max(peak, rssMiB(pid))), 100);
+  // RSS at each tenth of the file sent: flat means the later tenths cost no more than the first.
+  let sent = 0;
+  const byTenth: number[] = [];
+  const sampler = setInterval(() => {
+    const rss = rssMiB(pid);
+    peak = Math.max(peak, rss);
+    const tenth = Math.min(10, Math.floor((sent / size) * 10));
+    byTenth[tenth] = Math.max(byTenth[tenth] ?? 0, rss);
+  }, 100);
   const started = performance.now();
-  const answer = await send(new URL('/dashboard/api/reviews/import?format=ndjson', base), agent, 'POST', { ...headers, 'content-length': size }, createReadStream(file));
+  const body = createReadStream(file);
+  body.on('data', (chunk) => (sent += chunk.length));
+  const answer = await send(new URL('/dashboard/api/reviews/import?format=ndjson', base), agent, 'POST', { ...headers, 'content-length': size }, body);
   const seconds = (performance.now() - started) / 1000;
   clearInterval(sampler);
   const after = rssMiB(pid);
   const { rejected: _r, ...summary } = answer.body;
   console.log(`answer: ${answer.status} ${JSON.stringify(summary)}`);
   console.log(`time: ${seconds.toFixed(1)} s (${(size / 1024 / 1024 / seconds).toFixed(2)} MiB/s, ${Math.round(records / seconds).toLocaleString('en-US')} reviews/s)`);
+  console.log(`server RSS peak per tenth of the file sent (MiB): ${byTenth.slice(0, 10).map((v) => v ?? '-').join(', ')}`);
   console.log(`server RSS: ${before} MiB before, ${peak} MiB peak during the upload (+${peak - before} MiB for a ${(size / 1024 / 1024).toFixed(0)} MiB body), ${after} MiB after`);
   agent.destroy();
   if (answer.status !== 200) process.exitCode = 1;

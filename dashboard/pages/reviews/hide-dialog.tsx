@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks';
 import { call, DashboardError, type HideReason, type ReviewItem } from '../../api.ts';
 import { Dialog } from '../../components/dialog.tsx';
 import { Notice } from '../../components/page.tsx';
+import { platformName } from './filters.tsx';
 import { REASONS } from './reasons.ts';
 
 export function HideDialog(props: { review: ReviewItem; onClose: () => void; onHidden: (review: ReviewItem) => void }) {
@@ -23,7 +24,7 @@ export function HideDialog(props: { review: ReviewItem; onClose: () => void; onH
   return (
     <Dialog id="hide-review" title="Hide this review from widgets?" onClose={props.onClose}>
       <p>
-        <strong>{props.review.authorName}</strong> on {props.review.platform}: <span class="quote">“{props.review.content.slice(0, 160)}{props.review.content.length > 160 ? '…' : ''}”</span>
+        <strong>{props.review.authorName}</strong> on {platformName(props.review.platform)}: <span class="quote">“{props.review.content.slice(0, 160)}{props.review.content.length > 160 ? '…' : ''}”</span>
       </p>
       <p class="hint">
         Hidden reviews still count in your statistics and star rating, and every widget says how many reviews the owner hid. You can show it again at any time.

@@ -38,7 +38,7 @@ function reviewStream(n: number): Readable {
   let i = 0;
   let seed = 42;
   const rnd = () => {
-    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+    seed = (Math.imul(seed, 1103515245) + 12345) & 0x7fffffff;
     return seed / 0x7fffffff;
   };
   const now = Date.now();

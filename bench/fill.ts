@@ -3,7 +3,7 @@
  * organization (agency plan, a limit of 10,000,000 a minute), written through the store itself in this
  * process: the same log format and fsync'ed batches of 2,000 as an import, with
  * every review-intelligence field already filled, so a million reviews take a
- * minute rather than the import's enrichment time. Used by bench/startup.ts
+ * minutes rather than the import's enrichment time. Used by bench/startup.ts
  * and bench/profile.ts.
  */
 import { createOrganization } from '../api/admin/orgs.ts';

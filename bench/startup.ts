@@ -6,7 +6,7 @@
  * The folder is written here through the embedded store itself, in this process
  * (the same log format, fsync'ed batches of 2,000 reviews, one organization),
  * with every review-intelligence field already filled, so that filling a
- * million reviews takes a minute rather than the import's enrichment time; the
+ * million reviews takes minutes rather than the import's enrichment time; the
  * start-up then replays that log and builds the review index exactly as after
  * an import. Each run spawns node, waits for the banner, stops the service
  * (SIGTERM) and reports the time and the resident memory once listening.

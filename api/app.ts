@@ -137,7 +137,11 @@ export function createApp(deps: AppDeps): App {
   koa.use(resolveClient(proxies));
   koa.use(httpsOnly());
   koa.use(queryKeyGuard());
-  koa.use(dashboardRouter({ config, store, sessions: deps.sessions, throttle: new SignInThrottle(redis), assets: deps.dashboardAssets }).routes());
+  const dashboard = dashboardRouter({ config, store, sessions: deps.sessions, throttle: new SignInThrottle(redis), assets: deps.dashboardAssets }).routes();
+  // Every dashboard route is under /dashboard (matched case-insensitively, as the router does): other requests skip its route table.
+  koa.use(async function dashboardRoutes(ctx: Context, next: Next) {
+    return ctx.path.slice(0, 10).toLowerCase() === '/dashboard' ? dashboard(ctx as Parameters<typeof dashboard>[0], next) : next();
+  });
   koa.use(router.routes());
 
   return {

@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --reviews 1000000 --requests 6000 --connections 16 --warmup 2]`
+ * `npm run bench [-- --reviews 1000000 --requests 6000 --connections 16 --warmup 2 --skip-workers]`
  * `npm run bench -- --store mongo [--reviews 2000]`: the embedded store beside
  * the MongoDB store on FerretDB (bench/stores.ts).
  *
@@ -15,16 +15,20 @@
  * Prints requests/s, p50/p99 latency and each server's own CPU time per
  * request (over a fixed number of requests) with the ratios; the import rate;
  * the server's memory; start-up time to listening, empty and with the data.
+ * Last, WORKERS=1 against WORKERS=2 on the MongoDB store (bench/workers.ts;
+ * FerretDB started here, `--worker-reviews 200 --worker-requests 2000`).
+ * Start-up on a 1,000,000-review folder: `npm run bench:startup` (bench/startup.ts).
  * (`--seconds` is the run length of `--store mongo`.)
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import autocannon from 'autocannon';
 import type { Fixture } from './bare-server.ts';
+import { compareWorkers } from './workers.ts';
 import { admin, compileBenchServer, cpuMicros, findRedisServer, flag, freePort, httpsGet, ROOT, rssMiB, startRedis, startServer } from './support.ts';
 
 const REVIEWS = flag('reviews', 100_000);
@@ -38,7 +42,7 @@ function reviewStream(n: number): Readable {
   let i = 0;
   let seed = 42;
   const rnd = () => {
-    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+    seed = (Math.imul(seed, 1103515245) + 12345) & 0x7fffffff;
     return seed / 0x7fffffff;
   };
   const now = Date.now();
@@ -88,11 +92,16 @@ interface Result {
   p99: number;
   /** The server process's own CPU time (user + system) per request, in µs. */
   cpuUs: number;
+  /** CPU µs per request of each process group the target's `cpu` reads (the first is cpuUs). */
+  cpuUsEach: number[];
   non2xx: number;
   errors: number;
 }
 
 const WARMUP_SECONDS = flag('warmup', 2);
+/** The WORKERS comparison runs on FerretDB, which scans its SQLite tables: a small organization, fewer requests. */
+const WORKER_REVIEWS = flag('worker-reviews', 200);
+const WORKER_REQUESTS = flag('worker-requests', 2000);
 /** Requests per measured run: a fixed count, so that CPU per request compares like with like. */
 const REQUESTS = flag('requests', 6000);
 
@@ -101,6 +110,10 @@ interface Target {
   headers: Record<string, string>;
   /** The server's process, whose CPU time is read before and after the measured run (none: CPU not measured). */
   pid?: number;
+  /** Instead of `pid`: reads the CPU time so far (µs) of each process group measured (the cluster's processes, FerretDB). */
+  cpu?: () => number[];
+  /** Requests in the measured run (default --requests). */
+  requests?: number;
   /** A different client address per request (X-Forwarded-For from a trusted proxy): site visitors, not one developer. */
   visitors?: boolean;
   /** The status every answer must have (200 unless said). */
@@ -130,23 +143,24 @@ async function cannon(target: Target, ca: string): Promise<Result> {
   };
   // A discarded warm-up run first, for every server alike: the JIT needs thousands of requests.
   await autocannon({ ...options, duration: WARMUP_SECONDS } as autocannon.Options);
-  const cpuBefore = target.pid ? cpuMicros(target.pid) : NaN;
+  const readCpu = target.cpu ?? (target.pid ? () => [cpuMicros(target.pid!)] : null);
+  const cpuBefore = readCpu ? readCpu() : [];
   // autocannon notices `amount` is reached only on its once-a-second tick, so its
   // start/finish include idle time: req/s is timed from the start to the last response.
   const started = performance.now();
   let lastResponse = started;
   // The returned promise is also autocannon's instance (an event emitter); its types say only Promise.
-  const run = autocannon({ ...options, ...(target.pid ? { amount: REQUESTS } : { duration: SECONDS }) } as autocannon.Options);
+  const run = autocannon({ ...options, ...(readCpu ? { amount: target.requests ?? REQUESTS } : { duration: SECONDS }) } as autocannon.Options);
   (run as unknown as autocannon.Instance).on('response', () => {
     lastResponse = performance.now();
   });
   const r = await run;
-  const cpu = target.pid ? cpuMicros(target.pid) - cpuBefore : NaN;
+  const cpuEach = readCpu ? readCpu().map((after, i) => (after - cpuBefore[i]!) / r.requests.total) : [NaN];
   const expected = target.status ?? 200;
   const wrong = expected === 200 ? r.non2xx : r.requests.total - (r.statusCodeStats?.[String(expected) as '304']?.count ?? 0);
   // req/s over the whole run (autocannon's per-second average is coarse on a run of a few seconds).
   const seconds = (lastResponse - started) / 1000;
-  return { rps: target.pid ? r.requests.total / seconds : r.requests.average, p50: r.latency.p50, p99: r.latency.p99, cpuUs: cpu / r.requests.total, non2xx: wrong, errors: r.errors };
+  return { rps: readCpu ? r.requests.total / seconds : r.requests.average, p50: r.latency.p50, p99: r.latency.p99, cpuUs: cpuEach[0]!, cpuUsEach: cpuEach, non2xx: wrong, errors: r.errors };
 }
 
 /** Starts a comparison server (its own process, compiled) and waits for its `ready`. */
@@ -297,6 +311,17 @@ async function main(): Promise<void> {
     const restarted = await startServer({ DATA_DIR: dataDir, REDIS_URL: redis.url, TRUST_PROXY: '127.0.0.1' });
     await restarted.stop();
 
+    // WORKERS=1 against WORKERS=2, on the MongoDB store (FerretDB) with the same Redis.
+    const workers = process.argv.includes('--skip-workers')
+      ? null
+      : await compareWorkers({
+          redisUrl: redis.url,
+          reviews: WORKER_REVIEWS,
+          reviewStream,
+          upload,
+          cannon: (target, ca) => cannon({ ...target, requests: WORKER_REQUESTS }, ca),
+        });
+
     process.stdout.write(
       [
         '',
@@ -308,6 +333,14 @@ async function main(): Promise<void> {
         '',
         `CPU µs/req = the server process's own user + system CPU time (/proc/<pid>/stat, all threads) over ${REQUESTS.toLocaleString('en')} requests, after a ${WARMUP_SECONDS} s warm-up; it barely depends on the load generator, req/s does.`,
         'floor = Koa + @koa/router + koa-ratelimit on the same Redis answering the same bytes (bench/floor-server.ts): the most the mandated stack allows. bare = node:https answering the same bytes. All three run compiled (esbuild), as `npm start` runs the service.',
+        ...(workers
+          ? [
+              `WORKERS (MongoDB store on FerretDB 1.24/SQLite, ${workers.reviews} reviews, Redis limits; ${WORKER_REQUESTS.toLocaleString('en')} requests per run):`,
+              ...table(['request', 'workers', 'req/s', 'p50/p99 ms', 'service CPU µs/req (all processes)', 'FerretDB CPU µs/req'], workers.rows),
+              `This machine has ${availableParallelism()} cores: the load generator and FerretDB run on the same cores as the workers, so a second worker cannot double req/s here; on a machine with cores to spare (and MongoDB instead of FerretDB on SQLite) the workers scale with the cores.`,
+              '',
+            ]
+          : []),
         `Reviews: ${REVIEWS.toLocaleString('en')}; import ${importRate.toLocaleString('en')} reviews/s; server RSS ${memAfterImport} MiB after import, ${memAfterLoad} MiB after load; start-up to listening ${Math.round(server.startupMs)} ms empty, ${Math.round(restarted.startupMs)} ms with the ${REVIEWS.toLocaleString('en')} reviews.`,
         '',
       ].join('\n'),

@@ -58,12 +58,12 @@ const CLOCK_TICKS = 100;
  * its event loop), compiled as `npm start` runs it; `startupMs` is the time from
  * spawning node to the "listening" banner.
  */
-export async function startServer(env: Record<string, string>): Promise<ServerProcess & { startupMs: number }> {
+export async function startServer(env: Record<string, string>, nodeFlags: string[] = []): Promise<ServerProcess & { startupMs: number }> {
   const main = await buildApi();
   const [port, httpPort, adminPort] = (await freePorts(3)) as [number, number, number];
   const spawned = process.hrtime.bigint();
   let listening = 0n;
-  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, main], {
+  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...nodeFlags, main], {
     cwd: ROOT,
     env: { ...process.env, PORT: String(port), HTTP_PORT: String(httpPort), ADMIN_PORT: String(adminPort), LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],

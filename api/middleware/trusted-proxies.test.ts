@@ -55,3 +55,28 @@ describe('clientView', () => {
     expect(clientView(req('10.0.0.5', {}), proxies).https).toBe(false);
   });
 });
+
+describe('TrustedProxies.trusts', () => {
+  it('decides IPv4 addresses exactly as node:net BlockList does (its fast path), IPv6 through BlockList', async () => {
+    const { BlockList } = await import('node:net');
+    const entries = ['10.0.0.0/8', '192.168.1.77/24', '172.16.0.0/12', '127.0.0.1', '0.0.0.0/32', '203.0.113.255/31', 'fd00::/8'];
+    const proxies = new TrustedProxies(entries);
+    const reference = new BlockList();
+    for (const entry of entries) {
+      const [address, bits] = entry.split('/') as [string, string | undefined];
+      const family = address.includes(':') ? 'ipv6' : 'ipv4';
+      if (bits === undefined) reference.addAddress(address, family);
+      else reference.addSubnet(address, Number(bits), family);
+    }
+    let seed = 7;
+    const byte = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 24) & 255;
+    const samples = ['10.255.255.255', '11.0.0.0', '9.255.255.255', '192.168.1.0', '192.168.1.255', '192.168.2.0', '172.31.255.255', '172.32.0.0', '127.0.0.1', '127.0.0.2', '0.0.0.0', '203.0.113.254', '203.0.113.255', '203.0.113.253'];
+    for (let i = 0; i < 2000; i++) samples.push(`${[10, 172, 192, 203, byte()][i % 5]}.${byte()}.${byte()}.${byte()}`);
+    for (const address of samples) expect(proxies.trusts(address), address).toBe(reference.check(address, 'ipv4'));
+    expect(proxies.trusts('::ffff:10.1.2.3')).toBe(true);
+    expect(proxies.trusts('fd12::1')).toBe(true);
+    expect(proxies.trusts('fe80::1')).toBe(false);
+    // Not addresses: never trusted.
+    for (const junk of ['10.1.2', '10.1.2.3.4', '010.1.2.3', '10.1.2.256', '10.1.2.-1', '10.1.2.3 ', '']) expect(proxies.trusts(junk), junk).toBe(false);
+  });
+});

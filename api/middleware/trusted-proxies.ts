@@ -9,8 +9,34 @@ import { BlockList, isIP } from 'node:net';
 import type { IncomingMessage } from 'node:http';
 import type { Context, Next } from 'koa';
 
+/** A dotted-quad IPv4 address as an unsigned 32-bit number, or -1 when it is not one. */
+export function ipv4Number(address: string): number {
+  const parts = address.split('.');
+  if (parts.length !== 4) return -1;
+  let value = 0;
+  for (const part of parts) {
+    // What isIP accepts: 1-3 digits, no leading zero, at most 255.
+    if (part.length === 0 || part.length > 3 || (part.length > 1 && part[0] === '0')) return -1;
+    let n = 0;
+    for (let i = 0; i < part.length; i++) {
+      const digit = part.charCodeAt(i) - 48;
+      if (digit < 0 || digit > 9) return -1;
+      n = n * 10 + digit;
+    }
+    if (n > 255) return -1;
+    value = value * 256 + n;
+  }
+  return value;
+}
+
 export class TrustedProxies {
   private readonly list = new BlockList();
+  /**
+   * The IPv4 entries as [first, last] address numbers: every request asks about
+   * its peer (and, through a proxy, each forwarded hop), and BlockList.check
+   * builds a SocketAddress per call, a few % of a request's CPU.
+   */
+  private readonly ipv4Ranges: Array<[number, number]> = [];
 
   /** `entries` are validated addresses or CIDR ranges (see parseTrustedProxies). */
   constructor(readonly entries: readonly string[]) {
@@ -19,6 +45,11 @@ export class TrustedProxies {
       const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
       if (bits === undefined) this.list.addAddress(address, family);
       else this.list.addSubnet(address, Number(bits), family);
+      if (family === 'ipv4') {
+        const size = 2 ** (32 - (bits === undefined ? 32 : Number(bits)));
+        const first = ipv4Number(address) - (ipv4Number(address) % size);
+        this.ipv4Ranges.push([first, first + size - 1]);
+      }
     }
   }
 
@@ -29,7 +60,10 @@ export class TrustedProxies {
   trusts(address: string | undefined): boolean {
     if (this.none || !address) return false;
     const plain = unmapIPv4(address);
+    const v4 = ipv4Number(plain);
+    if (v4 >= 0) return this.ipv4Ranges.some(([first, last]) => v4 >= first && v4 <= last);
     const family = isIP(plain);
+    // IPv6 (and any IPv4 form the fast path does not read): BlockList decides.
     return family !== 0 && this.list.check(plain, family === 6 ? 'ipv6' : 'ipv4');
   }
 }

@@ -44,8 +44,31 @@ const PUBLIC_CACHE_MAX = 10_000;
 interface CachedPublic {
   version: string;
   body: string;
+  /** The body's UTF-8 bytes, encoded once: every visitor's answer writes them as they are. */
+  bytes: Buffer;
   etag: string;
   expires: number;
+}
+
+/**
+ * What a widget's public answer depends on, as one string. The embedded store
+ * hands out the same frozen widget object until the widget changes, so the
+ * string is built once per version rather than on every visitor's request.
+ */
+const versions = new WeakMap<Widget, string>();
+
+function widgetVersion(widget: Widget): string {
+  let version = versions.get(widget);
+  if (version === undefined) {
+    version = `${widget.updatedAt}|${widget.layout}|${JSON.stringify(widget.options)}|${JSON.stringify(widget.subject)}`;
+    if (Object.isFrozen(widget)) versions.set(widget, version);
+  }
+  return version;
+}
+
+/** Whether If-None-Match names `etag`: one tag, or a comma-separated list of them. */
+function matches(ifNoneMatch: string, etag: string): boolean {
+  return ifNoneMatch === etag || (ifNoneMatch.includes(',') && ifNoneMatch.split(/\s*,\s*/).includes(etag));
 }
 
 async function findWidget(store: Store, id: string, orgId?: string): Promise<Widget> {
@@ -69,7 +92,7 @@ export function registerWidgetRoutes(deps: WidgetRouteDeps): void {
   const computing = new Map<string, Promise<CachedPublic>>();
 
   const publicBody = (widget: Widget): Promise<CachedPublic> => {
-    const version = `${widget.updatedAt}|${widget.layout}|${JSON.stringify(widget.options)}|${JSON.stringify(widget.subject)}`;
+    const version = widgetVersion(widget);
     const hit = publicCache.get(widget.id);
     if (hit && hit.version === version && hit.expires > Date.now()) return Promise.resolve(hit);
     const flight = `${widget.id}|${version}`;
@@ -77,7 +100,7 @@ export function registerWidgetRoutes(deps: WidgetRouteDeps): void {
     if (!pending) {
       pending = (async () => {
         const body = JSON.stringify({ data: await publicWidgetData(store, widget) });
-        const entry = { version, body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`, expires: Date.now() + PUBLIC_TTL_MS };
+        const entry = { version, body, bytes: Buffer.from(body, 'utf8'), etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`, expires: Date.now() + PUBLIC_TTL_MS };
         if (publicCache.size >= PUBLIC_CACHE_MAX) publicCache.clear();
         publicCache.set(widget.id, entry);
         return entry;
@@ -126,16 +149,16 @@ export function registerWidgetRoutes(deps: WidgetRouteDeps): void {
       if (!parsed.ok) throw invalidParameters(parsed.details, parsed.message);
     }
     const widget = await findWidget(store, ctx.params.id as string);
-    const { body, etag } = await publicBody(widget);
+    const { bytes, etag } = await publicBody(widget);
     ctx.set('ETag', etag);
     ctx.set('Cache-Control', PUBLIC_CACHE);
     ctx.set('Vary', 'Accept-Encoding');
-    if (ctx.get('if-none-match').split(/\s*,\s*/).includes(etag)) {
+    if (matches(ctx.get('if-none-match'), etag)) {
       ctx.status = 304;
       return;
     }
     ctx.type = 'application/json; charset=utf-8';
-    ctx.body = body;
+    ctx.body = bytes;
   });
 
   /**
@@ -155,19 +178,19 @@ export function registerWidgetRoutes(deps: WidgetRouteDeps): void {
     let hit = htmlCache.get(key);
     if (!hit || hit.version !== version || hit.expires <= Date.now()) {
       const body = widgetHtml((JSON.parse(json) as { data: Parameters<typeof widgetHtml>[0] }).data, lang);
-      hit = { version, body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`, expires: Date.now() + PUBLIC_TTL_MS };
+      hit = { version, body, bytes: Buffer.from(body, 'utf8'), etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`, expires: Date.now() + PUBLIC_TTL_MS };
       if (htmlCache.size >= PUBLIC_CACHE_MAX) htmlCache.clear();
       htmlCache.set(key, hit);
     }
     ctx.set('ETag', hit.etag);
     ctx.set('Cache-Control', PUBLIC_CACHE);
     ctx.set('Vary', 'Accept-Encoding');
-    if (ctx.get('if-none-match').split(/\s*,\s*/).includes(hit.etag)) {
+    if (matches(ctx.get('if-none-match'), hit.etag)) {
       ctx.status = 304;
       return;
     }
     ctx.type = 'text/html; charset=utf-8';
-    ctx.body = hit.body;
+    ctx.body = hit.bytes;
   });
 
   get('/widget/:file', async function widgetFile(ctx: Context) {

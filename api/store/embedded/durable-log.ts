@@ -50,13 +50,32 @@ function encode(entry: unknown): string {
   return `${crc32(json).toString(16).padStart(8, '0')} ${json}\n`;
 }
 
-/** Parses one line (without its newline); null when torn or corrupt. */
-function decode(line: string): unknown {
-  if (line.length < 10 || line[8] !== ' ') return null;
-  const json = line.slice(9);
-  if (crc32(json).toString(16).padStart(8, '0') !== line.slice(0, 8)) return null;
+const SPACE = 0x20;
+
+/** The 8 lower-case hex digits at `at` as a number (as `encode` writes them), or -1. */
+function checksumAt(bytes: Buffer, at: number): number {
+  let value = 0;
+  for (let i = at; i < at + 8; i++) {
+    const c = bytes[i]!;
+    const digit = c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x61 && c <= 0x66 ? c - 0x61 + 10 : -1;
+    if (digit < 0) return -1;
+    value = value * 16 + digit;
+  }
+  return value;
+}
+
+/**
+ * Parses the line at bytes[start, end) (without its newline); null when torn or
+ * corrupt. The checksum is computed over the line's bytes as they lie in the
+ * read buffer (what `encode` checksummed: the JSON's UTF-8), so the text is
+ * decoded into a string once, for JSON.parse only (start-up replays every line).
+ */
+function decode(bytes: Buffer, start: number, end: number): unknown {
+  if (end - start < 10 || bytes[start + 8] !== SPACE) return null;
+  const expected = checksumAt(bytes, start);
+  if (expected < 0 || crc32(bytes.subarray(start + 9, end)) !== expected) return null;
   try {
-    return JSON.parse(json) as unknown;
+    return JSON.parse(bytes.toString('utf8', start + 9, end)) as unknown;
   } catch {
     return null;
   }
@@ -96,7 +115,7 @@ export class DurableLog {
     // A new file's name is durable only once its folder is synced: without this a crash could lose the whole log.
     if (created) await syncFolder(dirname(path), open);
     const { size } = await file.stat();
-    const chunkSize = 1 << 20;
+    const chunkSize = 8 << 20;
     const buffer = Buffer.allocUnsafe(chunkSize);
     let carry: Buffer = Buffer.alloc(0);
     let position = 0;
@@ -113,7 +132,7 @@ export class DurableLog {
       let nl = chunk.indexOf(NEWLINE, start);
       while (nl !== -1) {
         const lineStart = position - chunk.length + start;
-        const entry = decode(chunk.toString('utf8', start, nl));
+        const entry = decode(chunk, start, nl);
         if (entry === null) {
           if (badAt === -1) badAt = lineStart;
         } else {

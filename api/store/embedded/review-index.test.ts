@@ -433,3 +433,28 @@ describe('ReviewIndex at 1,000,000 reviews', () => {
     expect(index.stats({ orgId: 'org_big', now })).toEqual(referenceStats(after, { orgId: 'org_big', now }));
   }, 120_000);
 });
+
+describe('ReviewIndex: sorting a large batch (start-up replay)', () => {
+  it('orders thousands of records with shared dates and id prefixes exactly as the string comparison does', () => {
+    const base = fixture.reviews[0]!;
+    const random = seededRandom(99);
+    const dates = ['2024-01-01T00:00:00.000Z', '2024-01-01T00:00:00.001Z', '2023-12-31T23:59:59.999Z', '0001-01-01T00:00:00.000Z', '9999-12-31T23:59:59.999Z'];
+    // Ids that tie on the first 9 code units (the numeric part of the sort key), differ only later, or in length.
+    const idFor = (i: number) => (i % 3 === 0 ? `rev_AAAAA${i.toString(36)}` : i % 3 === 1 ? `rev_${Math.floor(random() * 1e9).toString(36)}` : `rev_AAAA${'z'.repeat(i % 5)}`);
+    const records: Review[] = [];
+    const seen = new Set<string>();
+    for (let i = 0; records.length < 3000; i++) {
+      const id = idFor(i);
+      if (seen.has(id)) continue;
+      seen.add(id);
+      records.push({ ...base, id, externalId: `sort-${i}`, date: dates[Math.floor(random() * dates.length)]!, aiThemes: [] });
+    }
+    const index = loaded(records);
+    const page = index.list({ orgId: base.orgId, limit: 100, offset: 0 });
+    const all = [...records].sort((a, b) => (a.date !== b.date ? (a.date > b.date ? -1 : 1) : a.id > b.id ? -1 : a.id < b.id ? 1 : 0));
+    expect(page.total).toBe(3000);
+    const listed: Review[] = [];
+    for (let offset = 0; offset < 3000; offset += 100) listed.push(...index.list({ orgId: base.orgId, limit: 100, offset }).items);
+    expect(ids(listed)).toEqual(ids(all));
+  });
+});

@@ -36,12 +36,67 @@ function apiOrder(a: Review, b: Review): number {
   return a.id > b.id ? -1 : a.id < b.id ? 1 : 0;
 }
 
+/** A record with numbers that order it like `apiOrder` does (ties fall back to `apiOrder`). */
+interface Keyed {
+  /** The date in ms: canonical dates are one string per instant, so ms order is their lexical order. */
+  ms: number;
+  /** The id's first 9 UTF-16 code units, three per number (exact below 2^53); a missing one counts as 0. */
+  id0: number;
+  id1: number;
+  id2: number;
+  review: Review;
+}
+
+/** Code units `at`, `at+1`, `at+2` of `id` as one number that orders like them. */
+function codeUnits(id: string, at: number): number {
+  return ((id.charCodeAt(at) || 0) * 65536 + (id.charCodeAt(at + 1) || 0)) * 65536 + (id.charCodeAt(at + 2) || 0);
+}
+
+function keyedOrder(a: Keyed, b: Keyed): number {
+  return b.ms - a.ms || b.id0 - a.id0 || b.id1 - a.id1 || b.id2 - a.id2 || apiOrder(a.review, b.review);
+}
+
+/** Above this many records a sort compares numbers, not strings. */
+const KEYED_SORT_MIN = 256;
+
+/**
+ * `records` sorted in API order, in place. A large batch (the whole log at
+ * start-up) is sorted by numbers computed once per record (the date's ms, the
+ * id's first code units), which order exactly like the strings: V8 compares
+ * strings in a runtime call, and the ~20 million comparisons of a million
+ * records took about ten seconds on strings, well under one on numbers.
+ */
+function sortInApiOrder(records: Review[]): Review[] {
+  if (records.length < KEYED_SORT_MIN) return records.sort(apiOrder);
+  const keyed: Keyed[] = records.map((review) => ({
+    ms: Date.parse(review.date),
+    id0: codeUnits(review.id, 0),
+    id1: codeUnits(review.id, 3),
+    id2: codeUnits(review.id, 6),
+    review,
+  }));
+  keyed.sort(keyedOrder);
+  for (let i = 0; i < keyed.length; i++) records[i] = keyed[i]!.review;
+  return records;
+}
+
 const CANONICAL_DATE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 /** The review's date in canonical form; throws on a date the index cannot order. */
 function canonicalDate(value: string): string {
-  // Fast path for the stored form; Date.parse rolls Feb 30 or 24:00 over, so those take the long way.
-  if (CANONICAL_DATE.test(value) && value.slice(8, 10) <= '28' && value.slice(11, 13) <= '23' && !Number.isNaN(Date.parse(value))) {
+  // Fast path for the stored form (every record at start-up replay): a day up to 28, an hour
+  // up to 23, a month 01-12, minutes and seconds up to 59 are a real instant as written. Anything
+  // else (Feb 30 or 24:00, which Date.parse rolls over) takes the long way.
+  if (
+    CANONICAL_DATE.test(value) &&
+    value.slice(8, 10) <= '28' &&
+    value.slice(11, 13) <= '23' &&
+    value.slice(5, 7) >= '01' &&
+    value.slice(5, 7) <= '12' &&
+    value.slice(8, 10) >= '01' &&
+    value.slice(14, 16) <= '59' &&
+    value.slice(17, 19) <= '59'
+  ) {
     return value;
   }
   const ms = Date.parse(value);
@@ -337,7 +392,7 @@ class OrgReviews {
       for (const [list, gone] of perList) list.remove(gone, inLists);
       this.removed.clear();
     }
-    const sorted = this.pending.sort(apiOrder);
+    const sorted = sortInApiOrder(this.pending);
     this.pending = [];
     // Distribute once in sorted order, so each list merges an already sorted run.
     for (const r of sorted) {
@@ -541,6 +596,15 @@ export class ReviewIndex {
     raw.last30Days = countWithin(lists, q.now, 30);
     raw.last7Days = countWithin(lists, q.now, 7);
     return finishStats(raw);
+  }
+
+  /**
+   * Brings every organization's lists up to date now (the store calls it after
+   * replaying its log, so the first request after start-up does not wait for
+   * the sort of everything replayed).
+   */
+  flushAll(): void {
+    for (const org of this.orgs.values()) org.flush();
   }
 
   count(orgId: string): number {

@@ -153,6 +153,8 @@ export class EmbeddedStore implements Store {
         store.openFile,
       );
       store.log = opened.log;
+      // The index is sorted before the server listens: the first request must not pay for it.
+      store.index.flushAll();
       store.people = await EmbeddedPeople.open(dataDir);
       store.info = { replay: opened.replay, path, compacted: false, compactions: 0 };
       if (shouldCompact(store.logRecords, store.liveRecords())) {

@@ -1,0 +1,122 @@
+/**
+ * `npm run bench:profile [-- --reviews 100000 --requests 20000 --only stats]`:
+ * where the service's CPU goes under the benchmark's load. Fills a data folder
+ * (bench/fill.ts), starts the compiled service with `--cpu-prof` on Redis, and
+ * sends each request of `npm run bench` (the same URLs and headers) to it;
+ * then prints, per request, the functions with the most self time over the
+ * measured requests only (samples outside them, start-up and warm-up, are left
+ * out), as a share of the process's busy (non-idle) samples. The .cpuprofile
+ * files stay in the folder printed at the end (open them in Chrome DevTools).
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { fillDataFolder } from './fill.ts';
+import { admin, flag, findRedisServer, ROOT, startRedis, startServer } from './support.ts';
+
+const REVIEWS = flag('reviews', 100_000);
+const REQUESTS = flag('requests', 20_000);
+const CONNECTIONS = flag('connections', 16);
+const TOP = flag('top', 25);
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+interface CpuProfile {
+  nodes: ProfileNode[];
+  startTime: number;
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** Self time by function over the samples taken between `from` and `to` (µs, the monotonic clock). */
+function topSelf(profile: CpuProfile, from: number, to: number): string[] {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const self = new Map<string, number>();
+  let busy = 0;
+  let t = profile.startTime;
+  profile.samples.forEach((id, i) => {
+    t += profile.timeDeltas[i]!;
+    if (t < from || t > to) return;
+    const { functionName, url, lineNumber } = byId.get(id)!.callFrame;
+    if (functionName === '(idle)') return;
+    busy++;
+    const where = url ? `${url.replace(/^file:\/\//, '').replace(`${ROOT}/`, '')}:${lineNumber + 1}` : '';
+    const name = `${functionName || '(anonymous)'} ${where}`.trim();
+    self.set(name, (self.get(name) ?? 0) + 1);
+  });
+  return [...self.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, TOP)
+    .map(([name, n]) => `  ${((100 * n) / busy).toFixed(1).padStart(5)}%  ${name}`)
+    .concat(`  (${busy} busy samples)`);
+}
+
+async function main(): Promise<void> {
+  findRedisServer();
+  const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
+  const redis = await startRedis(process.env.REDIS_SERVER_BIN ?? 'redis-server');
+  const dataDir = mkdtempSync(join(tmpdir(), 'review-profile-'));
+  const profileDir = mkdtempSync(join(tmpdir(), 'review-cpuprofile-'));
+  try {
+    const { orgId } = await fillDataFolder(dataDir, REVIEWS);
+    const env = { DATA_DIR: dataDir, REDIS_URL: redis.url, TRUST_PROXY: '127.0.0.1' };
+    const probe = await startServer(env);
+    const key = (await admin(probe, 'POST', '/admin/keys', { orgId, name: 'profile' })).key as string;
+    const widget = await admin(probe, 'POST', '/admin/widgets', { orgId, name: 'Profile widget' });
+    await probe.stop();
+    const manifest = JSON.parse(readFileSync(join(ROOT, 'widget', 'dist', 'manifest.json'), 'utf8')) as { loader: string; bundle: string };
+    const browser = { 'accept-encoding': 'gzip, deflate, br', origin: 'https://shop.example' };
+    const auth = { authorization: `Bearer ${key}` };
+    const targets: Record<string, { path: string; headers: Record<string, string>; visitors?: boolean }> = {
+      'first page': { path: '/api/v1/reviews', headers: auth },
+      'filtered deep page': { path: '/api/v1/reviews?platform=google&minRating=4&offset=2000', headers: auth },
+      stats: { path: '/api/v1/reviews/stats', headers: auth },
+      'widget data': { path: `/public/v1/widgets/${widget.id as string}`, headers: browser, visitors: true },
+      'loader.js': { path: `/widget/${manifest.loader}`, headers: browser, visitors: true },
+    };
+    let visitor = 0;
+    for (const [name, { path, headers, visitors }] of Object.entries(targets)) {
+      if (only && !name.includes(only)) continue;
+      const server = await startServer(env, ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name.replace(/\W+/g, '-')}.cpuprofile`]);
+      const options = {
+        url: `${server.baseUrl}${path}`,
+        connections: CONNECTIONS,
+        headers,
+        tlsOptions: { ca: server.ca, servername: 'localhost' },
+        ...(visitors && {
+          requests: [
+            {
+              setupRequest: (req: { headers?: Record<string, string> }) => {
+                visitor++;
+                return { ...req, headers: { ...headers, 'x-forwarded-for': `10.${(visitor >> 16) & 255}.${(visitor >> 8) & 255}.${visitor & 255}` } };
+              },
+            },
+          ],
+        }),
+      };
+      await autocannon({ ...options, duration: 2 } as autocannon.Options);
+      const from = Number(process.hrtime.bigint() / 1000n);
+      const r = await autocannon({ ...options, amount: REQUESTS } as autocannon.Options);
+      const to = Number(process.hrtime.bigint() / 1000n);
+      await server.stop();
+      const file = readdirSync(profileDir).find((f) => f.startsWith(name.replace(/\W+/g, '-')));
+      if (!file) throw new Error(`no profile written for ${name}`);
+      const profile = JSON.parse(readFileSync(join(profileDir, file), 'utf8')) as CpuProfile;
+      process.stdout.write(`\n${name} (${path}): ${r.requests.total} requests, ${r.non2xx} non-2xx; self time, share of busy samples:\n${topSelf(profile, from, to).join('\n')}\n`);
+    }
+    process.stdout.write(`\nProfiles: ${profileDir}\n`);
+  } finally {
+    redis.process.kill('SIGTERM');
+    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(redis.dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`bench:profile: ${(err as Error).stack ?? String(err)}\n`);
+  process.exit(1);
+});

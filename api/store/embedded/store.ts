@@ -309,6 +309,7 @@ export class EmbeddedStore implements Store {
     list: async (query: ReviewQuery): Promise<ReviewPage> => this.index.list(query),
     stats: async (query: StatsQuery): Promise<ReviewStats> => this.index.stats(query),
     count: async (orgId: string) => this.index.count(orgId),
+    monthly: async (query) => this.index.monthly(query),
     // In a round of its own: its plan resolves ids against the committed index.
     upsert: (orgId: string, inputs: ReviewInput[], now: Date): Promise<UpsertResult> =>
       this.commit(() => {

@@ -55,8 +55,9 @@ function options(spec: ChartSpec, width: number): uPlot.Options {
         font: FONT,
         grid: { show: false },
         ticks: { show: false },
-        // One label per position when they fit, else every 2nd, 3rd… (60 px each).
-        space: 44,
+        size: 30,
+        // One label per position when they fit, else every 2nd, 3rd… (month labels need more room than star labels).
+        space: spec.kind === 'bars' ? 28 : 60,
         incrs: [1, 2, 3, 4, 6, 12],
         values: (_u, splits) => splits.map((i) => spec.labels[i] ?? ''),
       },

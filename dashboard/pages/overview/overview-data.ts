@@ -32,7 +32,7 @@ export const DASHES: number[][] = [[], [8, 4], [2, 3], [10, 3, 2, 3], [4, 4], [1
 /** Months are UTC calendar months: labelled in the person's locale, in UTC so that the 1st never slides into the month before. */
 const monthShort = new Intl.DateTimeFormat(undefined, { month: 'short', timeZone: 'UTC' });
 const monthLong = new Intl.DateTimeFormat(undefined, { month: 'long', year: 'numeric', timeZone: 'UTC' });
-const monthYearShort = new Intl.DateTimeFormat(undefined, { month: 'short', year: '2-digit', timeZone: 'UTC' });
+const monthYearShort = new Intl.DateTimeFormat(undefined, { month: 'short', year: 'numeric', timeZone: 'UTC' });
 
 const firstOf = (month: string): Date => new Date(`${month}-01T00:00:00.000Z`);
 export const monthLabel = (month: string): string => monthLong.format(firstOf(month));

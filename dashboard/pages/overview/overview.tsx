@@ -61,7 +61,7 @@ function HowToImport(props: { session: SessionInfo }) {
           <a href={PATHS.reviews} onClick={(e) => onLinkClick(e as unknown as MouseEvent, PATHS.reviews)}>
             Reviews
           </a>{' '}
-          and chooses <strong>Import reviews</strong> with a CSV, NDJSON or JSON file exported from your review platforms (fields: platform, externalId, authorName, rating,
+          and {staff ? 'choose' : 'chooses'} <strong>Import reviews</strong> with a CSV, NDJSON or JSON file exported from your review platforms (fields: platform, externalId, authorName, rating,
           content, date).
         </li>
         <li>
@@ -94,13 +94,13 @@ function Charts(props: { data: OverviewData }) {
         dash: DASHES[i % DASHES.length]!,
       })),
       formatY: formatNumber,
-      height: 260,
+      height: 280,
     };
     const average: ChartSpec = {
       kind: 'lines',
       labels,
       series: [{ label: 'Average rating', values: data.months.map((m) => m.averageRating), color: PALETTE[0], dash: [] }],
-      yRange: [1, 5],
+      yRange: [0.8, 5.2],
       formatY: (n) => formatDecimal(n),
       height: 220,
     };
@@ -116,6 +116,14 @@ function Charts(props: { data: OverviewData }) {
         table={{ head: ['Rating', 'Reviews'], rows: data.ratingDistribution.map((r) => [ratingLabel(r.rating), formatNumber(r.count)]) }}
       />
       <ChartFigure
+        id="chart-average"
+        title="Average rating by month"
+        summary={averageSummary(data)}
+        spec={charts.average}
+        note="A month without rated reviews has no point."
+        table={{ head: ['Month', 'Average rating', 'Reviews'], rows: data.months.map((m) => [monthLabel(m.month), m.averageRating === null ? '–' : formatDecimal(m.averageRating), formatNumber(m.count)]) }}
+      />
+      <ChartFigure
         id="chart-monthly"
         title="Reviews per month by platform"
         summary={monthlySummary(data)}
@@ -125,14 +133,6 @@ function Charts(props: { data: OverviewData }) {
           head: ['Month', ...charts.platforms.map(platformName), 'All'],
           rows: data.months.map((m) => [monthLabel(m.month), ...m.platforms.map((p) => formatNumber(p.count)), formatNumber(m.count)]),
         }}
-      />
-      <ChartFigure
-        id="chart-average"
-        title="Average rating by month"
-        summary={averageSummary(data)}
-        spec={charts.average}
-        note="A month without rated reviews has no point."
-        table={{ head: ['Month', 'Average rating', 'Reviews'], rows: data.months.map((m) => [monthLabel(m.month), m.averageRating === null ? '–' : formatDecimal(m.averageRating), formatNumber(m.count)]) }}
       />
     </div>
   );

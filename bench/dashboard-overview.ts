@@ -7,7 +7,8 @@
  * fields, so the import measures storage, not enrichment), signs a person in,
  * then times GET /dashboard/api/overview (statistics + 12 months by platform +
  * widget and member counts) request after request on one keep-alive
- * connection, and GET /api/v1/reviews/stats the same way for comparison.
+ * connection; GET /dashboard/api/session (the session checks alone) and
+ * GET /api/v1/reviews/stats the same way for comparison.
  * Prints p50/p90/p99/max in ms and the machine's load average (the figures
  * mean little on a busy machine: say so with them).
  */
@@ -145,6 +146,7 @@ try {
   console.log(`\n${REQUESTS} sequential requests on one keep-alive connection, after 20 thrown away; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} on ${(await import('node:os')).cpus().length} cores`);
   console.log(`${'request'.padEnd(34)}${'p50'.padStart(8)}${'p90'.padStart(8)}${'p99'.padStart(8)}${'max'.padStart(8)}  (ms)`);
   await time('GET /dashboard/api/overview', () => send(agent, server.baseUrl, 'GET', '/dashboard/api/overview', { cookie }));
+  await time('GET /dashboard/api/session (baseline)', () => send(agent, server.baseUrl, 'GET', '/dashboard/api/session', { cookie }));
   await time('GET /api/v1/reviews/stats', () => send(agent, server.baseUrl, 'GET', '/api/v1/reviews/stats', { authorization: `Bearer ${key}` }));
   console.log(`load average after: ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   agent.destroy();

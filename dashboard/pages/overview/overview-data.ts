@@ -21,7 +21,7 @@ export interface OverviewData {
 }
 
 /**
- * Series colours: each at least 3:1 against the white card (WCAG 1.4.11 for
+ * Series colours: each at least 4.9:1 against the white card (WCAG 1.4.11 asks 3:1 for
  * graphics), told apart by more than hue (each line also has its own dash
  * pattern and point shape, and the legend names it).
  */

@@ -13,10 +13,9 @@
  * do. So a write never edits the aggregates. It inserts a marker
  * `{orgId, month}` (an insert, which no server loses) for every month it
  * touched, old month and new, AFTER its review writes landed. Before answering,
- * a read recomputes the marked months from the reviews themselves (a `date`
- * range of one month on the `{orgId, date}` index, never the whole
- * organization) under a lock per month, then deletes exactly the markers it
- * read. A write that lands after those markers were read leaves a marker of its
+ * a read recomputes the marked months from the reviews themselves (the `date`
+ * range of those months on the `{orgId, date}` index, in one pass) under a
+ * lock per organization, then deletes exactly the markers it read. A write that lands after those markers were read leaves a marker of its
  * own, so its month is recomputed again by the next read: the aggregates are
  * always a function of the reviews, and never drift.
  *
@@ -58,6 +57,9 @@ interface MarkerDocument {
   month: string;
 }
 
+/** How long one recomputation may hold its organization's lock, and how long a reader waits for it. */
+const RECOMPUTE_LEASE_MS = 120_000;
+
 /** The document that says the aggregates were built (or rebuilt) for every organization. */
 const BUILT_ID = '$built';
 
@@ -95,46 +97,53 @@ export class ReviewMonths {
     for (let i = 0; i < docs.length; i += 50) await this.markers.insertMany(docs.slice(i, i + 50), { ordered: false });
   }
 
-  /** Recompute the organization's marked months (usually none). */
+  /**
+   * Recompute the organization's marked months (usually none), all in one
+   * pass: one range read of the reviews' platform, rating, date and sentiment
+   * (a `date` range of the `{orgId, date}` index; on FerretDB, which scans for
+   * any filter but `_id`, one scan instead of three per month), bucketed here
+   * with exact integer sums. Under one lock per organization, with a lease
+   * long enough for a large recomputation.
+   */
   async refresh(orgId: string): Promise<void> {
-    const marked = await this.markers.find({ orgId }, { projection: { month: 1 } }).toArray();
-    if (marked.length === 0) return;
-    for (const month of new Set(marked.map((m) => m.month))) {
-      await withDocumentLock(this.locks, `review_months:${orgId}/${month}`, async () => {
-        // Re-read under the lock: another reader may have recomputed it meanwhile.
-        const ids = (await this.markers.find({ orgId, month }, { projection: { _id: 1 } }).toArray()).map((m) => m._id);
-        if (ids.length === 0) return;
-        await this.recompute(orgId, month);
-        await this.markers.deleteMany({ _id: { $in: ids } });
-      });
-    }
+    if ((await this.markers.countDocuments({ orgId }, { limit: 1 })) === 0) return;
+    await withDocumentLock(
+      this.locks,
+      `review_months:${orgId}`,
+      async () => {
+        // Re-read under the lock: another reader may have recomputed them meanwhile.
+        const marked = await this.markers.find({ orgId }, { projection: { month: 1 } }).toArray();
+        if (marked.length === 0) return;
+        const months = [...new Set(marked.map((m) => m.month))].sort();
+        await this.recompute(orgId, months);
+        const ids = marked.map((m) => m._id);
+        for (let i = 0; i < ids.length; i += 500) await this.markers.deleteMany({ _id: { $in: ids.slice(i, i + 500) } });
+      },
+      { ttlMs: RECOMPUTE_LEASE_MS, waitMs: RECOMPUTE_LEASE_MS },
+    );
   }
 
-  /**
-   * One month from its reviews: a `date` range of the `{orgId, date}` index.
-   * One accumulator per `$group` (FerretDB 1.24 answers 0 for the others).
-   */
-  private async recompute(orgId: string, month: string): Promise<void> {
-    const match: Filter<ReviewDocument> = { orgId, date: { $gte: monthStart(month), $lt: monthStart(addMonths(month, 1)) } };
-    const withSentiment = { ...match, sentimentE6: { $ne: null } };
-    const [ratings, sentimentSums, sentimentCounts] = await Promise.all([
-      this.reviews.aggregate<{ _id: { platform: string; rating: number | null }; n: number }>([{ $match: match }, { $group: { _id: { platform: '$platform', rating: '$rating' }, n: { $sum: 1 } } }]).toArray(),
-      this.reviews.aggregate<{ _id: string; n: number }>([{ $match: withSentiment }, { $group: { _id: '$platform', n: { $sum: '$sentimentE6' } } }]).toArray(),
-      this.reviews.aggregate<{ _id: string; n: number }>([{ $match: withSentiment }, { $group: { _id: '$platform', n: { $sum: 1 } } }]).toArray(),
-    ]);
-    const platforms = new Map<string, MonthPlatform>();
-    const of = (platform: string) => {
-      let p = platforms.get(platform);
-      if (!p) platforms.set(platform, (p = { platform, counts: [0, 0, 0, 0, 0, 0], sentimentCount: 0, sentimentSum: 0 }));
-      return p;
-    };
-    for (const { _id, n } of ratings) of(_id.platform).counts[_id.rating ?? 0]! += n;
-    for (const { _id, n } of sentimentSums) of(_id).sentimentSum = n;
-    for (const { _id, n } of sentimentCounts) of(_id).sentimentCount = n;
-    const _id = `${orgId}/${month}`;
-    const list = [...platforms.values()].filter((p) => p.counts.some((c) => c > 0)).sort((a, b) => (a.platform < b.platform ? -1 : 1));
-    if (list.length === 0) await this.months.deleteOne({ _id });
-    else await this.months.replaceOne({ _id }, { orgId, month, platforms: list }, { upsert: true });
+  private async recompute(orgId: string, months: string[]): Promise<void> {
+    const buckets = new Map<string, Map<string, MonthPlatform>>(months.map((m) => [m, new Map()]));
+    const range: Filter<ReviewDocument> = { orgId, date: { $gte: monthStart(months[0]!), $lt: monthStart(addMonths(months.at(-1)!, 1)) } };
+    const cursor = this.reviews.find(range, { projection: { _id: 0, platform: 1, rating: 1, date: 1, sentimentE6: 1 } });
+    for await (const doc of cursor) {
+      const bucket = buckets.get(monthOf(doc.date));
+      if (!bucket) continue; // a month in the range that was not marked
+      let p = bucket.get(doc.platform);
+      if (!p) bucket.set(doc.platform, (p = { platform: doc.platform, counts: [0, 0, 0, 0, 0, 0], sentimentCount: 0, sentimentSum: 0 }));
+      p.counts[doc.rating ?? 0]!++;
+      if (doc.sentimentE6 !== null && doc.sentimentE6 !== undefined) {
+        p.sentimentCount++;
+        p.sentimentSum += doc.sentimentE6;
+      }
+    }
+    for (const [month, bucket] of buckets) {
+      const _id = `${orgId}/${month}`;
+      const platforms = [...bucket.values()].sort((a, b) => (a.platform < b.platform ? -1 : 1));
+      if (platforms.length === 0) await this.months.deleteOne({ _id });
+      else await this.months.replaceOne({ _id }, { orgId, month, platforms }, { upsert: true });
+    }
   }
 
   private async read(orgId: string, range?: { from: string; to: string }): Promise<MonthDocument[]> {

@@ -75,8 +75,23 @@ const schemas: Record<string, Schema> = {
     totalReviews: { type: 'integer' },
     averageRating: nullable({ type: 'number' }),
     last30Days: { type: 'integer' },
+    last7Days: { type: 'integer' },
     widgets: { type: 'integer' },
     members: { type: 'integer' },
+    ratingDistribution: { type: 'array', items: object({ rating: nullable({ type: 'integer', minimum: 1, maximum: 5 }), count: { type: 'integer' } }) },
+    platforms: { type: 'array', items: object({ platform: str(), count: { type: 'integer' }, averageRating: nullable({ type: 'number' }) }) },
+    /** The last 12 calendar months in UTC, oldest first; the current (partial) month last. */
+    months: {
+      type: 'array',
+      minItems: 12,
+      maxItems: 12,
+      items: object({
+        month: str({ pattern: '^\\d{4}-\\d{2}$' }),
+        count: { type: 'integer' },
+        averageRating: nullable({ type: 'number' }),
+        platforms: { type: 'array', items: object({ platform: str(), count: { type: 'integer' } }) },
+      }),
+    },
   }),
   WidgetItem: object({ id: str(), name: str(), layout: str(), createdAt: dateTime }),
   WidgetList: list('WidgetItem'),
@@ -130,7 +145,7 @@ export const OPERATIONS: Operation[] = [
   { method: 'get', path: '/session', summary: 'Who is signed in, the organization and plan, and the CSRF token', responses: { 200: 'Session' }, roles: 'public' },
   { method: 'post', path: '/sign-in', summary: 'Sign in with email and password; sets a new session cookie', request: 'SignIn', responses: { 200: 'Session' }, roles: 'public' },
   { method: 'post', path: '/sign-out', summary: 'End this session on the server', responses: { 204: null } },
-  { method: 'get', path: '/overview', summary: 'Figures for the overview page', responses: { 200: 'Overview' } },
+  { method: 'get', path: '/overview', summary: 'Figures and chart series (last 12 UTC months) for the overview page, from maintained aggregates', responses: { 200: 'Overview' } },
   {
     method: 'get',
     path: '/reviews',

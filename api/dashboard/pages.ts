@@ -39,10 +39,9 @@ export async function loadDashboardAssets(dist = DASHBOARD_DIST): Promise<Dashbo
   }
   const manifest = JSON.parse(await readFile(join(dist, 'manifest.json'), 'utf8')) as DashboardManifest;
   const files = new Map<string, Asset & { type: string }>();
-  for (const [name, type] of [
-    [manifest.script, 'application/javascript; charset=utf-8'],
-    [manifest.stylesheet, 'text/css; charset=utf-8'],
-  ] as const) {
+  const script = 'application/javascript; charset=utf-8';
+  // The chunks are what pages load by import() (the Overview's charts): served like the script.
+  for (const [name, type] of [[manifest.script, script], [manifest.stylesheet, 'text/css; charset=utf-8'], ...(manifest.chunks ?? []).map((chunk) => [chunk, script] as const)] as const) {
     const [raw, gzip, brotli] = await Promise.all(['', '.gz', '.br'].map((ext) => readFile(join(dist, name + ext))));
     files.set(name, { name, type, raw: raw!, gzip: gzip!, brotli: brotli!, etag: `"${createHash('sha256').update(raw!).digest('base64url').slice(0, 22)}"`, immutable: true });
   }

@@ -9,7 +9,7 @@
  * and 1 ms either side, a review in the future, dates at midnight UTC (for
  * date-only `since`), and hostile text (HTML, emoji, RTL, control characters).
  */
-import type { Review, ReviewInput, ReviewPage, ReviewQuery, ReviewStats, SentimentLabel, StatsQuery } from '../store/types.ts';
+import type { MonthlyCount, MonthlyQuery, Review, ReviewInput, ReviewPage, ReviewQuery, ReviewStats, SentimentLabel, StatsQuery } from '../store/types.ts';
 import { seededRandom } from '../demo/seeded-random.ts';
 
 export const FIXTURE_NOW = new Date('2026-11-21T12:00:00.000Z');
@@ -246,4 +246,23 @@ export function referenceStats(reviews: readonly Review[], q: StatsQuery): Revie
     platforms,
     ratingDistribution: distribution,
   };
+}
+
+/** Brute force: reviews per UTC month and platform from..to, as `ReviewStore.monthly` answers. */
+export function referenceMonthly(reviews: readonly Review[], q: MonthlyQuery): MonthlyCount[] {
+  const rows = new Map<string, MonthlyCount>();
+  for (const r of reviews) {
+    if (r.orgId !== q.orgId) continue;
+    const month = new Date(r.date).toISOString().slice(0, 7);
+    if (month < q.from || month > q.to) continue;
+    const key = `${month} ${r.platform}`;
+    let row = rows.get(key);
+    if (!row) rows.set(key, (row = { month, platform: r.platform, count: 0, ratedCount: 0, ratingSum: 0 }));
+    row.count++;
+    if (r.rating !== null) {
+      row.ratedCount++;
+      row.ratingSum += r.rating;
+    }
+  }
+  return [...rows.values()].sort((a, b) => (a.month !== b.month ? (a.month < b.month ? -1 : 1) : a.platform < b.platform ? -1 : a.platform > b.platform ? 1 : 0));
 }

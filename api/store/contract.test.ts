@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EMPTY_STATS, FIXTURE_PLATFORMS, generateFixture, referenceList, referenceStats, type ReviewFixture } from '../reviews/fixtures.ts';
+import { EMPTY_STATS, FIXTURE_PLATFORMS, generateFixture, referenceList, referenceMonthly, referenceStats, type ReviewFixture } from '../reviews/fixtures.ts';
 import { EmbeddedStore } from './embedded/store.ts';
 import { newId } from './ids.ts';
 import type { ApiKeyRecord, Organization, Review, ReviewInput, ReviewModeration, ReviewQuery, Store, Widget } from './types.ts';
@@ -378,6 +378,65 @@ for (const subject of subjects) {
       const empty = fixture.orgIds.at(-1)!;
       expect(await store.reviews.list({ orgId: empty, limit: 20, offset: 0 })).toEqual({ total: 0, items: [] });
       expect(await store.reviews.stats({ orgId: empty, now: fixture.now })).toEqual(EMPTY_STATS);
+      expect(await store.reviews.monthly({ orgId: empty, from: '2000-01', to: '2030-12' })).toEqual([]);
+    });
+
+    it('keeps reviews per UTC month and platform exactly like the reference, for any range', async () => {
+      let rows = 0;
+      for (const orgId of fixture.orgIds) {
+        const reviews = stored.get(orgId)!;
+        for (const [from, to] of [['2000-01', '2030-12'], ['2025-12', '2026-11'], ['2026-11', '2026-11'], ['2026-12', '2026-01']] as const) {
+          const answer = await store.reviews.monthly({ orgId, from, to });
+          expect(answer).toEqual(referenceMonthly(reviews, { orgId, from, to }));
+          rows += answer.length;
+        }
+      }
+      expect(rows).toBeGreaterThan(20); // the fixture spans many months: the comparison compared something
+    });
+
+    it('moves a re-imported review between months and ratings in the monthly counts and the statistics', async () => {
+      const o = org('Months');
+      await store.orgs.create(o);
+      const review = (externalId: string, date: string, rating: number | null, platform = 'GOOGLE'): ReviewInput => ({
+        platform,
+        externalId,
+        authorName: 'Ann',
+        authorAvatar: null,
+        rating,
+        content: 'Fine',
+        date,
+        url: null,
+        language: 'en',
+        isVerified: false,
+        sentiment: 0.5,
+        sentimentLabel: 'NEUTRAL',
+        aiSummary: null,
+        aiThemes: [],
+      });
+      const now = new Date('2026-11-21T12:00:00Z');
+      await store.reviews.upsert(o.id, [review('a', '2026-01-31T23:59:59.999Z', 5), review('b', '2026-02-01T00:00:00.000Z', 3), review('c', '2026-02-10T00:00:00.000Z', null, 'FACEBOOK')], now);
+      const range = { orgId: o.id, from: '2026-01', to: '2026-12' };
+      expect(await store.reviews.monthly(range)).toEqual([
+        { month: '2026-01', platform: 'GOOGLE', count: 1, ratedCount: 1, ratingSum: 5 },
+        { month: '2026-02', platform: 'FACEBOOK', count: 1, ratedCount: 0, ratingSum: 0 },
+        { month: '2026-02', platform: 'GOOGLE', count: 1, ratedCount: 1, ratingSum: 3 },
+      ]);
+      // Re-import: 'a' moves to March with 1 star, 'c' gets a rating, a new review on another platform.
+      await store.reviews.upsert(o.id, [review('a', '2026-03-15T10:00:00.000Z', 1), review('c', '2026-02-10T00:00:00.000Z', 4, 'FACEBOOK'), review('a', '2026-02-02T00:00:00.000Z', 2, 'YELP')], now);
+      const expected = [
+        { month: '2026-02', platform: 'FACEBOOK', count: 1, ratedCount: 1, ratingSum: 4 },
+        { month: '2026-02', platform: 'GOOGLE', count: 1, ratedCount: 1, ratingSum: 3 },
+        { month: '2026-02', platform: 'YELP', count: 1, ratedCount: 1, ratingSum: 2 },
+        { month: '2026-03', platform: 'GOOGLE', count: 1, ratedCount: 1, ratingSum: 1 },
+      ];
+      expect(await store.reviews.monthly(range)).toEqual(expected);
+      const all = (await store.reviews.list({ orgId: o.id, limit: 100, offset: 0 })).items;
+      expect(await store.reviews.monthly(range)).toEqual(referenceMonthly(all, range));
+      expect(await store.reviews.stats({ orgId: o.id, now })).toEqual(referenceStats(all, { orgId: o.id, now }));
+      expect(await store.reviews.stats({ orgId: o.id, now, platforms: ['GOOGLE'] })).toEqual(referenceStats(all, { orgId: o.id, now, platforms: ['GOOGLE'] }));
+      // Moving every review out of a month leaves no row for it.
+      await store.reviews.upsert(o.id, [review('b', '2026-03-01T00:00:00.000Z', 3)], now);
+      expect((await store.reviews.monthly(range)).filter((r) => r.platform === 'GOOGLE').map((r) => [r.month, r.count])).toEqual([['2026-03', 2]]);
     });
   });
 }

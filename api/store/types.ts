@@ -195,6 +195,27 @@ export interface StatsQuery {
   platforms?: string[];
 }
 
+/**
+ * Reviews of one platform in one calendar month (UTC): what the Overview's
+ * charts are drawn from. Both stores keep these as maintained aggregates.
+ */
+export interface MonthlyCount {
+  /** `YYYY-MM`, the UTC calendar month of the reviews' `date`. */
+  month: string;
+  platform: string;
+  count: number;
+  ratedCount: number;
+  /** Sum of the integer star ratings of the rated reviews. */
+  ratingSum: number;
+}
+
+export interface MonthlyQuery {
+  orgId: string;
+  /** First and last month wanted, `YYYY-MM`, inclusive. */
+  from: string;
+  to: string;
+}
+
 export interface UpsertResult {
   imported: number;
   updated: number;
@@ -253,6 +274,12 @@ export interface ReviewStore {
    * map of every review id in memory.
    */
   get(orgId: string, id: string): Promise<Review | null>;
+  /**
+   * Per month and platform, the months from..to that hold reviews (no rows
+   * with count 0), ordered by month then platform. Answered from maintained
+   * aggregates, never by reading every review.
+   */
+  monthly(query: MonthlyQuery): Promise<MonthlyCount[]>;
 }
 
 /** Why an Owner or Admin hid a review (CONTRACT §7). */

@@ -45,6 +45,8 @@ export interface RealService {
   widgets(): Promise<Widget[]>;
   /** Everything the process wrote to stdout and stderr, for failure messages. */
   output(): string;
+  /** The admin API (loopback) and its token, for setting up what the dashboard cannot (another organization). */
+  admin: { url: string; token: string };
   stop(): Promise<void>;
 }
 
@@ -194,7 +196,7 @@ export async function startRealService(): Promise<RealService> {
       cleanUp();
     })());
 
-  return { origin, banner, dataDir, get, api, widgets, output: () => out, stop };
+  return { origin, banner, dataDir, get, api, widgets, output: () => out, stop, admin: { url: `http://127.0.0.1:${adminPort}`, token: adminToken } };
 }
 
 export interface HostPages {

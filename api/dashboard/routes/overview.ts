@@ -2,16 +2,35 @@
 import type { Context } from 'koa';
 import { auth } from '../session.ts';
 import type { DashboardDeps } from './deps.ts';
+import { buildSeries, seriesWindow } from '../overview-series.ts';
 
+/**
+ * The Overview's figures and chart data in one answer: the statistics of
+ * /reviews/stats and the last 12 UTC months, both from the store's maintained
+ * aggregates (no request reads every review; README "Overview").
+ */
 export function overview({ store }: DashboardDeps) {
   return async function overview(ctx: Context): Promise<void> {
     const { org } = auth(ctx);
-    const [stats, widgets, members] = await Promise.all([
-      store.reviews.stats({ orgId: org.id, now: new Date() }),
+    const now = new Date();
+    const window = seriesWindow(now);
+    const [stats, monthly, widgets, members] = await Promise.all([
+      store.reviews.stats({ orgId: org.id, now }),
+      store.reviews.monthly({ orgId: org.id, ...window }),
       store.widgets.listByOrg(org.id),
       store.people.users.listByOrg(org.id),
     ]);
-    ctx.body = { totalReviews: stats.totalReviews, averageRating: stats.averageRating, last30Days: stats.last30Days, widgets: widgets.length, members: members.length };
+    ctx.body = {
+      totalReviews: stats.totalReviews,
+      averageRating: stats.averageRating,
+      last30Days: stats.last30Days,
+      last7Days: stats.last7Days,
+      widgets: widgets.length,
+      members: members.length,
+      ratingDistribution: stats.ratingDistribution,
+      platforms: stats.platforms,
+      months: buildSeries(monthly, window),
+    };
   };
 }
 

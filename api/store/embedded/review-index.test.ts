@@ -8,6 +8,7 @@ import {
   FIXTURE_PLATFORMS,
   generateFixture,
   referenceList,
+  referenceMonthly,
   referenceStats,
   seededRandom,
 } from '../../reviews/fixtures.ts';
@@ -321,7 +322,8 @@ describe('ReviewIndex property: any interleaving of writes and reads matches the
       offset: fc.integer({ min: 0, max: 70 }),
       limit: fc.integer({ min: 1, max: 25 }),
     });
-    const base = new Date('2026-11-01T00:00:00.000Z').getTime();
+    // The dates cross a month boundary, so that rewrites move reviews between the monthly aggregates too.
+    const base = new Date('2026-10-26T00:00:00.000Z').getTime();
     fc.assert(
       fc.property(fc.array(fc.oneof(write, write, read), { maxLength: 120 }), (ops) => {
         const index = new ReviewIndex();
@@ -358,6 +360,8 @@ describe('ReviewIndex property: any interleaving of writes and reads matches the
             const now = new Date(base + 10 * DAY);
             const sq = op.platforms === undefined ? { orgId: op.org, now } : { orgId: op.org, now, platforms: op.platforms };
             expect(index.stats(sq)).toEqual(referenceStats(all, sq));
+            const mq = { orgId: op.org, from: '2026-09', to: '2026-12' };
+            expect(index.monthly(mq)).toEqual(referenceMonthly(all, mq));
           }
         }
       }),

@@ -14,8 +14,9 @@
  * Writes are lazy: new records collect in a pending array and replaced ones in
  * a removal set; the next read sorts the pending records once and merges them
  * into every list, so bulk imports and start-up replay stay O(n log n).
- * Statistics are kept incrementally per platform; only the day windows are
- * computed at read time, by binary search on dates.
+ * Statistics are kept incrementally per platform, and per platform and UTC
+ * month (the Overview's series); only the day windows are computed at read
+ * time, by binary search on dates.
  *
  * Records are frozen once indexed: lists hold references to them and reads
  * return them, so nobody may change one in place (an update is a new record).
@@ -23,7 +24,8 @@
  * whose lexical order is chronological; records are normalized to that form.
  * Review ids are assumed unique (they are, from `newId`).
  */
-import type { Review, ReviewInput, ReviewPage, ReviewQuery, ReviewStats, StatsQuery } from '../types.ts';
+import type { MonthlyCount, MonthlyQuery, Review, ReviewInput, ReviewPage, ReviewQuery, ReviewStats, StatsQuery } from '../types.ts';
+import { monthsBetween } from '../../reviews/months.ts';
 import { dayWindow, emptyRawStats, finishStats, sentimentUnits, type RawStats } from '../../reviews/stats-math.ts';
 
 /** True when `a` comes before `b` in API order. */
@@ -232,10 +234,28 @@ interface Aggregates {
   ratingCounts: number[];
 }
 
+/** One platform's reviews in one UTC calendar month. */
+interface MonthAggregates {
+  count: number;
+  ratedCount: number;
+  ratingSum: number;
+}
+
 class PlatformState {
   readonly agg: Aggregates = { count: 0, ratedCount: 0, ratingSum: 0, sentimentCount: 0, sentimentSum: 0, ratingCounts: [0, 0, 0, 0, 0, 0] };
+  /** By `YYYY-MM` (the canonical date's first 7 characters: the UTC month); a month with no review has no entry. */
+  readonly months = new Map<string, MonthAggregates>();
 
   add(r: Review, sign: 1 | -1): void {
+    const key = r.date.slice(0, 7);
+    let m = this.months.get(key);
+    if (!m) this.months.set(key, (m = { count: 0, ratedCount: 0, ratingSum: 0 }));
+    m.count += sign;
+    if (r.rating !== null) {
+      m.ratedCount += sign;
+      m.ratingSum += sign * r.rating;
+    }
+    if (m.count === 0) this.months.delete(key);
     const a = this.agg;
     a.count += sign;
     a.ratingCounts[r.rating ?? 0]! += sign;
@@ -609,6 +629,21 @@ export class ReviewIndex {
 
   count(orgId: string): number {
     return this.orgs.get(orgId)?.byKey.size ?? 0;
+  }
+
+  /** The maintained month × platform aggregates from..to: (months × platforms) map reads, no review read. */
+  monthly(q: MonthlyQuery): MonthlyCount[] {
+    const org = this.orgs.get(q.orgId);
+    if (!org) return [];
+    const rows: MonthlyCount[] = [];
+    const platforms = [...org.platforms.keys()].sort();
+    for (const month of monthsBetween(q.from, q.to)) {
+      for (const platform of platforms) {
+        const m = org.platforms.get(platform)!.months.get(month);
+        if (m && m.count > 0) rows.push({ month, platform, count: m.count, ratedCount: m.ratedCount, ratingSum: m.ratingSum });
+      }
+    }
+    return rows;
   }
 
   /** Every stored review, organization by organization (the store's compaction snapshot). */

@@ -25,19 +25,27 @@ const DUPLICATE_KEY = 11000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export async function withDocumentLock<T>(locks: Collection<LockDocument>, name: string, work: () => Promise<T>): Promise<T> {
+export async function withDocumentLock<T>(
+  locks: Collection<LockDocument>,
+  name: string,
+  work: () => Promise<T>,
+  /** Longer work (a recomputation over many documents) needs a longer lease and wait. */
+  options: { ttlMs?: number; waitMs?: number } = {},
+): Promise<T> {
+  const ttl = options.ttlMs ?? TTL_MS;
+  const wait = options.waitMs ?? WAIT_MS;
   const token = randomUUID();
-  const deadline = Date.now() + WAIT_MS;
+  const deadline = Date.now() + wait;
   for (let attempt = 0; ; attempt++) {
     try {
-      await locks.insertOne({ _id: name, token, expiresAt: Date.now() + TTL_MS });
+      await locks.insertOne({ _id: name, token, expiresAt: Date.now() + ttl });
       break;
     } catch (err) {
       if ((err as { code?: number }).code !== DUPLICATE_KEY) throw err;
     }
     const held = await locks.findOne({ _id: name });
     if (held && held.expiresAt < Date.now()) await locks.deleteOne({ _id: name, token: held.token });
-    if (Date.now() > deadline) throw new Error(`the store is busy: could not lock ${name} within ${WAIT_MS / 1000} s`);
+    if (Date.now() > deadline) throw new Error(`the store is busy: could not lock ${name} within ${wait / 1000} s`);
     await sleep(Math.min(50, 2 + attempt * 2) * (0.5 + Math.random()));
   }
   try {

@@ -40,14 +40,13 @@ import {
   fromDocument,
   listFilter,
   listSort,
-  rawStats,
   reviewIndexes,
   statsQueries,
   toDocument,
-  type PlatformRatingCount,
   type ReviewDocument,
-  type SentimentSum,
 } from './review-queries.ts';
+import { ReviewMonths } from './review-months.ts';
+import { monthOf } from '../../reviews/months.ts';
 
 /** How long a request waits for an absent server before answering 503. */
 const SELECTION_TIMEOUT_MS = 2000;
@@ -88,6 +87,8 @@ export class MongoStore implements Store {
   private readonly moderationCol: Collection<WithMongoId<ReviewModeration>>;
   readonly people: MongoPeople;
   private readonly lockCol: Collection<LockDocument>;
+  /** Maintained per-month aggregates: statistics and the Overview's series (review-months.ts). */
+  private readonly reviewMonths: ReviewMonths;
 
   private constructor(
     private readonly client: MongoClient,
@@ -100,6 +101,7 @@ export class MongoStore implements Store {
     this.moderationCol = db.collection('review_moderation');
     this.people = new MongoPeople(db, unavailable);
     this.lockCol = db.collection('locks');
+    this.reviewMonths = new ReviewMonths(db, this.reviewCol, this.lockCol);
   }
 
   static async connect(url: string, dbName?: string): Promise<MongoStore> {
@@ -124,6 +126,7 @@ export class MongoStore implements Store {
       this.moderationCol.createIndex({ orgId: 1, hiddenAt: 1 }, { name: 'org_hidden' }),
       this.people.ensureIndexes(),
     ]);
+    await this.reviewMonths.ensureIndexes(async () => (await this.orgCol.find({}, { projection: { _id: 1 } }).toArray()).map((o) => o._id));
   }
 
   readonly orgs: OrgStore = translateErrors<OrgStore>({
@@ -180,17 +183,17 @@ export class MongoStore implements Store {
       const total = tail ? query.offset + docs.length : await this.reviewCol.countDocuments(filter);
       return { total, items: docs.map((d) => fromDocument(d)) };
     },
+    // The maintained monthly aggregates added up, and the two day windows counted on the {orgId, date} index.
     stats: async (query) => {
       const q = statsQueries(query);
-      const [rows, sentimentSum, sentimentCount, last30, last7] = await Promise.all([
-        this.reviewCol.aggregate<PlatformRatingCount>(q.byPlatformRating).toArray(),
-        this.reviewCol.aggregate<SentimentSum>(q.sentimentSum).toArray(),
-        this.reviewCol.countDocuments(q.sentimentCount),
+      const [raw, last30, last7] = await Promise.all([
+        this.reviewMonths.totals(query.orgId, query.platforms),
         this.reviewCol.countDocuments(q.last30),
         this.reviewCol.countDocuments(q.last7),
       ]);
-      return finishStats(rawStats(rows, { count: sentimentCount, sum: sentimentSum[0]?.sum ?? 0 }, last30, last7));
+      return finishStats({ ...raw, last30Days: last30, last7Days: last7 });
     },
+    monthly: async (query) => this.reviewMonths.monthly(query),
     count: async (orgId) => this.reviewCol.countDocuments({ orgId }),
     get: async (orgId, id) => {
       const doc = await this.reviewCol.findOne({ orgId, id }, { projection: { _id: 0 } });
@@ -207,6 +210,8 @@ export class MongoStore implements Store {
         const written = await this.writeReviews(docs.slice(i, i + WRITE_BATCH));
         result.imported += written.imported;
         result.updated += written.updated;
+        // After the writes landed: the months they touched, old and new (review-months.ts).
+        await this.reviewMonths.mark(orgId, written.months);
       }
       return result;
     },
@@ -233,7 +238,8 @@ export class MongoStore implements Store {
    * `_id`, keeping their id and createdAt. An upsert, not an update, so that
    * the write also lands if the review vanished in between.
    */
-  private async writeReviews(docs: ReviewDocument[]): Promise<UpsertResult> {
+  private async writeReviews(docs: ReviewDocument[]): Promise<UpsertResult & { months: Set<string> }> {
+    const months = new Set(docs.map((d) => monthOf(d.date)));
     let existing: ReviewDocument[] = [];
     let imported = 0;
     try {
@@ -247,12 +253,15 @@ export class MongoStore implements Store {
       imported = err.insertedCount;
       existing = errors.map((e) => docs[e.index]!);
     }
-    if (existing.length === 0) return { imported, updated: 0 };
+    if (existing.length === 0) return { imported, updated: 0, months };
+    // The month each replaced review had: a re-import may move it to another month.
+    const before = await this.reviewCol.find({ _id: { $in: existing.map((d) => d._id) } }, { projection: { date: 1 } }).toArray();
+    for (const old of before) months.add(monthOf(old.date));
     const ops: AnyBulkWriteOperation<ReviewDocument>[] = existing.map(({ _id, id, createdAt, ...fields }) => ({
       updateOne: { filter: { _id }, update: { $set: fields, $setOnInsert: { id, createdAt } }, upsert: true },
     }));
     const written = await this.reviewCol.bulkWrite(ops, { ordered: false });
-    return { imported: imported + written.upsertedCount, updated: written.matchedCount };
+    return { imported: imported + written.upsertedCount, updated: written.matchedCount, months };
   }
 
   async ping(): Promise<void> {

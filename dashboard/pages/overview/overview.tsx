@@ -1,23 +1,148 @@
-/** Overview: the organization's figures at a glance, and its plan (read-only) with what it allows. */
-import { useEffect, useState } from 'preact/hooks';
+/**
+ * Overview: the organization's figures at a glance, three charts with their
+ * text alternatives (rating distribution, reviews per month by platform,
+ * average rating by month; months are UTC calendar months), and the plan.
+ * An organization without reviews is told how to import them instead.
+ */
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import { call, DashboardError, type SessionInfo } from '../../api.ts';
 import { Loading, Notice, PageHeader } from '../../components/page.tsx';
 import { PlanCard } from '../../components/plan.tsx';
 import { formatDecimal, formatNumber } from '../../format.ts';
+import { onLinkClick, PATHS } from '../../router.ts';
+import { ChartFigure } from './chart-figure.tsx';
+import './overview.css';
+import type { ChartSpec } from './draw-chart.ts';
+import {
+  averageSummary,
+  axisLabel,
+  DASHES,
+  distributionSummary,
+  monthLabel,
+  monthlySummary,
+  PALETTE,
+  platformName,
+  ratingLabel,
+  seriesPlatforms,
+  type OverviewData,
+} from './overview-data.ts';
 
-interface Overview {
-  totalReviews: number;
-  averageRating: number | null;
-  last30Days: number;
-  widgets: number;
-  members: number;
+function Figures(props: { data: OverviewData }) {
+  const { data } = props;
+  const items: [string, string][] = [
+    ['Reviews', formatNumber(data.totalReviews)],
+    ['Average rating', data.averageRating === null ? '–' : `${formatDecimal(data.averageRating)} / 5`],
+    ['Last 7 days', formatNumber(data.last7Days)],
+    ['Last 30 days', formatNumber(data.last30Days)],
+    ['Widgets', formatNumber(data.widgets)],
+    ['Members', formatNumber(data.members)],
+  ];
+  return (
+    <dl class="stats">
+      {items.map(([label, value]) => (
+        <div class="stat card" key={label}>
+          <dt>{label}</dt>
+          <dd>{value}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+function HowToImport(props: { session: SessionInfo }) {
+  const staff = props.session.user!.role !== 'member';
+  return (
+    <section class="card empty-overview" aria-labelledby="no-reviews-title">
+      <h2 id="no-reviews-title">No reviews yet</h2>
+      <p>The charts of your ratings and reviews per month appear here once your reviews are imported.</p>
+      <ol class="plain-list steps">
+        <li>
+          {staff ? 'Open ' : 'An Owner or Admin opens '}
+          <a href={PATHS.reviews} onClick={(e) => onLinkClick(e as unknown as MouseEvent, PATHS.reviews)}>
+            Reviews
+          </a>{' '}
+          and {staff ? 'choose' : 'chooses'} <strong>Import reviews</strong> with a CSV, NDJSON or JSON file exported from your review platforms (fields: platform, externalId, authorName, rating,
+          content, date).
+        </li>
+        <li>
+          Or, on the server, your operator runs <code>npm run admin -- reviews import --org {props.session.org!.id} reviews.csv</code>.
+        </li>
+      </ol>
+    </section>
+  );
+}
+
+function Charts(props: { data: OverviewData }) {
+  const { data } = props;
+  const charts = useMemo(() => {
+    const labels = data.months.map((m, i) => axisLabel(m.month, i === 0));
+    const platforms = seriesPlatforms(data);
+    const distribution: ChartSpec = {
+      kind: 'bars',
+      labels: data.ratingDistribution.map((r) => (r.rating === null ? 'None' : `${r.rating}★`)),
+      series: [{ label: 'Reviews', values: data.ratingDistribution.map((r) => r.count), color: PALETTE[0], dash: [] }],
+      formatY: formatNumber,
+      height: 220,
+    };
+    const monthly: ChartSpec = {
+      kind: 'lines',
+      labels,
+      series: platforms.map((p, i) => ({
+        label: platformName(p),
+        values: data.months.map((m) => m.platforms.find((x) => x.platform === p)?.count ?? 0),
+        color: PALETTE[i % PALETTE.length]!,
+        dash: DASHES[i % DASHES.length]!,
+      })),
+      formatY: formatNumber,
+      height: 280,
+    };
+    const average: ChartSpec = {
+      kind: 'lines',
+      labels,
+      series: [{ label: 'Average rating', values: data.months.map((m) => m.averageRating), color: PALETTE[0], dash: [] }],
+      yRange: [0.8, 5.2],
+      formatY: (n) => formatDecimal(n),
+      height: 220,
+    };
+    return { distribution, monthly, average, platforms };
+  }, [data]);
+  return (
+    <div class="charts">
+      <ChartFigure
+        id="chart-ratings"
+        title="Rating distribution"
+        summary={distributionSummary(data)}
+        spec={charts.distribution}
+        table={{ head: ['Rating', 'Reviews'], rows: data.ratingDistribution.map((r) => [ratingLabel(r.rating), formatNumber(r.count)]) }}
+      />
+      <ChartFigure
+        id="chart-average"
+        title="Average rating by month"
+        summary={averageSummary(data)}
+        spec={charts.average}
+        note="A month without rated reviews has no point."
+        table={{ head: ['Month', 'Average rating', 'Reviews'], rows: data.months.map((m) => [monthLabel(m.month), m.averageRating === null ? '–' : formatDecimal(m.averageRating), formatNumber(m.count)]) }}
+      />
+      <ChartFigure
+        id="chart-monthly"
+        title="Reviews per month by platform"
+        summary={monthlySummary(data)}
+        spec={charts.monthly}
+        note="Months are calendar months in UTC."
+        table={{
+          head: ['Month', ...charts.platforms.map(platformName), 'All'],
+          rows: data.months.map((m) => [monthLabel(m.month), ...m.platforms.map((p) => formatNumber(p.count)), formatNumber(m.count)]),
+        }}
+      />
+    </div>
+  );
 }
 
 export function OverviewPage(props: { session: SessionInfo }) {
-  const [data, setData] = useState<Overview | null>(null);
+  const [data, setData] = useState<OverviewData | null>(null);
   const [error, setError] = useState('');
   useEffect(() => {
-    call<Overview>('GET', '/overview').then(setData, (err: unknown) => setError(err instanceof DashboardError ? err.message : 'Could not load the overview.'));
+    call<OverviewData>('GET', '/overview').then(setData, (err: unknown) => setError(err instanceof DashboardError ? err.message : 'Could not load the overview.'));
   }, []);
   return (
     <>
@@ -28,30 +153,8 @@ export function OverviewPage(props: { session: SessionInfo }) {
         </Notice>
       )}
       {!data && !error && <Loading what="figures" />}
-      {data && (
-        <dl class="stats">
-          <div class="stat card">
-            <dt>Reviews</dt>
-            <dd>{formatNumber(data.totalReviews)}</dd>
-          </div>
-          <div class="stat card">
-            <dt>Average rating</dt>
-            <dd>{data.averageRating === null ? '–' : `${formatDecimal(data.averageRating)} / 5`}</dd>
-          </div>
-          <div class="stat card">
-            <dt>New in the last 30 days</dt>
-            <dd>{formatNumber(data.last30Days)}</dd>
-          </div>
-          <div class="stat card">
-            <dt>Widgets</dt>
-            <dd>{formatNumber(data.widgets)}</dd>
-          </div>
-          <div class="stat card">
-            <dt>Members</dt>
-            <dd>{formatNumber(data.members)}</dd>
-          </div>
-        </dl>
-      )}
+      {data && <Figures data={data} />}
+      {data && (data.totalReviews === 0 ? <HowToImport session={props.session} /> : <Charts data={data} />)}
       <PlanCard org={props.session.org!} />
     </>
   );

@@ -1,0 +1,188 @@
+/**
+ * The Overview page end to end, in Debian's Chromium against the real service
+ * over HTTPS (demo data on a fresh DATA_DIR): the three charts are drawn
+ * (canvases with ink on them), each text alternative says what the data says
+ * (tables and sentences against /dashboard/api/overview and /api/v1/reviews/stats),
+ * the chart library is fetched by the Overview only, an empty organization is
+ * told how to import, axe finds nothing, the tables open from the keyboard,
+ * and screenshots at 1280 and 390 px go to test-results/dashboard/.
+ */
+import { expect, test, type Browser, type BrowserContext, type Page } from '@playwright/test';
+import { expectNoAxeViolations, ownerPassword, screenshots, signIn } from './support/dashboard.ts';
+import { startRealService, type RealService } from './support/real-server.ts';
+
+test.describe.configure({ mode: 'serial', timeout: 120_000 });
+
+interface Overview {
+  totalReviews: number;
+  averageRating: number | null;
+  last7Days: number;
+  last30Days: number;
+  ratingDistribution: { rating: number | null; count: number }[];
+  months: { month: string; count: number; averageRating: number | null; platforms: { platform: string; count: number }[] }[];
+}
+
+let service: RealService;
+let context: BrowserContext;
+let page: Page;
+
+const number = new Intl.NumberFormat('en-US');
+
+async function newContext(browser: Browser): Promise<BrowserContext> {
+  return browser.newContext({ ignoreHTTPSErrors: true, locale: 'en-US', timezoneId: 'America/Los_Angeles', viewport: { width: 1280, height: 800 } });
+}
+
+/** Pixels of a canvas that are neither transparent nor white: the chart's ink. */
+async function inkOf(page: Page, chart: string): Promise<number> {
+  return page.locator(`[data-chart="${chart}"] canvas`).first().evaluate((canvas: HTMLCanvasElement) => {
+    const { data } = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height);
+    let ink = 0;
+    for (let i = 0; i < data.length; i += 4) if (data[i + 3]! > 0 && (data[i]! < 240 || data[i + 1]! < 240 || data[i + 2]! < 240)) ink++;
+    return ink;
+  });
+}
+
+async function tableRows(page: Page, figure: string): Promise<string[][]> {
+  const rows = page.getByRole('figure', { name: figure }).getByRole('table').locator('tbody tr');
+  return rows.evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => (c.textContent ?? '').trim())));
+}
+
+test.beforeAll(async ({ browser }) => {
+  test.setTimeout(150_000);
+  service = await startRealService();
+  context = await newContext(browser);
+  page = await context.newPage();
+});
+
+test.afterAll(async () => {
+  await context?.close();
+  await service?.stop();
+});
+
+test('draws the three charts with text alternatives that say what the data says; only the Overview fetches the chart library', async () => {
+  const scripts: string[] = [];
+  page.on('request', (r) => {
+    if (r.url().includes('/dashboard/assets/') && r.url().endsWith('.js')) scripts.push(r.url().slice(r.url().lastIndexOf('/') + 1));
+  });
+  // Signing in lands on the Overview; another page, loaded afresh, must not fetch the chart library.
+  await signIn(page, service.origin, 'owner@demo.example', ownerPassword(service.banner.text));
+  await expect(page.getByRole('heading', { name: 'Overview', level: 1 })).toBeVisible();
+  await page.goto(`${service.origin}/dashboard/members`);
+  scripts.length = 0;
+  await page.reload();
+  await expect(page.getByRole('heading', { name: 'Members', level: 1 })).toBeVisible();
+  await page.waitForLoadState('networkidle');
+  expect(scripts.filter((s) => s.startsWith('dashboard-chunk-')), 'the Members page loads no chart chunk').toEqual([]);
+  expect(scripts.filter((s) => s.startsWith('dashboard-')).length, 'the page script was seen').toBeGreaterThan(0);
+
+  const answer = page.waitForResponse((r) => r.url().endsWith('/dashboard/api/overview'));
+  await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Overview', exact: true }).click();
+  const data = (await (await answer).json()) as Overview;
+  expect(data.totalReviews).toBeGreaterThan(100);
+  await expect(page.locator('[data-chart] canvas'), 'uPlot draws one canvas per chart').toHaveCount(3, { timeout: 15_000 });
+  expect(scripts.some((s) => s.startsWith('dashboard-chunk-'))).toBe(true);
+
+  // The figures are the public statistics.
+  const stats = (await service.api<{ data: { totalReviews: number; averageRating: number; last7Days: number; last30Days: number } }>('/reviews/stats')).data;
+  expect([data.totalReviews, data.averageRating, data.last7Days, data.last30Days]).toEqual([stats.totalReviews, stats.averageRating, stats.last7Days, stats.last30Days]);
+  const figure = (label: string) => page.locator('.stat').filter({ has: page.getByText(label, { exact: true }) }).locator('dd');
+  await expect(figure('Reviews')).toHaveText(number.format(stats.totalReviews));
+  await expect(figure('Last 7 days')).toHaveText(number.format(stats.last7Days));
+  await expect(figure('Last 30 days')).toHaveText(number.format(stats.last30Days));
+
+  // Every chart has ink on its canvas, is an image named by its heading and described by its sentence.
+  for (const [chart, name] of [
+    ['chart-ratings', 'Rating distribution'],
+    ['chart-monthly', 'Reviews per month by platform'],
+    ['chart-average', 'Average rating by month'],
+  ] as const) {
+    await expect.poll(() => inkOf(page, chart), { message: `${name} is drawn` }).toBeGreaterThan(500);
+    const img = page.getByRole('img', { name });
+    await expect(img).toBeVisible();
+    await expect(img).toHaveAccessibleDescription(/\d/);
+  }
+
+  // The tables hold the data, in the person's locale.
+  for (const name of ['Rating distribution', 'Reviews per month by platform', 'Average rating by month']) {
+    await page.getByRole('figure', { name }).getByText('Show the figures as a table').click();
+  }
+  expect(await tableRows(page, 'Rating distribution')).toEqual(data.ratingDistribution.map((r) => [r.rating === null ? 'No stars' : `${r.rating} star${r.rating === 1 ? '' : 's'}`, number.format(r.count)]));
+  const monthName = (m: string) => new Intl.DateTimeFormat('en-US', { month: 'long', year: 'numeric', timeZone: 'UTC' }).format(new Date(`${m}-01T00:00:00Z`));
+  const monthly = await tableRows(page, 'Reviews per month by platform');
+  expect(monthly.map((r) => [r[0], r.at(-1)])).toEqual(data.months.map((m) => [monthName(m.month), number.format(m.count)]));
+  expect(monthly.map((r) => r.slice(1, -1))).toEqual(data.months.map((m) => m.platforms.map((p) => number.format(p.count))));
+  const headers = await page.getByRole('figure', { name: 'Reviews per month by platform' }).getByRole('columnheader').allTextContents();
+  expect(headers.slice(1, -1)).toEqual(data.months[0]!.platforms.map((p) => p.platform.charAt(0) + p.platform.slice(1).toLowerCase()));
+  // The current UTC month is the last row (a person west of UTC still sees the month the server counted).
+  expect(monthly.at(-1)![0]).toBe(monthName(new Date().toISOString().slice(0, 7)));
+  expect(await tableRows(page, 'Average rating by month')).toEqual(
+    data.months.map((m) => [monthName(m.month), m.averageRating === null ? '–' : new Intl.NumberFormat('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 2 }).format(m.averageRating), number.format(m.count)]),
+  );
+  // The sentences name the totals.
+  await expect(page.getByRole('figure', { name: 'Rating distribution' })).toContainText(`Of ${number.format(data.totalReviews)} reviews`);
+  const inWindow = data.months.reduce((n, m) => n + m.count, 0);
+  await expect(page.getByRole('figure', { name: 'Reviews per month by platform' })).toContainText(`${number.format(inWindow)} reviews in the last 12 months`);
+  // The legend names every platform of the monthly chart (colour is never the only cue).
+  const legend = page.getByRole('figure', { name: 'Reviews per month by platform' }).getByRole('list', { name: 'Legend' });
+  await expect(legend.getByRole('listitem')).toHaveCount(data.months[0]!.platforms.length);
+
+  await expectNoAxeViolations(page, 'the Overview with its tables open');
+  await screenshots(page, 'overview-charts-tables');
+  // Closed again, as a person first sees the page; readable at 390 px (screenshots looked at).
+  for (const name of ['Rating distribution', 'Reviews per month by platform', 'Average rating by month']) {
+    await page.getByRole('figure', { name }).getByText('Show the figures as a table').click();
+  }
+  await page.setViewportSize({ width: 390, height: 844 });
+  await expect.poll(async () => page.locator('[data-chart="chart-monthly"] canvas').first().evaluate((c) => c.getBoundingClientRect().width)).toBeLessThanOrEqual(390);
+  await expect.poll(() => inkOf(page, 'chart-monthly')).toBeGreaterThan(500);
+  await expectNoAxeViolations(page, 'the Overview at 390 px');
+  await screenshots(page, 'overview-charts');
+});
+
+test('the tables open and close from the keyboard alone', async () => {
+  await page.goto(`${service.origin}/dashboard/overview`);
+  await expect(page.locator('[data-chart] canvas').first()).toBeVisible();
+  const toggle = page.getByRole('figure', { name: 'Rating distribution' }).locator('summary');
+  let reached = false;
+  for (let i = 0; i < 40 && !reached; i++) {
+    await page.keyboard.press('Tab');
+    reached = await toggle.evaluate((el) => el === document.activeElement);
+  }
+  expect(reached, 'Tab reaches the first chart’s table toggle').toBe(true);
+  await page.keyboard.press('Enter');
+  await expect(page.getByRole('figure', { name: 'Rating distribution' }).getByRole('table')).toBeVisible();
+  await page.keyboard.press('Enter');
+  await expect(page.getByRole('figure', { name: 'Rating distribution' }).getByRole('table')).toBeHidden();
+});
+
+test('an organization without reviews is told how to import them, with no empty axes', async ({ browser }) => {
+  const admin = async (path: string, body: unknown) => {
+    const res = await fetch(`${service.admin.url}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${service.admin.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    expect(res.status, `admin POST ${path}`).toBe(201);
+    return (await res.json()) as { id: string };
+  };
+  const org = await admin('/admin/orgs', { name: 'Empty Bakery', plan: 'growth' });
+  const password = 'a long enough password for the test';
+  await admin('/admin/users', { orgId: org.id, email: 'owner@empty.example', role: 'owner', password });
+
+  const empty = await newContext(browser);
+  try {
+    const p = await empty.newPage();
+    await signIn(p, service.origin, 'owner@empty.example', password);
+    await expect(p.getByRole('heading', { name: 'No reviews yet' })).toBeVisible();
+    await expect(p.getByText('Import reviews')).toBeVisible();
+    await expect(p.getByText(`npm run admin -- reviews import --org ${org.id} reviews.csv`)).toBeVisible();
+    await expect(p.locator('.stat').filter({ hasText: 'Reviews' }).first().locator('dd')).toHaveText('0');
+    expect(await p.locator('[data-chart], canvas').count()).toBe(0);
+    await expectNoAxeViolations(p, 'the empty Overview');
+    await screenshots(p, 'overview-empty');
+    await p.getByRole('main').getByRole('link', { name: 'Reviews' }).click();
+    await expect(p).toHaveURL(/\/dashboard\/reviews$/);
+  } finally {
+    await empty.close();
+  }
+});

@@ -1,4 +1,4 @@
-/** Read-only views every role sees: overview figures, the latest reviews, the widgets, and the audit log (Owner, Admin). */
+/** Read-only views every role sees: overview figures, the latest reviews, and the audit log (Owner, Admin). Widgets: widgets.ts. */
 import type { Context } from 'koa';
 import { auth } from '../session.ts';
 import type { DashboardDeps } from './deps.ts';
@@ -22,12 +22,6 @@ export function latestReviews({ store }: DashboardDeps) {
       total: page.total,
       data: page.items.map((r) => ({ id: r.id, platform: r.platform, authorName: r.authorName, rating: r.rating, date: r.date, content: r.content })),
     };
-  };
-}
-
-export function widgetList({ store }: DashboardDeps) {
-  return async function widgetList(ctx: Context): Promise<void> {
-    ctx.body = { data: (await store.widgets.listByOrg(auth(ctx).org.id)).map((w) => ({ id: w.id, name: w.name, layout: w.layout, createdAt: w.createdAt })) };
   };
 }
 

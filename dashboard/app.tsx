@@ -10,15 +10,22 @@ import { MembersPage } from './pages/members/members.tsx';
 import { OverviewPage } from './pages/overview/overview.tsx';
 import { ReviewsPage } from './pages/reviews/reviews.tsx';
 import { SignInPage } from './pages/sign-in/sign-in.tsx';
+import { WidgetBuilderPage } from './pages/widgets/builder.tsx';
 import { WidgetsPage } from './pages/widgets/widgets.tsx';
 import { navigate, PATHS, usePath } from './router.ts';
 
 function Page(props: { path: string; session: SessionInfo }) {
+  // The builder: /dashboard/widgets/new, /dashboard/widgets/{id}.
+  if (props.path.startsWith(`${PATHS.widgets}/`)) {
+    // Saving a new widget moves to its own path: the same page instance carries on.
+    const id = props.path.slice(PATHS.widgets.length + 1);
+    return <WidgetBuilderPage id={id === 'new' ? null : id} session={props.session} />;
+  }
   switch (props.path) {
     case PATHS.reviews:
       return <ReviewsPage />;
     case PATHS.widgets:
-      return <WidgetsPage />;
+      return <WidgetsPage session={props.session} />;
     case PATHS.apiKeys:
       return <ApiKeysPage session={props.session} />;
     case PATHS.members:

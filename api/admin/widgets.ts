@@ -101,6 +101,15 @@ function parseSubject(check: Checker, raw: unknown): Partial<WidgetSubject> | un
   };
 }
 
+/** Intl throws a RangeError on text that is not a language tag at all ("not a locale!"): that is a 400, never a 500. */
+function supportedLocale(tag: string): boolean {
+  try {
+    return Intl.DateTimeFormat.supportedLocalesOf([tag]).length > 0;
+  } catch {
+    return false;
+  }
+}
+
 function parseOptions(check: Checker, raw: unknown): Partial<WidgetOptions> | undefined {
   if (raw === undefined) return undefined;
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
@@ -134,7 +143,7 @@ function parseOptions(check: Checker, raw: unknown): Partial<WidgetOptions> | un
   if (body.locale !== undefined) {
     const l = body.locale;
     if (l === null) out.locale = null;
-    else if (typeof l === 'string' && l.length <= 35 && Intl.DateTimeFormat.supportedLocalesOf([l]).length > 0) out.locale = Intl.getCanonicalLocales(l)[0]!;
+    else if (typeof l === 'string' && l.length <= 35 && supportedLocale(l)) out.locale = Intl.getCanonicalLocales(l)[0]!;
     else check.fail('options.locale', 'must be a supported BCP 47 locale such as en-US, or null');
   }
   const jsonLd = check.oneOf(body, 'jsonLd', ['auto', 'on', 'off'] as const);

@@ -20,8 +20,8 @@ export const DEFAULT_OUT_DIR = join(HERE, 'dist');
 
 /** Gzip budgets in bytes (widget issue §9; languages and RTL added 0.7 KiB in issue 12). */
 export const LOADER_BUDGET = 1536;
-/** +12 B in issue 15: ReviewProof.render, the dashboard preview's way in (main sat at exactly 13 KiB). */
-export const TOTAL_BUDGET = 13 * 1024 + 12;
+/** +49 B in issue 15: ReviewProof.render (the dashboard preview's way in) and a region renamed with its subject (main sat at exactly 13 KiB). */
+export const TOTAL_BUDGET = 13 * 1024 + 49;
 /** One language's catalog, and a page's whole JavaScript with the largest catalog. */
 export const CATALOG_BUDGET = 512;
 export const PAGE_BUDGET = 13.5 * 1024;

@@ -8,7 +8,7 @@ import { call, DashboardError, type SessionInfo, type WidgetList, type WidgetRec
 import { Loading, Notice, PageHeader } from '../../components/page.tsx';
 import { formatDateTime } from '../../format.ts';
 import { navigate, onLinkClick, PATHS } from '../../router.ts';
-import { bodyOf, draftOf, FIELD_IDS, fieldErrors, NEW_DRAFT, type Draft } from './draft.ts';
+import { bodyOf, draftOf, FIELD_IDS, fieldErrors, NEW_DRAFT, previewBodyOf, type Draft } from './draft.ts';
 import { Findings } from './findings.tsx';
 import { WidgetForm } from './form.tsx';
 import { Preview, type PreviewState } from './preview.tsx';
@@ -141,7 +141,7 @@ export function WidgetBuilderPage(props: { id: string | null; session: SessionIn
           )}
         </form>
         <div class="builder-side">
-          <Preview body={body} onState={setPreview} />
+          <Preview body={previewBodyOf(draft)} onState={setPreview} />
           {preview.error && (
             <Notice tone="error" role="alert">
               {preview.error}

@@ -137,6 +137,13 @@ export function bodyOf(d: Draft) {
   };
 }
 
+/** What the preview renders: a widget not named yet still previews (Save asks for the name). */
+export function previewBodyOf(d: Draft) {
+  const body = bodyOf(d);
+  const name = body.name.trim() || 'New widget';
+  return { ...body, name, subject: { ...body.subject, name: body.subject.name.trim() || name } };
+}
+
 /** Field of the server's 400 details (`options.maxReviews`) → id of the control that edits it. */
 export const FIELD_IDS: Record<string, string> = {
   name: 'w-name',
@@ -162,7 +169,7 @@ export const FIELD_IDS: Record<string, string> = {
 export const FIELD_LABELS: Record<string, string> = {
   name: 'Widget name',
   layout: 'Layout',
-  'subject.type': 'What is reviewed',
+  'subject.type': 'Type of what is reviewed',
   'subject.name': 'Name of what is reviewed',
   'subject.url': 'Page address',
   'subject.image': 'Image address',

@@ -17,7 +17,7 @@ const PLAIN: Record<string, { title: string; advice: string }> = {
   },
   'missing-required-property': {
     title: 'Search engines need more about what is reviewed',
-    advice: 'Fill in the missing detail in “What is reviewed”.',
+    advice: 'Fill in the missing detail under “Search results”.',
   },
   'invalid-url': {
     title: 'An address is not a full web address',

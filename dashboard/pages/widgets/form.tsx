@@ -241,7 +241,7 @@ export function WidgetForm({ draft, errors, platforms, onChange }: FormProps) {
           )}
         </Field>
         <div class="field-row">
-          <Field id="w-subject-type" label="What is reviewed" error={errors['subject.type']}>
+          <Field id="w-subject-type" label="Type of what is reviewed" error={errors['subject.type']}>
             {(d) => (
               <select id="w-subject-type" value={draft.subjectType} aria-describedby={d} aria-invalid={invalid('subject.type')} onChange={(e) => set({ subjectType: value(e) })}>
                 {SUBJECT_TYPES.map((t) => (

@@ -118,7 +118,7 @@ test('the widget list opens the builder; layout, theme and accent change the liv
   latencies.push({ change: 'theme light → dark (select)', ms: await lastMeasure(page), how: 'page measure rp:preview' });
 
   // Accent: typed, character by character, in the hex field.
-  const accent = page.getByRole('textbox', { name: 'Accent colour' });
+  const accent = page.getByRole('textbox', { name: 'Accent colour', exact: true });
   await accent.fill('');
   await accent.pressSequentially('#b91c1c', { delay: 30 });
   await expect.poll(async () => (await previewLook(page)).accent).toBe('#b91c1c');
@@ -127,7 +127,7 @@ test('the widget list opens the builder; layout, theme and accent change the liv
 
   // The SEO check for the unsaved subject, in plain words, each with its link.
   const findings = page.getByRole('region', { name: 'Search results check' });
-  await expect(findings.getByText('These reviews were collected on other websites')).toBeVisible();
+  await expect(findings.getByText('These reviews were collected on other websites', { exact: true })).toBeVisible();
   for (const link of await findings.getByRole('link').all()) expect(await link.getAttribute('href')).toMatch(/^https:\/\/developers\.google\.com\//);
 
   await expectNoAxeViolations(page, 'the builder with a dark grid');
@@ -175,7 +175,7 @@ test('keyboard only: a layout chosen with the arrow keys, Save with Enter; the s
   await expect(page.getByRole('heading', { name: 'Widget “Shoe page”', level: 1 })).toBeVisible();
   await expect(page.getByRole('radio', { name: /^List/ })).toBeChecked();
   await expect(page.getByLabel('Theme')).toHaveValue('dark');
-  await expect(page.getByRole('textbox', { name: 'Accent colour' })).toHaveValue('#b91c1c');
+  await expect(page.getByRole('textbox', { name: 'Accent colour', exact: true })).toHaveValue('#b91c1c');
   await expect(page.getByLabel('Reviews shown')).toHaveValue('6');
   await expect.poll(async () => previewLook(page)).toMatchObject({ classes: 'rv list dark', accent: '#b91c1c' });
   const stored = (await service.widgets()).find((w) => w.id === widgetId)!;
@@ -197,7 +197,7 @@ test('Copy snippet copies the embed snippet, which renders the saved options on 
   const snippet = await page.evaluate(() => navigator.clipboard.readText());
   const api = await service.api<{ data: { snippet: string } }>(`/widgets/${widgetId}/embed`);
   expect(snippet).toBe(api.data.snippet);
-  await expect(page.getByLabel('Snippet')).toHaveValue(snippet);
+  await expect(page.getByRole('textbox', { name: 'Snippet' })).toHaveValue(snippet);
 
   const hostPage = await owner.newPage();
   try {
@@ -205,7 +205,7 @@ test('Copy snippet copies the embed snippet, which renders the saved options on 
     const look = async () =>
       hostPage.locator('[data-rv-widget]').evaluate((el) => {
         const rv = el.shadowRoot?.querySelector<HTMLElement>('.rv');
-        return rv ? { classes: rv.className, accent: rv.style.getPropertyValue('--a').trim(), cards: el.shadowRoot!.querySelectorAll('.card').length } : null;
+        return rv ? { classes: rv.className, accent: rv.style.getPropertyValue('--a').trim(), cards: el.shadowRoot!.querySelectorAll('article').length } : null;
       });
     await expect.poll(look).toMatchObject({ classes: 'rv list dark', accent: '#b91c1c' });
     expect((await look())!.cards).toBeGreaterThan(0);

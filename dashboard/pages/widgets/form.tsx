@@ -55,7 +55,12 @@ const checked = (e: Event): boolean => (e.currentTarget as HTMLInputElement).che
 
 export function WidgetForm({ draft, errors, platforms, onChange }: FormProps) {
   const set = (patch: Partial<Draft>) => {
-    markInput();
+    markInput(false);
+    onChange(patch);
+  };
+  /** Typing: the preview waits for a short pause. */
+  const type = (patch: Partial<Draft>) => {
+    markInput(true);
     onChange(patch);
   };
   const platformChoices = [...new Set([...platforms.map((p) => p.platform), ...KNOWN_PLATFORMS, ...(draft.platforms ?? [])])];
@@ -68,7 +73,7 @@ export function WidgetForm({ draft, errors, platforms, onChange }: FormProps) {
       <fieldset class="group">
         <legend>Widget</legend>
         <Field id="w-name" label="Widget name" error={errors.name} hint="For you only, e.g. “Home page”.">
-          {(d, bad) => <input id="w-name" type="text" required maxLength={200} autoComplete="off" value={draft.name} aria-describedby={d} aria-invalid={bad ? 'true' : undefined} onInput={(e) => set({ name: value(e) })} />}
+          {(d, bad) => <input id="w-name" type="text" required maxLength={200} autoComplete="off" value={draft.name} aria-describedby={d} aria-invalid={bad ? 'true' : undefined} onInput={(e) => type({ name: value(e) })} />}
         </Field>
       </fieldset>
 
@@ -111,9 +116,9 @@ export function WidgetForm({ draft, errors, platforms, onChange }: FormProps) {
                 id="w-accent-swatch"
                 class="swatch"
                 type="color"
-                aria-label="Accent colour picker"
+                aria-label="Pick a colour"
                 value={/^#[0-9a-fA-F]{6}$/.test(draft.accentColor) ? draft.accentColor : '#000000'}
-                onInput={(e) => set({ accentColor: value(e) })}
+                onInput={(e) => type({ accentColor: value(e) })}
               />
               <input
                 id="w-accent-text"
@@ -126,7 +131,7 @@ export function WidgetForm({ draft, errors, platforms, onChange }: FormProps) {
                 value={draft.accentColor}
                 aria-describedby={['w-accent-hint', errors['options.accentColor'] ? 'w-accent-error' : ''].filter(Boolean).join(' ')}
                 aria-invalid={invalid('options.accentColor')}
-                onInput={(e) => set({ accentColor: value(e) })}
+                onInput={(e) => type({ accentColor: value(e) })}
               />
             </div>
             <p class="hint" id="w-accent-hint">
@@ -146,7 +151,7 @@ export function WidgetForm({ draft, errors, platforms, onChange }: FormProps) {
         <div class="field-row">
           <Field id="w-max-reviews" label="Reviews shown" error={errors['options.maxReviews']} hint="From 1 to 50.">
             {(d, bad) => (
-              <input id="w-max-reviews" type="number" inputMode="numeric" min={1} max={50} step={1} required value={draft.maxReviews} aria-describedby={d} aria-invalid={bad ? 'true' : undefined} onInput={(e) => set({ maxReviews: value(e) })} />
+              <input id="w-max-reviews" type="number" inputMode="numeric" min={1} max={50} step={1} required value={draft.maxReviews} aria-describedby={d} aria-invalid={bad ? 'true' : undefined} onInput={(e) => type({ maxReviews: value(e) })} />
             )}
           </Field>
           <Field id="w-min-rating" label="Minimum stars" error={errors['options.minRating']}>
@@ -253,17 +258,17 @@ export function WidgetForm({ draft, errors, platforms, onChange }: FormProps) {
             )}
           </Field>
           <Field id="w-subject-name" label="Name of what is reviewed" error={errors['subject.name']} hint="Empty: the widget name.">
-            {(d, bad) => <input id="w-subject-name" type="text" maxLength={200} autoComplete="off" value={draft.subjectName} aria-describedby={d} aria-invalid={bad ? 'true' : undefined} onInput={(e) => set({ subjectName: value(e) })} />}
+            {(d, bad) => <input id="w-subject-name" type="text" maxLength={200} autoComplete="off" value={draft.subjectName} aria-describedby={d} aria-invalid={bad ? 'true' : undefined} onInput={(e) => type({ subjectName: value(e) })} />}
           </Field>
         </div>
         <Field id="w-subject-url" label="Page address" error={errors['subject.url']} hint="Optional. The page about it, starting with https://.">
-          {(d, bad) => <input id="w-subject-url" type="url" inputMode="url" autoComplete="off" value={draft.subjectUrl} aria-describedby={d} aria-invalid={bad ? 'true' : undefined} onInput={(e) => set({ subjectUrl: value(e) })} />}
+          {(d, bad) => <input id="w-subject-url" type="url" inputMode="url" autoComplete="off" value={draft.subjectUrl} aria-describedby={d} aria-invalid={bad ? 'true' : undefined} onInput={(e) => type({ subjectUrl: value(e) })} />}
         </Field>
         <Field id="w-subject-image" label="Image address" error={errors['subject.image']} hint="Optional (needed for a recipe). Starting with https://.">
-          {(d, bad) => <input id="w-subject-image" type="url" inputMode="url" autoComplete="off" value={draft.subjectImage} aria-describedby={d} aria-invalid={bad ? 'true' : undefined} onInput={(e) => set({ subjectImage: value(e) })} />}
+          {(d, bad) => <input id="w-subject-image" type="url" inputMode="url" autoComplete="off" value={draft.subjectImage} aria-describedby={d} aria-invalid={bad ? 'true' : undefined} onInput={(e) => type({ subjectImage: value(e) })} />}
         </Field>
         <Field id="w-subject-brand" label="Brand" error={errors['subject.brand']} hint="Optional, for a product.">
-          {(d, bad) => <input id="w-subject-brand" type="text" maxLength={200} autoComplete="off" value={draft.subjectBrand} aria-describedby={d} aria-invalid={bad ? 'true' : undefined} onInput={(e) => set({ subjectBrand: value(e) })} />}
+          {(d, bad) => <input id="w-subject-brand" type="text" maxLength={200} autoComplete="off" value={draft.subjectBrand} aria-describedby={d} aria-invalid={bad ? 'true' : undefined} onInput={(e) => type({ subjectBrand: value(e) })} />}
         </Field>
       </fieldset>
     </>

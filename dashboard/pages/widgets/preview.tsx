@@ -4,7 +4,9 @@
  * data of the unsaved options through `ReviewProof.render` with the same
  * bundle and catalogs a snippet loads. Changes are coalesced (a short pause
  * after typing), and an answer older than the one on screen is dropped, so a
- * slow request never overwrites a newer preview.
+ * slow request never overwrites a newer preview. A change of theme, accent
+ * or dates alone is rendered at once from the data on screen (the server
+ * only copies those into the data), and confirmed by the server's answer.
  *
  * Latency: every render is measured from the input event that caused it to
  * the widget's DOM being updated, as a performance measure named
@@ -14,14 +16,16 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { call, DashboardError, type WidgetPreview } from '../../api.ts';
 import type { Namespace } from '../../../widget/src/loader.ts';
 
-/** Pause after the last change before asking: typing stays smooth, a click is shown at once. */
+/** Pause after the last key before asking, so typing stays smooth; a click, a choice or a checkbox asks at once. */
 export const PREVIEW_DEBOUNCE_MS = 60;
 export const PREVIEW_MEASURE = 'rp:preview';
 
 /** When the person last changed something (performance.now()): where a preview's latency starts. */
 let lastInputAt = 0;
-export function markInput(): void {
+let lastInputTyped = false;
+export function markInput(typed: boolean): void {
   lastInputAt = performance.now();
+  lastInputTyped = typed;
 }
 
 let loader: Promise<Namespace> | undefined;
@@ -53,16 +57,59 @@ export interface PreviewState {
  * Renders `body` (the draft as the API takes it) into the preview box as it
  * changes, and reports validation problems and the SEO findings.
  */
+interface Shown {
+  /** The request body without the display options (see `split`). */
+  rest: string;
+  data: { options: Record<string, unknown> } & Record<string, unknown>;
+}
+
+/**
+ * The display options the server copies into the public data as they are
+ * (api/widgets/public-data.ts: theme, accentColor lower-cased, showDates),
+ * valid ones only, and the rest of the body. A change of these alone is
+ * rendered at once from the data on screen, then confirmed by the server.
+ */
+function split(body: unknown): { rest: string; display: Record<string, unknown> | null } {
+  const b = body as { options: { theme: string; accentColor: string; showDates: boolean } };
+  const { theme, accentColor, showDates, ...options } = b.options;
+  const valid = ['light', 'dark', 'auto'].includes(theme) && /^#[0-9a-fA-F]{6}$/.test(accentColor);
+  return { rest: JSON.stringify({ ...b, options }), display: valid ? { theme, accentColor: accentColor.toLowerCase(), showDates } : null };
+}
+
+/**
+ * Renders `body` (the draft as the API takes it) into the preview box as it
+ * changes, and reports validation problems and the SEO findings.
+ */
 export function Preview(props: { body: unknown; onState: (state: PreviewState) => void }) {
   const box = useRef<HTMLDivElement>(null);
   const sent = useRef(0);
   const shown = useRef(0);
+  const last = useRef<Shown | null>(null);
+  const rendered = useRef('');
   const [pending, setPending] = useState(false);
   const [stale, setStale] = useState(false);
   const key = JSON.stringify(props.body);
 
+  /** Mounts data unless it is what the preview already shows; measures input → DOM. */
+  const show = async (ns: Namespace, data: Shown['data'], inputAt: number) => {
+    const json = JSON.stringify(data);
+    if (json === rendered.current) return;
+    rendered.current = json;
+    // The dashboard is not a page to mark up: the previous preview's JSON-LD goes with it.
+    for (const old of Array.from(document.head.querySelectorAll('script[data-rv-jsonld]'))) old.remove();
+    await ns.render(box.current!, data);
+    if (inputAt > 0) performance.measure(PREVIEW_MEASURE, { start: inputAt, end: performance.now() });
+  };
+
   useEffect(() => {
     const inputAt = lastInputAt;
+    const { rest, display } = split(props.body);
+    if (display && last.current?.rest === rest) {
+      // Only how it looks changed: at once, from the data on screen; answers to requests sent before are older than this.
+      shown.current = sent.current;
+      const data = { ...last.current.data, options: { ...last.current.data.options, ...display } };
+      void widgetLoader().then((ns) => show(ns, data, inputAt));
+    }
     const timer = setTimeout(async () => {
       const seq = ++sent.current;
       setPending(true);
@@ -70,10 +117,8 @@ export function Preview(props: { body: unknown; onState: (state: PreviewState) =
         const [preview, ns] = await Promise.all([call<WidgetPreview>('POST', '/widgets/preview', props.body), widgetLoader()]);
         if (seq <= shown.current) return; // a newer answer is already on screen
         shown.current = seq;
-        // The dashboard is not a page to mark up: the previous preview's JSON-LD goes with it.
-        for (const old of Array.from(document.head.querySelectorAll('script[data-rv-jsonld]'))) old.remove();
-        await ns.render(box.current!, preview.data);
-        if (inputAt > 0) performance.measure(PREVIEW_MEASURE, { start: inputAt, end: performance.now() });
+        last.current = { rest, data: preview.data as Shown['data'] };
+        await show(ns, last.current.data, inputAt);
         box.current!.dataset.previewSeq = String(seq);
         setStale(false);
         props.onState({ fields: {}, findings: preview.findings, error: '' });
@@ -87,7 +132,7 @@ export function Preview(props: { body: unknown; onState: (state: PreviewState) =
       } finally {
         if (seq === sent.current) setPending(false);
       }
-    }, PREVIEW_DEBOUNCE_MS);
+    }, lastInputTyped ? PREVIEW_DEBOUNCE_MS : 0);
     return () => clearTimeout(timer);
   }, [key]);
 

@@ -125,6 +125,14 @@ test('the widget list opens the builder; layout, theme and accent change the liv
   latencies.push({ change: 'accent typed #b91c1c (7 keys, 30 ms apart)', ms: await lastMeasure(page), how: 'page measure rp:preview (last key → DOM)' });
   await expect(page.getByText('Live: the widget as your visitors will see it.')).toBeVisible();
 
+  // Filters go through the server (other reviews): a few round trips, measured by the page.
+  for (const n of ['5', '8', '12']) {
+    const count = await page.evaluate(() => performance.getEntriesByName('rp:preview').length);
+    await page.getByLabel('Reviews shown').fill(n);
+    await expect.poll(() => page.evaluate(() => performance.getEntriesByName('rp:preview').length)).toBeGreaterThan(count);
+    latencies.push({ change: `reviews shown → ${n} (typed: 60 ms pause, then a server round trip)`, ms: await lastMeasure(page), how: 'page measure rp:preview' });
+  }
+
   // The SEO check for the unsaved subject, in plain words, each with its link.
   const findings = page.getByRole('region', { name: 'Search results check' });
   await expect(findings.getByText('These reviews were collected on other websites', { exact: true })).toBeVisible();

@@ -173,8 +173,9 @@ export function WidgetForm({ draft, errors, platforms, onChange }: FormProps) {
             <input id="w-platforms-all" type="radio" name="platform-mode" checked={draft.platforms === null} onChange={() => set({ platforms: null })} />
             All platforms, including ones you import later
           </label>
+          {/* Switching to a choice starts from every platform that has reviews, all checked: uncheck what to leave out. */}
           <label class="check" for="w-platforms-some">
-            <input id="w-platforms-some" type="radio" name="platform-mode" checked={draft.platforms !== null} onChange={() => set({ platforms: draft.platforms ?? [] })} />
+            <input id="w-platforms-some" type="radio" name="platform-mode" checked={draft.platforms !== null} onChange={() => set({ platforms: draft.platforms ?? platforms.map((p) => p.platform) })} />
             Only the platforms checked below
           </label>
           <div class="platforms">

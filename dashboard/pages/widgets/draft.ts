@@ -13,25 +13,8 @@ export const LAYOUTS = [
   { value: 'badge', label: 'Badge', hint: 'Average, count and platforms' },
 ] as const;
 
-/** The schema.org types a widget's subject may have (api/store/types.ts SUBJECT_TYPES). */
-export const SUBJECT_TYPES = [
-  'Product',
-  'SoftwareApplication',
-  'LocalBusiness',
-  'Organization',
-  'Book',
-  'Course',
-  'Event',
-  'Movie',
-  'Recipe',
-  'CreativeWorkSeason',
-  'CreativeWorkSeries',
-  'Episode',
-  'Game',
-  'MediaObject',
-  'MusicPlaylist',
-  'MusicRecording',
-] as const;
+/** The schema.org types a widget's subject may have: the store's own list. */
+export { SUBJECT_TYPES } from '../../../api/store/types.ts';
 
 /** Languages the widget has labels for (widget/src/i18n/catalogs.ts, plus English). */
 export const WIDGET_LANGUAGES = ['ar', 'cs', 'da', 'de', 'el', 'en', 'es', 'fi', 'fr', 'he', 'hu', 'id', 'it', 'ja', 'ko', 'nb', 'nl', 'pl', 'pt', 'ru', 'sv', 'tr', 'uk', 'zh'];

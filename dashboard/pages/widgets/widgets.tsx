@@ -50,7 +50,7 @@ export function WidgetsPage(props: { session: SessionInfo }) {
             <tbody>
               {widgets.map((w) => (
                 <tr key={w.id}>
-                  <td class="strong">
+                  <td class="strong nowrap">
                     <a href={open(w.id)} onClick={(e) => onLinkClick(e as unknown as MouseEvent, open(w.id))}>
                       {w.name}
                     </a>

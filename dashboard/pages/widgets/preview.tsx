@@ -90,16 +90,25 @@ export function Preview(props: { body: unknown; onState: (state: PreviewState) =
   const [stale, setStale] = useState(false);
   const key = JSON.stringify(props.body);
 
-  /** Mounts data unless it is what the preview already shows; measures input → DOM. */
-  const show = async (ns: Namespace, data: Shown['data'], inputAt: number) => {
-    const json = JSON.stringify(data);
-    if (json === rendered.current) return;
-    rendered.current = json;
-    // The dashboard is not a page to mark up: the previous preview's JSON-LD goes with it.
-    for (const old of Array.from(document.head.querySelectorAll('script[data-rv-jsonld]'))) old.remove();
-    await ns.render(box.current!, data);
-    if (inputAt > 0) performance.measure(PREVIEW_MEASURE, { start: inputAt, end: performance.now() });
-  };
+  const queue = useRef<Promise<void>>(Promise.resolve());
+
+  /**
+   * Mounts data unless it is what the preview already shows; measures input → DOM.
+   * One render at a time, in the order asked: a render waiting for another
+   * language's catalog must not land after a newer one.
+   */
+  const show = (ns: Namespace, data: Shown['data'], inputAt: number): Promise<void> =>
+    (queue.current = queue.current
+      .catch(() => undefined)
+      .then(async () => {
+        const json = JSON.stringify(data);
+        if (json === rendered.current) return;
+        rendered.current = json;
+        // The dashboard is not a page to mark up: the previous preview's JSON-LD goes with it.
+        for (const old of Array.from(document.head.querySelectorAll('script[data-rv-jsonld]'))) old.remove();
+        await ns.render(box.current!, data);
+        if (inputAt > 0) performance.measure(PREVIEW_MEASURE, { start: inputAt, end: performance.now() });
+      }));
 
   useEffect(() => {
     const inputAt = lastInputAt;

@@ -23,7 +23,7 @@ function Page(props: { path: string; session: SessionInfo }) {
   }
   switch (props.path) {
     case PATHS.reviews:
-      return <ReviewsPage />;
+      return <ReviewsPage session={props.session} />;
     case PATHS.widgets:
       return <WidgetsPage session={props.session} />;
     case PATHS.apiKeys:

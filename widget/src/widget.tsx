@@ -1,6 +1,6 @@
 import { Component, createRef } from 'preact';
 import { Carousel } from './carousel.tsx';
-import { formatNumber, reviewCount, type Formatter } from './format.ts';
+import { countLine, formatNumber, type Formatter } from './format.ts';
 import { Header, TITLE_ID } from './header.tsx';
 import { fill } from './messages.ts';
 import { Paged } from './paged.tsx';
@@ -59,7 +59,7 @@ function Badge({ data: { summary }, f }: { data: PublicWidgetData; f: Formatter 
       )}
       <div class="badge-col">
         {average !== null && <Stars rating={average} size={18} f={f} />}
-        <span class="badge-count">{reviewCount(summary.totalReviews, f)}</span>
+        <span class="badge-count">{countLine(summary, f)}</span>
         <span class="marks">
           {summary.platforms.slice(0, 6).map((p) => (
             <PlatformMark platform={p.platform} size={18} />

@@ -1,4 +1,4 @@
-/** Read-only views every role sees: overview figures, the latest reviews, and the audit log (Owner, Admin). Widgets: widgets.ts. */
+/** Read-only views every role sees: overview figures, and the audit log (Owner, Admin). Reviews: reviews.ts; widgets: widgets.ts. */
 import type { Context } from 'koa';
 import { auth } from '../session.ts';
 import type { DashboardDeps } from './deps.ts';
@@ -12,16 +12,6 @@ export function overview({ store }: DashboardDeps) {
       store.people.users.listByOrg(org.id),
     ]);
     ctx.body = { totalReviews: stats.totalReviews, averageRating: stats.averageRating, last30Days: stats.last30Days, widgets: widgets.length, members: members.length };
-  };
-}
-
-export function latestReviews({ store }: DashboardDeps) {
-  return async function latestReviews(ctx: Context): Promise<void> {
-    const page = await store.reviews.list({ orgId: auth(ctx).org.id, limit: 25, offset: 0 });
-    ctx.body = {
-      total: page.total,
-      data: page.items.map((r) => ({ id: r.id, platform: r.platform, authorName: r.authorName, rating: r.rating, date: r.date, content: r.content })),
-    };
   };
 }
 

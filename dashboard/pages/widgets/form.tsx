@@ -79,12 +79,12 @@ export function WidgetForm({ draft, errors, platforms, onChange }: FormProps) {
 
       <fieldset class="group" aria-describedby={errors.layout ? 'w-layout-error' : undefined}>
         <legend>Layout</legend>
-        <div class="choices">
+        <div class="layout-grid">
           {LAYOUTS.map((l) => (
-            <label key={l.value} class="choice" for={`w-layout-${l.value}`}>
+            <label key={l.value} class="option-card" for={`w-layout-${l.value}`}>
               <input id={`w-layout-${l.value}`} type="radio" name="layout" value={l.value} checked={draft.layout === l.value} onChange={() => set({ layout: l.value })} />
               <span>
-                <span class="choice-title">{l.label}</span>
+                <span class="option-title">{l.label}</span>
                 <span class="hint">{l.hint}</span>
               </span>
             </label>

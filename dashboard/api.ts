@@ -179,3 +179,49 @@ export function upload<T>(path: string, file: Blob, onProgress: (sent: number, t
     xhr.send(file);
   });
 }
+
+// Widgets (the builder): the server's WidgetItem, Widget and WidgetPreview.
+export interface WidgetItem {
+  id: string;
+  name: string;
+  layout: string;
+  subject: string;
+  createdAt: string;
+  updatedAt: string;
+}
+export interface WidgetList {
+  data: WidgetItem[];
+  platforms: { platform: string; count: number }[];
+}
+export interface WidgetRecord {
+  id: string;
+  name: string;
+  layout: 'carousel' | 'grid' | 'list' | 'badge';
+  subject: { type: string; name: string; url: string | null; image: string | null; brand: string | null };
+  options: {
+    theme: 'light' | 'dark' | 'auto';
+    accentColor: string;
+    maxReviews: number;
+    minRating: number | null;
+    platforms: string[] | null;
+    hideEmpty: boolean;
+    showDates: boolean;
+    locale: string | null;
+    jsonLd: 'auto' | 'on' | 'off';
+    reviewLanguages?: 'all' | 'page';
+  };
+  createdAt: string;
+  updatedAt: string;
+  snippet: string;
+}
+export interface LintFinding {
+  rule: string;
+  severity: 'error' | 'warning';
+  message: string;
+  link: string;
+}
+export interface WidgetPreview {
+  /** The public widget data (GET /public/v1/widgets/{id}) of the unsaved options. */
+  data: unknown;
+  findings: LintFinding[];
+}

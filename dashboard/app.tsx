@@ -1,6 +1,7 @@
 /** The dashboard: loads the session, then shows sign-in, an invitation, or the signed-in shell with the page of the path. */
 import { useEffect, useState } from 'preact/hooks';
 import { call, DashboardError, setCsrfToken, whenSignedOut, type SessionInfo } from './api.ts';
+import { lazyPage } from './components/lazy.tsx';
 import { Notice } from './components/page.tsx';
 import { Shell } from './components/shell.tsx';
 import { ApiKeysPage } from './pages/api-keys/api-keys.tsx';
@@ -13,12 +14,21 @@ import { SignInPage } from './pages/sign-in/sign-in.tsx';
 import { WidgetsPage } from './pages/widgets/widgets.tsx';
 import { navigate, PATHS, usePath } from './router.ts';
 
+/** The widget builder is the largest page: its code (and the preview's) loads only when it is opened. */
+const WidgetBuilderPage = lazyPage('the widget builder', () => import('./pages/widgets/builder.tsx').then((m) => m.WidgetBuilderPage));
+
 function Page(props: { path: string; session: SessionInfo }) {
+  // The builder: /dashboard/widgets/new, /dashboard/widgets/{id}.
+  if (props.path.startsWith(`${PATHS.widgets}/`)) {
+    // Saving a new widget moves to its own path: the same page instance carries on.
+    const id = props.path.slice(PATHS.widgets.length + 1);
+    return <WidgetBuilderPage id={id === 'new' ? null : id} session={props.session} />;
+  }
   switch (props.path) {
     case PATHS.reviews:
       return <ReviewsPage session={props.session} />;
     case PATHS.widgets:
-      return <WidgetsPage />;
+      return <WidgetsPage session={props.session} />;
     case PATHS.apiKeys:
       return <ApiKeysPage session={props.session} />;
     case PATHS.members:

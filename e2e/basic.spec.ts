@@ -63,7 +63,7 @@ test('no cookies, no storage, one global namespace, prefixed console messages', 
   // basic.html had loaded the widget too: compare against a page's own globals.
   expect(after.keys.filter((k) => !before.includes(k))).toEqual([]);
   expect(after.keys).toContain('ReviewProof');
-  expect(after.ns).toEqual(['mount', 'scan']);
+  expect(after.ns).toEqual(['mount', 'render', 'scan']);
   expect(after.cookie).toBe('');
   expect(after.local + after.session).toBe(0);
   expect((await page.context().cookies()).length).toBe(0);

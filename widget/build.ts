@@ -23,10 +23,12 @@ export const DEFAULT_OUT_DIR = join(HERE, 'dist');
  * "N hidden by the owner" (moderation with disclosure, and a two-line summary in narrow widgets so it is never cut) added 112 B and 72 B in issue 15).
  */
 export const LOADER_BUDGET = 1536;
-export const TOTAL_BUDGET = 13 * 1024 + 112;
+/** +112 B (issue 15r: the summary line) and +35 B (issue 15w: ReviewProof.render for the dashboard preview, a region renamed with its subject). */
+export const TOTAL_BUDGET = 13 * 1024 + 112 + 35;
 /** One language's catalog, and a page's whole JavaScript with the largest catalog. */
 export const CATALOG_BUDGET = 512;
-export const PAGE_BUDGET = 13.5 * 1024 + 72;
+/** +72 B (issue 15r) and +39 B (issue 15w), as above. */
+export const PAGE_BUDGET = 13.5 * 1024 + 72 + 39;
 
 /** Browsers the output must run in (evergreen, two years back). */
 const TARGET = ['chrome100', 'firefox100', 'safari15.4', 'edge100'];

@@ -35,10 +35,11 @@ export interface WidgetInput {
   options?: Partial<WidgetOptions>;
 }
 
-export async function createWidget(store: Store, input: WidgetInput): Promise<Widget> {
+/** The widget an input describes, with every default filled in, not yet stored (the dashboard previews it as is). */
+export function newWidget(input: WidgetInput, id: string = newId('wdg')): Widget {
   const now = new Date().toISOString();
-  const widget: Widget = {
-    id: newId('wdg'),
+  return {
+    id,
     orgId: input.orgId,
     name: input.name,
     layout: input.layout ?? 'carousel',
@@ -53,12 +54,24 @@ export async function createWidget(store: Store, input: WidgetInput): Promise<Wi
     createdAt: now,
     updatedAt: now,
   };
+}
+
+export async function createWidget(store: Store, input: WidgetInput): Promise<Widget> {
+  const widget = newWidget(input);
   await store.widgets.create(widget);
   return widget;
 }
 
 const OPTION_FIELDS = ['theme', 'accentColor', 'maxReviews', 'minRating', 'platforms', 'hideEmpty', 'showDates', 'locale', 'jsonLd', 'reviewLanguages'];
 const SUBJECT_FIELDS = ['type', 'name', 'url', 'image', 'brand'];
+
+/** Problems found by `inner` are reported under `prefix` (`subject.name`, `options.maxReviews`): a form can point at the field. */
+function nested<T>(check: Checker, prefix: string, inner: (c: Checker) => T): T {
+  const c = new Checker();
+  const out = inner(c);
+  for (const d of c.details) check.fail(d.parameter === prefix || d.parameter.startsWith(`${prefix}.`) ? d.parameter : `${prefix}.${d.parameter}`, d.message);
+  return out;
+}
 
 function parseSubject(check: Checker, raw: unknown): Partial<WidgetSubject> | undefined {
   if (raw === undefined) return undefined;
@@ -86,6 +99,15 @@ function parseSubject(check: Checker, raw: unknown): Partial<WidgetSubject> | un
     ...(image !== undefined && { image }),
     ...(brand !== undefined && { brand: brand === '' ? null : brand }),
   };
+}
+
+/** Intl throws a RangeError on text that is not a language tag at all ("not a locale!"): that is a 400, never a 500. */
+function supportedLocale(tag: string): boolean {
+  try {
+    return Intl.DateTimeFormat.supportedLocalesOf([tag]).length > 0;
+  } catch {
+    return false;
+  }
 }
 
 function parseOptions(check: Checker, raw: unknown): Partial<WidgetOptions> | undefined {
@@ -121,7 +143,7 @@ function parseOptions(check: Checker, raw: unknown): Partial<WidgetOptions> | un
   if (body.locale !== undefined) {
     const l = body.locale;
     if (l === null) out.locale = null;
-    else if (typeof l === 'string' && l.length <= 35 && Intl.DateTimeFormat.supportedLocalesOf([l]).length > 0) out.locale = Intl.getCanonicalLocales(l)[0]!;
+    else if (typeof l === 'string' && l.length <= 35 && supportedLocale(l)) out.locale = Intl.getCanonicalLocales(l)[0]!;
     else check.fail('options.locale', 'must be a supported BCP 47 locale such as en-US, or null');
   }
   const jsonLd = check.oneOf(body, 'jsonLd', ['auto', 'on', 'off'] as const);
@@ -138,8 +160,8 @@ export function parseWidgetCreate(raw: unknown): WidgetInput {
   const orgId = check.string(body, 'orgId', { required: true, max: 64 });
   const name = check.string(body, 'name', { required: true, max: 200 });
   const layout = check.oneOf(body, 'layout', WIDGET_LAYOUTS);
-  const subject = parseSubject(check, body.subject);
-  const options = parseOptions(check, body.options);
+  const subject = nested(check, 'subject', (c) => parseSubject(c, body.subject));
+  const options = nested(check, 'options', (c) => parseOptions(c, body.options));
   check.done();
   return { orgId: orgId!, name: name!, ...(layout && { layout }), ...(subject && { subject }), ...(options && { options }) };
 }
@@ -151,8 +173,8 @@ export function parseWidgetUpdate(raw: unknown): WidgetPatch {
   for (const key of Object.keys(body)) if (!['name', 'layout', 'subject', 'options'].includes(key)) check.fail(key, 'is not a known field');
   const name = check.string(body, 'name', { max: 200 });
   const layout = check.oneOf(body, 'layout', WIDGET_LAYOUTS);
-  const subject = parseSubject(check, body.subject);
-  const options = parseOptions(check, body.options);
+  const subject = nested(check, 'subject', (c) => parseSubject(c, body.subject));
+  const options = nested(check, 'options', (c) => parseOptions(c, body.options));
   check.done();
   return {
     ...(name && { name }),

@@ -5,7 +5,8 @@
  * Served at GET /dashboard/api/openapi.json.
  */
 import { ROLES, AUDIT_ACTIONS } from '../store/people-types.ts';
-import { HIDE_REASONS, PLANS } from '../store/types.ts';
+import { HIDE_REASONS, PLANS, REVIEW_LANGUAGES, SUBJECT_TYPES, WIDGET_LAYOUTS } from '../store/types.ts';
+import { COMPONENT_SCHEMAS } from '../openapi/schemas.ts';
 
 type Schema = Record<string, unknown>;
 
@@ -93,8 +94,11 @@ const schemas: Record<string, Schema> = {
       }),
     },
   }),
-  WidgetItem: object({ id: str(), name: str(), layout: str(), createdAt: dateTime }),
-  WidgetList: list('WidgetItem'),
+  WidgetItem: object({ id: str(), name: str(), layout: str(), subject: str(), createdAt: dateTime, updatedAt: dateTime }),
+  WidgetList: object({
+    data: { type: 'array', items: ref('WidgetItem') },
+    platforms: { type: 'array', items: object({ platform: str(), count: { type: 'integer' } }) },
+  }),
   ReviewItem: object({
     id: str(),
     platform: str(),
@@ -121,7 +125,56 @@ const schemas: Record<string, Schema> = {
     hiddenTotal: { type: 'integer', minimum: 0 },
     maxImportBytes: { type: 'integer' },
   }),
+  // Widgets (builder). The request bodies are checked by the admin API's own parser
+  // (api/admin/widgets.ts): these schemas document them and check the answers.
+  ...widgetSchemas(),
 };
+
+function widgetSchemas(): Record<string, Schema> {
+  const subject = {
+    type: str({ enum: [...SUBJECT_TYPES] }),
+    name: str({ minLength: 1, maxLength: 200 }),
+    url: nullable(str({ format: 'uri', maxLength: 2000 })),
+    image: nullable(str({ format: 'uri', maxLength: 2000 })),
+    brand: nullable(str({ maxLength: 200 })),
+  };
+  const options = {
+    theme: str({ enum: ['light', 'dark', 'auto'] }),
+    accentColor: str({ pattern: '^#[0-9a-fA-F]{6}$' }),
+    maxReviews: { type: 'integer', minimum: 1, maximum: 50 },
+    minRating: nullable({ type: 'integer', minimum: 1, maximum: 5 }),
+    platforms: nullable({ type: 'array', minItems: 1, maxItems: 20, items: str({ pattern: '^[A-Za-z][A-Za-z0-9_]{0,31}$' }) }),
+    hideEmpty: { type: 'boolean' },
+    showDates: { type: 'boolean' },
+    locale: nullable(str({ maxLength: 35 })),
+    jsonLd: str({ enum: ['auto', 'on', 'off'] }),
+    reviewLanguages: str({ enum: [...REVIEW_LANGUAGES] }),
+  };
+  const layout = str({ enum: [...WIDGET_LAYOUTS] });
+  const { PublicWidgetData, PublicReview, Platform, JsonLd } = COMPONENT_SCHEMAS as unknown as Record<string, Schema>;
+  return {
+    WidgetInput: object({ name: str({ minLength: 1, maxLength: 200 }), layout, subject: object(subject, []), options: object(options, []) }, ['name']),
+    WidgetChange: object({ name: str({ minLength: 1, maxLength: 200 }), layout, subject: object(subject, []), options: object(options, []) }, []),
+    Widget: object({
+      id: str(),
+      name: str(),
+      layout,
+      subject: object(subject, ['type', 'name', 'url', 'image', 'brand']),
+      // reviewLanguages is absent on widgets stored before it existed.
+      options: object(options, Object.keys(options).filter((k) => k !== 'reviewLanguages')),
+      createdAt: dateTime,
+      updatedAt: dateTime,
+      snippet: str({ description: 'The embed snippet, exactly as GET /api/v1/widgets/{id}/embed answers it' }),
+    }),
+    Finding: object({ rule: str(), severity: str({ enum: ['error', 'warning'] }), message: str(), link: str({ format: 'uri' }) }),
+    WidgetPreview: object({ data: ref('PublicWidgetData'), findings: { type: 'array', items: ref('Finding') } }),
+    // The public document's own schemas (/api/v1/openapi.json): the preview is the public data.
+    PublicWidgetData: PublicWidgetData!,
+    PublicReview: PublicReview!,
+    Platform: Platform!,
+    JsonLd: JsonLd!,
+  };
+}
 
 export interface Operation {
   method: 'get' | 'post' | 'patch' | 'delete';
@@ -162,7 +215,17 @@ export const OPERATIONS: Operation[] = [
   },
   { method: 'post', path: '/reviews/{id}/hide', summary: 'Hide a review from widgets and JSON-LD review items, with a reason (Owner, Admin); statistics keep counting it', request: 'ReviewHide', responses: { 200: 'ReviewItem' }, roles: STAFF },
   { method: 'post', path: '/reviews/{id}/show', summary: 'Show a hidden review again (Owner, Admin)', responses: { 200: 'ReviewItem' }, roles: STAFF },
-  { method: 'get', path: '/widgets', summary: 'The widgets', responses: { 200: 'WidgetList' } },
+  { method: 'get', path: '/widgets', summary: "The widgets, and the organization's platforms (for the builder)", responses: { 200: 'WidgetList' } },
+  {
+    method: 'post',
+    path: '/widgets/preview',
+    summary: 'Unsaved options as the widget would show them: the public widget data and the SEO lint findings; nothing is stored',
+    request: 'WidgetInput',
+    responses: { 200: 'WidgetPreview' },
+  },
+  { method: 'get', path: '/widgets/{id}', summary: 'One widget with its embed snippet (another organization\'s is 404)', responses: { 200: 'Widget' } },
+  { method: 'post', path: '/widgets', summary: 'Create a widget (audit-logged)', request: 'WidgetInput', responses: { 201: 'Widget' }, roles: STAFF },
+  { method: 'patch', path: '/widgets/{id}', summary: 'Change a widget: the fields given, subject and options merged field by field (audit-logged)', request: 'WidgetChange', responses: { 200: 'Widget' }, roles: STAFF },
   { method: 'get', path: '/keys', summary: 'API keys (Owner, Admin)', responses: { 200: 'KeyList' }, roles: STAFF },
   { method: 'post', path: '/keys', summary: 'Create an API key: the full key is in this answer only', request: 'KeyCreate', responses: { 201: 'CreatedKey' }, roles: STAFF },
   { method: 'post', path: '/keys/{id}/revoke', summary: 'Revoke a key, for good', responses: { 200: 'RevokedKey' }, roles: STAFF },

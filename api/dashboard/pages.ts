@@ -14,6 +14,8 @@ import { DASHBOARD_DIST, type DashboardManifest } from '../../dashboard/build.ts
 
 /** Client routes (dashboard/routes.ts lists the same). */
 export const PAGE_PATHS = ['', '/sign-in', '/overview', '/reviews', '/widgets', '/api-keys', '/members', '/audit', '/invitation'];
+/** The widget builder: /widgets/new and /widgets/{id}. */
+PAGE_PATHS.push('/widgets/:id');
 
 export const DASHBOARD_CSP = [
   "default-src 'none'",

@@ -14,10 +14,11 @@ import { csrfToken, loadSession, requireRole, requireSession, sameOrigin } from 
 import { createApiKey, listKeys, revokeApiKey } from './routes/api-keys.ts';
 import type { DashboardDeps } from './routes/deps.ts';
 import { changeRole, invite, listMembers, removeMember } from './routes/members.ts';
-import { auditLog, overview, widgetList } from './routes/overview.ts';
+import { auditLog, overview } from './routes/overview.ts';
 import { hideReview, listReviews, showReview } from './routes/reviews.ts';
 import { importUpload } from './routes/reviews-import.ts';
 import { acceptInvitation, lookupInvitation, showSession, signIn, signOut } from './routes/session.ts';
+import { createDashboardWidget, previewWidget, showWidget, updateDashboardWidget, widgetList } from './routes/widgets.ts';
 
 export function dashboardRouter(deps: DashboardDeps & { assets: DashboardAssets }): Router {
   const router = new Router();
@@ -50,7 +51,13 @@ export function dashboardRouter(deps: DashboardDeps & { assets: DashboardAssets 
   api.post('/reviews/import', staff, importUpload(deps));
   api.post('/reviews/:id/hide', staff, hideReview(deps));
   api.post('/reviews/:id/show', staff, showReview(deps));
+
+  // Widgets: everyone reads and previews (a preview stores nothing); Owner and Admin save.
   api.get('/widgets', signedIn, widgetList(deps));
+  api.post('/widgets/preview', signedIn, previewWidget(deps));
+  api.get('/widgets/:id', signedIn, showWidget(deps));
+  api.post('/widgets', staff, createDashboardWidget(deps));
+  api.patch('/widgets/:id', staff, updateDashboardWidget(deps));
 
   api.get('/keys', staff, listKeys(deps));
   api.post('/keys', staff, createApiKey(deps));

@@ -62,6 +62,7 @@ export const AUDIT_ACTIONS = [
   'review.hidden',
   'review.shown',
   'widget.changed',
+  'widget.created',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -50,7 +50,7 @@ export function Shell(props: { session: SessionInfo; path: string; onSignOut: ()
         <ul>
           {NAV.filter((item) => staff || !item.staffOnly).map((item) => (
             <li key={item.href}>
-              <a href={item.href} aria-current={props.path === item.href ? 'page' : undefined} onClick={(e) => onLinkClick(e as unknown as MouseEvent, item.href)}>
+              <a href={item.href} aria-current={props.path === item.href || props.path.startsWith(`${item.href}/`) ? 'page' : undefined} onClick={(e) => onLinkClick(e as unknown as MouseEvent, item.href)}>
                 {item.label}
               </a>
             </li>

@@ -22,6 +22,12 @@ declare const __RV_LANGS__: string;
 export interface Namespace {
   /** Render containers added since the last scan (single-page apps call this). */
   scan(): void;
+  /**
+   * Render `data` (the shape of GET /public/v1/widgets/{id}) into `container`
+   * with the same bundle and catalogs as every snippet; again into the same
+   * container re-renders in place. The dashboard's live preview uses it.
+   */
+  render(container: HTMLElement, data: unknown): Promise<void>;
   /** Set by the bundle when it has loaded; `messages` is the language's catalog (null: English). */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the catalog's shape is the bundle's business
   mount?: (container: HTMLElement, data: unknown, messages: any) => void;
@@ -70,7 +76,7 @@ function ownOrigin(): string {
   // The language rule of mount.tsx: the widget's locale, else <html lang>, else the browser's.
   const pageLang = document.documentElement.lang || navigator.language || '';
   let bundle: Promise<void> | undefined;
-  const ns: Namespace = { scan };
+  const ns: Namespace = { scan, render: show };
   w[NAMESPACE] = ns;
 
   function loadBundle(): Promise<void> {
@@ -122,14 +128,19 @@ function ownOrigin(): string {
     // A server-rendered widget carries its data in its shadow root: no second fetch.
     const embedded = el.shadowRoot && el.shadowRoot.querySelector('script[' + DATA_ATTR + ']');
     const data = embedded ? Promise.resolve().then(() => JSON.parse(embedded.textContent || '') as unknown) : loadData(id);
+    show(el, data).catch((error: unknown) => {
+      el.style.minHeight = '';
+      warn('widget ' + id + ' could not be shown:', error);
+    });
+  }
+
+  /** Mounts data (or its promise) once the bundle and the catalog of its language are here. */
+  function show(el: HTMLElement, data: unknown): Promise<void> {
     // All requests start now and run in parallel; a widget with its own locale may need one more catalog.
     loadCatalog(pageLang);
-    Promise.all([data, loadBundle()])
-      .then(([data]) => loadCatalog(((data as { options?: { locale?: string } }).options || {}).locale || pageLang).then((messages) => ns.mount!(el, data, messages)))
-      .catch((error: unknown) => {
-        el.style.minHeight = '';
-        warn('widget ' + id + ' could not be shown:', error);
-      });
+    return Promise.all([data, loadBundle()]).then(([data]) =>
+      loadCatalog(((data as { options?: { locale?: string } }).options || {}).locale || pageLang).then((messages) => ns.mount!(el, data, messages)),
+    );
   }
 
   function scan(): void {

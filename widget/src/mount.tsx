@@ -35,9 +35,10 @@ export function mount(container: HTMLElement, raw: unknown, messages: Messages |
   container.style.minHeight = `${data.height}px`;
   const f = formatter(pageLocale(data.options.locale), now, messages);
   const widget = <Widget data={data} f={f} width={container.clientWidth} label={regionName(container, data.subject, f)} />;
-  // Server-rendered markup (GET …/html) is taken over in place: same nodes, no repaint.
+  // Server-rendered markup (GET …/html, which alone carries a <style>) is taken over in place: same nodes, no repaint.
   // Its JSON-LD came with it, from the server, into the host page: none is added from markup.
-  const hydrating = !!root.querySelector('.rv');
+  // A root this bundle rendered before (ReviewProof.render again) is re-rendered: a diff, not a hydration.
+  const hydrating = !!root.querySelector('style');
   if (hydrating) {
     for (const el of Array.from(root.querySelectorAll('style,script'))) el.remove();
     hydrate(widget, root);

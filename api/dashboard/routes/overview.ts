@@ -1,4 +1,4 @@
-/** Read-only views every role sees: overview figures, the latest reviews, the widgets, and the audit log (Owner, Admin). */
+/** Read-only views every role sees: overview figures, and the audit log (Owner, Admin). Reviews: reviews.ts; widgets: widgets.ts. */
 import type { Context } from 'koa';
 import { auth } from '../session.ts';
 import type { DashboardDeps } from './deps.ts';
@@ -31,12 +31,6 @@ export function overview({ store }: DashboardDeps) {
       platforms: stats.platforms,
       months: buildSeries(monthly, window),
     };
-  };
-}
-
-export function widgetList({ store }: DashboardDeps) {
-  return async function widgetList(ctx: Context): Promise<void> {
-    ctx.body = { data: (await store.widgets.listByOrg(auth(ctx).org.id)).map((w) => ({ id: w.id, name: w.name, layout: w.layout, createdAt: w.createdAt })) };
   };
 }
 

@@ -14,6 +14,7 @@ const ACTIONS: Record<string, string> = {
   'review.hidden': 'Hid review',
   'review.shown': 'Showed review',
   'widget.changed': 'Changed widget',
+  'widget.created': 'Created widget',
 };
 
 const roleLabel = (value: string | undefined) => (value && value in ROLE_LABELS ? ROLE_LABELS[value as keyof typeof ROLE_LABELS] : value);
@@ -23,6 +24,7 @@ function detail(r: AuditRecord): string {
   if (r.details.role) return `as ${roleLabel(r.details.role)}`;
   if (r.details.expiresAt) return `expires ${formatDateTime(r.details.expiresAt)}`;
   if (r.details.reason) return `reason: ${r.details.reason.replace(/_/g, ' ')}`;
+  if (r.details.fields) return r.details.fields;
   return '';
 }
 

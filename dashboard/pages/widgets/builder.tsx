@@ -1,0 +1,166 @@
+/**
+ * The widget builder (CONTRACT §7): the form beside (on a phone, above) the
+ * live preview, Save (Owner, Admin), Copy snippet, and the search results
+ * check. A Member sees the same page read-only. `id` null: a new widget.
+ */
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { call, DashboardError, type SessionInfo, type WidgetList, type WidgetRecord } from '../../api.ts';
+import { Loading, Notice, PageHeader } from '../../components/page.tsx';
+import { formatDateTime } from '../../format.ts';
+import { navigate, onLinkClick, PATHS } from '../../router.ts';
+import { bodyOf, draftOf, FIELD_IDS, fieldErrors, NEW_DRAFT, previewBodyOf, type Draft } from './draft.ts';
+import { Findings } from './findings.tsx';
+import { WidgetForm } from './form.tsx';
+import { Preview, type PreviewState } from './preview.tsx';
+import { SnippetField } from './snippet-field.tsx';
+
+export function WidgetBuilderPage(props: { id: string | null; session: SessionInfo }) {
+  const staff = props.session.user!.role !== 'member';
+  const [saved, setSaved] = useState<WidgetRecord | null>(null);
+  const [draft, setDraft] = useState<Draft | null>(props.id ? null : NEW_DRAFT);
+  const [platforms, setPlatforms] = useState<WidgetList['platforms']>([]);
+  const [loadError, setLoadError] = useState('');
+  const [preview, setPreview] = useState<PreviewState>({ fields: {}, findings: null, error: '' });
+  const [saveErrors, setSaveErrors] = useState<Record<string, string>>({});
+  const [saveError, setSaveError] = useState('');
+  const [status, setStatus] = useState('');
+  const [busy, setBusy] = useState(false);
+  const summary = useRef<HTMLDivElement>(null);
+
+  useEffect(() => {
+    const fail = (err: unknown) => setLoadError(err instanceof DashboardError ? err.message : 'Could not load the widget.');
+    call<WidgetList>('GET', '/widgets').then((r) => setPlatforms(r.platforms), fail);
+    if (props.id) {
+      call<WidgetRecord>('GET', `/widgets/${encodeURIComponent(props.id)}`).then((w) => {
+        setSaved(w);
+        setDraft(draftOf(w));
+      }, fail);
+    }
+  }, [props.id]);
+
+  const title = props.id ? (saved ? `Widget “${saved.name}”` : 'Widget') : 'Create widget';
+  if (loadError) {
+    return (
+      <>
+        <PageHeader title={title} />
+        <Notice tone="error" role="alert">
+          {loadError}
+        </Notice>
+      </>
+    );
+  }
+  if (!draft) return <Loading what="the widget" />;
+
+  const body = bodyOf(draft);
+  const dirty = !saved || JSON.stringify(body) !== JSON.stringify(bodyOf(draftOf(saved)));
+  // The preview validates every change; a failed save shows its own answer until the next change.
+  const errors = fieldErrors({ ...preview.fields, ...saveErrors });
+
+  const change = (patch: Partial<Draft>) => {
+    setDraft({ ...draft, ...patch });
+    setSaveErrors({});
+    setSaveError('');
+    setStatus('');
+  };
+
+  const save = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setStatus('');
+    try {
+      const w = saved ? await call<WidgetRecord>('PATCH', `/widgets/${encodeURIComponent(saved.id)}`, body) : await call<WidgetRecord>('POST', '/widgets', body);
+      setSaved(w);
+      setDraft(draftOf(w));
+      setSaveErrors({});
+      setSaveError('');
+      setStatus(`Saved at ${formatDateTime(w.updatedAt)}.`);
+      if (!saved) navigate(`${PATHS.widgets}/${w.id}`, true);
+    } catch (err) {
+      const fields = err instanceof DashboardError && err.status === 400 ? err.fields : {};
+      setSaveErrors(fields);
+      setSaveError(err instanceof DashboardError ? (Object.keys(fields).length > 0 ? 'The widget was not saved: fix the fields below.' : err.message) : 'Something went wrong. Try again.');
+      // An error summary with links to the fields, announced and focused.
+      setTimeout(() => summary.current?.focus(), 0);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const errorList = Object.entries(errors);
+  return (
+    <>
+      <PageHeader
+        title={title}
+        lead={
+          <>
+            <a href={PATHS.widgets} onClick={(e) => onLinkClick(e as unknown as MouseEvent, PATHS.widgets)}>
+              All widgets
+            </a>
+            {saved && (
+              <>
+                {' · '}id <span class="mono">{saved.id}</span>
+              </>
+            )}
+          </>
+        }
+      />
+      {!staff && (
+        <Notice tone="info" role="status">
+          You can look at this widget and copy its snippet. Changing widgets needs the <strong>Owner</strong> or <strong>Admin</strong> role.
+        </Notice>
+      )}
+      <div class="builder">
+        <form class="card builder-form" onSubmit={save} noValidate aria-label={staff ? 'Widget settings' : 'Widget settings (read-only)'}>
+          {saveError && (
+            <div class="notice notice-error" role="alert" tabIndex={-1} ref={summary}>
+              <p>{saveError}</p>
+              {errorList.length > 0 && (
+                <ul class="plain-list">
+                  {errorList.map(([field, message]) => (
+                    <li key={field}>
+                      <a href={`#${FIELD_IDS[field] ?? 'w-name'}`}>{message}</a>
+                    </li>
+                  ))}
+                </ul>
+              )}
+            </div>
+          )}
+          <fieldset class="plain" disabled={!staff}>
+            <legend class="sr-only">Settings</legend>
+            <WidgetForm draft={draft} errors={errors} platforms={platforms} onChange={change} />
+          </fieldset>
+          {staff && (
+            <div class="form-actions">
+              <button type="submit" class="button primary" disabled={busy}>
+                Save
+              </button>
+              <p class="hint" role="status">
+                {status || (dirty ? (saved ? 'Unsaved changes.' : 'Not saved yet.') : '')}
+              </p>
+            </div>
+          )}
+        </form>
+        <div class="builder-side">
+          <Preview body={previewBodyOf(draft)} onState={setPreview} />
+          {preview.error && (
+            <Notice tone="error" role="alert">
+              {preview.error}
+            </Notice>
+          )}
+          <section class="card snippet" aria-labelledby="snippet-title">
+            <h2 id="snippet-title">Embed snippet</h2>
+            {saved ? (
+              <>
+                <SnippetField snippet={saved.snippet} />
+                {dirty && <p class="hint">The snippet loads the saved widget: save your changes to publish them. The snippet itself stays the same unless the layout’s height changes.</p>}
+              </>
+            ) : (
+              <p class="hint">Save the widget to get the snippet to paste into your pages.</p>
+            )}
+          </section>
+          <Findings findings={preview.findings} />
+        </div>
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,277 @@
+/**
+ * The builder's form: every widget option of the README's table as a
+ * labelled control, grouped in fieldsets. It only edits the draft; the
+ * builder validates through the server and shows each problem under its field.
+ */
+import type { ComponentChildren } from 'preact';
+import { KNOWN_PLATFORMS, LAYOUTS, SUBJECT_TYPES, WIDGET_LANGUAGES, type Draft } from './draft.ts';
+import { markInput } from './preview.tsx';
+
+export interface FormProps {
+  draft: Draft;
+  /** Field (`options.maxReviews`) → the problem, in the person's words. */
+  errors: Record<string, string>;
+  /** The organization's platforms and how many reviews each has. */
+  platforms: { platform: string; count: number }[];
+  onChange: (patch: Partial<Draft>) => void;
+}
+
+const languageName = (code: string): string => {
+  try {
+    return new Intl.DisplayNames(['en'], { type: 'language' }).of(code) ?? code;
+  } catch {
+    return code;
+  }
+};
+
+const platformName = (id: string): string => {
+  const known: Record<string, string> = { GOOGLE: 'Google', YELP: 'Yelp', TRUSTPILOT: 'Trustpilot', G2: 'G2', CAPTERRA: 'Capterra', FACEBOOK: 'Facebook' };
+  return known[id] ?? id.charAt(0) + id.slice(1).toLowerCase().replace(/_/g, ' ');
+};
+
+/** A label, the control, an optional hint and the field's error, tied together by ids. */
+function Field(props: { id: string; label: string; error?: string | undefined; hint?: ComponentChildren; children: (describedBy: string | undefined, invalid: boolean) => ComponentChildren }) {
+  const ids = [props.hint ? `${props.id}-hint` : '', props.error ? `${props.id}-error` : ''].filter(Boolean).join(' ') || undefined;
+  return (
+    <div class="field">
+      <label for={props.id}>{props.label}</label>
+      {props.children(ids, !!props.error)}
+      {props.hint && (
+        <p class="hint" id={`${props.id}-hint`}>
+          {props.hint}
+        </p>
+      )}
+      {props.error && (
+        <p class="field-error" id={`${props.id}-error`}>
+          {props.error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+const value = (e: Event): string => (e.currentTarget as HTMLInputElement).value;
+const checked = (e: Event): boolean => (e.currentTarget as HTMLInputElement).checked;
+
+export function WidgetForm({ draft, errors, platforms, onChange }: FormProps) {
+  const set = (patch: Partial<Draft>) => {
+    markInput(false);
+    onChange(patch);
+  };
+  /** Typing: the preview waits for a short pause. */
+  const type = (patch: Partial<Draft>) => {
+    markInput(true);
+    onChange(patch);
+  };
+  const platformChoices = [...new Set([...platforms.map((p) => p.platform), ...KNOWN_PLATFORMS, ...(draft.platforms ?? [])])];
+  const counts = new Map(platforms.map((p) => [p.platform, p.count]));
+  const locales = draft.locale && !WIDGET_LANGUAGES.includes(draft.locale) ? [draft.locale, ...WIDGET_LANGUAGES] : WIDGET_LANGUAGES;
+  const invalid = (field: string) => (errors[field] ? 'true' : undefined);
+
+  return (
+    <>
+      <fieldset class="group">
+        <legend>Widget</legend>
+        <Field id="w-name" label="Widget name" error={errors.name} hint="For you only, e.g. “Home page”.">
+          {(d, bad) => <input id="w-name" type="text" required maxLength={200} autoComplete="off" value={draft.name} aria-describedby={d} aria-invalid={bad ? 'true' : undefined} onInput={(e) => type({ name: value(e) })} />}
+        </Field>
+      </fieldset>
+
+      <fieldset class="group" aria-describedby={errors.layout ? 'w-layout-error' : undefined}>
+        <legend>Layout</legend>
+        <div class="layout-grid">
+          {LAYOUTS.map((l) => (
+            <label key={l.value} class="option-card" for={`w-layout-${l.value}`}>
+              <input id={`w-layout-${l.value}`} type="radio" name="layout" value={l.value} checked={draft.layout === l.value} onChange={() => set({ layout: l.value })} />
+              <span>
+                <span class="option-title">{l.label}</span>
+                <span class="hint">{l.hint}</span>
+              </span>
+            </label>
+          ))}
+        </div>
+        {errors.layout && (
+          <p class="field-error" id="w-layout-error">
+            {errors.layout}
+          </p>
+        )}
+      </fieldset>
+
+      <fieldset class="group">
+        <legend>Look</legend>
+        <div class="field-row">
+          <Field id="w-theme" label="Theme" error={errors['options.theme']}>
+            {(d) => (
+              <select id="w-theme" value={draft.theme} aria-describedby={d} aria-invalid={invalid('options.theme')} onChange={(e) => set({ theme: value(e) as Draft['theme'] })}>
+                <option value="light">Light</option>
+                <option value="dark">Dark</option>
+                <option value="auto">Automatic (follows the visitor’s system)</option>
+              </select>
+            )}
+          </Field>
+          <div class="field">
+            <label for="w-accent-text">Accent colour</label>
+            <div class="copy-row">
+              <input
+                id="w-accent-swatch"
+                class="swatch"
+                type="color"
+                aria-label="Pick a colour"
+                value={/^#[0-9a-fA-F]{6}$/.test(draft.accentColor) ? draft.accentColor : '#000000'}
+                onInput={(e) => type({ accentColor: value(e) })}
+              />
+              <input
+                id="w-accent-text"
+                class="mono"
+                type="text"
+                inputMode="text"
+                autoComplete="off"
+                spellcheck={false}
+                maxLength={7}
+                value={draft.accentColor}
+                aria-describedby={['w-accent-hint', errors['options.accentColor'] ? 'w-accent-error' : ''].filter(Boolean).join(' ')}
+                aria-invalid={invalid('options.accentColor')}
+                onInput={(e) => type({ accentColor: value(e) })}
+              />
+            </div>
+            <p class="hint" id="w-accent-hint">
+              A hex colour like #4f46e5. Text keeps readable contrast whatever you pick.
+            </p>
+            {errors['options.accentColor'] && (
+              <p class="field-error" id="w-accent-error">
+                {errors['options.accentColor']}
+              </p>
+            )}
+          </div>
+        </div>
+      </fieldset>
+
+      <fieldset class="group">
+        <legend>Which reviews</legend>
+        <div class="field-row">
+          <Field id="w-max-reviews" label="Reviews shown" error={errors['options.maxReviews']} hint="From 1 to 50.">
+            {(d, bad) => (
+              <input id="w-max-reviews" type="number" inputMode="numeric" min={1} max={50} step={1} required value={draft.maxReviews} aria-describedby={d} aria-invalid={bad ? 'true' : undefined} onInput={(e) => type({ maxReviews: value(e) })} />
+            )}
+          </Field>
+          <Field id="w-min-rating" label="Minimum stars" error={errors['options.minRating']}>
+            {(d) => (
+              <select id="w-min-rating" value={draft.minRating} aria-describedby={d} aria-invalid={invalid('options.minRating')} onChange={(e) => set({ minRating: value(e) })}>
+                <option value="">Any, including reviews without stars</option>
+                {[1, 2, 3, 4, 5].map((n) => (
+                  <option key={n} value={String(n)}>
+                    {n === 5 ? '5 stars only' : `${n} star${n === 1 ? '' : 's'} or more`}
+                  </option>
+                ))}
+              </select>
+            )}
+          </Field>
+        </div>
+        <fieldset class="subgroup" aria-describedby={errors['options.platforms'] ? 'w-platforms-error' : undefined}>
+          <legend>Platforms</legend>
+          <label class="check" for="w-platforms-all">
+            <input id="w-platforms-all" type="radio" name="platform-mode" checked={draft.platforms === null} onChange={() => set({ platforms: null })} />
+            All platforms, including ones you import later
+          </label>
+          {/* Switching to a choice starts from every platform that has reviews, all checked: uncheck what to leave out. */}
+          <label class="check" for="w-platforms-some">
+            <input id="w-platforms-some" type="radio" name="platform-mode" checked={draft.platforms !== null} onChange={() => set({ platforms: draft.platforms ?? platforms.map((p) => p.platform) })} />
+            Only the platforms checked below
+          </label>
+          <div class="platforms">
+            {platformChoices.map((p) => (
+              <label key={p} class="check" for={`w-platform-${p}`}>
+                <input
+                  id={`w-platform-${p}`}
+                  type="checkbox"
+                  disabled={draft.platforms === null}
+                  checked={draft.platforms === null || draft.platforms.includes(p)}
+                  onChange={(e) => set({ platforms: checked(e) ? [...(draft.platforms ?? []), p] : (draft.platforms ?? []).filter((x) => x !== p) })}
+                />
+                {platformName(p)} <span class="muted">({counts.get(p) ?? 0})</span>
+              </label>
+            ))}
+          </div>
+          {errors['options.platforms'] && (
+            <p class="field-error" id="w-platforms-error">
+              {draft.platforms?.length === 0 ? 'Platforms: check at least one, or choose all platforms.' : errors['options.platforms']}
+            </p>
+          )}
+        </fieldset>
+        <label class="check" for="w-hide-empty">
+          <input id="w-hide-empty" type="checkbox" checked={draft.hideEmpty} onChange={(e) => set({ hideEmpty: checked(e) })} />
+          Leave out reviews without text
+        </label>
+        <label class="check" for="w-show-dates">
+          <input id="w-show-dates" type="checkbox" checked={draft.showDates} onChange={(e) => set({ showDates: checked(e) })} />
+          Show dates (“2 weeks ago”)
+        </label>
+      </fieldset>
+
+      <fieldset class="group">
+        <legend>Language</legend>
+        <div class="field-row">
+          <Field id="w-locale" label="Widget language" error={errors['options.locale']} hint="Labels, dates and numbers. Automatic: the page’s language, else the visitor’s browser.">
+            {(d) => (
+              <select id="w-locale" value={draft.locale} aria-describedby={d} aria-invalid={invalid('options.locale')} onChange={(e) => set({ locale: value(e) })}>
+                <option value="">Automatic</option>
+                {locales.map((code) => (
+                  <option key={code} value={code}>
+                    {languageName(code)} ({code})
+                  </option>
+                ))}
+              </select>
+            )}
+          </Field>
+          <Field id="w-review-languages" label="Reviews by language" error={errors['options.reviewLanguages']}>
+            {(d) => (
+              <select id="w-review-languages" value={draft.reviewLanguages} aria-describedby={d} onChange={(e) => set({ reviewLanguages: value(e) as Draft['reviewLanguages'] })}>
+                <option value="all">All reviews, whatever their language</option>
+                <option value="page">Only the visitor’s language (when 3 or more reviews are)</option>
+              </select>
+            )}
+          </Field>
+        </div>
+      </fieldset>
+
+      <fieldset class="group">
+        <legend>Search results</legend>
+        <p class="hint">The widget can add structured data (JSON-LD) to your page so that search engines may show review stars next to it.</p>
+        <Field id="w-json-ld" label="Rich results markup" error={errors['options.jsonLd']}>
+          {(d) => (
+            <select id="w-json-ld" value={draft.jsonLd} aria-describedby={d} onChange={(e) => set({ jsonLd: value(e) as Draft['jsonLd'] })}>
+              <option value="auto">Automatic: only where stars are allowed</option>
+              <option value="on">Always add it</option>
+              <option value="off">Never add it</option>
+            </select>
+          )}
+        </Field>
+        <div class="field-row">
+          <Field id="w-subject-type" label="Type of what is reviewed" error={errors['subject.type']}>
+            {(d) => (
+              <select id="w-subject-type" value={draft.subjectType} aria-describedby={d} aria-invalid={invalid('subject.type')} onChange={(e) => set({ subjectType: value(e) })}>
+                {SUBJECT_TYPES.map((t) => (
+                  <option key={t} value={t}>
+                    {t.replace(/([a-z])([A-Z])/g, '$1 $2')}
+                  </option>
+                ))}
+              </select>
+            )}
+          </Field>
+          <Field id="w-subject-name" label="Name of what is reviewed" error={errors['subject.name']} hint="Empty: the widget name.">
+            {(d, bad) => <input id="w-subject-name" type="text" maxLength={200} autoComplete="off" value={draft.subjectName} aria-describedby={d} aria-invalid={bad ? 'true' : undefined} onInput={(e) => type({ subjectName: value(e) })} />}
+          </Field>
+        </div>
+        <Field id="w-subject-url" label="Page address" error={errors['subject.url']} hint="Optional. The page about it, starting with https://.">
+          {(d, bad) => <input id="w-subject-url" type="url" inputMode="url" autoComplete="off" value={draft.subjectUrl} aria-describedby={d} aria-invalid={bad ? 'true' : undefined} onInput={(e) => type({ subjectUrl: value(e) })} />}
+        </Field>
+        <Field id="w-subject-image" label="Image address" error={errors['subject.image']} hint="Optional (needed for a recipe). Starting with https://.">
+          {(d, bad) => <input id="w-subject-image" type="url" inputMode="url" autoComplete="off" value={draft.subjectImage} aria-describedby={d} aria-invalid={bad ? 'true' : undefined} onInput={(e) => type({ subjectImage: value(e) })} />}
+        </Field>
+        <Field id="w-subject-brand" label="Brand" error={errors['subject.brand']} hint="Optional, for a product.">
+          {(d, bad) => <input id="w-subject-brand" type="text" maxLength={200} autoComplete="off" value={draft.subjectBrand} aria-describedby={d} aria-invalid={bad ? 'true' : undefined} onInput={(e) => type({ subjectBrand: value(e) })} />}
+        </Field>
+      </fieldset>
+    </>
+  );
+}

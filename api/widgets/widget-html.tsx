@@ -15,7 +15,7 @@ import { jsonLdText } from '../../widget/src/json-ld-text.ts';
 import { CONTAINER_ATTR, DATA_ATTR, HEIGHT_ATTR } from '../../widget/src/protocol.ts';
 import type { PublicWidgetData } from '../../widget/src/public-data.ts';
 import { fill } from '../../widget/src/messages.ts';
-import { CSS } from '../../widget/src/styles.ts';
+import { cssOf } from '../../widget/src/styles.ts';
 import { Widget } from '../../widget/src/widget.tsx';
 
 /** Width the server lays the widget out for (three columns): what a desktop page shows. */
@@ -36,7 +36,7 @@ export function widgetHtml(data: PublicWidgetData, lang: string | null, now = Da
   const id = escapeAttribute(data.id);
   return (
     `<div class="rv-widget" ${CONTAINER_ATTR}="${id}" ${HEIGHT_ATTR}="${data.height}" style="min-height:${data.height}px">` +
-    `<template shadowrootmode="open"><style>${CSS}</style>` +
+    `<template shadowrootmode="open"><style>${cssOf(data.layout)}</style>` +
     // The data the loader hydrates from; JSON with <, >, & escaped cannot end the element.
     `<script type="application/json" ${DATA_ATTR}>${jsonLdText(data)}</script>${inner}</template></div>` +
     (data.jsonLd ? jsonLdScriptTag(data.jsonLd, jsonLdSubject(data.jsonLd)) : '') +

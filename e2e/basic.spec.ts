@@ -1,4 +1,5 @@
 import { expect, servedSince, test, waitForWidgets } from './support/test.ts';
+import { chunksServed, expectedFiles } from './support/widget-files.ts';
 
 test('the snippet renders the reviews in a shadow root, with JSON-LD in the host document', async ({ page, origins }) => {
   const since = origins.widget.requests.length;
@@ -23,7 +24,7 @@ test('the snippet renders the reviews in a shadow root, with JSON-LD in the host
 
   const served = servedSince(origins, since);
   expect(served.filter((p) => p === '/widget/loader.js')).toHaveLength(1);
-  expect(served.filter((p) => /^\/widget\/widget-\w+\.js$/.test(p))).toHaveLength(1);
+  expect(chunksServed(served).sort()).toEqual(expectedFiles(['carousel'], 'en').filter((name) => name.startsWith('widget-')).map((name) => `/widget/${name}`));
   expect(served.filter((p) => p === '/public/v1/widgets/wdg_carousel')).toHaveLength(1);
 });
 

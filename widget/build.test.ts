@@ -19,11 +19,11 @@ describe('buildWidget', () => {
     expect(manifest.loader).toBe('loader.js');
     expect(manifest.layouts).toEqual({
       badge: expect.stringMatching(/^widget-badge-[A-Z0-9]+\.js$/),
-      carousel: expect.stringMatching(/^widget-carousel-[A-Z0-9]+\.js$/),
-      grid: expect.stringMatching(/^widget-paged-[A-Z0-9]+\.js$/),
-      list: manifest.layouts.grid,
+      carousel: expect.stringMatching(/^widget-framed-[A-Z0-9]+\.js$/),
+      grid: manifest.layouts.carousel,
+      list: manifest.layouts.carousel,
     });
-    for (const name of manifest.chunks) expect(name).toMatch(/^widget-(badge|carousel|paged|shared)-[A-Z0-9]+\.js$/);
+    for (const name of manifest.chunks) expect(name).toMatch(/^widget-(badge|framed|shared)-[A-Z0-9]+\.js$/);
     for (const name of Object.values(manifest.layouts)) expect(manifest.chunks).toContain(name);
     expect(JSON.parse(readFileSync(join(outDir, 'manifest.json'), 'utf8'))).toEqual(manifest);
     const catalogs = Object.values(manifest.catalogs).flatMap((name) => [name, `${name}.br`, `${name}.gz`]);
@@ -75,6 +75,7 @@ describe('buildWidget', () => {
     const badge = pages.find((p) => p.name === 'badge page')!;
     expect(badge.files).toContain(layouts.badge);
     expect(badge.files).not.toContain(layouts.carousel);
+    expect(pages.find((p) => p.name === 'carousel page')!.files).not.toContain(layouts.badge);
     const four = pages.find((p) => p.name === 'four-layout page')!;
     for (const name of Object.values(layouts)) expect(four.files).toContain(name);
     expect(sizes['loader.js']!.gzip).toBeLessThanOrEqual(LOADER_BUDGET);
@@ -86,8 +87,8 @@ describe('buildWidget', () => {
     const loader = readFileSync(join(outDir, 'loader.js'), 'utf8');
     expect(loader).toMatch(/^("use strict";)?\(\(\)=>\{[^]*\}\)\(\);\n?$/);
     expect(loader).not.toMatch(/\bimport\s+[{*\w]|\brequire\(/);
-    // Its one import() takes the loader's own origin and a chunk name compiled in.
-    expect(loader.match(/\bimport\(/g)).toHaveLength(1);
+    // Its import()s take the loader's own origin and a chunk name compiled in.
+    expect(loader.match(/\bimport\(/g)).toHaveLength(2);
     for (const name of result.manifest.chunks) {
       const js = readFileSync(join(outDir, name), 'utf8');
       for (const [, from] of js.matchAll(/(?:import|from)\s*"([^"]*)"/g)) expect(from).toMatch(/^\.\/widget-shared-[A-Z0-9]+\.js$/);

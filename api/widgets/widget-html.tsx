@@ -14,7 +14,7 @@ import { jsonLdSubject } from '../../widget/src/json-ld.ts';
 import { jsonLdText } from '../../widget/src/json-ld-text.ts';
 import { CONTAINER_ATTR, DATA_ATTR, HEIGHT_ATTR } from '../../widget/src/protocol.ts';
 import type { PublicWidgetData } from '../../widget/src/public-data.ts';
-import { fill } from '../../widget/src/messages.ts';
+import { EN, fill } from '../../widget/src/messages.ts';
 import { cssOf } from '../../widget/src/styles.ts';
 import { Widget } from '../../widget/src/widget.tsx';
 
@@ -29,7 +29,7 @@ const escapeAttribute = (value: string): string => value.replace(/[&<>"']/g, (ch
  */
 export function widgetHtml(data: PublicWidgetData, lang: string | null, now = Date.now()): string {
   const locale = data.options.locale ?? lang ?? 'en';
-  const messages = CATALOGS[locale.split('-')[0]!.toLowerCase()] ?? null;
+  const messages = CATALOGS[locale.split('-')[0]!.toLowerCase()] ?? EN;
   const f = formatter(locale, now, messages);
   const label = fill(f.t.reviewsOf, { s: data.subject.trim() || f.t.heading });
   const inner = render(<Widget data={data} f={f} width={SERVER_WIDTH} label={label} />);

@@ -194,7 +194,7 @@ describe('static widget files and the demo page', () => {
     expect(loader.headers['cache-control']).toMatch(/max-age=300/);
     const source = brotliDecompressSync(loader.raw).toString();
     expect(source.length).toBeGreaterThan(100);
-    const chunkName = /widget-carousel-[A-Za-z0-9]+\.js/.exec(source)?.[0];
+    const chunkName = /widget-framed-[A-Za-z0-9]+\.js/.exec(source)?.[0];
     expect(chunkName).toBeDefined();
     const chunk = await t.get(`/widget/${chunkName}`, { headers: { 'accept-encoding': 'gzip' }, skipValidation: true });
     expect(chunk.status).toBe(200);

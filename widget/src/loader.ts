@@ -18,6 +18,8 @@ import { ASSET_PATH, CONTAINER_ATTR, DATA_ATTR, DATA_PATH, HEIGHT_ATTR, LOADER_F
 
 /** The chunk (hashed file name) of each layout, defined by widget/build.ts. */
 declare const __RV_LAYOUTS__: Record<string, string>;
+/** The chunks every layout imports, defined by widget/build.ts: started before the data is in. */
+declare const __RV_CORE__: string[];
 /** Catalog file name with `*` for the language (hashed), defined by widget/build.ts. */
 declare const __RV_CATALOG__: string;
 /** The catalogs' languages, space separated, defined by widget/build.ts. */
@@ -88,15 +90,18 @@ function ownOrigin(): string {
     return request;
   }
 
-  /** The catalog of a locale's language, once per page; null for English or a language without one. */
+  /** The catalog of a locale's language (English's for a language without one), once per page. */
   function loadCatalog(locale: string): Promise<unknown> {
-    const lang = locale.split('-')[0]!.toLowerCase();
-    if (!lang || (' ' + __RV_LANGS__ + ' ').indexOf(' ' + lang + ' ') < 0) return Promise.resolve(null);
+    let lang = locale.split('-')[0]!.toLowerCase();
+    if (!lang || (' ' + __RV_LANGS__ + ' ').indexOf(' ' + lang + ' ') < 0) lang = 'en';
     let request = catalogs.get(lang);
     if (!request) {
-      request = fetch(origin + ASSET_PATH + __RV_CATALOG__.replace('*', lang), { credentials: 'omit' })
-        .then((res) => (res.ok ? res.json() : null))
-        .catch(() => null);
+      request = fetch(origin + ASSET_PATH + __RV_CATALOG__.replace('*', lang), { credentials: 'omit' }).then((res) => {
+        if (!res.ok) throw new Error('HTTP ' + res.status);
+        return res.json();
+      });
+      // A failed request may succeed on a later scan.
+      request.catch(() => catalogs.delete(lang));
       catalogs.set(lang, request);
     }
     return request;
@@ -124,8 +129,10 @@ function ownOrigin(): string {
     // A server-rendered widget carries its data in its shadow root: no second fetch.
     const embedded = el.shadowRoot && el.shadowRoot.querySelector('script[' + DATA_ATTR + ']');
     const data = embedded ? Promise.resolve().then(() => JSON.parse(embedded.textContent || '') as unknown) : loadData(id);
-    // The page's catalog loads with the data; a widget with its own locale may need one more.
-    loadCatalog(pageLang);
+    // The page's catalog and the code every layout shares load with the data (once: the browser's
+    // module map and `catalogs` keep them); a widget with its own locale may need one more catalog.
+    loadCatalog(pageLang).catch(() => undefined);
+    for (const file of __RV_CORE__) import(origin + ASSET_PATH + file).catch(() => undefined);
     data
       .then((data) => show(el, data as object))
       .catch((error: unknown) => {

@@ -3,7 +3,8 @@
  * the data, open the shadow root with the stylesheets, pick the language,
  * name the region, and afterwards put the JSON-LD into the host page. The
  * loader calls a chunk's `mount(container, data, messages)` with `messages`
- * the catalog it fetched for the widget's language (null: English).
+ * the catalog it fetched for the widget's language (English's for a language
+ * without one).
  */
 import { formatter, resolveLocale, type Formatter } from './format.ts';
 import { dropDuplicateJsonLd, injectJsonLd } from './json-ld.ts';
@@ -17,7 +18,7 @@ import { baseSheet } from './sheet.ts';
 import { regionName } from './region-name.ts';
 
 /** A layout chunk's export: what the loader calls. */
-export type Mount = (container: HTMLElement, data: unknown, messages?: Messages | null, now?: number) => void;
+export type Mount = (container: HTMLElement, data: unknown, messages: Messages, now?: number) => void;
 
 /**
  * The locale a widget speaks: its own option, else the host page's
@@ -50,7 +51,7 @@ const owners = new WeakMap<ShadowRoot, (root: ShadowRoot) => void>();
  * the region's unique name. `release` is how this layout's code lets go of
  * the root, should another layout's code render into it later.
  */
-export function prepare(container: HTMLElement, raw: unknown, messages: Messages | null, sheets: CSSStyleSheet[], release: (root: ShadowRoot) => void, now: number): Prepared {
+export function prepare(container: HTMLElement, raw: unknown, messages: Messages, sheets: CSSStyleSheet[], release: (root: ShadowRoot) => void, now: number): Prepared {
   if (!isWidgetData(raw)) throw new Error('malformed widget data');
   // Only known layouts, and the height this chunk's stylesheet draws.
   const layout = WIDGET_LAYOUTS.includes(raw.layout) ? raw.layout : 'carousel';

@@ -1,8 +1,8 @@
 /**
  * The widget's one stylesheet. Sizes come from layout-height.ts, so the boxes
  * drawn are the heights the snippet reserved; colours from theme.ts. It is
- * evaluated at build time (widget/build.ts) and reaches the bundle as a
- * string constant (sheet.ts). Class names need no prefix: the shadow root
+ * evaluated at build time (widget/build.ts) and reaches the chunks as string
+ * constants, in parts, each in the chunk of the layouts that use it (sheet.ts). Class names need no prefix: the shadow root
  * scopes them, and only `.rv` (the root) and `:host` carry meaning outside.
  */
 import { BADGE_H, CARD_GAP, CARD_H, HEADER_GAP, HEADER_H, LIST_ROW_H } from './layout-height.ts';
@@ -46,7 +46,7 @@ export const CSS_PARTS = {
 .badge-count{font-size:13px;line-height:18px;color:var(--muted);white-space:nowrap}
 .marks{display:flex;gap:4px}
 `,
-  /** The framed layouts (carousel, grid, list): heading row, buttons, cards, the dialog. */
+  /** The framed layouts (carousel, grid, list): heading row, buttons, cards, the track, the cells and rows, the dialog. */
   framed: `
 .rv:not(.badge){container-type:inline-size}
 .rv .line{fill:none;stroke:currentColor;stroke-width:2.2;stroke-linecap:round;stroke-linejoin:round}
@@ -88,15 +88,9 @@ export const CSS_PARTS = {
 [dir=rtl] .nav .line{transform:scaleX(-1)}
 @container (max-width:420px){.head{gap:8px}.nav{gap:4px}.btn{width:32px;height:32px}.sum{gap:4px}}
 @container (max-width:340px){.sum .stars{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%)}}
-`,
-  /** The carousel's track. */
-  carousel: `
 .track{display:flex;gap:${CARD_GAP}px;height:${CARD_H}px;padding:1px;margin:0 -1px;overflow:auto hidden;scroll-snap-type:x mandatory;scroll-behavior:smooth;scrollbar-width:none;overscroll-behavior-x:contain}
 .slide{flex:0 0 calc((100% - (var(--cols) - 1)*${CARD_GAP}px)/var(--cols));min-width:0;scroll-snap-align:start}
 @media (prefers-reduced-motion:reduce){.track{scroll-behavior:auto}}
-`,
-  /** The grid's cells and the list's rows, and the page counter. */
-  paged: `
 .page{font-size:13px;color:var(--muted);font-variant-numeric:tabular-nums;white-space:nowrap}
 .cells{display:grid;grid-template-columns:repeat(var(--cols),minmax(0,1fr));grid-auto-rows:${CARD_H}px;gap:${CARD_GAP}px}
 .row{display:flex;flex-direction:column;gap:6px;height:${LIST_ROW_H}px;padding:14px 2px;border-bottom:1px solid var(--line)}
@@ -110,8 +104,7 @@ export type CssPart = keyof typeof CSS_PARTS;
 
 /** The parts a layout needs, in cascade order (later parts override earlier ones). */
 export function cssPartsOf(layout: string): CssPart[] {
-  if (layout === 'badge') return ['base', 'badge'];
-  return ['base', 'framed', layout === 'carousel' ? 'carousel' : 'paged'];
+  return ['base', layout === 'badge' ? 'badge' : 'framed'];
 }
 
 /** One layout's whole stylesheet, as the server inlines it into a rendered widget. */

@@ -13,7 +13,7 @@ declare const __RV_CSS_BADGE__: string;
 
 const release = (root: ShadowRoot): void => root.replaceChildren();
 
-export function mount(container: HTMLElement, raw: unknown, messages: Messages | null = null, now = Date.now()): void {
+export function mount(container: HTMLElement, raw: unknown, messages: Messages, now = Date.now()): void {
   const p = prepare(container, raw, messages, [sheet(__RV_CSS_BADGE__)], release, now);
   // Server-rendered or not, the badge is drawn afresh: the same nodes, nothing to keep alive.
   const fragment = document.createDocumentFragment();

@@ -1,5 +1,5 @@
 import { expect, test, waitForWidgets } from './support/test.ts';
-import { chunksServed, expectedFiles } from './support/widget-files.ts';
+import { chunksServed, expectedFiles, widgetManifest } from './support/widget-files.ts';
 
 test.describe('carousel', () => {
   test.use({ reducedMotion: 'reduce' });
@@ -121,7 +121,16 @@ test('a single-page app renders new containers with ReviewProof.scan(), without 
   });
   await waitForWidgets(page, 2);
   await expect(page.locator('[data-rv-widget="wdg_list"] article').first()).toBeVisible();
-  expect(origins.widget.requests.slice(since)).toEqual(['/public/v1/widgets/wdg_list']);
+  // The list's data, and only the chunks the badge's had not brought (the framed layouts' code), once.
+  const { needs } = widgetManifest();
+  const missing = needs.list.filter((name) => !needs.badge.includes(name)).map((name) => `/widget/${name}`);
+  expect(missing.length).toBeGreaterThan(0);
+  expect([...origins.widget.requests.slice(since)].sort()).toEqual(['/public/v1/widgets/wdg_list', ...missing].sort());
+  // Scanning again loads nothing more.
+  const after = origins.widget.requests.length;
+  await page.evaluate(() => (window as unknown as { ReviewProof: { scan(): void } }).ReviewProof.scan());
+  await page.waitForLoadState('networkidle');
+  expect(origins.widget.requests.slice(after)).toEqual([]);
 });
 
 test('the tag-manager script places containers and loads the loader once', async ({ page, origins }) => {

@@ -36,7 +36,7 @@ test('a badge-only page loads no framed layout code (no Preact), a framed page n
   expect(chunks).toContain(`/widget/${layouts.badge}`);
   expect(chunks).not.toContain(`/widget/${layouts.carousel}`);
   // Drawn and named in the page's language all the same.
-  await expect(page.locator('[data-rv-widget="wdg_badge"]').getByRole('region')).toHaveAccessibleName(/^Bewertungen/);
+  await expect(page.locator('[data-rv-widget="wdg_badge_auto"]').getByRole('region')).toHaveAccessibleName(/^Bewertungen/);
 
   since = origins.widget.requests.length;
   await page.goto(`${origins.host.origin}/basic.html`);

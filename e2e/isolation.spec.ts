@@ -62,7 +62,7 @@ test('the widget does not restyle the host page', async ({ page, origins }) => {
   expect(await page.evaluate(() => document.adoptedStyleSheets.length)).toBe(0);
 });
 
-test('pasting the snippet twice and a second widget: one loader run, one bundle, one data request per widget', async ({ page, origins }) => {
+test('pasting the snippet twice and a second widget: one loader run, each chunk once, one data request per widget', async ({ page, origins }) => {
   const since = origins.widget.requests.length;
   await page.goto(`${origins.host.origin}/duplicate.html`);
   await waitForWidgets(page, 3);

@@ -241,6 +241,27 @@ for (const redis of [true, false]) {
       expect((await again.signIn('new.person@example.com', PASSWORD)).status).toBe(200);
     });
 
+    it('does not tell an inviter whether an email has an account in another organization (the invitee learns it on accepting)', async () => {
+      const otherOrg = (await t.org('starter')).orgId;
+      expect((await t.admin('POST', '/admin/users', { orgId: otherOrg, email: 'elsewhere@example.com', role: 'member', password: PASSWORD })).status).toBe(201);
+      const owner = client();
+      expect((await owner.signIn('owner@example.com', PASSWORD)).status).toBe(200);
+      const elsewhere = await owner.send('POST', '/dashboard/api/invitations', { email: 'Elsewhere@example.com', role: 'member' });
+      const nobody = await owner.send('POST', '/dashboard/api/invitations', { email: 'nobody.yet@example.com', role: 'member' });
+      expect([elsewhere.status, nobody.status]).toEqual([201, 201]);
+      // Our own members are named: inviting them again is a conflict.
+      const ours = await owner.send('POST', '/dashboard/api/invitations', { email: 'OWNER@example.com', role: 'member' });
+      expect([ours.status, ours.body.error]).toEqual([409, 'conflict']);
+      // The person who owns the address is told when accepting, and no second account appears.
+      const token = /#([A-Za-z0-9_-]+)$/.exec(elsewhere.body.link as string)![1]!;
+      const guest = client();
+      await guest.start();
+      const accept = await guest.send('POST', '/dashboard/api/invitations/accept', { token, password: PASSWORD });
+      expect([accept.status, accept.body.error]).toEqual([409, 'conflict']);
+      const members = await owner.send('GET', '/dashboard/api/members');
+      expect((members.body.data as { email: string }[]).some((m) => m.email.toLowerCase() === 'elsewhere@example.com')).toBe(false);
+    });
+
     it('voids an invitation whose sender was removed since (no way back in through a link left open)', async () => {
       const sender = await user('leaving.admin@example.com', 'admin');
       const admin = client();

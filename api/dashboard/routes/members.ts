@@ -35,8 +35,11 @@ export function invite({ store, config }: DashboardDeps) {
     const { user, org } = auth(ctx);
     const body = parseBody<{ email: string; role: Role }>('Invite', await readJson(ctx));
     if (body.role === 'owner' && user.role !== 'owner') throw ownerOnly();
-    if (await store.people.users.findByEmail(body.email)) {
-      throw new ApiError(409, 'conflict', 'Someone with this email already has an account.', [{ parameter: 'email', message: 'is already a member' }]);
+    // Only this organization's own members are named: whether the email has an
+    // account elsewhere is no business of the inviter (the invitee learns it on accepting).
+    const existing = await store.people.users.findByEmail(body.email);
+    if (existing && existing.orgId === org.id) {
+      throw new ApiError(409, 'conflict', 'This person is already a member of the organization.', [{ parameter: 'email', message: 'is already a member' }]);
     }
     const token = randomToken();
     const now = Date.now();

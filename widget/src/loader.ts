@@ -13,6 +13,7 @@
  * attributes) never chooses where script or data comes from. The chunks
  * import each other by relative URLs, i.e. from that same origin.
  */
+import type { Messages } from './messages.ts';
 import type { Mount } from './mount.ts';
 import { ASSET_PATH, CONTAINER_ATTR, DATA_ATTR, DATA_PATH, HEIGHT_ATTR, LOADER_FILE, LOG_PREFIX, NAMESPACE } from './protocol.ts';
 
@@ -115,7 +116,7 @@ function ownOrigin(): string {
   function show(el: HTMLElement, data: { layout?: string; options?: { locale?: string } }): Promise<void> {
     const file = Object.hasOwn(__RV_LAYOUTS__, data.layout || '') ? __RV_LAYOUTS__[data.layout!] : __RV_LAYOUTS__.carousel;
     return Promise.all([import(origin + ASSET_PATH + file) as Promise<{ mount: Mount }>, loadCatalog((data.options || {}).locale || pageLang)]).then(
-      ([chunk, messages]) => chunk.mount(el, data, messages as never),
+      ([chunk, messages]) => chunk.mount(el, data, messages as Messages),
     );
   }
 

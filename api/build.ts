@@ -19,6 +19,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const DIST_MAIN = join(ROOT, 'dist', 'api', 'main.js');
+const DIST_ENRICH_WORKER = join(ROOT, 'dist', 'api', 'enrich-worker.js');
 
 /** `import.meta.url` in each module = its source file's URL, as when run from the sources. */
 const sourceImportMetaUrl: Plugin = {
@@ -33,14 +34,24 @@ const sourceImportMetaUrl: Plugin = {
 };
 
 /**
- * Builds and returns the file to run. Each output is written aside and renamed
+ * Builds and returns the file to run (and the enrichment worker beside it). Each output is written aside and renamed
  * into place, so a process starting while another build runs (tests, the
  * benchmark) never reads half a file.
  */
 export async function buildApi(): Promise<string> {
+  // The enrichment worker first (its own file: a worker thread runs a module
+  // of its own), then the service, which learns the worker's compiled file
+  // through a define (pool.ts runs it instead of the sources under tsx).
+  await buildOne(join(ROOT, 'api', 'intelligence', 'enrich-worker.ts'), DIST_ENRICH_WORKER, {});
+  await buildOne(join(ROOT, 'api', 'main.ts'), DIST_MAIN, { __RV_ENRICH_WORKER__: JSON.stringify(pathToFileURL(DIST_ENRICH_WORKER).href) });
+  return DIST_MAIN;
+}
+
+async function buildOne(entry: string, outfile: string, define: Record<string, string>): Promise<void> {
   const result = await build({
-    entryPoints: [join(ROOT, 'api', 'main.ts')],
-    outfile: DIST_MAIN,
+    entryPoints: [entry],
+    outfile,
+    define,
     bundle: true,
     packages: 'external',
     platform: 'node',
@@ -57,7 +68,6 @@ export async function buildApi(): Promise<string> {
     writeFileSync(aside, file.contents);
     renameSync(aside, file.path);
   }
-  return DIST_MAIN;
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

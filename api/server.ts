@@ -18,6 +18,7 @@ import { createRedis, RedisHealth } from './limits/redis-health.ts';
 import { Metrics } from './ops/metrics.ts';
 import { openStore } from './store/open.ts';
 import { warmUp } from './intelligence/enrich.ts';
+import { enrichWorkersFromEnv } from './intelligence/pool.ts';
 import type { Store } from './store/types.ts';
 import { loadTls } from './tls.ts';
 import { answerPlaintextOnTls } from './plaintext-on-tls.ts';
@@ -139,6 +140,9 @@ export async function startService(config: Config, options: StartOptions = {}): 
   const assets = await loadWidgetAssets();
   // Review intelligence loads its lexicons now, not during the first import (event loop).
   warmUp();
+  // ENRICH_WORKERS is checked now (an invalid value stops start-up); the workers start with the first
+  // import and load their lexicons beside the event loop, so a service that never imports never pays for them.
+  enrichWorkersFromEnv();
 
   const lifecycle = { draining: false };
   const sessions = redisHealth ? new RedisSessions(redisHealth) : store.people.sessions;

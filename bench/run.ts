@@ -200,10 +200,12 @@ async function main(): Promise<void> {
     const key = (await admin(server, 'POST', '/admin/keys', { orgId: org.id, name: 'bench' })).key as string;
 
     const started = process.hrtime.bigint();
+    const importCpu = cpuMicros(server.child.pid!);
     const summary = await upload(server.adminUrl, server.adminToken, org.id as string, reviewStream(REVIEWS));
     const importSeconds = Number(process.hrtime.bigint() - started) / 1e9;
     const importRate = Math.round(REVIEWS / importSeconds);
-    process.stdout.write(`Import: ${summary.imported} reviews in ${importSeconds.toFixed(1)} s = ${importRate.toLocaleString('en')} reviews/s (rejected ${summary.rejectedTotal})\n`);
+    const importCpuPerReview = (cpuMicros(server.child.pid!) - importCpu) / REVIEWS;
+    process.stdout.write(`Import: ${summary.imported} reviews in ${importSeconds.toFixed(1)} s = ${importRate.toLocaleString('en')} reviews/s, server CPU ${importCpuPerReview.toFixed(1)} µs per review (rejected ${summary.rejectedTotal})\n`);
     const memAfterImport = rssMiB(server.child.pid!);
 
     const auth = { authorization: `Bearer ${key}` };

@@ -122,3 +122,60 @@ export interface AuditRecord {
   target: { id: string; label: string };
   details: Record<string, string>;
 }
+
+// Reviews page: the list, moderation and the import upload.
+export type HideReason = 'spam' | 'offensive' | 'personal_data' | 'not_about_us';
+export interface ReviewItem {
+  id: string;
+  platform: string;
+  authorName: string;
+  rating: number | null;
+  date: string;
+  content: string;
+  language: string;
+  url: string | null;
+  hidden: { reason: HideReason; hiddenAt: string; hiddenBy: string } | null;
+}
+export interface ReviewList {
+  data: ReviewItem[];
+  pagination: { total: number; limit: number; offset: number; hasMore: boolean };
+  hiddenTotal: number;
+  maxImportBytes: number;
+}
+export interface ImportSummary {
+  imported: number;
+  updated: number;
+  rejected: { line: number; reason: string }[];
+  rejectedTotal: number;
+}
+
+/**
+ * A file sent as the request body, with upload progress (which fetch cannot
+ * report, hence XHR here and nowhere else). The server reads the body as it
+ * imports, so bytes sent track the import's progress. Same CSRF token and
+ * error envelope as `call`.
+ */
+export function upload<T>(path: string, file: Blob, onProgress: (sent: number, total: number) => void): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open('POST', `/dashboard/api${path}`);
+    xhr.setRequestHeader('accept', 'application/json');
+    xhr.setRequestHeader('content-type', file.type || 'application/octet-stream');
+    xhr.setRequestHeader('x-csrf-token', csrfToken);
+    xhr.upload.onprogress = (e) => onProgress(e.loaded, e.lengthComputable ? e.total : file.size);
+    xhr.onerror = () => reject(new DashboardError(0, 'network', 'The upload was cut off before the service answered. Check your connection and try again: reviews already imported are kept, and importing again updates them.'));
+    xhr.onload = () => {
+      let parsed: unknown = null;
+      try {
+        parsed = JSON.parse(xhr.responseText) as unknown;
+      } catch {
+        parsed = null;
+      }
+      if (xhr.status >= 200 && xhr.status < 300) return resolve(parsed as T);
+      const error = toError(xhr.status, parsed as Envelope | null, xhr.getResponseHeader('retry-after'));
+      if (error.code === 'unauthenticated') onSignedOut();
+      reject(error);
+    };
+    xhr.send(file);
+  });
+}

@@ -16,7 +16,7 @@ import { navigate, PATHS, usePath } from './router.ts';
 function Page(props: { path: string; session: SessionInfo }) {
   switch (props.path) {
     case PATHS.reviews:
-      return <ReviewsPage />;
+      return <ReviewsPage session={props.session} />;
     case PATHS.widgets:
       return <WidgetsPage />;
     case PATHS.apiKeys:

@@ -4,10 +4,15 @@
  * fails or is interrupted keeps the batches already written and never corrupts
  * what was stored; memory stays bounded whatever the input size. Each record
  * is enriched (api/intelligence) before it is batched: the AI fields it lacks
- * are computed, its own are kept.
+ * are computed, its own are kept. With an enrichment pool (ENRICH_WORKERS,
+ * api/intelligence/pool.ts) records are sent to it in chunks and taken back
+ * in the order they came: the main thread parses and writes while the
+ * workers analyse. A failed chunk fails the import before any of its records
+ * is batched.
  */
 import type { Readable } from 'node:stream';
-import { enrich } from '../intelligence/enrich.ts';
+import { enrich, type AiFields, type Enrichable } from '../intelligence/enrich.ts';
+import { sharedEnrichPool, type EnrichPool } from '../intelligence/pool.ts';
 import type { Logger } from '../logger.ts';
 import { parseRecords, validateRecord } from '../reviews/import/index.ts';
 import type { Organization, ReviewInput, Store } from '../store/types.ts';
@@ -24,6 +29,10 @@ const MAX_LISTED_REJECTIONS = 1000;
 const MAX_REASON = 300;
 /** A batch is also written once its text reaches this size, so one log entry stays bounded. */
 const BATCH_CHARS = 8_000_000;
+/** Records per chunk sent to the enrichment pool: large enough that messaging costs little. */
+const CHUNK = 500;
+/** Chunks sent and not yet taken back, per worker: keeps every worker busy and memory bounded. */
+const IN_FLIGHT_PER_WORKER = 2;
 
 export interface ImportSummary {
   imported: number;
@@ -32,7 +41,14 @@ export interface ImportSummary {
   rejectedTotal: number;
 }
 
-export async function importReviews(store: Store, org: Organization, source: Readable, format: ImportFormat, logger: Logger): Promise<ImportSummary> {
+export async function importReviews(
+  store: Store,
+  org: Organization,
+  source: Readable,
+  format: ImportFormat,
+  logger: Logger,
+  pool: EnrichPool | null = sharedEnrichPool(),
+): Promise<ImportSummary> {
   const orgId = org.id;
   const pause = yieldEvery();
   const summary: ImportSummary = { imported: 0, updated: 0, rejected: [], rejectedTotal: 0 };
@@ -45,6 +61,29 @@ export async function importReviews(store: Store, org: Organization, source: Rea
     summary.updated += result.updated;
     batch = [];
     batchChars = 0;
+  };
+  const add = async (v: ReviewInput): Promise<void> => {
+    batch.push(v);
+    batchChars += v.content.length + v.authorName.length + (v.aiSummary?.length ?? 0) + 200;
+    if (batch.length >= BATCH || batchChars >= BATCH_CHARS) await flush();
+  };
+  // The pool's path: validated records wait in `chunk`, then in `inFlight` while a worker analyses them.
+  type Validated = Extract<ReturnType<typeof validateRecord>, { ok: true }>['value'];
+  let chunk: Validated[] = [];
+  const inFlight: { records: Validated[]; fields: Promise<AiFields[]> }[] = [];
+  const send = (): void => {
+    const records = chunk;
+    chunk = [];
+    const items: Enrichable[] = records.map(({ content, language, sentiment, sentimentLabel, aiSummary, aiThemes }) => ({ content, language, sentiment, sentimentLabel, aiSummary, aiThemes }));
+    const fields = pool!.run(items, org.language);
+    // Awaited in order by takeBack(); until then a failure must not count as unhandled.
+    fields.catch(() => undefined);
+    inFlight.push({ records, fields });
+  };
+  const takeBack = async (): Promise<void> => {
+    const { records, fields } = inFlight.shift()!;
+    const results = await fields;
+    for (let i = 0; i < records.length; i++) await add({ ...records[i]!, ...results[i]! });
   };
   const reject = (line: number, reason: string): void => {
     summary.rejectedTotal++;
@@ -61,12 +100,19 @@ export async function importReviews(store: Store, org: Organization, source: Rea
       reject(item.line, checked.reason);
       continue;
     }
-    const v: ReviewInput = { ...checked.value, ...enrich(checked.value, org.language) };
-    batch.push(v);
-    batchChars += v.content.length + v.authorName.length + (v.aiSummary?.length ?? 0) + 200;
-    if (batch.length >= BATCH || batchChars >= BATCH_CHARS) await flush();
+    if (pool === null) {
+      await add({ ...checked.value, ...enrich(checked.value, org.language) });
+    } else {
+      chunk.push(checked.value);
+      if (chunk.length >= CHUNK) {
+        send();
+        if (inFlight.length > pool.size * IN_FLIGHT_PER_WORKER) await takeBack();
+      }
+    }
     await pause();
   }
+  if (chunk.length > 0) send();
+  while (inFlight.length > 0) await takeBack();
   await flush();
   logger.info({ orgId, imported: summary.imported, updated: summary.updated, rejected: summary.rejectedTotal }, 'import finished');
   return summary;

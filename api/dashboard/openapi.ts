@@ -5,7 +5,7 @@
  * Served at GET /dashboard/api/openapi.json.
  */
 import { ROLES, AUDIT_ACTIONS } from '../store/people-types.ts';
-import { PLANS } from '../store/types.ts';
+import { HIDE_REASONS, PLANS } from '../store/types.ts';
 
 type Schema = Record<string, unknown>;
 
@@ -80,9 +80,32 @@ const schemas: Record<string, Schema> = {
   }),
   WidgetItem: object({ id: str(), name: str(), layout: str(), createdAt: dateTime }),
   WidgetList: list('WidgetItem'),
-  ReviewItem: object({ id: str(), platform: str(), authorName: str(), rating: nullable({ type: 'integer' }), date: dateTime, content: str() }),
+  ReviewItem: object({
+    id: str(),
+    platform: str(),
+    authorName: str(),
+    rating: nullable({ type: 'integer' }),
+    date: dateTime,
+    content: str(),
+    language: str(),
+    url: nullable(str()),
+    hidden: nullable(ref('Moderation')),
+  }),
+  Moderation: object({ reason: str({ enum: [...HIDE_REASONS] }), hiddenAt: dateTime, hiddenBy: str() }),
+  ReviewHide: object({ reason: str({ enum: [...HIDE_REASONS] }) }),
+  ImportSummary: object({
+    imported: { type: 'integer', minimum: 0 },
+    updated: { type: 'integer', minimum: 0 },
+    rejected: { type: 'array', maxItems: 1000, items: object({ line: { type: 'integer', minimum: 1 }, reason: str() }) },
+    rejectedTotal: { type: 'integer', minimum: 0 },
+  }),
   Document: { type: 'object', properties: { openapi: { const: '3.1.0' }, info: { type: 'object' }, paths: { type: 'object' }, components: { type: 'object' } }, required: ['openapi', 'info', 'paths', 'components'] },
-  ReviewList: object({ data: { type: 'array', items: ref('ReviewItem') }, total: { type: 'integer' } }),
+  ReviewList: object({
+    data: { type: 'array', items: ref('ReviewItem') },
+    pagination: object({ total: { type: 'integer' }, limit: { type: 'integer' }, offset: { type: 'integer' }, hasMore: { type: 'boolean' } }),
+    hiddenTotal: { type: 'integer', minimum: 0 },
+    maxImportBytes: { type: 'integer' },
+  }),
 };
 
 export interface Operation {
@@ -91,6 +114,8 @@ export interface Operation {
   path: string;
   summary: string;
   request?: string;
+  /** A raw request body (a file) in one of these media types, instead of a JSON `request`. */
+  upload?: readonly string[];
   /** Status → schema name (null: no body). */
   responses: Record<number, string | null>;
   /** Roles allowed; absent = anyone signed in; 'public' = no session needed. */
@@ -106,7 +131,22 @@ export const OPERATIONS: Operation[] = [
   { method: 'post', path: '/sign-in', summary: 'Sign in with email and password; sets a new session cookie', request: 'SignIn', responses: { 200: 'Session' }, roles: 'public' },
   { method: 'post', path: '/sign-out', summary: 'End this session on the server', responses: { 204: null } },
   { method: 'get', path: '/overview', summary: 'Figures for the overview page', responses: { 200: 'Overview' } },
-  { method: 'get', path: '/reviews', summary: 'The latest reviews', responses: { 200: 'ReviewList' } },
+  {
+    method: 'get',
+    path: '/reviews',
+    summary: "The organization's reviews, newest first, with each one's moderation. Query parameters exactly as GET /api/v1/reviews: limit, offset, platform, minRating, maxRating, since, language",
+    responses: { 200: 'ReviewList' },
+  },
+  {
+    method: 'post',
+    path: '/reviews/import',
+    summary: `Import reviews (Owner, Admin): the body is the file, streamed; query format=ndjson|json|csv; Content-Length required (411), at most 512 MiB (413). Re-importing updates, never duplicates, never un-hides`,
+    upload: ['text/csv', 'application/x-ndjson', 'application/json', 'application/octet-stream'],
+    responses: { 200: 'ImportSummary' },
+    roles: STAFF,
+  },
+  { method: 'post', path: '/reviews/{id}/hide', summary: 'Hide a review from widgets and JSON-LD review items, with a reason (Owner, Admin); statistics keep counting it', request: 'ReviewHide', responses: { 200: 'ReviewItem' }, roles: STAFF },
+  { method: 'post', path: '/reviews/{id}/show', summary: 'Show a hidden review again (Owner, Admin)', responses: { 200: 'ReviewItem' }, roles: STAFF },
   { method: 'get', path: '/widgets', summary: 'The widgets', responses: { 200: 'WidgetList' } },
   { method: 'get', path: '/keys', summary: 'API keys (Owner, Admin)', responses: { 200: 'KeyList' }, roles: STAFF },
   { method: 'post', path: '/keys', summary: 'Create an API key: the full key is in this answer only', request: 'KeyCreate', responses: { 201: 'CreatedKey' }, roles: STAFF },
@@ -132,6 +172,7 @@ export function dashboardOpenApi(): Record<string, unknown> {
       summary: op.summary,
       ...(op.roles !== 'public' && { security: [{ session: [] }], 'x-roles': op.roles ?? [...ROLES] }),
       ...(op.request && { requestBody: { required: true, content: { 'application/json': { schema: ref(op.request) } } } }),
+      ...(op.upload && { requestBody: { required: true, content: Object.fromEntries(op.upload.map((type) => [type, { schema: { type: 'string', contentMediaType: type } }])) } }),
       responses,
     };
   }

@@ -14,7 +14,9 @@ import { csrfToken, loadSession, requireRole, requireSession, sameOrigin } from 
 import { createApiKey, listKeys, revokeApiKey } from './routes/api-keys.ts';
 import type { DashboardDeps } from './routes/deps.ts';
 import { changeRole, invite, listMembers, removeMember } from './routes/members.ts';
-import { auditLog, latestReviews, overview, widgetList } from './routes/overview.ts';
+import { auditLog, overview, widgetList } from './routes/overview.ts';
+import { hideReview, listReviews, showReview } from './routes/reviews.ts';
+import { importUpload } from './routes/reviews-import.ts';
 import { acceptInvitation, lookupInvitation, showSession, signIn, signOut } from './routes/session.ts';
 
 export function dashboardRouter(deps: DashboardDeps & { assets: DashboardAssets }): Router {
@@ -44,7 +46,10 @@ export function dashboardRouter(deps: DashboardDeps & { assets: DashboardAssets 
   api.post('/invitations/accept', acceptInvitation(deps));
 
   api.get('/overview', signedIn, overview(deps));
-  api.get('/reviews', signedIn, latestReviews(deps));
+  api.get('/reviews', signedIn, listReviews(deps));
+  api.post('/reviews/import', staff, importUpload(deps));
+  api.post('/reviews/:id/hide', staff, hideReview(deps));
+  api.post('/reviews/:id/show', staff, showReview(deps));
   api.get('/widgets', signedIn, widgetList(deps));
 
   api.get('/keys', staff, listKeys(deps));

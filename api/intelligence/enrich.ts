@@ -10,9 +10,9 @@
 import type { SentimentLabel } from '../store/types.ts';
 import { detectLanguage } from './language.ts';
 import { isSentimentLanguage, resources, SENTIMENT_LANGUAGES } from './languages.ts';
-import { labelFor, scoreSentiment } from './sentiment.ts';
+import { labelFor, scoreSentiment, scoreSentimentFolded } from './sentiment.ts';
 import { summarize } from './summary.ts';
-import { findThemes, isThemeStem } from './themes.ts';
+import { findThemes, findThemesFolded, isThemeStem } from './themes.ts';
 import { fold, hasLetters, plainText } from './text.ts';
 
 /** Fewer letters than this (Han, kana, Hangul count 3): a very short text. */
@@ -76,13 +76,15 @@ function analyse(content: string, language: string | null, defaultLanguage: stri
   if (!hasLetters(text, MIN_ANALYSIS_LETTERS)) {
     result = { language: lang, sentiment: null, computedLabel: null, aiSummary: null, aiThemes: [] };
   } else {
-    const scored = withSentiment ? scoreSentiment(text, lang) : null;
+    // Folded once for both analysers.
+    const folded = fold(text);
+    const scored = withSentiment ? scoreSentimentFolded(folded, lang) : null;
     result = {
       language: lang,
       sentiment: scored?.sentiment ?? null,
       computedLabel: scored?.label ?? null,
       aiSummary: summarize(text, salientWords(lang)),
-      aiThemes: findThemes(text, lang),
+      aiThemes: findThemesFolded(folded, lang),
     };
   }
   if (key !== null) {

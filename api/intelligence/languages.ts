@@ -38,9 +38,17 @@ export interface LanguageResources {
   /** Stem → polarity in -1..1 (nlp.js). */
   lexicon: Map<string, number>;
   negators: Set<string>;
+  /** Whether a negator that no opinion word follows in its clause negates the one before it ("empfehle ich nicht", "werkt niet"). */
+  negationAfterVerb: boolean;
+  /** Coordinating conjunctions ("and", "und"): like punctuation, they end a negator's reach. */
+  clauseJoiners: Set<string>;
   /** Words after which the rest of the sentence outweighs what came before ("but"). */
   contrasts: Set<string>;
   intensifiers: Set<string>;
+  /** Words that weaken the next one ("slightly", "etwas"). */
+  diminishers: Set<string>;
+  /** Words that state a lukewarm or mixed verdict ("mixed", "mitigé", "durchwachsen"). */
+  lukewarm: Set<string>;
   /** Function words of the language (the `stopword` package's list, folded). */
   stopwords: Set<string>;
 }
@@ -50,6 +58,9 @@ interface Words {
   negators: string;
   contrasts: string;
   intensifiers: string;
+  diminishers: string;
+  lukewarm: string;
+  joiners: string;
 }
 
 const WORDS: Record<SentimentLanguage, Words> = {
@@ -57,38 +68,66 @@ const WORDS: Record<SentimentLanguage, Words> = {
     negators: 'not no never neither nor nothing nobody none without cannot',
     contrasts: 'but however though',
     intensifiers: 'very really extremely so super too absolutely totally highly incredibly',
+    diminishers: 'slightly somewhat',
+    lukewarm: 'mixed meh average ordinary unremarkable okay ok',
+    joiners: 'and or',
   },
   es: {
     negators: 'no nunca jamas ni nada nadie ninguno ninguna tampoco sin',
     contrasts: 'pero aunque sin embargo',
     intensifiers: 'muy mucho super realmente totalmente bastante demasiado',
+    diminishers: 'ligeramente algo',
+    lukewarm: 'regular normal normalito corriente mixto mixta mixtas mixtos',
+    joiners: 'y e o u',
   },
   fr: {
     negators: 'ne n pas jamais rien personne aucun aucune ni sans',
     contrasts: 'mais cependant pourtant toutefois',
     intensifiers: 'tres vraiment trop super extremement tellement totalement beaucoup',
+    diminishers: 'legerement',
+    lukewarm: 'mitige mitigee mitiges moyen moyenne banal ordinaire correct correcte',
+    joiners: 'et ou',
   },
   de: {
     negators: 'nicht nie niemals nichts kein keine keinen keinem keiner keines ohne garnicht',
     contrasts: 'aber jedoch doch allerdings',
     intensifiers: 'sehr wirklich total extrem super absolut ziemlich zu stark',
+    diminishers: 'etwas',
+    lukewarm: 'durchwachsen gemischt gemischte gemischten mittelmassig durchschnittlich okay ok',
+    joiners: 'und oder sondern',
   },
   it: {
     negators: 'non mai niente nulla nessuno nessuna ne senza',
     contrasts: 'ma pero tuttavia',
     intensifiers: 'molto davvero troppo super estremamente proprio tanto',
+    diminishers: 'leggermente',
+    lukewarm: 'medio media normale discreto discreta misto mista',
+    joiners: 'e ed o oppure',
   },
   pt: {
     negators: 'nao nunca jamais nem nenhum nenhuma nada ninguem sem',
     contrasts: 'mas porem contudo embora',
     intensifiers: 'muito muita realmente super demais bastante totalmente',
+    diminishers: 'ligeiramente',
+    lukewarm: 'razoavel normal mediano mediana misto mista',
+    joiners: 'e ou',
   },
   nl: {
     negators: 'niet nooit geen niets niemand zonder',
     contrasts: 'maar echter toch',
     intensifiers: 'zeer erg heel echt super te enorm',
+    diminishers: 'enigszins beetje',
+    lukewarm: 'gemiddeld gemiddelde matig redelijk gemengd gemengde oke okay ok',
+    joiners: 'en of',
   },
 };
+
+/**
+ * German and Dutch put the negation after the verb in main clauses ("Ich
+ * empfehle es nicht", "Het werkt niet", "Ik raad het niet aan"); in the other
+ * five it comes before what it negates.
+ */
+const NEGATION_AFTER_VERB = new Set<SentimentLanguage>(['de', 'nl']);
 
 const PACKAGE: Record<SentimentLanguage, { stemmer: string; module: string; stopwords: string }> = {
   en: { stemmer: 'StemmerEn', module: '@nlpjs/lang-en', stopwords: 'eng' },
@@ -148,7 +187,21 @@ function load(language: SentimentLanguage): LanguageResources {
     const s = stem(word);
     if (!afinnStems.has(s)) afinnStems.set(s, value);
   }
-  return { language, stem, afinn, afinnStems, lexicon, negators: set(words.negators), contrasts: set(words.contrasts), intensifiers: set(words.intensifiers), stopwords };
+  return {
+    language,
+    stem,
+    afinn,
+    afinnStems,
+    lexicon,
+    negators: set(words.negators),
+    negationAfterVerb: NEGATION_AFTER_VERB.has(language),
+    clauseJoiners: set(words.joiners),
+    contrasts: set(words.contrasts),
+    intensifiers: set(words.intensifiers),
+    diminishers: set(words.diminishers),
+    lukewarm: set(words.lukewarm),
+    stopwords,
+  };
 }
 
 const loaded = new Map<SentimentLanguage, LanguageResources>();

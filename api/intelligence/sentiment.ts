@@ -18,9 +18,13 @@ import { topicStems } from './themes.ts';
 
 /** Words after a negator that it flips, unless punctuation ends the clause first. */
 const NEGATION_WINDOW = 4;
+/** German and Dutch: a negator with no opinion word after it negates one at most this many words before it. */
+const NEGATED_BEFORE = 3;
 /** A negated word counts against its polarity, a little weaker ("not bad" is less than "good"). */
 const NEGATION_FACTOR = -0.75;
 const INTENSIFIER_FACTOR = 1.5;
+const DIMINISHER_FACTOR = 0.5;
+const LUKEWARM_FACTOR = 0.25;
 const BEFORE_CONTRAST = 0.5;
 const AFTER_CONTRAST = 1.5;
 /** Larger: more evidence needed to approach 0 or 1. */
@@ -77,62 +81,122 @@ function lookup(token: string, r: LanguageResources, topics: Set<string>, lexico
   return strong;
 }
 
-function scoreSentence(sentence: string, r: LanguageResources, topics: Set<string>, lexicons: LexiconChoice): { score: number; hits: number } {
+interface SentenceScore {
+  score: number;
+  hits: number;
+  /** Lukewarm verdict words seen ("mixed", "mitigé"). */
+  lukewarm: number;
+}
+
+function scoreSentence(sentence: string, r: LanguageResources, topics: Set<string>, lexicons: LexiconChoice): SentenceScore {
   let before = 0;
   let after = 0;
+  let afterHits = 0;
   let contrasted = false;
   let hits = 0;
+  let lukewarm = 0;
   let negated = 0;
-  let intensify = 1;
-  for (const m of sentence.matchAll(TOKEN)) {
+  let weight = 1;
+  // A negator still waiting for its word, and the last opinion word of the clause before it (negationAfterVerb).
+  let negatorPending = false;
+  let lastInClause = 0;
+  let sinceLast = 0;
+  const add = (v: number): void => {
+    if (contrasted) {
+      after += v;
+      afterHits++;
+    } else before += v;
+    hits++;
+  };
+  const endClause = (): void => {
+    if (negatorPending && r.negationAfterVerb && lastInClause !== 0) add(lastInClause * NEGATION_FACTOR - lastInClause);
+    negatorPending = false;
+    lastInClause = 0;
+    negated = 0;
+    weight = 1;
+  };
+  TOKEN.lastIndex = 0;
+  for (let m = TOKEN.exec(sentence); m !== null; m = TOKEN.exec(sentence)) {
     const token = m[0];
     const emoji = EMOJI_POLARITY.get(token);
     if (emoji !== undefined) {
-      if (contrasted) after += emoji;
-      else before += emoji;
-      hits++;
+      add(emoji);
       continue;
     }
     if (token.length === 1 && ',;:()'.includes(token)) {
-      negated = 0;
-      intensify = 1;
+      endClause();
       continue;
     }
+    sinceLast++;
     if (r.negators.has(token)) {
+      // Only a word just before can be the one a trailing negator negates ("empfehle ich nicht").
+      if (sinceLast > NEGATED_BEFORE) lastInClause = 0;
       negated = NEGATION_WINDOW;
+      negatorPending = true;
+      continue;
+    }
+    if (r.clauseJoiners.has(token)) {
+      endClause();
       continue;
     }
     if (r.contrasts.has(token)) {
+      endClause();
       contrasted = true;
-      negated = 0;
       continue;
     }
     if (r.intensifiers.has(token)) {
-      intensify = INTENSIFIER_FACTOR;
+      weight = INTENSIFIER_FACTOR;
+      continue;
+    }
+    if (r.diminishers.has(token)) {
+      weight = DIMINISHER_FACTOR;
+      continue;
+    }
+    if (r.lukewarm.has(token)) {
+      lukewarm++;
+      weight = 1;
       continue;
     }
     const value = lookup(token, r, topics, lexicons);
     if (value !== undefined && value !== 0) {
-      const v = value * intensify * (negated > 0 ? NEGATION_FACTOR : 1);
-      if (contrasted) after += v;
-      else before += v;
-      hits++;
+      const v = value * weight * (negated > 0 ? NEGATION_FACTOR : 1);
+      add(v);
+      // Already negated words are not negated again by a later negator.
+      lastInClause = negated > 0 ? 0 : v;
+      sinceLast = 0;
+      negatorPending = false;
     }
-    intensify = 1;
+    weight = 1;
     if (negated > 0) negated--;
   }
-  return { score: contrasted ? before * BEFORE_CONTRAST + after * AFTER_CONTRAST : before, hits };
+  endClause();
+  if (!contrasted) return { score: before, hits, lukewarm };
+  // After "but" the reviewer turns to the other side. When nothing after it
+  // can be read ("good, but the service was slow"), the sentence is mixed, not
+  // what came before it.
+  return { score: afterHits > 0 ? before * BEFORE_CONTRAST + after * AFTER_CONTRAST : 0, hits, lukewarm };
 }
 
 /** null for a language without a lexicon: no guess. `text` is plain text (text.ts). */
 export function scoreSentiment(text: string, language: string, lexicons: LexiconChoice = 'afinn+nlpjs'): SentimentResult | null {
+  return scoreSentimentFolded(fold(text), language, lexicons);
+}
+
+/** `folded` is plain text already folded (text.ts `fold`): enrichment folds a review once for all analysers. */
+export function scoreSentimentFolded(folded: string, language: string, lexicons: LexiconChoice = 'afinn+nlpjs'): SentimentResult | null {
   if (!isSentimentLanguage(language)) return null;
   const r = resources(language);
-  let folded = fold(text);
-  if (language === 'en') folded = folded.replace(EN_CONTRACTION, ' not');
+  const text = language === 'en' ? folded.replace(EN_CONTRACTION, ' not') : folded;
   const topics = topicStems(language);
   let total = 0;
-  for (const sentence of sentences(folded)) total += scoreSentence(sentence, r, topics, lexicons).score;
+  let lukewarm = 0;
+  for (const sentence of sentences(text)) {
+    const scored = scoreSentence(sentence, r, topics, lexicons);
+    total += scored.score;
+    lukewarm += scored.lukewarm;
+  }
+  // A stated lukewarm verdict ("mixed", "durchwachsen") outweighs most of what the words around it say.
+  if (lukewarm > 0) total *= LUKEWARM_FACTOR;
   const compound = total / Math.sqrt(total * total + SQUASH_ALPHA);
   const sentiment = Math.round(((compound + 1) / 2) * 1000) / 1000;
   return { sentiment, label: labelFor(sentiment) };

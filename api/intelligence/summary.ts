@@ -24,9 +24,18 @@ function informativeness(sentence: string, salient: (word: string) => boolean): 
 /** At most `max` characters, ending at a word boundary, with an ellipsis when cut. */
 export function cutAtWord(text: string, max = SUMMARY_MAX): string {
   if (text.length <= max) return text;
-  const chars = Array.from(text);
-  if (chars.length <= max) return text;
-  const head = chars.slice(0, max - ELLIPSIS.length).join('');
+  // Counted in code points (an emoji is one character), without splitting the text into an array.
+  let headEnd = -1;
+  let end = 0;
+  let count = 0;
+  while (end < text.length && count < max) {
+    if (count === max - ELLIPSIS.length) headEnd = end;
+    const c = text.charCodeAt(end);
+    end += c >= 0xd800 && c <= 0xdbff ? 2 : 1;
+    count++;
+  }
+  if (end >= text.length) return text;
+  const head = text.slice(0, headEnd);
   const space = head.search(/\s\S*$/);
   // No space in reach (CJK, one very long word): cut between characters.
   const cut = space > 0 ? head.slice(0, space) : head;

@@ -61,23 +61,36 @@ export function isThemeStem(language: SentimentLanguage, stem: string): boolean 
 
 /** `text` is plain text (text.ts). */
 export function findThemes(text: string, language: string): Theme[] {
+  return findThemesFolded(fold(text), language);
+}
+
+/** `folded` is plain text already folded (text.ts `fold`): enrichment folds a review once for all analysers. */
+export function findThemesFolded(folded: string, language: string): Theme[] {
   if (!isSentimentLanguage(language)) return [];
   const { stem } = resources(language);
   const { byFirst } = forLanguage(language);
-  const stems = Array.from(fold(text).matchAll(WORD), (m) => stem(m[0]));
+  const stems: string[] = [];
+  WORD.lastIndex = 0;
+  for (let m = WORD.exec(folded); m !== null; m = WORD.exec(folded)) stems.push(stem(m[0]));
   const found = new Map<Theme, { count: number; first: number }>();
   for (let i = 0; i < stems.length; i++) {
     const candidates = byFirst.get(stems[i]!);
     if (!candidates) continue;
     for (const { stems: phrase, theme } of candidates) {
-      if (phrase.some((s, k) => stems[i + k] !== s)) continue;
+      if (!startsAt(stems, i, phrase)) continue;
       const f = found.get(theme);
       if (f) f.count++;
       else found.set(theme, { count: 1, first: i });
     }
   }
+  if (found.size === 0) return [];
   return [...found.entries()]
     .sort((a, b) => b[1].count - a[1].count || a[1].first - b[1].first)
     .slice(0, MAX_THEMES)
     .map(([theme]) => theme);
+}
+
+function startsAt(stems: string[], at: number, phrase: string[]): boolean {
+  for (let k = 0; k < phrase.length; k++) if (stems[at + k] !== phrase[k]) return false;
+  return true;
 }

@@ -29,7 +29,7 @@ export const publicWidgetExample = {
     locale: null,
     reviewLanguages: 'all',
   },
-  summary: { averageRating: 4.37, totalReviews: 342, ratedReviews: 312, platforms: [{ platform: 'GOOGLE', count: 120, averageRating: 4.52 }] },
+  summary: { averageRating: 4.37, totalReviews: 342, ratedReviews: 312, hiddenReviews: 0, platforms: [{ platform: 'GOOGLE', count: 120, averageRating: 4.52 }] },
   reviews: [
     {
       id: reviewExample.id,

@@ -286,11 +286,16 @@ const PublicWidgetData: JsonSchema = {
     },
     summary: {
       type: 'object',
-      required: ['averageRating', 'totalReviews', 'ratedReviews', 'platforms'],
+      required: ['averageRating', 'totalReviews', 'ratedReviews', 'platforms', 'hiddenReviews'],
       properties: {
         averageRating: { type: ['number', 'null'], minimum: 1, maximum: 5 },
         totalReviews: { type: 'integer', minimum: 0 },
         ratedReviews: { type: 'integer', minimum: 0 },
+        hiddenReviews: {
+          type: 'integer',
+          minimum: 0,
+          description: "Reviews of the widget's platforms the owner hid from widgets (still counted in totalReviews and averageRating); the widget says so.",
+        },
         platforms: { type: 'array', items: ref('Platform') },
       },
     },

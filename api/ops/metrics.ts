@@ -96,6 +96,7 @@ export class Metrics {
       keys: wrap(store.keys, 'keys'),
       widgets: wrap(store.widgets, 'widgets'),
       reviews: wrap(store.reviews, 'reviews'),
+      moderation: wrap(store.moderation, 'moderation'),
       people: store.people,
       ping: () => store.ping(),
       close: () => store.close(),

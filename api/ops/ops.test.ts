@@ -157,6 +157,7 @@ async function breakableStore(): Promise<{ store: Store; state: { ping: 'ok' | '
     keys: inner.keys,
     widgets: inner.widgets,
     reviews: inner.reviews,
+    moderation: inner.moderation,
     people: inner.people,
     ping: () => {
       if (state.ping === 'fail') return Promise.reject(new Error('store is not answering'));

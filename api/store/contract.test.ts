@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EMPTY_STATS, FIXTURE_PLATFORMS, generateFixture, referenceList, referenceStats, type ReviewFixture } from '../reviews/fixtures.ts';
 import { EmbeddedStore } from './embedded/store.ts';
 import { newId } from './ids.ts';
-import type { ApiKeyRecord, Organization, Review, ReviewInput, ReviewQuery, Store, Widget } from './types.ts';
+import type { ApiKeyRecord, Organization, Review, ReviewInput, ReviewModeration, ReviewQuery, Store, Widget } from './types.ts';
 import { mongoTargets, openMongoStore, type MongoTarget } from '../test/mongo-suites.ts';
 
 interface Subject {
@@ -332,6 +332,48 @@ for (const subject of subjects) {
       expect(await store.reviews.count(o.id)).toBe(3);
     });
 
+    it('hides and shows reviews beside the reviews: a re-import never un-hides, lists and statistics keep counting', async () => {
+      const [orgId, otherOrg] = fixture.orgIds as [string, string];
+      const reviews = stored.get(orgId)!;
+      const [a, b] = [reviews[0]!, reviews[1]!];
+      expect(await store.reviews.get(orgId, a.id)).toEqual(a);
+      // Another organization's review id is not found, never someone else's review.
+      expect(await store.reviews.get(otherOrg, a.id)).toBeNull();
+      expect(await store.reviews.get(orgId, 'rev_doesnotexist0000000000')).toBeNull();
+      const statsBefore = await store.reviews.stats({ orgId, now: fixture.now });
+      const hide = (r: Review, reason: ReviewModeration['reason'], at: string): ReviewModeration => ({
+        reviewId: r.id,
+        orgId,
+        platform: r.platform,
+        reason,
+        hiddenAt: at,
+        hiddenBy: { userId: 'usr_x', email: 'owner@example.com' },
+      });
+      const hiddenA = hide(a, 'spam', '2026-05-01T00:00:00.000Z');
+      expect(await store.moderation.hide(hiddenA)).toEqual(hiddenA);
+      await store.moderation.hide(hide(b, 'offensive', '2026-05-02T00:00:00.000Z'));
+      // Hiding again changes the reason (one record per review).
+      const changed = hide(b, 'personal_data', '2026-05-03T00:00:00.000Z');
+      await store.moderation.hide(changed);
+      expect(await store.moderation.listByOrg(orgId)).toEqual([hiddenA, changed]);
+      expect(await store.moderation.listByOrg(otherOrg)).toEqual([]);
+      // Re-importing the hidden review (same platform + externalId) rewrites it but leaves it hidden.
+      const { id: _id, orgId: _o, createdAt: _c, updatedAt: _u, ...input } = a;
+      expect(await store.reviews.upsert(orgId, [{ ...input, content: `${input.content} (edited)` }], fixture.now)).toEqual({ imported: 0, updated: 1 });
+      expect((await store.reviews.get(orgId, a.id))!.content).toBe(`${a.content} (edited)`);
+      expect((await store.moderation.listByOrg(orgId)).map((m) => m.reviewId)).toEqual([a.id, b.id]);
+      // Hiding never changes what lists and statistics count.
+      expect(await store.reviews.stats({ orgId, now: fixture.now })).toEqual(statsBefore);
+      expect((await store.reviews.list({ orgId, limit: 5, offset: 0 })).total).toBe(reviews.length);
+      // Showing: true once, then false; another organization cannot show it.
+      expect(await store.moderation.show(otherOrg, b.id)).toBe(false);
+      expect(await store.moderation.show(orgId, b.id)).toBe(true);
+      expect(await store.moderation.show(orgId, b.id)).toBe(false);
+      expect(await store.moderation.listByOrg(orgId)).toEqual([hiddenA]);
+      expect(await store.moderation.show(orgId, a.id)).toBe(true);
+      expect(await store.moderation.listByOrg(orgId)).toEqual([]);
+    });
+
     it('answers an organization without reviews with zeros and nulls', async () => {
       const empty = fixture.orgIds.at(-1)!;
       expect(await store.reviews.list({ orgId: empty, limit: 20, offset: 0 })).toEqual({ total: 0, items: [] });
@@ -394,12 +436,18 @@ describe('embedded store durability', () => {
       await first.reviews.upsert(orgId, fixture.inputs(orgId), fixture.now);
       const before = await first.reviews.stats({ orgId, now: fixture.now });
       const beforePage = await first.reviews.list({ orgId, limit: 50, offset: 10 });
+      const [shown, hidden] = beforePage.items as [Review, Review];
+      const moderation = (r: Review): ReviewModeration => ({ reviewId: r.id, orgId, platform: r.platform, reason: 'not_about_us', hiddenAt: fixture.now.toISOString(), hiddenBy: { userId: null, email: 'operator' } });
+      await first.moderation.hide(moderation(shown));
+      await first.moderation.hide(moderation(hidden));
+      await first.moderation.show(orgId, shown.id);
       await expect(EmbeddedStore.open(dir)).rejects.toThrow(/is in use by another server/);
       await first.close();
       const second = await EmbeddedStore.open(dir);
       expect(await second.orgs.get(orgId)).toEqual(o);
       expect(await second.reviews.stats({ orgId, now: fixture.now })).toEqual(before);
       expect(await second.reviews.list({ orgId, limit: 50, offset: 10 })).toEqual(beforePage);
+      expect(await second.moderation.listByOrg(orgId)).toEqual([moderation(hidden)]);
       await second.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -448,6 +496,9 @@ describe('embedded store compaction', () => {
         await first.reviews.upsert(a, fixture.inputs(a).map((r) => ({ ...r, content: `${r.content} (round ${round})` })), fixture.now);
       }
       await first.reviews.upsert(b, fixture.inputs(b), fixture.now); // an organization without an org record
+      const hiddenReview = (await first.reviews.list({ orgId: a, limit: 1, offset: 7 })).items[0]!;
+      const hidden: ReviewModeration = { reviewId: hiddenReview.id, orgId: a, platform: hiddenReview.platform, reason: 'spam', hiddenAt: fixture.now.toISOString(), hiddenBy: { userId: null, email: 'operator' } };
+      await first.moderation.hide(hidden);
       // Superseded records came to dominate while it ran: it compacted then, not only at start-up.
       expect(first.info.compactions).toBeGreaterThan(0);
       const statsBefore = await first.reviews.stats({ orgId: a, now: fixture.now });
@@ -475,6 +526,7 @@ describe('embedded store compaction', () => {
       expect(await second.reviews.stats({ orgId: a, now: fixture.now })).toEqual(statsBefore);
       expect(await second.reviews.list({ orgId: a, limit: 50, offset: 100 })).toEqual(pageBefore);
       expect(await second.reviews.list({ orgId: b, limit: 100, offset: 0 })).toEqual(otherBefore);
+      expect(await second.moderation.listByOrg(a)).toEqual([hidden]);
       expect(pageBefore.items[0]!.content).toMatch(/\(round 3\)$/);
       await second.reviews.upsert(b, fixture.inputs(b).slice(0, 1), fixture.now);
       await second.close();

@@ -246,6 +246,42 @@ export interface ReviewStore {
    */
   upsert(orgId: string, reviews: ReviewInput[], now: Date): Promise<UpsertResult>;
   count(orgId: string): Promise<number>;
+  /**
+   * One review of an organization by id; null when it is not there or belongs
+   * to another organization. For rare, by-hand actions (moderation): the
+   * embedded store walks the organization's reviews rather than keep a second
+   * map of every review id in memory.
+   */
+  get(orgId: string, id: string): Promise<Review | null>;
+}
+
+/** Why an Owner or Admin hid a review (CONTRACT §7). */
+export const HIDE_REASONS = ['spam', 'offensive', 'personal_data', 'not_about_us'] as const;
+export type HideReason = (typeof HIDE_REASONS)[number];
+
+/**
+ * A hidden review: kept apart from the review itself, so a re-import (which
+ * rewrites the review) can never un-hide it. Hidden reviews are left out of
+ * widget display and JSON-LD `review` items only; lists and statistics keep them.
+ */
+export interface ReviewModeration {
+  reviewId: string;
+  orgId: string;
+  /** The review's platform (never changes: it is part of the natural key), for the widget's "N hidden" count. */
+  platform: string;
+  reason: HideReason;
+  hiddenAt: string;
+  /** Who hid it: the user and their email at the time. */
+  hiddenBy: { userId: string | null; email: string };
+}
+
+export interface ModerationStore {
+  /** Hides a review, or changes the reason of a hidden one; returns the record stored. */
+  hide(record: ReviewModeration): Promise<ReviewModeration>;
+  /** Shows a review again; false when it was not hidden. */
+  show(orgId: string, reviewId: string): Promise<boolean>;
+  /** Every hidden review of an organization, oldest first (a short list: moderation is by hand). */
+  listByOrg(orgId: string): Promise<ReviewModeration[]>;
 }
 
 export interface Store {
@@ -256,6 +292,8 @@ export interface Store {
   readonly keys: KeyStore;
   readonly widgets: WidgetStore;
   readonly reviews: ReviewStore;
+  /** Hidden reviews (moderation with disclosure, CONTRACT §7). */
+  readonly moderation: ModerationStore;
   /** Throws when the store cannot answer (readiness). */
   ping(): Promise<void>;
   /** Flush and close; later calls fail. */

@@ -37,6 +37,7 @@ export async function openGatedStore(): Promise<GatedStore> {
     keys: real.keys,
     widgets: real.widgets,
     people: real.people,
+    moderation: real.moderation,
     reviews: {
       ...real.reviews,
       list: async (q) => {

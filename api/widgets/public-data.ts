@@ -21,11 +21,23 @@ export function httpsOnly(value: string | null): string | null {
   }
 }
 
-/** The reviews a widget displays: its platforms and minimum stars, newest first. */
-export async function displayedReviews(store: Store, widget: Widget): Promise<Review[]> {
+/**
+ * The ids of the reviews of the widget's platforms that the owner hid
+ * (moderation, CONTRACT §7): left out of display and JSON-LD `review` items,
+ * still counted by the statistics and `aggregateRating`.
+ */
+export async function hiddenReviews(store: Store, widget: Widget): Promise<Set<string>> {
+  const { platforms } = widget.options;
+  const all = await store.moderation.listByOrg(widget.orgId);
+  return new Set(all.filter((m) => !platforms || platforms.includes(m.platform)).map((m) => m.reviewId));
+}
+
+/** The reviews a widget displays: its platforms and minimum stars, newest first, none of the hidden ones. */
+export async function displayedReviews(store: Store, widget: Widget, hiddenIds?: Set<string>): Promise<Review[]> {
   const { platforms, minRating, maxReviews, hideEmpty } = widget.options;
+  const hidden = hiddenIds ?? (await hiddenReviews(store, widget));
   const picked: Review[] = [];
-  const pageSize = hideEmpty ? 100 : maxReviews;
+  const pageSize = hideEmpty ? 100 : Math.min(100, maxReviews + hidden.size);
   for (let page = 0; page < MAX_PAGES && picked.length < maxReviews; page++) {
     const { items, total } = await store.reviews.list({
       orgId: widget.orgId,
@@ -36,6 +48,7 @@ export async function displayedReviews(store: Store, widget: Widget): Promise<Re
     });
     for (const review of items) {
       if (hideEmpty && review.content.trim() === '') continue;
+      if (hidden.has(review.id)) continue;
       picked.push(review);
       if (picked.length === maxReviews) break;
     }
@@ -64,7 +77,8 @@ function publicReview(r: Review): PublicReview {
 }
 
 export async function publicWidgetData(store: Store, widget: Widget, now = new Date()): Promise<PublicWidgetData> {
-  const [stats, reviews] = await Promise.all([widgetStats(store, widget, now), displayedReviews(store, widget)]);
+  const hidden = await hiddenReviews(store, widget);
+  const [stats, reviews] = await Promise.all([widgetStats(store, widget, now), displayedReviews(store, widget, hidden)]);
   const { options } = widget;
   const ratedReviews = stats.ratingDistribution.reduce((sum, b) => (b.rating === null ? sum : sum + b.count), 0);
   const jsonLd = widget.options.jsonLd === 'off' ? null : buildWidgetJsonLd({ widget, stats, reviews });
@@ -80,7 +94,7 @@ export async function publicWidgetData(store: Store, widget: Widget, now = new D
       locale: options.locale,
       reviewLanguages: options.reviewLanguages ?? 'all',
     },
-    summary: { averageRating: stats.averageRating, totalReviews: stats.totalReviews, ratedReviews, platforms: stats.platforms },
+    summary: { averageRating: stats.averageRating, totalReviews: stats.totalReviews, ratedReviews, platforms: stats.platforms, hiddenReviews: hidden.size },
     reviews: reviews.map(publicReview),
     jsonLd: jsonLd && shouldInject(widget, jsonLd) ? jsonLd : null,
     rows: layoutRows(widget.layout, options),

@@ -33,6 +33,7 @@ async function countingStore(kind: Store['kind'] = 'embedded') {
     orgs: { ...real.orgs, list: () => (counts.orgList++, real.orgs.list()) },
     keys: real.keys,
     people: real.people,
+    moderation: real.moderation,
     widgets: { ...real.widgets, get: (id) => (counts.widgetGet++, real.widgets.get(id)) },
     reviews: {
       ...real.reviews,

@@ -1,4 +1,4 @@
-import { formatNumber, reviewCount, type Formatter } from './format.ts';
+import { countLine, formatNumber, type Formatter } from './format.ts';
 import { PlatformMark } from './platform-mark.tsx';
 import type { PublicWidgetData } from './public-data.ts';
 import { rootProps, TITLE_ID } from './root-props.ts';
@@ -25,7 +25,7 @@ export function Badge({ data, f, label }: { data: PublicWidgetData; f: Formatter
       )}
       <div class="badge-col">
         {average !== null && <Stars rating={average} size={18} f={f} />}
-        <span class="badge-count">{reviewCount(summary.totalReviews, f)}</span>
+        <span class="badge-count">{countLine(summary, f)}</span>
         <span class="marks">
           {summary.platforms.slice(0, 6).map((p) => (
             <PlatformMark platform={p.platform} size={18} />

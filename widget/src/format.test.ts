@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatNumber, formatter, resolveLocale, reviewCount, starsLabel } from './format.ts';
+import { countLine, formatNumber, formatter, resolveLocale, reviewCount, starsLabel } from './format.ts';
 import { initials, relativeDate } from './review-format.ts';
 import { CATALOGS } from './i18n/catalogs.ts';
 import { EN } from './messages.ts';
@@ -77,6 +77,20 @@ describe('format', () => {
     expect(formatNumber(4, en, 1, true)).toBe('4.0');
     expect(starsLabel(4.5, en)).toBe('4.5 out of 5 stars');
     expect(starsLabel(5, en)).toBe('5 out of 5 stars');
+  });
+
+  it('discloses hidden reviews after the count, pluralized by Intl.PluralRules, only when there are any', () => {
+    expect(countLine({ totalReviews: 312, hiddenReviews: 0 }, en)).toBe('312 reviews');
+    expect(countLine({ totalReviews: 312 }, en)).toBe('312 reviews');
+    expect(countLine({ totalReviews: 312, hiddenReviews: 2 }, en)).toBe('312 reviews · 2 hidden by the owner');
+    const ru = formatter('ru', NOW, CATALOGS.ru!);
+    expect([1, 3, 5].map((n) => countLine({ totalReviews: 10, hiddenReviews: n }, ru))).toEqual([
+      '10 отзывов · 1 скрыт владельцем',
+      '10 отзывов · 3 скрыто владельцем',
+      '10 отзывов · 5 скрыто владельцем',
+    ]);
+    const ar = formatter('ar', NOW, CATALOGS.ar!);
+    expect(countLine({ totalReviews: 5, hiddenReviews: 2 }, ar)).toContain('تقييمان أخفاهما المالك');
   });
 
   it('initials from the first and last word, Unicode-aware', () => {

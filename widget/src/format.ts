@@ -73,11 +73,14 @@ export function formatNumber(value: number, f: Formatter, digits = 0, fixed = fa
   return f.number(digits, fixed).format(value);
 }
 
-/** "312 reviews", pluralized and with grouped digits. */
-export function reviewCount(count: number, f: Formatter): string {
-  const reviews = f.t.reviews;
-  return fill(reviews[f.plural.select(count)] ?? reviews.other, { n: formatNumber(count, f) });
+/** "312 reviews" (or with `forms`, "2 hidden by the owner"), pluralized and with grouped digits. */
+export function reviewCount(count: number, f: Formatter, forms = f.t.reviews): string {
+  return fill(forms[f.plural.select(count)] ?? forms.other, { n: formatNumber(count, f) });
 }
+
+/** "312 reviews", then " · 2 hidden by the owner" when the owner hid any (moderation with disclosure). */
+export const countLine = ({ totalReviews, hiddenReviews }: { totalReviews: number; hiddenReviews?: number }, f: Formatter): string =>
+  reviewCount(totalReviews, f) + (hiddenReviews ? ` · ${reviewCount(hiddenReviews, f, f.t.hidden)}` : '');
 
 /** "4.5 out of 5 stars" */
 export function starsLabel(rating: number, f: Formatter): string {

@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { formatNumber, reviewCount, type Formatter } from './format.ts';
+import { countLine, formatNumber, type Formatter } from './format.ts';
 import type { PublicWidgetSummary } from './public-data.ts';
 import { TITLE_ID } from './root-props.ts';
 import { Stars } from './stars.tsx';
@@ -25,7 +25,7 @@ export function Header({ summary, f, children }: { summary: PublicWidgetSummary;
               <span aria-hidden="true">·</span>
             </>
           )}
-          <span class="count">{reviewCount(summary.totalReviews, f)}</span>
+          <span class="count">{countLine(summary, f)}</span>
         </p>
       </div>
       {children}

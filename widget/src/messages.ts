@@ -18,6 +18,8 @@ export interface Messages {
   reviewsOf: string;
   /** Plural forms by Intl.PluralRules category; `other` is required. */
   reviews: Partial<Record<Intl.LDMLPluralRule, string>> & { other: string };
+  /** "{n} hidden by the owner" (reviews hidden by moderation), plural forms as `reviews`. */
+  hidden: Partial<Record<Intl.LDMLPluralRule, string>> & { other: string };
   /** "{n} out of 5 stars" */
   stars: string;
   readMore: string;
@@ -44,6 +46,7 @@ export const EN: Messages = {
   heading: 'Customer reviews',
   reviewsOf: 'Reviews of {s}',
   reviews: { one: '{n} review', other: '{n} reviews' },
+  hidden: { other: '{n} hidden by the owner' },
   stars: '{n} out of 5 stars',
   readMore: 'Read more',
   close: 'Close',

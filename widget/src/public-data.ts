@@ -24,6 +24,8 @@ export interface PublicWidgetSummary {
   averageRating: number | null;
   totalReviews: number;
   ratedReviews: number;
+  /** Reviews of these platforms the owner hid (counted above, not shown): "2 hidden by the owner". The server always sends it. */
+  hiddenReviews?: number;
   platforms: PublicPlatformSummary[];
 }
 

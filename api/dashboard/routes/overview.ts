@@ -15,16 +15,6 @@ export function overview({ store }: DashboardDeps) {
   };
 }
 
-export function latestReviews({ store }: DashboardDeps) {
-  return async function latestReviews(ctx: Context): Promise<void> {
-    const page = await store.reviews.list({ orgId: auth(ctx).org.id, limit: 25, offset: 0 });
-    ctx.body = {
-      total: page.total,
-      data: page.items.map((r) => ({ id: r.id, platform: r.platform, authorName: r.authorName, rating: r.rating, date: r.date, content: r.content })),
-    };
-  };
-}
-
 export function widgetList({ store }: DashboardDeps) {
   return async function widgetList(ctx: Context): Promise<void> {
     ctx.body = { data: (await store.widgets.listByOrg(auth(ctx).org.id)).map((w) => ({ id: w.id, name: w.name, layout: w.layout, createdAt: w.createdAt })) };

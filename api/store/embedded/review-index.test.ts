@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
-import { ReviewIndex } from './review-index.ts';
+import { MAX_SUPERSEDED, ReviewIndex } from './review-index.ts';
 import type { Review, ReviewInput, ReviewQuery } from '../types.ts';
 import {
   EMPTY_STATS,
@@ -250,6 +250,23 @@ describe('ReviewIndex writes', () => {
     }
     expect(index.list({ orgId: 'org_u', limit: 1000, offset: 0 })).toEqual(before);
     expect(index.stats({ orgId: 'org_u', now: fixture.now })).toEqual(statsBefore);
+  });
+
+  it('holds a bounded number of superseded versions when the same reviews are updated again and again without a read', () => {
+    const index = new ReviewIndex();
+    let next = 0;
+    const newId = () => `rev_${String(++next).padStart(20, '0')}`;
+    const inputs = fixture.inputs(fixture.orgIds[2]!).slice(0, 100);
+    const t = new Date('2026-11-01T00:00:00.000Z');
+    // A re-upload: every review of the file updated many times over, with no read in between.
+    const rounds = Math.ceil((MAX_SUPERSEDED * 2.5) / inputs.length);
+    for (let round = 0; round < rounds; round++) index.upsert('org_r', inputs.map((i) => ({ ...i, content: `round ${round}` })), t, newId);
+    const org = (index as unknown as { orgs: Map<string, { pending: Review[]; removed: Set<Review> }> }).orgs.get('org_r')!;
+    expect(org.removed.size).toBeLessThan(MAX_SUPERSEDED);
+    expect(org.pending.length).toBeLessThanOrEqual(MAX_SUPERSEDED + inputs.length);
+    const page = index.list({ orgId: 'org_r', limit: 1000, offset: 0 });
+    expect(page.total).toBe(inputs.length);
+    expect(new Set(page.items.map((r) => r.content))).toEqual(new Set([`round ${rounds - 1}`]));
   });
 
   it('replaying the records an upsert returned rebuilds the same state', () => {

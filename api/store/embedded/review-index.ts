@@ -78,6 +78,15 @@ export function checked(record: Review): Review {
   return date === record.date ? record : { ...record, date };
 }
 
+/**
+ * Superseded records held between reads, at most (checked after each written
+ * batch, `settle`): an import that updates the same reviews again and again
+ * with no read in between (a re-upload) would otherwise keep every version in
+ * `pending` and `removed`, so memory would grow with the file instead of with
+ * the data. Imports of new reviews never reach it.
+ */
+export const MAX_SUPERSEDED = 20_000;
+
 /** Up to this many changes to a list are spliced in; more are merged/filtered in one pass. */
 const SPLICE_MAX = 8;
 
@@ -460,7 +469,14 @@ export class ReviewIndex {
       org.put(freeze(record));
       records.push(record);
     });
+    this.settle(orgId);
     return { imported, updated, records };
+  }
+
+  /** After a written batch: folds the pending writes in once superseded versions pile up (MAX_SUPERSEDED). */
+  settle(orgId: string): void {
+    const org = this.orgs.get(orgId);
+    if (org && org.removed.size >= MAX_SUPERSEDED) org.flush();
   }
 
   list(q: ReviewQuery): ReviewPage {
@@ -541,6 +557,13 @@ export class ReviewIndex {
     let n = 0;
     for (const org of this.orgs.values()) n += org.byKey.size;
     return n;
+  }
+
+  /** A review by id: walks the organization's reviews (rare, by-hand actions only; no second map of every id). */
+  get(orgId: string, id: string): Review | null {
+    const org = this.orgs.get(orgId);
+    if (org) for (const review of org.byKey.values()) if (review.id === id) return review;
+    return null;
   }
 
   findByExternal(orgId: string, platform: string, externalId: string): Review | null {

@@ -9,10 +9,12 @@ import { join } from 'node:path';
 import type {
   ApiKeyRecord,
   KeyStore,
+  ModerationStore,
   Organization,
   OrgStore,
   Review,
   ReviewInput,
+  ReviewModeration,
   ReviewPage,
   ReviewQuery,
   ReviewStats,
@@ -37,6 +39,9 @@ type Entry =
   | { t: 'key'; v: ApiKeyRecord }
   | { t: 'widget'; v: Widget }
   | { t: 'reviews'; v: Review[] }
+  /** A review hidden (or its reason changed); `show` ends it. */
+  | { t: 'hide'; v: ReviewModeration }
+  | { t: 'show'; orgId: string; reviewId: string }
   /** A key's lastUsedAt: ~80 bytes instead of the whole key record again. */
   | { t: 'used'; id: string; at: string };
 
@@ -98,6 +103,8 @@ export class EmbeddedStore implements Store {
   private readonly keyByHash = new Map<string, string>();
   private readonly widgetMap = new Map<string, Widget>();
   private readonly index = new ReviewIndex();
+  /** Hidden reviews by organization, then review id. */
+  private readonly hidden = new Map<string, Map<string, ReviewModeration>>();
   private log!: DurableLog;
   people!: EmbeddedPeople;
   private lock!: DataDirLock;
@@ -195,7 +202,9 @@ export class EmbeddedStore implements Store {
 
   /** Records alive now: what a compacted log holds. */
   private liveRecords(): number {
-    return this.orgMap.size + this.keyMap.size + this.widgetMap.size + this.index.size;
+    let hidden = 0;
+    for (const org of this.hidden.values()) hidden += org.size;
+    return this.orgMap.size + this.keyMap.size + this.widgetMap.size + this.index.size + hidden;
   }
 
   /** The current state as log entries (reviews in batches), for compaction. */
@@ -203,6 +212,7 @@ export class EmbeddedStore implements Store {
     for (const v of this.orgMap.values()) yield { t: 'org', v };
     for (const v of this.keyMap.values()) yield { t: 'key', v };
     for (const v of this.widgetMap.values()) yield { t: 'widget', v };
+    for (const org of this.hidden.values()) for (const v of org.values()) yield { t: 'hide', v };
     let batch: Review[] = [];
     for (const review of this.index.all()) {
       batch.push(review);
@@ -215,7 +225,7 @@ export class EmbeddedStore implements Store {
   }
 
   private apply(entry: Entry): void {
-    if (entry.t !== 'reviews' && entry.t !== 'used') deepFreeze(entry.v);
+    if (entry.t !== 'reviews' && entry.t !== 'used' && entry.t !== 'show') deepFreeze(entry.v);
     switch (entry.t) {
       case 'used': {
         const key = this.keyMap.get(entry.id);
@@ -234,6 +244,16 @@ export class EmbeddedStore implements Store {
         break;
       case 'reviews':
         for (const review of entry.v) this.index.apply(review);
+        for (const orgId of new Set(entry.v.map((r) => r.orgId))) this.index.settle(orgId);
+        break;
+      case 'hide': {
+        let org = this.hidden.get(entry.v.orgId);
+        if (!org) this.hidden.set(entry.v.orgId, (org = new Map()));
+        org.set(entry.v.reviewId, entry.v);
+        break;
+      }
+      case 'show':
+        this.hidden.get(entry.orgId)?.delete(entry.reviewId);
         break;
     }
   }
@@ -309,12 +329,25 @@ export class EmbeddedStore implements Store {
     list: async (query: ReviewQuery): Promise<ReviewPage> => this.index.list(query),
     stats: async (query: StatsQuery): Promise<ReviewStats> => this.index.stats(query),
     count: async (orgId: string) => this.index.count(orgId),
+    get: async (orgId: string, id: string) => this.index.get(orgId, id),
     // In a round of its own: its plan resolves ids against the committed index.
     upsert: (orgId: string, inputs: ReviewInput[], now: Date): Promise<UpsertResult> =>
       this.commit(() => {
         const prepared = this.prepare(orgId, inputs, now);
         return { entries: [{ t: 'reviews', v: prepared.records }], result: { imported: prepared.imported, updated: prepared.updated } };
       }, true),
+  };
+
+  /**
+   * Hidden reviews live beside the reviews, never inside them: an import
+   * rewrites a review but cannot touch these. A hide and a show each commit
+   * alone, so two concurrent ones apply in the order they were submitted.
+   */
+  readonly moderation: ModerationStore = {
+    hide: (record) => this.commit(() => ({ entries: [{ t: 'hide', v: clone(record) }], result: record }), true),
+    show: (orgId, reviewId) =>
+      this.commit(() => (this.hidden.get(orgId)?.has(reviewId) ? { entries: [{ t: 'show', orgId, reviewId }], result: true } : { entries: [], result: false }), true),
+    listByOrg: async (orgId) => [...(this.hidden.get(orgId)?.values() ?? [])].sort((a, b) => a.hiddenAt.localeCompare(b.hiddenAt) || a.reviewId.localeCompare(b.reviewId)),
   };
 
   /**

@@ -22,9 +22,11 @@ import {
   withOrgDefaults,
   type ApiKeyRecord,
   type KeyStore,
+  type ModerationStore,
   type Organization,
   type OrgStore,
   type ReviewInput,
+  type ReviewModeration,
   type ReviewStore,
   type Store,
   type UpsertResult,
@@ -83,6 +85,7 @@ export class MongoStore implements Store {
   private readonly keyCol: Collection<WithMongoId<ApiKeyRecord>>;
   private readonly widgetCol: Collection<WithMongoId<Widget>>;
   private readonly reviewCol: Collection<ReviewDocument>;
+  private readonly moderationCol: Collection<WithMongoId<ReviewModeration>>;
   readonly people: MongoPeople;
   private readonly lockCol: Collection<LockDocument>;
 
@@ -94,6 +97,7 @@ export class MongoStore implements Store {
     this.keyCol = db.collection('api_keys');
     this.widgetCol = db.collection('widgets');
     this.reviewCol = db.collection('reviews');
+    this.moderationCol = db.collection('review_moderation');
     this.people = new MongoPeople(db, unavailable);
     this.lockCol = db.collection('locks');
   }
@@ -116,6 +120,8 @@ export class MongoStore implements Store {
       this.keyCol.createIndex({ orgId: 1, createdAt: 1 }, { name: 'org_created' }),
       this.widgetCol.createIndex({ orgId: 1, createdAt: 1 }, { name: 'org_created' }),
       ...reviewIndexes.map((spec) => this.reviewCol.createIndex(spec.key, spec.options)),
+      this.reviewCol.createIndex({ orgId: 1, id: 1 }, { name: 'org_id' }),
+      this.moderationCol.createIndex({ orgId: 1, hiddenAt: 1 }, { name: 'org_hidden' }),
       this.people.ensureIndexes(),
     ]);
   }
@@ -186,6 +192,10 @@ export class MongoStore implements Store {
       return finishStats(rawStats(rows, { count: sentimentCount, sum: sentimentSum[0]?.sum ?? 0 }, last30, last7));
     },
     count: async (orgId) => this.reviewCol.countDocuments({ orgId }),
+    get: async (orgId, id) => {
+      const doc = await this.reviewCol.findOne({ orgId, id }, { projection: { _id: 0 } });
+      return doc ? fromDocument(doc) : null;
+    },
     upsert: async (orgId, inputs: ReviewInput[], now) => {
       // Last one wins inside a batch, as in the embedded store.
       const unique = new Map<string, ReviewInput>();
@@ -200,6 +210,21 @@ export class MongoStore implements Store {
       }
       return result;
     },
+  }, unavailable);
+
+  /**
+   * Hidden reviews in `review_moderation`, keyed by the review id: a
+   * collection of their own, so an import (which rewrites reviews) never
+   * touches them and can never un-hide one.
+   */
+  readonly moderation: ModerationStore = translateErrors<ModerationStore>({
+    hide: async (record) => {
+      await this.moderationCol.replaceOne({ _id: record.reviewId }, { ...record }, { upsert: true });
+      return record;
+    },
+    show: async (orgId, reviewId) => (await this.moderationCol.deleteOne({ _id: reviewId, orgId })).deletedCount === 1,
+    listByOrg: async (orgId) =>
+      (await this.moderationCol.find({ orgId }).sort({ hiddenAt: 1, _id: 1 }).toArray()).map((d) => strip<ReviewModeration>(d)!),
   }, unavailable);
 
   /**

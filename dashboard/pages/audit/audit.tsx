@@ -22,6 +22,7 @@ function detail(r: AuditRecord): string {
   if (r.details.from && r.details.to) return `${roleLabel(r.details.from)} → ${roleLabel(r.details.to)}`;
   if (r.details.role) return `as ${roleLabel(r.details.role)}`;
   if (r.details.expiresAt) return `expires ${formatDateTime(r.details.expiresAt)}`;
+  if (r.details.reason) return `reason: ${r.details.reason.replace(/_/g, ' ')}`;
   return '';
 }
 

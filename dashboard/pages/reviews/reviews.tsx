@@ -1,36 +1,91 @@
-/** Reviews: the latest ones, read-only (filters and import come with the reviews issue). */
+/**
+ * Reviews: the organization's reviews with the API's filters and paging;
+ * `Import reviews` (Owner, Admin) uploads a file with a progress bar; each
+ * review can be hidden from widgets with a reason and shown again (Owner,
+ * Admin). Hidden reviews still count in statistics; widgets disclose them.
+ */
 import { useEffect, useState } from 'preact/hooks';
-import { call, DashboardError } from '../../api.ts';
+import { call, DashboardError, type ReviewItem, type ReviewList, type SessionInfo } from '../../api.ts';
 import { Loading, Notice, PageHeader, TableWrap } from '../../components/page.tsx';
 import { formatDate, formatNumber } from '../../format.ts';
+import { FilterForm, NO_FILTERS, platformName, queryOf, type Filters } from './filters.tsx';
+import { HideDialog } from './hide-dialog.tsx';
+import { ImportPanel } from './import-panel.tsx';
+import { reasonLabel } from './reasons.ts';
 
-interface ReviewItem {
-  id: string;
-  platform: string;
-  authorName: string;
-  rating: number | null;
-  date: string;
-  content: string;
-}
+export function ReviewsPage(props: { session: SessionInfo }) {
+  const staff = props.session.user!.role !== 'member';
+  const [filters, setFilters] = useState<Filters>(NO_FILTERS);
+  const [offset, setOffset] = useState(0);
+  const [list, setList] = useState<ReviewList | null>(null);
+  const [error, setError] = useState<DashboardError | null>(null);
+  const [importing, setImporting] = useState(false);
+  const [hiding, setHiding] = useState<ReviewItem | null>(null);
+  const [status, setStatus] = useState('');
 
-export function ReviewsPage() {
-  const [data, setData] = useState<{ data: ReviewItem[]; total: number } | null>(null);
-  const [error, setError] = useState('');
+  const load = () => {
+    const query = queryOf(filters, offset);
+    return call<ReviewList>('GET', `/reviews${query ? `?${query}` : ''}`).then(
+      (res) => {
+        setList(res);
+        setError(null);
+      },
+      (err: unknown) => setError(err instanceof DashboardError ? err : new DashboardError(0, 'unknown', 'Could not load the reviews.')),
+    );
+  };
   useEffect(() => {
-    call<{ data: ReviewItem[]; total: number }>('GET', '/reviews').then(setData, (err: unknown) => setError(err instanceof DashboardError ? err.message : 'Could not load the reviews.'));
-  }, []);
+    void load();
+  }, [filters, offset]);
+
+  const show = async (review: ReviewItem) => {
+    try {
+      await call('POST', `/reviews/${encodeURIComponent(review.id)}/show`);
+      setStatus(`The review by ${review.authorName} is shown in widgets again.`);
+      await load();
+    } catch (err) {
+      setError(err instanceof DashboardError ? err : new DashboardError(0, 'unknown', 'Could not show the review.'));
+    }
+  };
+
+  const page = list?.pagination;
+  const lead = list
+    ? `${formatNumber(page!.total)} ${page!.total === 1 ? 'review matches' : 'reviews match'}${list.hiddenTotal > 0 ? ` · ${formatNumber(list.hiddenTotal)} hidden from widgets (still counted in your statistics)` : ''}.`
+    : 'Your reviews from every platform.';
   return (
     <>
-      <PageHeader title="Reviews" lead={data ? `The latest of your ${formatNumber(data.total)} reviews.` : 'Your latest reviews.'} />
+      <PageHeader
+        title="Reviews"
+        lead={lead}
+        actions={
+          staff && (
+            <button type="button" class="button primary" aria-expanded={importing} aria-controls="import-panel" onClick={() => setImporting(!importing)}>
+              Import reviews
+            </button>
+          )
+        }
+      />
+      {importing && list && <ImportPanel maxBytes={list.maxImportBytes} onImported={() => void load()} />}
+      <FilterForm
+        value={filters}
+        fields={error?.fields ?? {}}
+        onApply={(next) => {
+          setOffset(0);
+          setFilters(next);
+        }}
+      />
+      <p class="sr-only" role="status">
+        {status}
+      </p>
       {error && (
         <Notice tone="error" role="alert">
-          {error}
+          {error.message}
         </Notice>
       )}
-      {!data && !error && <Loading what="reviews" />}
-      {data && (
-        <TableWrap label="Latest reviews">
-          <table class="table">
+      {!list && !error && <Loading what="reviews" />}
+      {list && list.data.length === 0 && <p class="empty card">{page!.total === 0 && offset === 0 ? 'No reviews match these filters.' : 'No reviews on this page.'}</p>}
+      {list && list.data.length > 0 && (
+        <TableWrap label="Reviews">
+          <table class="table reviews">
             <thead>
               <tr>
                 <th scope="col">Date</th>
@@ -38,21 +93,75 @@ export function ReviewsPage() {
                 <th scope="col">Author</th>
                 <th scope="col">Rating</th>
                 <th scope="col">Review</th>
+                <th scope="col">In widgets</th>
+                {staff && (
+                  <th scope="col">
+                    <span class="sr-only">Actions</span>
+                  </th>
+                )}
               </tr>
             </thead>
             <tbody>
-              {data.data.map((r) => (
-                <tr key={r.id}>
+              {list.data.map((r) => (
+                <tr key={r.id} class={r.hidden ? 'is-hidden' : undefined}>
                   <td class="nowrap">{formatDate(r.date)}</td>
-                  <td>{r.platform}</td>
-                  <td>{r.authorName}</td>
+                  <td>{platformName(r.platform)}</td>
+                  <td id={`author-${r.id}`}>{r.authorName}</td>
                   <td class="nowrap">{r.rating === null ? 'No stars' : `${r.rating} / 5`}</td>
-                  <td class="clip">{r.content}</td>
+                  <td class="clip" lang={r.language || undefined}>
+                    {r.content}
+                  </td>
+                  <td>
+                    {r.hidden ? (
+                      <span class="badge badge-revoked" title={`Hidden by ${r.hidden.hiddenBy} on ${formatDate(r.hidden.hiddenAt)}`}>
+                        Hidden: {reasonLabel(r.hidden.reason)}
+                      </span>
+                    ) : (
+                      <span class="badge badge-active">Shown</span>
+                    )}
+                  </td>
+                  {staff && (
+                    <td class="actions">
+                      {r.hidden ? (
+                        <button type="button" class="button secondary small" aria-describedby={`author-${r.id}`} onClick={() => void show(r)}>
+                          Show
+                        </button>
+                      ) : (
+                        <button type="button" class="button danger-outline small" aria-describedby={`author-${r.id}`} onClick={() => setHiding(r)}>
+                          Hide
+                        </button>
+                      )}
+                    </td>
+                  )}
                 </tr>
               ))}
             </tbody>
           </table>
         </TableWrap>
+      )}
+      {page && page.total > 0 && (
+        <nav class="pager" aria-label="Pages of reviews">
+          <button type="button" class="button secondary" disabled={page.offset === 0} onClick={() => setOffset(Math.max(0, page.offset - page.limit))}>
+            Previous
+          </button>
+          <span class="muted">
+            {formatNumber(Math.min(page.offset + 1, page.total))}–{formatNumber(Math.min(page.offset + page.limit, page.total))} of {formatNumber(page.total)}
+          </span>
+          <button type="button" class="button secondary" disabled={!page.hasMore} onClick={() => setOffset(page.offset + page.limit)}>
+            Next
+          </button>
+        </nav>
+      )}
+      {hiding && (
+        <HideDialog
+          review={hiding}
+          onClose={() => setHiding(null)}
+          onHidden={(review) => {
+            setHiding(null);
+            setStatus(`The review by ${review.authorName} is hidden from widgets.`);
+            void load();
+          }}
+        />
       )}
     </>
   );

@@ -17,7 +17,7 @@ describe('language catalogs', () => {
     for (const [lang, t] of Object.entries(CATALOGS)) {
       expect(Object.keys(t).sort(), lang).toEqual(Object.keys(EN).filter((key) => key !== 'lang').sort());
       for (const key of Object.keys(EN) as (keyof typeof EN)[]) {
-        if (key === 'reviews' || key === 'lang') continue;
+        if (key === 'reviews' || key === 'hidden' || key === 'lang') continue;
         expect(placeholders(t[key] as string), `${lang}.${key}`).toEqual(placeholders(EN[key] as string));
         expect(t[key], `${lang}.${key} is untranslated`).not.toBe(EN[key] === '{n} of {m}' ? 'x' : EN[key]);
       }
@@ -27,8 +27,11 @@ describe('language catalogs', () => {
   it('plural forms: `other`, and a form for every category Intl.PluralRules gives the language', () => {
     for (const [lang, t] of Object.entries(CATALOGS)) {
       expect(t.reviews.other, lang).toContain('{n}');
+      expect(t.hidden.other, lang).toContain('{n}');
+      expect(t.hidden.other, `${lang}.hidden is untranslated`).not.toBe(EN.hidden.other);
       for (const category of new Intl.PluralRules(lang).resolvedOptions().pluralCategories) {
         expect(t.reviews[category], `${lang}.reviews.${category}`).toBeDefined();
+        expect(t.hidden[category], `${lang}.hidden.${category}`).toBeDefined();
       }
     }
   });

@@ -234,7 +234,7 @@ async function main(): Promise<void> {
 
     // The internet-scale path: what a site visitor's browser asks for, with the headers a browser sends.
     const widget = await admin(server, 'POST', '/admin/widgets', { orgId: org.id, name: 'Bench widget' });
-    const manifest = JSON.parse(readFileSync(join(ROOT, 'widget', 'dist', 'manifest.json'), 'utf8')) as { loader: string; bundle: string };
+    const manifest = JSON.parse(readFileSync(join(ROOT, 'widget', 'dist', 'manifest.json'), 'utf8')) as { loader: string; layouts: Record<string, string> };
     const browser = { 'accept-encoding': 'gzip, deflate, br', origin: 'https://shop.example' };
     const publicData = `/public/v1/widgets/${widget.id as string}`;
     const fresh = await record(`${server.baseUrl}${publicData}`, server.ca, browser);
@@ -243,7 +243,7 @@ async function main(): Promise<void> {
       'widget data': { path: publicData, headers: browser },
       'widget data, 304': { path: publicData, headers: { ...browser, 'if-none-match': etag }, status: 304 },
       'loader.js': { path: `/widget/${manifest.loader}`, headers: browser },
-      'hashed bundle': { path: `/widget/${manifest.bundle}`, headers: browser },
+      'hashed bundle': { path: `/widget/${manifest.layouts.carousel!}`, headers: browser },
     };
     const publicResponses: Fixture['responses'] = {};
     for (const { path, headers, status } of Object.values(publicPaths)) {

@@ -1,4 +1,5 @@
 import { expect, test, waitForWidgets } from './support/test.ts';
+import { chunksServed, expectedFiles, widgetManifest } from './support/widget-files.ts';
 
 test.describe('carousel', () => {
   test.use({ reducedMotion: 'reduce' });
@@ -120,7 +121,16 @@ test('a single-page app renders new containers with ReviewProof.scan(), without 
   });
   await waitForWidgets(page, 2);
   await expect(page.locator('[data-rv-widget="wdg_list"] article').first()).toBeVisible();
-  expect(origins.widget.requests.slice(since)).toEqual(['/public/v1/widgets/wdg_list']);
+  // The list's data, and only the chunks the badge's had not brought (the framed layouts' code), once.
+  const { needs } = widgetManifest();
+  const missing = needs.list.filter((name) => !needs.badge.includes(name)).map((name) => `/widget/${name}`);
+  expect(missing.length).toBeGreaterThan(0);
+  expect([...origins.widget.requests.slice(since)].sort()).toEqual(['/public/v1/widgets/wdg_list', ...missing].sort());
+  // Scanning again loads nothing more.
+  const after = origins.widget.requests.length;
+  await page.evaluate(() => (window as unknown as { ReviewProof: { scan(): void } }).ReviewProof.scan());
+  await page.waitForLoadState('networkidle');
+  expect(origins.widget.requests.slice(after)).toEqual([]);
 });
 
 test('the tag-manager script places containers and loads the loader once', async ({ page, origins }) => {
@@ -135,5 +145,6 @@ test('the tag-manager script places containers and loads the loader once', async
   expect(await page.locator('body > [data-rv-widget="wdg_badge"]').count()).toBe(1);
   const served = origins.widget.requests.slice(since);
   expect(served.filter((p) => p === '/widget/loader.js').length).toBe(1);
-  expect(served.filter((p) => /widget-\w+\.js$/.test(p)).length).toBe(1);
+  // The three layouts' chunks and what they import, each once, however many widgets and scripts.
+  expect(chunksServed(served).sort()).toEqual(expectedFiles(['list', 'grid', 'badge'], 'en').filter((name) => name.startsWith('widget-')).map((name) => `/widget/${name}`));
 });

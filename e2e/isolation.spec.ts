@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import type { Page } from '@playwright/test';
 import { differingPixels } from './support/png.ts';
 import { expect, servedSince, test, waitForWidgets } from './support/test.ts';
+import { chunksServed, expectedFiles } from './support/widget-files.ts';
 
 const IDS = ['wdg_carousel', 'wdg_grid', 'wdg_list', 'wdg_badge', 'wdg_empty', 'wdg_german'];
 
@@ -61,13 +62,13 @@ test('the widget does not restyle the host page', async ({ page, origins }) => {
   expect(await page.evaluate(() => document.adoptedStyleSheets.length)).toBe(0);
 });
 
-test('pasting the snippet twice and a second widget: one loader run, one bundle, one data request per widget', async ({ page, origins }) => {
+test('pasting the snippet twice and a second widget: one loader run, each chunk once, one data request per widget', async ({ page, origins }) => {
   const since = origins.widget.requests.length;
   await page.goto(`${origins.host.origin}/duplicate.html`);
   await waitForWidgets(page, 3);
   await page.waitForLoadState('networkidle');
   const served = servedSince(origins, since);
-  expect(served.filter((p) => /^\/widget\/widget-\w+\.js$/.test(p))).toHaveLength(1);
+  expect(chunksServed(served).sort()).toEqual(expectedFiles(['carousel', 'grid'], 'en').filter((name) => name.startsWith('widget-')).map((name) => `/widget/${name}`));
   expect(served.filter((p) => p === '/public/v1/widgets/wdg_carousel')).toHaveLength(1);
   expect(served.filter((p) => p === '/public/v1/widgets/wdg_grid')).toHaveLength(1);
   // Each container rendered exactly once.
@@ -81,12 +82,12 @@ test('pasting the snippet twice and a second widget: one loader run, one bundle,
   expect(await page.locator('script[type="application/ld+json"]').count()).toBe(2);
 });
 
-test('data and bundle load in parallel', async ({ browser, origins }) => {
+test('data and the code every layout shares load in parallel', async ({ browser, origins }) => {
   const page = await browser.newPage();
   const started: Record<string, number> = {};
   page.on('request', (r) => {
     const path = new URL(r.url()).pathname;
-    if (path.startsWith('/public/') || /widget-\w+\.js$/.test(path)) started[path.startsWith('/public/') ? 'data' : 'bundle'] = Date.now();
+    if (path.startsWith('/public/') || /widget-shared-\w+\.js$/.test(path)) started[path.startsWith('/public/') ? 'data' : 'bundle'] ??= Date.now();
   });
   let finishedData = 0;
   page.on('requestfinished', (r) => {
@@ -94,7 +95,7 @@ test('data and bundle load in parallel', async ({ browser, origins }) => {
   });
   await page.goto(`${origins.host.origin}/basic.html`);
   await waitForWidgets(page, 1);
-  // The bundle request starts before the data response has arrived.
+  // The shared chunk's request starts before the data response has arrived.
   expect(started.bundle).toBeDefined();
   expect(started.data).toBeDefined();
   expect(started.bundle!).toBeLessThanOrEqual(finishedData);

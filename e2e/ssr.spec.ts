@@ -47,7 +47,7 @@ test('the loader hydrates server-rendered widgets in place: same nodes, same pix
   // Hold the bundle back until the server-rendered page has been looked at.
   let release!: () => void;
   const held = new Promise<void>((resolve) => (release = resolve));
-  await page.route(/\/widget\/widget-\w+\.js$/, async (route) => {
+  await page.route(/\/widget\/widget-[\w-]+\.js$/, async (route) => {
     await held;
     await route.continue();
   });
@@ -67,7 +67,7 @@ test('the loader hydrates server-rendered widgets in place: same nodes, same pix
   const differing = differingPixels(shotBefore, shotAfter);
   expect(differing.length, `first differing pixels: ${JSON.stringify(differing.slice(0, 5))}`).toBe(0);
   expect(await page.evaluate(() => (window as unknown as { __cls: number }).__cls)).toBe(0);
-  // No second fetch of the data: only the loader and the bundle were asked for.
+  // No second fetch of the data: only the loader, the chunks and the catalog were asked for.
   const served = origins.widget.requests.slice(since);
   expect(served.filter((p) => p.startsWith('/public/'))).toEqual([]);
   // Hydrated means alive: the grid pages, the dialog opens.

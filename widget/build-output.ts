@@ -35,3 +35,27 @@ export function writeWithSiblings(outDir: string, name: string, raw: Uint8Array)
   return { raw: raw.byteLength, gzip: gzip.byteLength, brotli: brotli.byteLength };
 }
 
+
+export interface Budget {
+  name: string;
+  limit: number;
+  actual: number;
+  ok: boolean;
+  /** For a page budget: the files such a page loads, whose gzip sizes add up to `actual`. */
+  files?: string[];
+  /** The size aimed at, when the enforced `limit` is above it for now. */
+  target?: number;
+}
+
+/** Page budgets: each page's files (deduplicated: a file is fetched once per page) summed by gzip size. */
+export function pageBudgets(pages: { name: string; limit: number; target?: number; files: string[] }[], sizes: Record<string, FileSize>): Budget[] {
+  return pages.map(({ name, limit, target, files }) => {
+    const unique = [...new Set(files)];
+    const actual = unique.reduce((sum, file) => {
+      const size = sizes[file];
+      if (!size) throw new Error(`page budget "${name}": no size for ${file}`);
+      return sum + size.gzip;
+    }, 0);
+    return { name, limit, actual, ok: actual <= limit, files: unique, ...(target === undefined ? {} : { target }) };
+  });
+}

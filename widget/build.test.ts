@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOADER_BUDGET, PAGE_BUDGET, TOTAL_BUDGET, buildWidget, type BuildResult } from './build.ts';
+import { LOADER_BUDGET, PAGE_BUDGETS, buildWidget, type BuildResult } from './build.ts';
 
 describe('buildWidget', () => {
   const outDir = mkdtempSync(join(tmpdir(), 'widget-build-'));
@@ -14,30 +14,36 @@ describe('buildWidget', () => {
   });
   afterAll(() => rmSync(outDir, { recursive: true, force: true }));
 
-  it('writes the loader, the hashed bundle and the manifest', () => {
-    expect(result.manifest.loader).toBe('loader.js');
-    expect(result.manifest.bundle).toMatch(/^widget-[A-Z0-9]+\.js$/);
-    expect(JSON.parse(readFileSync(join(outDir, 'manifest.json'), 'utf8'))).toEqual(result.manifest);
-    const catalogs = Object.values(result.manifest.catalogs).flatMap((name) => [name, `${name}.br`, `${name}.gz`]);
-    expect(Object.keys(result.manifest.catalogs).length).toBeGreaterThanOrEqual(19);
-    expect(readdirSync(outDir).sort()).toEqual(
-      ['loader.js', 'loader.js.br', 'loader.js.gz', 'manifest.json', result.manifest.bundle, `${result.manifest.bundle}.br`, `${result.manifest.bundle}.gz`, ...catalogs].sort(),
-    );
-    // The loader knows every catalog's name; the bundle holds none of them.
+  it('writes the loader, the hashed chunks, the catalogs and the manifest', () => {
+    const { manifest } = result;
+    expect(manifest.loader).toBe('loader.js');
+    expect(manifest.layouts).toEqual({
+      badge: expect.stringMatching(/^widget-badge-[A-Z0-9]+\.js$/),
+      carousel: expect.stringMatching(/^widget-framed-[A-Z0-9]+\.js$/),
+      grid: manifest.layouts.carousel,
+      list: manifest.layouts.carousel,
+    });
+    for (const name of manifest.chunks) expect(name).toMatch(/^widget-(badge|framed|shared)-[A-Z0-9]+\.js$/);
+    for (const name of Object.values(manifest.layouts)) expect(manifest.chunks).toContain(name);
+    expect(JSON.parse(readFileSync(join(outDir, 'manifest.json'), 'utf8'))).toEqual(manifest);
+    const catalogs = Object.values(manifest.catalogs).flatMap((name) => [name, `${name}.br`, `${name}.gz`]);
+    expect(Object.keys(manifest.catalogs).length).toBeGreaterThanOrEqual(19);
+    const chunks = manifest.chunks.flatMap((name) => [name, `${name}.br`, `${name}.gz`]);
+    expect(readdirSync(outDir).sort()).toEqual(['loader.js', 'loader.js.br', 'loader.js.gz', 'manifest.json', ...chunks, ...catalogs].sort());
+    // The loader knows every catalog's name; no chunk holds another language's words.
     const loader = readFileSync(join(outDir, 'loader.js'), 'utf8');
-    const bundle = readFileSync(join(outDir, result.manifest.bundle), 'utf8');
-    for (const [lang, name] of Object.entries(result.manifest.catalogs)) {
+    for (const [lang, name] of Object.entries(manifest.catalogs)) {
       expect(loader).toContain(name.replace(`-${lang}.json`, '-*.json'));
       expect(JSON.parse(readFileSync(join(outDir, name), 'utf8')).heading).toBeTruthy();
     }
-    expect(bundle).not.toContain('Kundenbewertungen');
+    for (const name of manifest.chunks) expect(readFileSync(join(outDir, name), 'utf8')).not.toContain('Kundenbewertungen');
   });
 
-  it('compiles the bundle name into the loader, and the precompressed files match', () => {
-    const loader = readFileSync(join(outDir, 'loader.js'));
-    expect(loader.toString()).toContain(JSON.stringify(result.manifest.bundle));
-    expect(loader.toString()).not.toContain('__RV_BUNDLE__');
-    for (const name of [result.manifest.loader, result.manifest.bundle]) {
+  it('compiles the layouts\' chunk names into the loader, and the precompressed files match', () => {
+    const loader = readFileSync(join(outDir, 'loader.js'), 'utf8');
+    for (const name of Object.values(result.manifest.layouts)) expect(loader).toContain(JSON.stringify(name));
+    expect(loader).not.toMatch(/__RV_\w+__/);
+    for (const name of [result.manifest.loader, ...result.manifest.chunks]) {
       const raw = readFileSync(join(outDir, name));
       expect(gunzipSync(readFileSync(join(outDir, `${name}.gz`))).equals(raw)).toBe(true);
       expect(brotliDecompressSync(readFileSync(join(outDir, `${name}.br`))).equals(raw)).toBe(true);
@@ -45,29 +51,56 @@ describe('buildWidget', () => {
     }
   });
 
-  it('stays within the budgets, and prints them', () => {
-    const sizes = result.manifest.sizes;
-    expect(sizes['loader.js']!.gzip).toBeLessThanOrEqual(LOADER_BUDGET);
-    expect(sizes['loader.js']!.gzip + sizes[result.manifest.bundle]!.gzip).toBeLessThanOrEqual(TOTAL_BUDGET);
-    expect(result.ok).toBe(true);
-    expect(lines.join('\n')).toMatch(/ok {3}loader: \d+ B gzip of 1536 B/);
-    expect(lines.join('\n')).toMatch(new RegExp(`ok {3}loader \\+ bundle: \\d+ B gzip of ${TOTAL_BUDGET} B`));
-    expect(lines.join('\n')).toMatch(new RegExp(`ok {3}loader \\+ bundle \\+ catalog: \\d+ B gzip of ${PAGE_BUDGET} B`));
+  it('gives the badge no Preact, and every other layout the same one copy', () => {
+    const chunk = (name: string) => readFileSync(join(outDir, name), 'utf8');
+    const imports = (name: string) => [...chunk(name).matchAll(/from"\.\/(widget-[\w-]+\.js)"/g)].map((m) => m[1]!);
+    const closure = (name: string): string[] => [name, ...imports(name).flatMap(closure)];
+    // Preact's diff sets `__k` (its children) on every element it renders.
+    const preact = result.manifest.chunks.filter((name) => chunk(name).includes('.__k'));
+    expect(preact).toHaveLength(1);
+    expect(closure(result.manifest.layouts.badge)).not.toContain(preact[0]);
+    for (const layout of ['carousel', 'grid', 'list'] as const) expect(closure(result.manifest.layouts[layout])).toContain(preact[0]);
   });
 
-  it('outputs self-contained scripts: no imports, no stray globals, no eval', () => {
-    for (const name of [result.manifest.loader, result.manifest.bundle]) {
+  it('sums each page budget over the files such a page loads, and prints them', () => {
+    const { sizes, layouts } = result.manifest;
+    const pages = result.budgets.filter((b) => b.files);
+    expect(pages.map((b) => b.name)).toEqual(PAGE_BUDGETS.map((p) => p.name));
+    for (const page of pages) {
+      expect(page.files![0]).toBe('loader.js');
+      expect(new Set(page.files).size).toBe(page.files!.length);
+      expect(page.actual).toBe(page.files!.reduce((sum, name) => sum + sizes[name]!.gzip, 0));
+      expect(lines.join('\n')).toContain(`${page.name}: ${page.actual} B gzip of ${page.limit} B`);
+    }
+    const badge = pages.find((p) => p.name === 'badge page')!;
+    expect(badge.files).toContain(layouts.badge);
+    expect(badge.files).not.toContain(layouts.carousel);
+    expect(pages.find((p) => p.name === 'carousel page')!.files).not.toContain(layouts.badge);
+    const four = pages.find((p) => p.name === 'four-layout page')!;
+    for (const name of Object.values(layouts)) expect(four.files).toContain(name);
+    expect(sizes['loader.js']!.gzip).toBeLessThanOrEqual(LOADER_BUDGET);
+    expect(result.budgets.filter((b) => !b.ok)).toEqual([]);
+    expect(result.ok).toBe(true);
+  });
+
+  it('outputs a self-contained loader and ES module chunks that import only each other, no eval', () => {
+    const loader = readFileSync(join(outDir, 'loader.js'), 'utf8');
+    expect(loader).toMatch(/^("use strict";)?\(\(\)=>\{[^]*\}\)\(\);\n?$/);
+    expect(loader).not.toMatch(/\bimport\s+[{*\w]|\brequire\(/);
+    // Its import()s take the loader's own origin and a chunk name compiled in.
+    expect(loader.match(/\bimport\(/g)).toHaveLength(2);
+    for (const name of result.manifest.chunks) {
       const js = readFileSync(join(outDir, name), 'utf8');
-      expect(js).toMatch(/^("use strict";)?\(\(\)=>\{[^]*\}\)\(\);\n?$/);
-      expect(js).not.toMatch(/\bimport\s*\(|\bimport\s+[{*\w]|\brequire\(/);
+      for (const [, from] of js.matchAll(/(?:import|from)\s*"([^"]*)"/g)) expect(from).toMatch(/^\.\/widget-shared-[A-Z0-9]+\.js$/);
+      expect(js).not.toMatch(/\bimport\(|\brequire\(/);
       expect(js).not.toMatch(/\beval\(|new Function\(|document\.write|localStorage|sessionStorage|document\.cookie/);
     }
   });
 
-  it('a second build removes the previous hashed bundle only when the name changes', async () => {
+  it('a second build removes previous hashed files only when their names change', async () => {
     const again = await buildWidget({ outDir });
-    expect(again.manifest.bundle).toBe(result.manifest.bundle);
-    expect(readdirSync(outDir).filter((n) => n.startsWith('widget-'))).toHaveLength(3);
+    expect(again.manifest.chunks).toEqual(result.manifest.chunks);
+    expect(readdirSync(outDir).filter((n) => n.startsWith('widget-'))).toHaveLength(3 * again.manifest.chunks.length);
     expect(readdirSync(outDir).filter((n) => n.startsWith('i18n-'))).toHaveLength(3 * Object.keys(again.manifest.catalogs).length);
   });
 });

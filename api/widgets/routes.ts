@@ -1,7 +1,7 @@
 /**
  * Widget routes: the snippet and JSON-LD for developers (API key), the public
  * widget data for browsers (no key, CORS, cacheable, limited per address), the
- * static loader and bundle, and the demo page.
+ * static loader and chunks, and the demo page.
  */
 import { createHash } from 'node:crypto';
 import type Router from '@koa/router';

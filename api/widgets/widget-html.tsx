@@ -14,8 +14,8 @@ import { jsonLdSubject } from '../../widget/src/json-ld.ts';
 import { jsonLdText } from '../../widget/src/json-ld-text.ts';
 import { CONTAINER_ATTR, DATA_ATTR, HEIGHT_ATTR } from '../../widget/src/protocol.ts';
 import type { PublicWidgetData } from '../../widget/src/public-data.ts';
-import { fill } from '../../widget/src/messages.ts';
-import { CSS } from '../../widget/src/styles.ts';
+import { EN, fill } from '../../widget/src/messages.ts';
+import { cssOf } from '../../widget/src/styles.ts';
 import { Widget } from '../../widget/src/widget.tsx';
 
 /** Width the server lays the widget out for (three columns): what a desktop page shows. */
@@ -29,14 +29,14 @@ const escapeAttribute = (value: string): string => value.replace(/[&<>"']/g, (ch
  */
 export function widgetHtml(data: PublicWidgetData, lang: string | null, now = Date.now()): string {
   const locale = data.options.locale ?? lang ?? 'en';
-  const messages = CATALOGS[locale.split('-')[0]!.toLowerCase()] ?? null;
+  const messages = CATALOGS[locale.split('-')[0]!.toLowerCase()] ?? EN;
   const f = formatter(locale, now, messages);
   const label = fill(f.t.reviewsOf, { s: data.subject.trim() || f.t.heading });
   const inner = render(<Widget data={data} f={f} width={SERVER_WIDTH} label={label} />);
   const id = escapeAttribute(data.id);
   return (
     `<div class="rv-widget" ${CONTAINER_ATTR}="${id}" ${HEIGHT_ATTR}="${data.height}" style="min-height:${data.height}px">` +
-    `<template shadowrootmode="open"><style>${CSS}</style>` +
+    `<template shadowrootmode="open"><style>${cssOf(data.layout)}</style>` +
     // The data the loader hydrates from; JSON with <, >, & escaped cannot end the element.
     `<script type="application/json" ${DATA_ATTR}>${jsonLdText(data)}</script>${inner}</template></div>` +
     (data.jsonLd ? jsonLdScriptTag(data.jsonLd, jsonLdSubject(data.jsonLd)) : '') +

@@ -187,22 +187,37 @@ describe('GET /public/v1/widgets/{id}/html', () => {
 });
 
 describe('static widget files and the demo page', () => {
-  it('serves the loader with a short cache and the hashed bundle immutable, precompressed', async () => {
+  it('serves the loader with a short cache and the hashed chunks immutable, precompressed, and nothing else', async () => {
     const loader = await t.get('/widget/loader.js', { headers: { 'accept-encoding': 'br, gzip' }, skipValidation: true });
     expect(loader.status).toBe(200);
     expect(loader.headers['content-encoding']).toBe('br');
     expect(loader.headers['cache-control']).toMatch(/max-age=300/);
     const source = brotliDecompressSync(loader.raw).toString();
     expect(source.length).toBeGreaterThan(100);
-    const bundleName = /widget-[A-Za-z0-9]+\.js/.exec(source)?.[0];
-    expect(bundleName).toBeDefined();
-    const bundle = await t.get(`/widget/${bundleName}`, { headers: { 'accept-encoding': 'gzip' }, skipValidation: true });
-    expect(bundle.status).toBe(200);
-    expect(bundle.headers['cache-control']).toBe('public, max-age=31536000, immutable');
-    expect(bundle.headers['content-encoding']).toBe('gzip');
-    expect(bundle.headers['content-type']).toBe('application/javascript; charset=utf-8');
-    expect(gunzipSync(bundle.raw).length).toBeGreaterThan(1000);
-    expect((await t.get('/widget/nope.js')).status).toBe(404);
+    const chunkName = /widget-framed-[A-Za-z0-9]+\.js/.exec(source)?.[0];
+    expect(chunkName).toBeDefined();
+    const chunk = await t.get(`/widget/${chunkName}`, { headers: { 'accept-encoding': 'gzip' }, skipValidation: true });
+    expect(chunk.status).toBe(200);
+    expect(chunk.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect(chunk.headers['content-encoding']).toBe('gzip');
+    expect(chunk.headers['content-type']).toBe('application/javascript; charset=utf-8');
+    // A module imported cross-origin needs CORS.
+    expect(chunk.headers['access-control-allow-origin']).toBe('*');
+    const code = gunzipSync(chunk.raw).toString();
+    expect(code.length).toBeGreaterThan(500);
+    // The chunks it imports are served the same way.
+    const shared = [...code.matchAll(/"\.\/(widget-shared-[A-Za-z0-9]+\.js)"/g)].map((m) => m[1]!);
+    expect(shared.length).toBeGreaterThan(0);
+    for (const name of shared) {
+      const res = await t.get(`/widget/${name}`, { headers: { 'accept-encoding': 'br' }, skipValidation: true });
+      expect(res.status).toBe(200);
+      expect(res.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+      expect(res.headers['content-encoding']).toBe('br');
+    }
+    // Only the manifest's files: a well-formed but unknown chunk name, the manifest, or a path are 404s.
+    for (const path of ['/widget/nope.js', '/widget/widget-shared-AAAAAAAA.js', `/widget/${chunkName}.gz`, '/widget/manifest.json', '/widget/..%2Fpackage.json']) {
+      expect((await t.get(path, { skipValidation: true })).status, path).toBe(404);
+    }
   });
 
   it.runIf(onMongo)('has no /demo on the MongoDB store (the demo is the embedded default\'s)', async () => {

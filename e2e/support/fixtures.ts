@@ -169,6 +169,7 @@ export function allFixtures(): Record<string, PublicWidgetData> {
     widgetData('wdg_grid', 'grid', { maxReviews: 9 }, sampleReviews(12), { ...PRODUCT_JSON_LD, name: 'Grid product' }),
     widgetData('wdg_list', 'list', { maxReviews: 8, accentColor: '#0f766e' }),
     widgetData('wdg_badge', 'badge'),
+    widgetData('wdg_badge_auto', 'badge', { locale: null }),
     widgetData('wdg_dark', 'carousel', { theme: 'dark', accentColor: '#22d3ee' }),
     widgetData('wdg_dark_grid', 'grid', { theme: 'dark', accentColor: '#f472b6', maxReviews: 6 }),
     widgetData('wdg_dark_badge', 'badge', { theme: 'dark' }),

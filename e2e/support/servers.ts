@@ -1,6 +1,6 @@
 /**
  * Two local origins for the end-to-end tests:
- * - the widget origin (127.0.0.1): the built loader and bundle, served as the
+ * - the widget origin (127.0.0.1): the built loader and chunks, served as the
  *   API server serves them (precompressed, cache headers), and
  *   `/public/v1/widgets/:id` from canned data, with CORS;
  * - the host origin (localhost, another port): static pages from e2e/pages/

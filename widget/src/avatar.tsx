@@ -1,4 +1,4 @@
-import { initials } from './format.ts';
+import { initials } from './review-format.ts';
 import { httpsUrl } from './guard.ts';
 
 /** White text on each of these keeps 4.5:1 (avatar.test.tsx). */

@@ -1,23 +1,13 @@
 import { Component, createRef } from 'preact';
-import type { Formatter } from './format.ts';
+import type { BodyProps } from './framed.tsx';
 import { Header, NavButton } from './header.tsx';
 import { Icon, LEFT, PAUSE, PLAY, RIGHT } from './icons.tsx';
 import { CARD_GAP } from './layout-height.ts';
 import { fill } from './messages.ts';
-import type { PublicReview, PublicWidgetSummary } from './public-data.ts';
 import { Review } from './review-card.tsx';
 
 /** Time each position stays on screen while playing. */
 export const AUTOPLAY_MS = 6000;
-
-export interface ListProps {
-  reviews: PublicReview[];
-  summary: PublicWidgetSummary;
-  f: Formatter;
-  cols: number;
-  showDates: boolean;
-  onReadMore: (review: PublicReview) => void;
-}
 
 interface State {
   /** Index of the first visible card. */
@@ -34,7 +24,7 @@ const reducedMotion = (): boolean => typeof matchMedia === 'function' && matchMe
  * pause button (WCAG 2.2.2). Cards out of view are inert: Tab reaches only
  * what is visible.
  */
-export class Carousel extends Component<ListProps, State> {
+export class Carousel extends Component<BodyProps, State> {
   track = createRef<HTMLDivElement>();
   timer = 0;
   reduced = reducedMotion();
@@ -75,7 +65,7 @@ export class Carousel extends Component<ListProps, State> {
     }, AUTOPLAY_MS);
   }
 
-  override componentDidUpdate(previous: ListProps): void {
+  override componentDidUpdate(previous: BodyProps): void {
     // A column change (resize) keeps the first visible card in place.
     if (previous.cols !== this.props.cols) this.go(this.state.first);
   }
@@ -84,7 +74,7 @@ export class Carousel extends Component<ListProps, State> {
     clearInterval(this.timer);
   }
 
-  render({ reviews, summary, f, cols, showDates, onReadMore }: ListProps, { first, playing }: State) {
+  render({ reviews, summary, f, cols, showDates, onReadMore }: BodyProps, { first, playing }: State) {
     const moves = reviews.length > cols;
     const last = this.last();
     return (

@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { countLine, formatNumber, formatter, initials, relativeDate, resolveLocale, reviewCount, starsLabel } from './format.ts';
+import { countLine, formatNumber, formatter, resolveLocale, reviewCount, starsLabel } from './format.ts';
+import { initials, relativeDate } from './review-format.ts';
 import { CATALOGS } from './i18n/catalogs.ts';
+import { EN } from './messages.ts';
 
 const NOW = Date.parse('2026-11-21T12:00:00Z');
-const en = formatter('en-US', NOW);
+const en = formatter('en-US', NOW, EN);
 
 describe('format', () => {
   it('relative dates via Intl, localized', () => {
@@ -28,9 +30,9 @@ describe('format', () => {
     expect([fr.locale, fr.lang, fr.rtl]).toEqual(['fr-FR', 'fr', false]);
     expect(reviewCount(1234, fr)).toBe('1\u202f234 avis');
     expect(starsLabel(4.5, fr)).toBe('4,5 sur 5 étoiles');
-    const sw = formatter('sw', NOW, null);
+    const sw = formatter('sw', NOW, EN);
     expect([sw.locale, sw.lang]).toEqual(['en', 'en']);
-    expect(formatter('en-GB', NOW, null).locale).toBe('en-GB');
+    expect(formatter('en-GB', NOW, EN).locale).toBe('en-GB');
     const ar = formatter('ar', NOW, CATALOGS.ar!);
     expect(ar.rtl).toBe(true);
     expect(reviewCount(2, ar)).toBe('تقييمان');

@@ -1,5 +1,5 @@
 /** Locale-aware formatting: everything a visitor reads that is not a review. */
-import { EN, fill, type Messages } from './messages.ts';
+import { fill, type Messages } from './messages.ts';
 
 export interface Formatter {
   /** BCP 47 tag used for numbers and dates, e.g. fr-FR. */
@@ -31,17 +31,19 @@ function cached<T extends object>(key: string, make: () => T): T {
 }
 
 /**
- * `messages` are the page language's catalog (null: English). Numbers and
- * dates follow the same language as the labels, so a page never mixes two.
+ * `messages` are the catalog of the locale's language, or English's
+ * (messages.ts EN) for a language without one. Numbers and dates follow the
+ * same language as the labels, so a page never mixes two.
  */
-export function formatter(locale: string, now: number, messages: Messages | null = null): Formatter {
-  const lang = messages ? locale.split('-')[0]!.toLowerCase() : 'en';
-  const tag = messages || lang === locale.split('-')[0]!.toLowerCase() ? locale : 'en';
+export function formatter(locale: string, now: number, messages: Messages): Formatter {
+  const own = locale.split('-')[0]!.toLowerCase();
+  const lang = messages.lang ?? own;
+  const tag = lang === own ? locale : 'en';
   return {
     locale: tag,
     lang,
     rtl: RTL_LANGUAGES.includes(lang),
-    t: messages ?? EN,
+    t: messages,
     now,
     number: (digits, fixed) =>
       cached(`n${tag}${digits}${fixed}`, () => new Intl.NumberFormat(tag, { maximumFractionDigits: digits, minimumFractionDigits: fixed ? digits : 0 })),
@@ -66,25 +68,6 @@ export function resolveLocale(...candidates: (string | null | undefined)[]): str
   return 'en';
 }
 
-/** Seconds per unit, largest first. */
-const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
-  ['year', 31536000],
-  ['month', 2592000],
-  ['week', 604800],
-  ['day', 86400],
-  ['hour', 3600],
-  ['minute', 60],
-  ['second', 1],
-];
-
-/** "3 weeks ago", "yesterday", "vor 2 Monaten"; '' for an unparsable date. */
-export function relativeDate(iso: string, f: Formatter): string {
-  const seconds = (Date.parse(iso) - f.now) / 1000;
-  if (Number.isNaN(seconds)) return '';
-  const [unit, size] = UNITS.find(([, size]) => Math.abs(seconds) >= size) ?? ['second', 1];
-  return f.relative.format(Math.trunc(seconds / size), unit);
-}
-
 /** A number with at most `digits` decimals (exactly `digits` when `fixed`): 4.7, "4,7" in German. */
 export function formatNumber(value: number, f: Formatter, digits = 0, fixed = false): string {
   return f.number(digits, fixed).format(value);
@@ -102,13 +85,4 @@ export const countLine = ({ totalReviews, hiddenReviews }: { totalReviews: numbe
 /** "4.5 out of 5 stars" */
 export function starsLabel(rating: number, f: Formatter): string {
   return fill(f.t.stars, { n: formatNumber(rating, f, 1) });
-}
-
-const LETTER = /[\p{L}\p{N}]/u;
-
-/** Up to two letters, from the first and the last word; '?' when there are none. */
-export function initials(name: string): string {
-  const words = name.split(/\s+/).filter((w) => LETTER.test(w));
-  const first = (w = ''): string => (Array.from(w).find((c) => LETTER.test(c)) ?? '').toLocaleUpperCase();
-  return first(words[0]) + (words.length > 1 ? first(words[words.length - 1]) : '') || '?';
 }

@@ -1,10 +1,8 @@
 import type { ComponentChildren } from 'preact';
 import { countLine, formatNumber, type Formatter } from './format.ts';
 import type { PublicWidgetSummary } from './public-data.ts';
+import { TITLE_ID } from './root-props.ts';
 import { Stars } from './stars.tsx';
-
-/** Id of the heading that labels the widget's region (ids are per shadow root). */
-export const TITLE_ID = 'title';
 
 /**
  * The heading row of the framed layouts: title, "4.7 ★★★★★ · 312 reviews"

@@ -1,16 +1,5 @@
 /** Inline SVG icons: no requests, no fonts, drawn in currentColor. All decorative. */
 
-const STAR = 'M12 17.3 18.2 21l-1.7-7 5.5-4.8-7.2-.6L12 2 9.2 8.6 2 9.2 7.5 14l-1.7 7z';
-
-/** Five stars in one SVG, 24 units apart. */
-export const FiveStars = () => (
-  <svg viewBox="0 0 120 24" aria-hidden="true">
-    {[0, 24, 48, 72, 96].map((x) => (
-      <path d={STAR} transform={`translate(${x})`} />
-    ))}
-  </svg>
-);
-
 /** A 24×24 icon; `line` paths are stroked (chevrons, cross), others filled. */
 export const Icon = ({ d, line }: { d: string; line?: boolean }) => (
   <svg viewBox="0 0 24 24" aria-hidden="true" class={line ? 'line' : undefined}>

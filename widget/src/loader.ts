@@ -1,36 +1,41 @@
 /**
  * The loader a site pastes (built to widget/dist/loader.js, one IIFE, no
  * imports left after bundling). It finds every widget container, reserves its
- * height, and for each one fetches the public data while the Preact bundle
- * loads: the bundle once per page, the data once per widget id. It sets no
- * cookie, touches no storage, and creates one global: window.ReviewProof.
+ * height, fetches the public data (once per widget id), and then imports the
+ * chunk of that widget's layout (an ES module, hashed name) with the
+ * language's catalog: a page loads only the layouts it shows, and the code
+ * they share once (the browser's module map holds each file once per page).
+ * It sets no cookie, touches no storage, and creates one global:
+ * window.ReviewProof.
  *
  * Everything is loaded from the origin of the loader's own <script src>, and
  * only from there: page markup (which may hold user content with data-
- * attributes) never chooses where script or data comes from.
+ * attributes) never chooses where script or data comes from. The chunks
+ * import each other by relative URLs, i.e. from that same origin.
  */
+import type { Messages } from './messages.ts';
+import type { Mount } from './mount.ts';
 import { ASSET_PATH, CONTAINER_ATTR, DATA_ATTR, DATA_PATH, HEIGHT_ATTR, LOADER_FILE, LOG_PREFIX, NAMESPACE } from './protocol.ts';
 
-/** File name of the hashed bundle, defined by widget/build.ts. */
-declare const __RV_BUNDLE__: string;
+/** The chunk (hashed file name) of each layout, defined by widget/build.ts. */
+declare const __RV_LAYOUTS__: Record<string, string>;
+/** The chunks every layout imports, defined by widget/build.ts: started before the data is in. */
+declare const __RV_CORE__: string[];
 /** Catalog file name with `*` for the language (hashed), defined by widget/build.ts. */
 declare const __RV_CATALOG__: string;
 /** The catalogs' languages, space separated, defined by widget/build.ts. */
 declare const __RV_LANGS__: string;
 
-/** window.ReviewProof: what the loader and the bundle share. */
+/** window.ReviewProof: what the loader offers the page. */
 export interface Namespace {
   /** Render containers added since the last scan (single-page apps call this). */
   scan(): void;
   /**
    * Render `data` (the shape of GET /public/v1/widgets/{id}) into `container`
-   * with the same bundle and catalogs as every snippet; again into the same
+   * with the same chunks and catalogs as every snippet; again into the same
    * container re-renders in place. The dashboard's live preview uses it.
    */
   render(container: HTMLElement, data: unknown): Promise<void>;
-  /** Set by the bundle when it has loaded; `messages` is the language's catalog (null: English). */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the catalog's shape is the bundle's business
-  mount?: (container: HTMLElement, data: unknown, messages: any) => void;
 }
 
 /**
@@ -73,22 +78,16 @@ function ownOrigin(): string {
   const done = new WeakSet<Element>();
   const requests = new Map<string, Promise<unknown>>();
   const catalogs = new Map<string, Promise<unknown>>();
-  // The language rule of mount.tsx: the widget's locale, else <html lang>, else the browser's.
+  // The language rule of mount.ts: the widget's locale, else <html lang>, else the browser's.
   const pageLang = document.documentElement.lang || navigator.language || '';
-  let bundle: Promise<void> | undefined;
-  const ns: Namespace = { scan, render: show };
+  const ns: Namespace = {
+    scan,
+    render: (el, data) => {
+      done.add(el);
+      return show(el, data as object);
+    },
+  };
   w[NAMESPACE] = ns;
-
-  function loadBundle(): Promise<void> {
-    bundle ??= new Promise<void>((resolve, reject) => {
-      const tag = document.createElement('script');
-      tag.async = true;
-      tag.src = origin + ASSET_PATH + __RV_BUNDLE__;
-      tag.onload = tag.onerror = () => (ns.mount ? resolve() : reject(new Error('bundle failed to load')));
-      (document.head || document.documentElement).appendChild(tag);
-    });
-    return bundle;
-  }
 
   function loadData(id: string): Promise<unknown> {
     let request = requests.get(id);
@@ -104,18 +103,33 @@ function ownOrigin(): string {
     return request;
   }
 
-  /** The catalog of a locale's language, once per page; null for English or a language without one. */
+  /** The catalog of a locale's language (English's for a language without one), once per page. */
   function loadCatalog(locale: string): Promise<unknown> {
-    const lang = locale.split('-')[0]!.toLowerCase();
-    if (!lang || (' ' + __RV_LANGS__ + ' ').indexOf(' ' + lang + ' ') < 0) return Promise.resolve(null);
+    let lang = locale.split('-')[0]!.toLowerCase();
+    if (!lang || (' ' + __RV_LANGS__ + ' ').indexOf(' ' + lang + ' ') < 0) lang = 'en';
     let request = catalogs.get(lang);
     if (!request) {
-      request = fetch(origin + ASSET_PATH + __RV_CATALOG__.replace('*', lang), { credentials: 'omit' })
-        .then((res) => (res.ok ? res.json() : null))
-        .catch(() => null);
+      request = fetch(origin + ASSET_PATH + __RV_CATALOG__.replace('*', lang), { credentials: 'omit' }).then((res) => {
+        if (!res.ok) throw new Error('HTTP ' + res.status);
+        return res.json();
+      });
+      // A failed request may succeed on a later scan.
+      request.catch(() => catalogs.delete(lang));
       catalogs.set(lang, request);
     }
     return request;
+  }
+
+  /**
+   * Renders data into a container: the chunk of its layout (unknown layouts
+   * are drawn as the carousel, as mount.ts does) and the catalog of its
+   * language, both from our origin, in parallel.
+   */
+  function show(el: HTMLElement, data: { layout?: string; options?: { locale?: string } }): Promise<void> {
+    const file = Object.hasOwn(__RV_LAYOUTS__, data.layout || '') ? __RV_LAYOUTS__[data.layout!] : __RV_LAYOUTS__.carousel;
+    return Promise.all([import(origin + ASSET_PATH + file) as Promise<{ mount: Mount }>, loadCatalog((data.options || {}).locale || pageLang)]).then(
+      ([chunk, messages]) => chunk.mount(el, data, messages as Messages),
+    );
   }
 
   function start(el: HTMLElement): void {
@@ -128,19 +142,16 @@ function ownOrigin(): string {
     // A server-rendered widget carries its data in its shadow root: no second fetch.
     const embedded = el.shadowRoot && el.shadowRoot.querySelector('script[' + DATA_ATTR + ']');
     const data = embedded ? Promise.resolve().then(() => JSON.parse(embedded.textContent || '') as unknown) : loadData(id);
-    show(el, data).catch((error: unknown) => {
-      el.style.minHeight = '';
-      warn('widget ' + id + ' could not be shown:', error);
-    });
-  }
-
-  /** Mounts data (or its promise) once the bundle and the catalog of its language are here. */
-  function show(el: HTMLElement, data: unknown): Promise<void> {
-    // All requests start now and run in parallel; a widget with its own locale may need one more catalog.
-    loadCatalog(pageLang);
-    return Promise.all([data, loadBundle()]).then(([data]) =>
-      loadCatalog(((data as { options?: { locale?: string } }).options || {}).locale || pageLang).then((messages) => ns.mount!(el, data, messages)),
-    );
+    // The page's catalog and the code every layout shares load with the data (once: the browser's
+    // module map and `catalogs` keep them); a widget with its own locale may need one more catalog.
+    loadCatalog(pageLang).catch(() => undefined);
+    for (const file of __RV_CORE__) import(origin + ASSET_PATH + file).catch(() => undefined);
+    data
+      .then((data) => show(el, data as object))
+      .catch((error: unknown) => {
+        el.style.minHeight = '';
+        warn('widget ' + id + ' could not be shown:', error);
+      });
   }
 
   function scan(): void {

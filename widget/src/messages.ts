@@ -1,11 +1,17 @@
 /**
- * The widget's words. English is built into the bundle; every other
- * language is a small JSON catalog (i18n/catalogs.ts, built to
- * dist/i18n-<hash>-<lang>.json) that the loader fetches only when the page
- * needs it, so a language costs nothing to pages in other languages.
+ * The widget's words. Every language, English included, is a small JSON
+ * catalog (EN here, the others in i18n/catalogs.ts, built to
+ * dist/i18n-<hash>-<lang>.json) that the loader fetches for the page's
+ * language (English for a language without one): no chunk carries words,
+ * so a language costs nothing to pages in other languages.
  */
 
 export interface Messages {
+  /**
+   * The catalog's language, written into each JSON file by the build (and set
+   * on EN): absent, it is the language of the locale it was looked up by.
+   */
+  lang?: string;
   /** The visible title. */
   heading: string;
   /** "Reviews of {s}": the region's accessible name, {s} the subject. */
@@ -36,6 +42,7 @@ export interface Messages {
 }
 
 export const EN: Messages = {
+  lang: 'en',
   heading: 'Customer reviews',
   reviewsOf: 'Reviews of {s}',
   reviews: { one: '{n} review', other: '{n} reviews' },

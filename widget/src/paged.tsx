@@ -1,24 +1,18 @@
 import { Component } from 'preact';
-import type { ListProps } from './carousel.tsx';
+import type { BodyProps } from './framed.tsx';
 import { Header, NavButton } from './header.tsx';
 import { Icon, LEFT, RIGHT } from './icons.tsx';
 import { fill } from './messages.ts';
 import { Review } from './review-card.tsx';
 
-export interface PagedProps extends ListProps {
-  /** Rows per page: the grid shows rows × cols reviews, the list `rows`. */
-  rows: number;
-  list: boolean;
-}
-
 /**
  * The grid and the list: a fixed number of rows, paged with prev/next buttons
  * when there are more reviews, so the height never depends on the count.
  */
-export class Paged extends Component<PagedProps, { page: number }> {
+export class Paged extends Component<BodyProps, { page: number }> {
   override state = { page: 0 };
 
-  render({ reviews, summary, f, cols, rows, list, showDates, onReadMore }: PagedProps, { page }: { page: number }) {
+  render({ reviews, summary, f, cols, rows, list, showDates, onReadMore }: BodyProps, { page }: { page: number }) {
     const size = list ? rows : rows * cols;
     const pages = Math.ceil(reviews.length / size);
     // Fewer pages after a resize: show the last one that exists.

@@ -1,5 +1,5 @@
 /**
- * The few names the loader, the bundle and the server must agree on.
+ * The few names the loader, the layouts' chunks and the server must agree on.
  * The loader is built from this file too, so changing a value here changes
  * every side at once.
  */

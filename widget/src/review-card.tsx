@@ -1,5 +1,6 @@
 import { Avatar } from './avatar.tsx';
-import { relativeDate, type Formatter } from './format.ts';
+import type { Formatter } from './format.ts';
+import { relativeDate } from './review-format.ts';
 import { CHECK, Icon } from './icons.tsx';
 import { httpsUrl } from './guard.ts';
 import { fill } from './messages.ts';

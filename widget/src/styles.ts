@@ -1,8 +1,8 @@
 /**
  * The widget's one stylesheet. Sizes come from layout-height.ts, so the boxes
  * drawn are the heights the snippet reserved; colours from theme.ts. It is
- * evaluated at build time (widget/build.ts) and reaches the bundle as a
- * string constant (sheet.ts). Class names need no prefix: the shadow root
+ * evaluated at build time (widget/build.ts) and reaches the chunks as string
+ * constants, in parts, each in the chunk of the layouts that use it (sheet.ts). Class names need no prefix: the shadow root
  * scopes them, and only `.rv` (the root) and `:host` carry meaning outside.
  */
 import { BADGE_H, CARD_GAP, CARD_H, HEADER_GAP, HEADER_H, LIST_ROW_H } from './layout-height.ts';
@@ -19,7 +19,10 @@ const ACCENT_DARK = `--accent:oklch(from var(--a) max(l,${ACCENT_MIN_L_DARK}) c 
 const NOWRAP = 'white-space:nowrap;overflow:hidden;text-overflow:ellipsis';
 const ROW = 'display:flex;align-items:center';
 
-export const CSS = `
+/** The stylesheet in parts, so that a page downloads only the rules of its layouts. */
+export const CSS_PARTS = {
+  /** Every layout: the host, the root, the themes, screen-reader text, stars and platform marks. */
+  base: `
 :host{display:block!important;visibility:visible!important;opacity:1!important;padding:0!important;border:0!important;background:none!important;overflow:visible!important;transform:none!important;filter:none!important;height:auto!important;max-height:none!important;box-sizing:content-box!important;position:static!important}
 .rv{all:initial;display:block;position:relative;box-sizing:border-box;overflow:hidden;padding:16px;border:1px solid var(--line);border-radius:16px;background:var(--bg);color:var(--fg);font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
 .light,.auto{${vars(LIGHT, 'light')}}
@@ -29,10 +32,25 @@ export const CSS = `
 @supports (color:oklch(from red l c h)){.light,.auto{${ACCENT_LIGHT}}.dark{${ACCENT_DARK}}@media (prefers-color-scheme:dark){.auto{${ACCENT_DARK}}}}
 :where(.rv *){box-sizing:border-box;margin:0;padding:0;border:0;font:inherit;color:inherit;background:none;list-style:none}
 .rv svg{display:block;fill:currentColor}
+.sr{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
+.stars{display:block;position:relative;flex:none;height:var(--s);width:calc(var(--s)*5);color:var(--star0)}
+.fill{position:absolute;inset-block:0;inset-inline-start:0;overflow:hidden;color:var(--star)}
+.stars svg{width:calc(var(--s)*5);height:var(--s)}
+.mark{${ROW};justify-content:center;flex:none;width:var(--m);height:var(--m);border-radius:6px;color:#fff;font:700 calc(var(--m)*.55)/1 Arial,sans-serif}
+`,
+  /** The badge. */
+  badge: `
+.badge{${ROW};gap:14px;width:fit-content;max-width:100%;height:${BADGE_H}px;padding:12px 18px 12px 16px;box-shadow:var(--shadow)}
+.score{font-size:36px;line-height:40px;font-weight:700}
+.badge-col{display:flex;flex-direction:column;gap:4px}
+.badge-count{font-size:13px;line-height:18px;color:var(--muted);white-space:nowrap}
+.marks{display:flex;gap:4px}
+`,
+  /** The framed layouts (carousel, grid, list): heading row, buttons, cards, the track, the cells and rows, the dialog. */
+  framed: `
 .rv:not(.badge){container-type:inline-size}
 .rv .line{fill:none;stroke:currentColor;stroke-width:2.2;stroke-linecap:round;stroke-linejoin:round}
 .rv :focus-visible{outline:2px solid var(--accent);outline-offset:2px;border-radius:4px}
-.sr{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
 .head{${ROW};gap:12px;height:${HEADER_H}px;margin-bottom:${HEADER_GAP}px}
 .head-text{flex:1;min-width:0}
 .title{font-size:17px;line-height:24px;font-weight:650;${NOWRAP}}
@@ -44,10 +62,6 @@ export const CSS = `
 .btn:hover{background:color-mix(in srgb,var(--accent) 10%,var(--card))}
 .btn[aria-disabled=true]{opacity:.4;cursor:default;background:var(--card)}
 .btn svg{width:20px;height:20px}
-.page{font-size:13px;color:var(--muted);font-variant-numeric:tabular-nums;white-space:nowrap}
-.stars{display:block;position:relative;flex:none;height:var(--s);width:calc(var(--s)*5);color:var(--star0)}
-.fill{position:absolute;inset-block:0;inset-inline-start:0;overflow:hidden;color:var(--star)}
-.stars svg{width:calc(var(--s)*5);height:var(--s)}
 .card{display:flex;flex-direction:column;gap:8px;height:100%;padding:16px;overflow:hidden;background:var(--card);border:1px solid var(--line);border-radius:12px;box-shadow:var(--shadow)}
 .card-head{${ROW};gap:10px;height:40px;flex:none}
 .who{flex:1;min-width:0}
@@ -58,7 +72,6 @@ export const CSS = `
 .date{display:block;font-size:12.5px;line-height:18px;color:var(--muted);${NOWRAP}}
 .avatar{position:relative;${ROW};justify-content:center;flex:none;width:40px;height:40px;border-radius:50%;overflow:hidden;color:#fff;font-size:15px;font-weight:600}
 .avatar img{position:absolute;inset:0;width:100%;height:100%;object-fit:cover}
-.mark{${ROW};justify-content:center;flex:none;width:var(--m);height:var(--m);border-radius:6px;color:#fff;font:700 calc(var(--m)*.55)/1 Arial,sans-serif}
 .stars-row{${ROW};gap:8px;height:16px;flex:none;font-size:13px}
 .text{display:-webkit-box;-webkit-box-orient:vertical;-webkit-line-clamp:4;height:80px;flex:none;overflow:hidden;line-height:20px;white-space:pre-line;overflow-wrap:anywhere}
 .foot{${ROW};gap:8px;height:20px;margin-top:auto;flex:none;font-size:13px}
@@ -66,19 +79,7 @@ export const CSS = `
 [data-cut] .more{visibility:visible}
 .link{color:var(--accent);font-weight:500;text-decoration:none;margin-inline-start:auto;min-width:0;${NOWRAP}}
 .more:hover,.link:hover{text-decoration:underline}
-.track{display:flex;gap:${CARD_GAP}px;height:${CARD_H}px;padding:1px;margin:0 -1px;overflow:auto hidden;scroll-snap-type:x mandatory;scroll-behavior:smooth;scrollbar-width:none;overscroll-behavior-x:contain}
-.slide{flex:0 0 calc((100% - (var(--cols) - 1)*${CARD_GAP}px)/var(--cols));min-width:0;scroll-snap-align:start}
-.cells{display:grid;grid-template-columns:repeat(var(--cols),minmax(0,1fr));grid-auto-rows:${CARD_H}px;gap:${CARD_GAP}px}
-.row{display:flex;flex-direction:column;gap:6px;height:${LIST_ROW_H}px;padding:14px 2px;border-bottom:1px solid var(--line)}
-.rows li:last-child .row{border-color:transparent}
-.row .stars-row{gap:14px}
-.row .text{height:40px;-webkit-line-clamp:2}
 .empty{${ROW};justify-content:center;height:calc(100% - ${HEADER_H + HEADER_GAP}px);color:var(--muted)}
-.badge{${ROW};gap:14px;width:fit-content;max-width:100%;height:${BADGE_H}px;padding:12px 18px 12px 16px;box-shadow:var(--shadow)}
-.score{font-size:36px;line-height:40px;font-weight:700}
-.badge-col{display:flex;flex-direction:column;gap:4px}
-.badge-count{font-size:13px;line-height:18px;color:var(--muted);white-space:nowrap}
-.marks{display:flex;gap:4px}
 .dialog{margin:auto;width:min(560px,calc(100vw - 32px));max-height:80vh;padding:24px;overflow:auto;border:1px solid var(--line);border-radius:16px;background:var(--card);box-shadow:0 24px 60px #0006}
 .dialog::backdrop{background:#020617a0}
 .dialog .card-head{padding-inline-end:40px}
@@ -88,5 +89,27 @@ export const CSS = `
 @container (max-width:420px){.head{gap:8px}.nav{gap:4px}.btn{width:32px;height:32px}.sum{gap:4px}}
 @container (max-width:420px){.title{font-size:15px;line-height:20px}.sum{height:26px;font-size:12px;line-height:13px}.count{white-space:normal;display:-webkit-box;-webkit-line-clamp:2;-webkit-box-orient:vertical}}
 @container (max-width:340px){.sum .stars{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%)}}
+.track{display:flex;gap:${CARD_GAP}px;height:${CARD_H}px;padding:1px;margin:0 -1px;overflow:auto hidden;scroll-snap-type:x mandatory;scroll-behavior:smooth;scrollbar-width:none;overscroll-behavior-x:contain}
+.slide{flex:0 0 calc((100% - (var(--cols) - 1)*${CARD_GAP}px)/var(--cols));min-width:0;scroll-snap-align:start}
 @media (prefers-reduced-motion:reduce){.track{scroll-behavior:auto}}
-`;
+.page{font-size:13px;color:var(--muted);font-variant-numeric:tabular-nums;white-space:nowrap}
+.cells{display:grid;grid-template-columns:repeat(var(--cols),minmax(0,1fr));grid-auto-rows:${CARD_H}px;gap:${CARD_GAP}px}
+.row{display:flex;flex-direction:column;gap:6px;height:${LIST_ROW_H}px;padding:14px 2px;border-bottom:1px solid var(--line)}
+.rows li:last-child .row{border-color:transparent}
+.row .stars-row{gap:14px}
+.row .text{height:40px;-webkit-line-clamp:2}
+`,
+} as const;
+
+export type CssPart = keyof typeof CSS_PARTS;
+
+/** The parts a layout needs, in cascade order (later parts override earlier ones). */
+export function cssPartsOf(layout: string): CssPart[] {
+  return ['base', layout === 'badge' ? 'badge' : 'framed'];
+}
+
+/** One layout's whole stylesheet, as the server inlines it into a rendered widget. */
+export const cssOf = (layout: string): string => cssPartsOf(layout).map((part) => CSS_PARTS[part]).join('');
+
+/** Every rule of every layout. */
+export const CSS = Object.values(CSS_PARTS).join('');

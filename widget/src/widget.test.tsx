@@ -1,13 +1,14 @@
 import { render } from 'preact-render-to-string';
 import { describe, expect, it } from 'vitest';
 import { formatter } from './format.ts';
+import { EN } from './messages.ts';
 import { layoutHeight, layoutRows } from './layout-height.ts';
 import type { PublicReview, PublicWidgetData } from './public-data.ts';
 import { Review } from './review-card.tsx';
 import { Widget, columnsFor } from './widget.tsx';
 
 const NOW = Date.parse('2026-11-21T12:00:00Z');
-const f = formatter('en-US', NOW);
+const f = formatter('en-US', NOW, EN);
 const noop = () => undefined;
 
 const review = (over: Partial<PublicReview> = {}): PublicReview => ({

@@ -26,6 +26,7 @@ import { TrustedProxies } from './middleware/trusted-proxies.ts';
 import { loadWidgetAssets } from './widgets/assets.ts';
 import { loadDashboardAssets } from './dashboard/pages.ts';
 import { RedisSessions } from './dashboard/redis-sessions.ts';
+import { endUploads } from './dashboard/routes/reviews-import.ts';
 
 export interface Service {
   config: Config;
@@ -88,7 +89,11 @@ function closeServer(server: HttpServer | HttpsServer): Promise<void> {
       res.shouldKeepAlive = false;
     });
     const idle = setInterval(() => server.closeIdleConnections(), 50);
-    const force = setTimeout(() => server.closeAllConnections(), DRAIN_MS);
+    const force = setTimeout(() => {
+      server.closeAllConnections();
+      // A long upload's connection left Node's list (reviews-import.ts): ended here.
+      endUploads(server);
+    }, DRAIN_MS);
     force.unref();
     server.close(() => {
       clearTimeout(force);

@@ -78,7 +78,7 @@ test('the widget list opens the builder; layout, theme and accent change the liv
   await expect.poll(async () => (await previewLook(page)).classes).toBe('rv carousel light');
   const scripts = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname));
   expect(scripts).toContain('/widget/loader.js');
-  expect(scripts.some((s) => /^\/widget\/widget-[A-Za-z0-9]+\.js$/.test(s))).toBe(true);
+  expect(scripts.some((s) => /^\/widget\/widget-[a-z]+-[A-Za-z0-9]+\.js$/.test(s)), 'a layout chunk of the widget was loaded').toBe(true);
   expect(await page.evaluate(() => typeof (window as unknown as { ReviewProof?: { render?: unknown } }).ReviewProof?.render)).toBe('function');
 
   await page.getByLabel('Widget name').fill('Shoe page');

@@ -11,7 +11,7 @@ import { errorHandler } from '../middleware/error-handler.ts';
 import { requestId } from '../middleware/request-id.ts';
 import type { Metrics } from '../ops/metrics.ts';
 import type { Store } from '../store/types.ts';
-import { readJson } from './body.ts';
+import { drainBody, readJson } from './body.ts';
 import { importReviews, IMPORT_FORMATS, type ImportFormat } from './import.ts';
 import { enrichStored } from './enrich.ts';
 import { createKey, keyListItem, parseKeyCreate } from './keys.ts';
@@ -153,7 +153,9 @@ export function createAdminApp(deps: AdminDeps): Koa {
     if (!(IMPORT_FORMATS as readonly string[]).includes(format)) {
       throw badRequest(`format must be one of ${IMPORT_FORMATS.join(', ')}`, [{ parameter: 'format', message: 'unknown format' }]);
     }
-    ctx.body = await importReviews(store, org, ctx.req, format as ImportFormat, ctx.state.log as Logger);
+    // A parser that stops early must not destroy the request: the summary saying why has to arrive.
+    ctx.body = await importReviews(store, org, ctx.req.iterator({ destroyOnReturn: false }), format as ImportFormat, ctx.state.log as Logger);
+    await drainBody(ctx.req);
   });
 
   router.post('/orgs/:id/reviews/enrich', async (ctx) => {

@@ -44,7 +44,7 @@ export interface ImportSummary {
 export async function importReviews(
   store: Store,
   org: Organization,
-  source: Readable,
+  source: AsyncIterable<Buffer>,
   format: ImportFormat,
   logger: Logger,
   pool: EnrichPool | null = sharedEnrichPool(),
@@ -90,7 +90,7 @@ export async function importReviews(
     if (summary.rejected.length < MAX_LISTED_REJECTIONS) summary.rejected.push({ line, reason: reason.length > MAX_REASON ? `${reason.slice(0, MAX_REASON)}…` : reason });
   };
 
-  for await (const item of parseRecords(source as AsyncIterable<Buffer>, format)) {
+  for await (const item of parseRecords(source, format)) {
     if (item.error !== undefined) {
       reject(item.line, item.error);
       continue;

@@ -212,6 +212,47 @@ describe('dashboard Reviews: list, import upload, moderation', () => {
     expect(signedOut.status).toBe(403); // no session: the pre-session token is missing too
   });
 
+  it('answers with the summary even when the parser stops early (a JSON object, not an array, with megabytes after it)', async () => {
+    const file = `{"platform":"GOOGLE","externalId":"obj"}${' '.repeat(3 * 1024 * 1024)}\n`;
+    const res = await owner.upload('json', file);
+    expect(res.status).toBe(200);
+    expect(res.body.imported).toBe(0);
+    expect((res.body.rejected as { line: number; reason: string }[])[0]).toMatchObject({ line: 1 });
+    // The connection is still good for the next request.
+    expect((await owner.send('GET', '/dashboard/api/reviews?limit=1')).status).toBe(200);
+  });
+
+  it('takes one upload per organization at a time: a second one meanwhile is 429 with Retry-After', async () => {
+    // A first upload that declares more than it sends: it stays open, waiting for the rest.
+    const slow = request({
+      host: '127.0.0.1',
+      port: t.service.ports.https,
+      path: '/dashboard/api/reviews/import?format=csv',
+      method: 'POST',
+      agent: false,
+      ca: readFileSync(join(t.dataDir, 'tls-cert.pem'), 'utf8'),
+      servername: 'localhost',
+      headers: { cookie: [...owner.cookies].map(([k, v]) => `${k}=${v}`).join('; '), origin: t.service.config.publicUrl, 'x-csrf-token': owner.csrf, 'content-length': String(1024 * 1024) },
+    });
+    slow.on('error', () => undefined);
+    slow.write(`${HEADER}\n`);
+    try {
+      const second = await eventually(
+        () => admin.upload('csv', `${HEADER}\n`),
+        (r) => r.status === 429,
+      );
+      expect([second.status, second.body.error, second.headers['retry-after']]).toEqual([429, 'import_in_progress', '30']);
+    } finally {
+      slow.destroy();
+    }
+    // Once it is gone, uploads are taken again.
+    const after = await eventually(
+      () => admin.upload('csv', `${HEADER}\n`),
+      (r) => r.status === 200,
+    );
+    expect(after.status).toBe(200);
+  });
+
   it('lists with the public API’s filters, order and paging, and refuses bad parameters like it', async () => {
     const all = await member.send('GET', '/dashboard/api/reviews');
     expect(all.status).toBe(200);

@@ -113,7 +113,7 @@ function cacheHeaders(): HeaderSet {
       description: 'Browsers and shared caches may keep it for a short while.',
       required: true,
       schema: { type: 'string', pattern: 'max-age=\\d+' },
-      example: 'public, max-age=60, stale-while-revalidate=600',
+      example: 'public, max-age=60, stale-while-revalidate=60',
     },
     ETag: {
       description: 'Validator of this version of the data; send it back in If-None-Match.',

@@ -31,8 +31,8 @@ export interface WidgetRouteDeps {
   assets: WidgetAssets;
 }
 
-/** Browsers may reuse public data for a minute and serve it stale for ten while revalidating. */
-const PUBLIC_CACHE = 'public, max-age=60, stale-while-revalidate=600';
+/** Browsers may reuse public data for a minute, and once more while revalidating within the next: a hidden review (moderation) is gone from every cache within two minutes. */
+const PUBLIC_CACHE = 'public, max-age=60, stale-while-revalidate=60';
 /**
  * The public endpoint needs no key, so its answer is also kept here for a few
  * seconds per widget version: many visitors cost one statistics query, not one

@@ -11,6 +11,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Collection } from 'mongodb';
+import { StoreUnavailableError } from '../unavailable.ts';
 
 export interface LockDocument {
   _id: string;
@@ -45,7 +46,8 @@ export async function withDocumentLock<T>(
     }
     const held = await locks.findOne({ _id: name });
     if (held && held.expiresAt < Date.now()) await locks.deleteOne({ _id: name, token: held.token });
-    if (Date.now() > deadline) throw new Error(`the store is busy: could not lock ${name} within ${wait / 1000} s`);
+    // A lock held too long is the store not answering in time: 503 with Retry-After, never a 500.
+    if (Date.now() > deadline) throw new StoreUnavailableError('mongodb', { cause: new Error(`the store is busy: could not lock ${name} within ${wait / 1000} s`) });
     await sleep(Math.min(50, 2 + attempt * 2) * (0.5 + Math.random()));
   }
   try {

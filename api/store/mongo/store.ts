@@ -207,11 +207,20 @@ export class MongoStore implements Store {
       const docs = [...unique.values()].map((input) => toDocument({ ...input, id: newId('rev'), orgId, createdAt: stamp, updatedAt: stamp }));
       const result = { imported: 0, updated: 0 };
       for (let i = 0; i < docs.length; i += WRITE_BATCH) {
-        const written = await this.writeReviews(docs.slice(i, i + WRITE_BATCH));
-        result.imported += written.imported;
-        result.updated += written.updated;
-        // After the writes landed: the months they touched, old and new (review-months.ts).
-        await this.reviewMonths.mark(orgId, written.months);
+        const batch = docs.slice(i, i + WRITE_BATCH);
+        let written: (UpsertResult & { months: Set<string> }) | null = null;
+        try {
+          written = await this.writeReviews(batch);
+          result.imported += written.imported;
+          result.updated += written.updated;
+        } finally {
+          // After the writes landed: the months they touched, old and new (review-months.ts). A
+          // batch that failed part-way may have written some: its new months are marked all the
+          // same (best effort: the store may be the thing that failed), so they are recomputed.
+          await this.reviewMonths.mark(orgId, written?.months ?? new Set(batch.map((d) => monthOf(d.date)))).catch((err: unknown) => {
+            if (written) throw err;
+          });
+        }
       }
       return result;
     },

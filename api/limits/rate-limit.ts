@@ -50,6 +50,29 @@ export interface LimitOptions {
  */
 export const MAX_WINDOWS = 100_000;
 
+/** One request's answer from a limiter: admitted or not, and what its headers say. */
+export interface Decision {
+  admitted: boolean;
+  max: number;
+  remaining: number;
+  /** Epoch seconds when the window frees a place. */
+  resetSeconds: number;
+  /** Seconds to wait, when refused. */
+  retryAfter: number;
+}
+
+/** X-RateLimit-* and the IETF draft's RateLimit-Policy / RateLimit fields. */
+export function rateLimitHeaders(max: number, remaining: number, resetSeconds: number, durationMs: number): [string, string][] {
+  const secondsLeft = Math.max(0, resetSeconds - Math.floor(Date.now() / 1000));
+  return [
+    ['X-RateLimit-Limit', String(max)],
+    ['X-RateLimit-Remaining', String(remaining)],
+    ['X-RateLimit-Reset', String(resetSeconds)],
+    ['RateLimit-Policy', `${max};w=${Math.round(durationMs / 1000)}`],
+    ['RateLimit', `limit=${max}, remaining=${remaining}, reset=${secondsLeft}`],
+  ];
+}
+
 /** The in-process insurance limiter's state for one id: a fixed window. */
 interface Window {
   count: number;
@@ -98,6 +121,17 @@ export class Limiter {
   private async inProcess(ctx: Context, max: number, inner: Next): Promise<void> {
     const id = this.options.id(ctx);
     if (id === false) return inner();
+    const decision = this.decideInProcess(id, max);
+    this.setHeaders(ctx, max, decision.remaining, decision.resetSeconds);
+    if (!decision.admitted) {
+      ctx.set('Retry-After', String(decision.retryAfter));
+      return;
+    }
+    await inner();
+  }
+
+  /** The in-process window's answer for `id`, counting the request when admitted. */
+  private decideInProcess(id: string, max: number): Decision {
     const now = Date.now();
     let w = this.windows.get(id);
     if (!w || w.reset <= now) {
@@ -108,14 +142,48 @@ export class Limiter {
       this.windows.set(id, w);
     }
     const resetSeconds = Math.ceil(w.reset / 1000);
-    if (w.count >= max) {
-      this.setHeaders(ctx, max, 0, resetSeconds);
-      ctx.set('Retry-After', String(Math.max(1, Math.ceil((w.reset - now) / 1000))));
-      return;
-    }
+    if (w.count >= max) return { admitted: false, max, remaining: 0, resetSeconds, retryAfter: Math.max(1, Math.ceil((w.reset - now) / 1000)) };
     w.count++;
-    this.setHeaders(ctx, max, max - w.count, resetSeconds);
-    await inner();
+    return { admitted: true, max, remaining: max - w.count, resetSeconds, retryAfter: 0 };
+  }
+
+  /**
+   * The same decision as `run` takes, for a request answered outside Koa (the
+   * public fast path, api/public-path.ts): the same Redis key and script as
+   * koa-ratelimit's driver (through the batching db), or the in-process window
+   * while Redis is away. The request is counted when admitted, as `run` counts it.
+   */
+  async decide(id: string, max: number): Promise<Decision> {
+    const redis = this.options.redis;
+    if (redis?.health.usable) {
+      try {
+        // What async-ratelimiter (koa-ratelimit's Redis driver) sends, under the namespace redisFor gives it.
+        const [left, reset] = await redis.db.ratelimiter(`rl:${this.options.name}:${id}`, Date.now(), this.options.durationMs, max, '0');
+        const resetSeconds = Math.ceil(reset);
+        if (left > 0) return { admitted: true, max, remaining: left - 1, resetSeconds, retryAfter: 0 };
+        return { admitted: false, max, remaining: 0, resetSeconds, retryAfter: Math.max(1, Math.ceil(resetSeconds - Date.now() / 1000)) };
+      } catch (err) {
+        redis.health.markFailed(err);
+      }
+    }
+    return this.decideInProcess(id, max);
+  }
+
+  /**
+   * Finishes in Koa a request whose decision `decide` already took (the fast
+   * path handed it over): the same headers, and the same 429, without counting
+   * it twice.
+   */
+  async runDecided(ctx: Context, decision: Decision, next: Next): Promise<void> {
+    this.setHeaders(ctx, decision.max, decision.remaining, decision.resetSeconds);
+    if (decision.admitted) return next();
+    this.options.onLimited?.(ctx);
+    throw rateLimited(decision.retryAfter, this.options.message);
+  }
+
+  /** The rate-limit header fields of an answer (none when this limiter sends none). */
+  headerFields(decision: Decision): [string, string][] {
+    return this.options.headers ? rateLimitHeaders(decision.max, decision.remaining, decision.resetSeconds, this.options.durationMs) : [];
   }
 
   /** Ids with an in-process window now. */
@@ -181,13 +249,7 @@ export class Limiter {
 
   private setHeaders(ctx: Context, max: number, remaining: number, resetSeconds: number): void {
     if (!this.options.headers) return;
-    const window = Math.round(this.options.durationMs / 1000);
-    const secondsLeft = Math.max(0, resetSeconds - Math.floor(Date.now() / 1000));
-    ctx.set('X-RateLimit-Limit', String(max));
-    ctx.set('X-RateLimit-Remaining', String(remaining));
-    ctx.set('X-RateLimit-Reset', String(resetSeconds));
-    ctx.set('RateLimit-Policy', `${max};w=${window}`);
-    ctx.set('RateLimit', `limit=${max}, remaining=${remaining}, reset=${secondsLeft}`);
+    for (const [name, value] of rateLimitHeaders(max, remaining, resetSeconds, this.options.durationMs)) ctx.set(name, value);
   }
 
   close(): void {

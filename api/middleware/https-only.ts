@@ -10,10 +10,10 @@ import { httpsRequired } from '../errors.ts';
 export const HSTS = 'max-age=63072000; includeSubDomains';
 
 export function httpsOnly() {
-  return async function httpsOnly(ctx: Context, next: Next): Promise<void> {
+  return function httpsOnly(ctx: Context, next: Next): Promise<void> {
     if (ctx.state.https !== true) throw httpsRequired();
     ctx.set('Strict-Transport-Security', HSTS);
     ctx.set('X-Content-Type-Options', 'nosniff');
-    await next();
+    return next();
   };
 }

@@ -8,12 +8,12 @@ import { apiKeyInQuery } from '../errors.ts';
 export const QUERY_KEY_PARAMETERS = new Set(['api_key', 'apikey', 'key', 'token', 'access_token']);
 
 export function queryKeyGuard() {
-  return async function queryKeyGuard(ctx: Context, next: Next): Promise<void> {
+  return function queryKeyGuard(ctx: Context, next: Next): Promise<void> {
     if (ctx.querystring) {
       for (const name of new URLSearchParams(ctx.querystring).keys()) {
         if (QUERY_KEY_PARAMETERS.has(name.toLowerCase())) throw apiKeyInQuery(name);
       }
     }
-    await next();
+    return next();
   };
 }

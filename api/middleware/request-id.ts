@@ -24,13 +24,18 @@ class RequestState {
   }
 }
 
+/** The request's id: a sane incoming X-Request-Id, otherwise a new UUID. */
+export function requestIdFor(incoming: string | undefined): string {
+  // An id carrying our secret prefix (an API key or the admin token pasted by mistake) would land in every log line.
+  return incoming !== undefined && SANE_ID.test(incoming) && !/rvp_/i.test(incoming) ? incoming : randomUUID();
+}
+
 export function requestId(logger: Logger) {
-  return async function requestId(ctx: Context, next: Next): Promise<void> {
-    const incoming = ctx.get('x-request-id');
-    // An id carrying our secret prefix (an API key or the admin token pasted by mistake) would land in every log line.
-    const id = SANE_ID.test(incoming) && !/rvp_/i.test(incoming) ? incoming : randomUUID();
+  // Not async: it has nothing to do after the rest, so it hands back their promise (one layer fewer per request).
+  return function requestId(ctx: Context, next: Next): Promise<void> {
+    const id = requestIdFor(ctx.get('x-request-id'));
     ctx.state = Object.assign(new RequestState(id, logger), ctx.state);
     ctx.set('X-Request-Id', id);
-    await next();
+    return next();
   };
 }

@@ -132,10 +132,10 @@ export function clientView(req: IncomingMessage, proxies: TrustedProxies): Clien
  * `ctx.state.https` to whether the client used HTTPS, for httpsOnly.
  */
 export function resolveClient(proxies: TrustedProxies) {
-  return async function resolveClient(ctx: Context, next: Next): Promise<void> {
+  return function resolveClient(ctx: Context, next: Next): Promise<void> {
     const view = clientView(ctx.req, proxies);
     ctx.request.ip = view.address;
     ctx.state.https = view.https;
-    await next();
+    return next();
   };
 }

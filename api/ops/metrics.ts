@@ -2,21 +2,23 @@
  * Prometheus metrics (prom-client), served on the admin port: requests and
  * latency by route and status, rate-limit rejections, store and Redis latency,
  * and the client's default process metrics. One registry per app instance so
- * that tests running several instances do not collide.
+ * that tests running several instances do not collide. The series observed on
+ * every request are series-metrics.ts's (same exposition, a fraction of the cost).
  */
 import type { Context, Next } from 'koa';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { type HistogramSeries, SeriesCounter, SeriesHistogram } from './series-metrics.ts';
 import type { Store } from '../store/types.ts';
 
 export class Metrics {
   readonly registry = new Registry();
-  readonly requests = new Counter({
+  readonly requests = new SeriesCounter({
     name: 'http_requests_total',
     help: 'HTTP requests answered, by route template, method and status.',
     labelNames: ['route', 'method', 'status'] as const,
     registers: [this.registry],
   });
-  readonly latency = new Histogram({
+  readonly latency = new SeriesHistogram({
     name: 'http_request_duration_seconds',
     help: 'Time to answer an HTTP request, by route template and status.',
     labelNames: ['route', 'status'] as const,
@@ -29,7 +31,7 @@ export class Metrics {
     labelNames: ['limiter'] as const,
     registers: [this.registry],
   });
-  readonly storeLatency = new Histogram({
+  readonly storeLatency = new SeriesHistogram({
     name: 'store_operation_duration_seconds',
     help: 'Store operation latency, by store kind and operation.',
     labelNames: ['store', 'operation'] as const,
@@ -47,18 +49,22 @@ export class Metrics {
     if (defaultMetrics) collectDefaultMetrics({ register: this.registry });
   }
 
+  /** Counts one answer under its route template (never the raw path); `started` is process.hrtime.bigint() at its start. */
+  record(route: string, method: string, status: number, started: bigint): void {
+    const code = String(status);
+    this.requests.inc({ route, method, status: code });
+    this.latency.observe({ route, status: code }, Number(process.hrtime.bigint() - started) / 1e9);
+  }
+
   /** Koa middleware: counts every answer under its route template (never the raw path). */
   middleware() {
-    const { requests, latency } = this;
+    const recorder = this;
     return async function metrics(ctx: Context, next: Next): Promise<void> {
-      const end = process.hrtime.bigint();
+      const started = process.hrtime.bigint();
       try {
         await next();
       } finally {
-        const route = (ctx as Context & { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
-        const status = String(ctx.status);
-        requests.inc({ route, method: ctx.method, status });
-        latency.observe({ route, status }, Number(process.hrtime.bigint() - end) / 1e9);
+        recorder.record((ctx as Context & { _matchedRoute?: string })._matchedRoute ?? 'unmatched', ctx.method, ctx.status, started);
       }
     };
   }
@@ -105,6 +111,6 @@ export class Metrics {
 }
 
 /** A callback that observes, in seconds, the time from `started` (performance.now()) to its call. */
-function observeFrom(child: { observe(seconds: number): void }, started: number): () => void {
+function observeFrom(child: HistogramSeries, started: number): () => void {
   return () => child.observe((performance.now() - started) / 1000);
 }

@@ -13,6 +13,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Context } from 'koa';
+import { assetEncoding } from './public-answers.ts';
 
 export const WIDGET_DIST = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'widget', 'dist');
 
@@ -38,16 +39,9 @@ export function sendAsset(ctx: Context, asset: Asset, type: string): void {
     return;
   }
   ctx.type = type;
-  const accepted = ctx.get('accept-encoding');
-  if (/\bbr\b/.test(accepted)) {
-    ctx.set('Content-Encoding', 'br');
-    ctx.body = asset.brotli;
-  } else if (/\bgzip\b/.test(accepted)) {
-    ctx.set('Content-Encoding', 'gzip');
-    ctx.body = asset.gzip;
-  } else {
-    ctx.body = asset.raw;
-  }
+  const { encoding, bytes } = assetEncoding(asset, ctx.get('accept-encoding'));
+  if (encoding) ctx.set('Content-Encoding', encoding);
+  ctx.body = bytes;
 }
 
 export interface WidgetAssets {

@@ -3,7 +3,6 @@
  * widget data for browsers (no key, CORS, cacheable, limited per address), the
  * static loader and chunks, and the demo page.
  */
-import { createHash } from 'node:crypto';
 import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { buildWidgetJsonLd } from '../../schema/build.ts';
@@ -17,8 +16,9 @@ import { validateQuery } from '../openapi/params.ts';
 import { isRecordId } from '../store/ids.ts';
 import type { Store, Widget } from '../store/types.ts';
 import { sendAsset, type WidgetAssets } from './assets.ts';
+import { assetCacheControl, assetType, type CachedPublic, etagOf, matches, PUBLIC_CACHE, PUBLIC_CORS, PUBLIC_TTL_MS, type PublicWidgetCache } from './public-answers.ts';
 import { demoPage } from './demo-page.ts';
-import { displayedReviews, publicWidgetData, widgetStats } from './public-data.ts';
+import { displayedReviews, widgetStats } from './public-data.ts';
 import { widgetHtml } from './widget-html.tsx';
 
 export interface WidgetRouteDeps {
@@ -26,49 +26,11 @@ export interface WidgetRouteDeps {
   get: RouteMethodRegistrar;
   apiPipeline: Middleware[];
   publicLimit: Middleware;
+  /** The public data's cache, shared with the fast path in front of Koa (api/public-path.ts). */
+  publicCache: PublicWidgetCache;
   store: Store;
   config: Config;
   assets: WidgetAssets;
-}
-
-/** Browsers may reuse public data for a minute, and once more while revalidating within the next: a hidden review (moderation) is gone from every cache within two minutes. */
-const PUBLIC_CACHE = 'public, max-age=60, stale-while-revalidate=60';
-/**
- * The public endpoint needs no key, so its answer is also kept here for a few
- * seconds per widget version: many visitors cost one statistics query, not one
- * each (with MongoDB that is an aggregation). New reviews show within that time.
- */
-const PUBLIC_TTL_MS = 5000;
-const PUBLIC_CACHE_MAX = 10_000;
-
-interface CachedPublic {
-  version: string;
-  body: string;
-  /** The body's UTF-8 bytes, encoded once: every visitor's answer writes them as they are. */
-  bytes: Buffer;
-  etag: string;
-  expires: number;
-}
-
-/**
- * What a widget's public answer depends on, as one string. The embedded store
- * hands out the same frozen widget object until the widget changes, so the
- * string is built once per version rather than on every visitor's request.
- */
-const versions = new WeakMap<Widget, string>();
-
-function widgetVersion(widget: Widget): string {
-  let version = versions.get(widget);
-  if (version === undefined) {
-    version = `${widget.updatedAt}|${widget.layout}|${JSON.stringify(widget.options)}|${JSON.stringify(widget.subject)}`;
-    if (Object.isFrozen(widget)) versions.set(widget, version);
-  }
-  return version;
-}
-
-/** Whether If-None-Match names `etag`: one tag, or a comma-separated list of them. */
-function matches(ifNoneMatch: string, etag: string): boolean {
-  return ifNoneMatch === etag || (ifNoneMatch.includes(',') && ifNoneMatch.split(/\s*,\s*/).includes(etag));
 }
 
 async function findWidget(store: Store, id: string, orgId?: string): Promise<Widget> {
@@ -84,31 +46,9 @@ function noParameters(operation: 'getEmbed' | 'getSchema', ctx: Context): void {
 }
 
 export function registerWidgetRoutes(deps: WidgetRouteDeps): void {
-  const { router, get, apiPipeline, publicLimit, store, config, assets } = deps;
+  const { router, get, apiPipeline, publicLimit, publicCache, store, config, assets } = deps;
   const origin = config.publicUrl;
-  const publicCache = new Map<string, CachedPublic>();
-
-  /** Computations under way, by widget id and version: concurrent misses share one (single-flight). */
-  const computing = new Map<string, Promise<CachedPublic>>();
-
-  const publicBody = (widget: Widget): Promise<CachedPublic> => {
-    const version = widgetVersion(widget);
-    const hit = publicCache.get(widget.id);
-    if (hit && hit.version === version && hit.expires > Date.now()) return Promise.resolve(hit);
-    const flight = `${widget.id}|${version}`;
-    let pending = computing.get(flight);
-    if (!pending) {
-      pending = (async () => {
-        const body = JSON.stringify({ data: await publicWidgetData(store, widget) });
-        const entry = { version, body, bytes: Buffer.from(body, 'utf8'), etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`, expires: Date.now() + PUBLIC_TTL_MS };
-        if (publicCache.size >= PUBLIC_CACHE_MAX) publicCache.clear();
-        publicCache.set(widget.id, entry);
-        return entry;
-      })().finally(() => computing.delete(flight));
-      computing.set(flight, pending);
-    }
-    return pending;
-  };
+  const publicBody = (widget: Widget): Promise<CachedPublic> => publicCache.get(widget);
 
   get('/api/v1/widgets/:id/embed', ...apiPipeline, async function embed(ctx: Context) {
     noParameters('getEmbed', ctx);
@@ -127,10 +67,7 @@ export function registerWidgetRoutes(deps: WidgetRouteDeps): void {
   });
 
   const cors = (ctx: Context): void => {
-    ctx.set('Access-Control-Allow-Origin', '*');
-    ctx.set('Access-Control-Allow-Methods', 'GET, HEAD, OPTIONS');
-    ctx.set('Access-Control-Max-Age', '86400');
-    ctx.set('Cross-Origin-Resource-Policy', 'cross-origin');
+    for (const [name, value] of PUBLIC_CORS) ctx.set(name, value);
   };
 
   router.options('/public/v1/widgets/:id', async function preflight(ctx: Context) {
@@ -139,9 +76,9 @@ export function registerWidgetRoutes(deps: WidgetRouteDeps): void {
     ctx.status = 204;
   });
   // CORS first: a browser must be able to read the 429 too.
-  const publicCors = async function publicCors(ctx: Context, next: () => Promise<unknown>): Promise<void> {
+  const publicCors = function publicCors(ctx: Context, next: () => Promise<unknown>): Promise<unknown> {
     cors(ctx);
-    await next();
+    return next();
   };
   get('/public/v1/widgets/:id', publicCors, publicLimit, async function publicWidget(ctx: Context) {
     if (ctx.querystring) {
@@ -168,6 +105,7 @@ export function registerWidgetRoutes(deps: WidgetRouteDeps): void {
    * language and 5-second window.
    */
   const htmlCache = new Map<string, CachedPublic>();
+  const HTML_CACHE_MAX = 10_000;
   get('/public/v1/widgets/:id/html', publicCors, publicLimit, async function publicWidgetHtml(ctx: Context) {
     const parsed = validateQuery('getPublicWidgetHtml', new URLSearchParams(ctx.querystring));
     if (!parsed.ok) throw invalidParameters(parsed.details, parsed.message);
@@ -178,8 +116,8 @@ export function registerWidgetRoutes(deps: WidgetRouteDeps): void {
     let hit = htmlCache.get(key);
     if (!hit || hit.version !== version || hit.expires <= Date.now()) {
       const body = widgetHtml((JSON.parse(json) as { data: Parameters<typeof widgetHtml>[0] }).data, lang);
-      hit = { version, body, bytes: Buffer.from(body, 'utf8'), etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`, expires: Date.now() + PUBLIC_TTL_MS };
-      if (htmlCache.size >= PUBLIC_CACHE_MAX) htmlCache.clear();
+      hit = { version, body, bytes: Buffer.from(body, 'utf8'), etag: etagOf(body), expires: Date.now() + PUBLIC_TTL_MS };
+      if (htmlCache.size >= HTML_CACHE_MAX) htmlCache.clear();
       htmlCache.set(key, hit);
     }
     ctx.set('ETag', hit.etag);
@@ -196,10 +134,10 @@ export function registerWidgetRoutes(deps: WidgetRouteDeps): void {
   get('/widget/:file', async function widgetFile(ctx: Context) {
     const asset = assets.files.get(ctx.params.file as string);
     if (!asset) throw notFound('Widget file');
-    ctx.set('Cache-Control', asset.immutable ? 'public, max-age=31536000, immutable' : 'public, max-age=300, stale-while-revalidate=86400');
+    ctx.set('Cache-Control', assetCacheControl(asset));
     ctx.set('Cross-Origin-Resource-Policy', 'cross-origin');
     ctx.set('Access-Control-Allow-Origin', '*');
-    sendAsset(ctx, asset, asset.name.endsWith('.json') ? 'application/json; charset=utf-8' : 'application/javascript; charset=utf-8');
+    sendAsset(ctx, asset, assetType(asset));
   });
 
   // The demo exists only on the embedded default: on MongoDB /demo is the router's 404, and

@@ -76,15 +76,22 @@ export class SeriesCounter<L extends string> {
   }
 }
 
-/** One label set's histogram: counts per bucket (not cumulative), sum and count. */
+/**
+ * One label set's histogram: counts per bucket (not cumulative), sum and count.
+ * A caller may keep it; after the histogram's reset() it starts from zero and
+ * is exposed again from its next observation, as prom-client's series are.
+ */
 export class HistogramSeries {
   readonly counts: Float64Array;
   sum = 0;
   count = 0;
+  /** False after a reset, until the next observation puts it back. */
+  listed = true;
 
   constructor(
     readonly labels: Labels,
     private readonly bounds: readonly number[],
+    private readonly relist: (series: HistogramSeries) => void,
   ) {
     this.counts = new Float64Array(bounds.length);
   }
@@ -96,6 +103,14 @@ export class HistogramSeries {
     if (i < bounds.length) this.counts[i]!++;
     this.sum += value;
     this.count++;
+    if (!this.listed) this.relist(this);
+  }
+
+  clear(): void {
+    this.counts.fill(0);
+    this.sum = 0;
+    this.count = 0;
+    this.listed = false;
   }
 }
 
@@ -106,7 +121,7 @@ export class SeriesHistogram<L extends string> {
   readonly help: string;
   private readonly labelNames: readonly L[];
   private readonly bounds: readonly number[];
-  private series = new Map<string, HistogramSeries>();
+  private readonly series = new Map<string, HistogramSeries>();
 
   constructor(options: Options<L> & { buckets: readonly number[] }) {
     this.name = options.name;
@@ -121,7 +136,10 @@ export class SeriesHistogram<L extends string> {
     const key = keyOf(this.labelNames, labels);
     let found = this.series.get(key);
     if (!found) {
-      found = new HistogramSeries({ ...labels }, this.bounds);
+      found = new HistogramSeries({ ...labels }, this.bounds, (series) => {
+        series.listed = true;
+        this.series.set(key, series);
+      });
       this.series.set(key, found);
     }
     return found;
@@ -147,6 +165,7 @@ export class SeriesHistogram<L extends string> {
   }
 
   reset(): void {
-    this.series = new Map();
+    for (const s of this.series.values()) s.clear();
+    this.series.clear();
   }
 }

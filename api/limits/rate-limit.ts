@@ -244,7 +244,8 @@ export class Limiter {
     if (!this.options.headers) return;
     const reset = Math.ceil(Number(ctx.response.get('X-RateLimit-Reset')) || Date.now() / 1000 + this.options.durationMs / 1000);
     const remaining = Math.max(0, Number(ctx.response.get('X-RateLimit-Remaining')) || 0);
-    this.setHeaders(ctx, max, remaining, reset);
+    // koa-ratelimit has set the X-RateLimit-* fields already, as integers: only what differs is set again.
+    for (const [name, value] of rateLimitHeaders(max, remaining, reset, this.options.durationMs)) if (ctx.response.get(name) !== value) ctx.set(name, value);
   }
 
   private setHeaders(ctx: Context, max: number, remaining: number, resetSeconds: number): void {

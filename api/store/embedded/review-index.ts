@@ -112,7 +112,8 @@ function canonicalDate(value: string): string {
 function boundKey(date: Date): string {
   if (Number.isNaN(date.getTime())) throw new RangeError('invalid date bound');
   const iso = date.toISOString();
-  if (CANONICAL_DATE.test(iso)) return iso;
+  // toISOString writes years 0-9999 in this 24-character form, others with a sign and six digits.
+  if (iso.length === 24) return iso;
   // Before year 0 every review is after the bound; after 9999 none is.
   return iso.startsWith('-') ? '' : '9999-12-31T23:59:59.999Z';
 }
@@ -344,6 +345,10 @@ class OrgReviews {
   pending: Review[] = [];
   /** Records replaced since the last flush (in the lists or in `pending`). */
   readonly removed = new Set<Review>();
+  /** Bumped by every write: what a cached answer was computed from. */
+  generation = 0;
+  /** Statistics without their time windows, by the platforms asked for, valid while `generation` stands. */
+  readonly statsCache = new Map<string, CachedStats>();
 
   platform(id: string): PlatformState {
     let state = this.platforms.get(id);
@@ -371,6 +376,7 @@ class OrgReviews {
     const key = naturalKey(record.platform, record.externalId);
     const old = this.byKey.get(key);
     if (old === record) return;
+    this.generation++;
     const state = this.platform(record.platform);
     if (old) {
       state.add(old, -1);
@@ -588,34 +594,36 @@ export class ReviewIndex {
     return { total, items };
   }
 
+  /**
+   * The statistics of an organization (or of some of its platforms): the
+   * maintained aggregates, kept finished per platform selection until the next
+   * write (the generation), plus the two time windows, counted for every call
+   * (they end at `now`, to the millisecond).
+   */
   stats(q: StatsQuery): ReviewStats {
     const org = this.orgs.get(q.orgId);
-    const raw: RawStats = emptyRawStats();
-    if (!org) return finishStats(raw);
-    const chosen =
-      q.platforms === undefined
-        ? [...org.platforms.entries()]
-        : [...new Set(q.platforms)].flatMap((id) => {
-            const state = org.platforms.get(id);
-            return state ? [[id, state] as const] : [];
-          });
-    for (const [platform, state] of chosen) {
-      const a = state.agg;
-      if (a.count === 0) continue;
-      raw.totalReviews += a.count;
-      raw.ratedCount += a.ratedCount;
-      raw.ratingSum += a.ratingSum;
-      raw.sentimentCount += a.sentimentCount;
-      raw.sentimentSum += a.sentimentSum;
-      raw.unratedCount += a.ratingCounts[0]!;
-      for (let s = 1; s <= 5; s++) raw.starCounts[s - 1] = (raw.starCounts[s - 1] ?? 0) + a.ratingCounts[s]!;
-      raw.platforms.push({ platform, count: a.count, ratedCount: a.ratedCount, ratingSum: a.ratingSum });
-    }
+    if (!org) return finishStats(emptyRawStats());
     org.flush();
-    const lists = q.platforms === undefined ? [org.main.all] : chosen.flatMap(([id]) => org.main.platforms.get(id)?.list ?? []);
-    raw.last30Days = countWithin(lists, q.now, 30);
-    raw.last7Days = countWithin(lists, q.now, 7);
-    return finishStats(raw);
+    // All platforms, or the ones named (none named is its own selection: nothing).
+    const selection = q.platforms === undefined ? '*' : `=${q.platforms.join('\u0000')}`;
+    let cached = org.statsCache.get(selection);
+    if (!cached || cached.generation !== org.generation) {
+      cached = aggregateStats(org, q.platforms);
+      // A few platform selections per organization (its widgets'); more would be another caller's loop.
+      if (org.statsCache.size >= 64) org.statsCache.clear();
+      org.statsCache.set(selection, cached);
+    }
+    const { finished, lists } = cached;
+    const nowKey = boundKey(q.now);
+    return {
+      totalReviews: finished.totalReviews,
+      averageRating: finished.averageRating,
+      averageSentiment: finished.averageSentiment,
+      last30Days: countWithin(lists, q.now, nowKey, 30),
+      last7Days: countWithin(lists, q.now, nowKey, 7),
+      platforms: finished.platforms,
+      ratingDistribution: finished.ratingDistribution,
+    };
   }
 
   /**
@@ -670,12 +678,48 @@ export class ReviewIndex {
   }
 }
 
-/** Reviews of the lists dated within the last `days` days before `now` (binary searches, no scan). */
-function countWithin(lists: readonly SortedList[], now: Date, days: number): number {
-  const { from, to } = dayWindow(now, days);
-  const fromKey = boundKey(from);
-  const toKey = boundKey(to);
+/** Reviews of the lists dated within the last `days` days before `now` (binary searches, no scan); `nowKey` is boundKey(now). */
+function countWithin(lists: readonly SortedList[], now: Date, nowKey: string, days: number): number {
+  const fromKey = boundKey(dayWindow(now, days).from);
   let n = 0;
-  for (const list of lists) n += list.countAfter(fromKey) - list.countAfter(toKey);
+  for (const list of lists) n += list.countAfter(fromKey) - list.countAfter(nowKey);
   return n;
+}
+
+/** What stats() keeps per platform selection: the finished aggregates (frozen, shared by every answer) and the lists the windows count. */
+interface CachedStats {
+  generation: number;
+  finished: ReviewStats;
+  lists: SortedList[];
+}
+
+/** The organization's maintained aggregates over the chosen platforms (all when none are named), finished, without the windows. */
+function aggregateStats(org: OrgReviews, platforms: readonly string[] | undefined): CachedStats {
+  const raw: RawStats = emptyRawStats();
+  const chosen =
+    platforms === undefined
+      ? [...org.platforms.entries()]
+      : [...new Set(platforms)].flatMap((id) => {
+          const state = org.platforms.get(id);
+          return state ? [[id, state] as const] : [];
+        });
+  for (const [platform, state] of chosen) {
+    const a = state.agg;
+    if (a.count === 0) continue;
+    raw.totalReviews += a.count;
+    raw.ratedCount += a.ratedCount;
+    raw.ratingSum += a.ratingSum;
+    raw.sentimentCount += a.sentimentCount;
+    raw.sentimentSum += a.sentimentSum;
+    raw.unratedCount += a.ratingCounts[0]!;
+    for (let s = 1; s <= 5; s++) raw.starCounts[s - 1] = (raw.starCounts[s - 1] ?? 0) + a.ratingCounts[s]!;
+    raw.platforms.push({ platform, count: a.count, ratedCount: a.ratedCount, ratingSum: a.ratingSum });
+  }
+  const finished = finishStats(raw);
+  for (const p of finished.platforms) Object.freeze(p);
+  for (const r of finished.ratingDistribution) Object.freeze(r);
+  Object.freeze(finished.platforms);
+  Object.freeze(finished.ratingDistribution);
+  const lists = platforms === undefined ? [org.main.all] : chosen.flatMap(([id]) => org.main.platforms.get(id)?.list ?? []);
+  return { generation: org.generation, finished: Object.freeze(finished), lists };
 }

@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import type { AuthState } from '../auth/authenticate.ts';
 import { invalidParameters } from '../errors.ts';
 import { validateQuery } from '../openapi/params.ts';
-import type { Review, Store } from '../store/types.ts';
+import type { Review, ReviewStats, Store } from '../store/types.ts';
 
 /** The 15 fields of the spec's Review, in the spec's order: nothing internal leaves. */
 export function publicReview(r: Review) {
@@ -77,11 +77,38 @@ export function listReviews(store: Store) {
   };
 }
 
+/**
+ * The JSON of a Statistics object's arrays, kept per array: the embedded store
+ * hands out the same frozen arrays until the organization's next write, so
+ * they are encoded once rather than on every request.
+ */
+const encodedArrays = new WeakMap<object, string>();
+
+function arraysJson(stats: ReviewStats): string {
+  let json = encodedArrays.get(stats.platforms);
+  if (json === undefined || encodedArrays.get(stats.ratingDistribution) !== json) {
+    json = `"platforms":${JSON.stringify(stats.platforms)},"ratingDistribution":${JSON.stringify(stats.ratingDistribution)}`;
+    if (Object.isFrozen(stats.platforms) && Object.isFrozen(stats.ratingDistribution)) {
+      encodedArrays.set(stats.platforms, json);
+      encodedArrays.set(stats.ratingDistribution, json);
+    }
+  }
+  return json;
+}
+
+/** `{"data": stats}` as JSON.stringify writes it (same fields, same order), the arrays encoded once per version. */
+export function statsBody(stats: ReviewStats): string {
+  const { totalReviews, averageRating, averageSentiment, last30Days, last7Days } = stats;
+  return `{"data":{"totalReviews":${JSON.stringify(totalReviews)},"averageRating":${JSON.stringify(averageRating)},"averageSentiment":${JSON.stringify(averageSentiment)},"last30Days":${JSON.stringify(last30Days)},"last7Days":${JSON.stringify(last7Days)},${arraysJson(stats)}}}`;
+}
+
 export function reviewStats(store: Store) {
   return async function reviewStats(ctx: Context): Promise<void> {
     const parsed = validateQuery('getStats', new URLSearchParams(ctx.querystring));
     if (!parsed.ok) throw invalidParameters(parsed.details, parsed.message);
     const { org } = ctx.state.auth as AuthState;
-    ctx.body = { data: await store.reviews.stats({ orgId: org.id, now: new Date() }) };
+    const stats = await store.reviews.stats({ orgId: org.id, now: new Date() });
+    ctx.type = 'application/json; charset=utf-8';
+    ctx.body = statsBody(stats);
   };
 }

@@ -6,8 +6,10 @@
  *
  * Keys and organizations are read from the store on every request (no cache),
  * so revocation and plan changes take effect on the very next request on every
- * instance. The key is read once more after the handler: a key revoked while
- * its request was in flight gets 401 instead of the answer.
+ * instance. After the handler the key is checked once more: a key revoked while
+ * its request was in flight gets 401 instead of the answer. A store that sees
+ * every key change (the embedded one) says whether any key changed meanwhile
+ * (keys.changes); otherwise the key is read again.
  */
 import type { Context, Next } from 'koa';
 import { forbiddenPlan, unauthorized } from '../errors.ts';
@@ -46,9 +48,12 @@ export function authenticate(deps: { store: Store; lastUsed: LastUsedTracker; au
 
     ctx.state.auth = { key, org } satisfies AuthState;
     lastUsed.touch(key.id, key.lastUsedAt);
+    const changes = store.keys.changes?.();
     await next();
 
-    const current = await store.keys.get(key.id);
+    // No key created or revoked meanwhile (a store that sees every change): the key read above still
+    // stands, only its expiry can have come. Otherwise it is read again.
+    const current = changes !== undefined && store.keys.changes!() === changes ? key : await store.keys.get(key.id);
     if (!current || keyState(current) !== 'active') {
       ctx.state.log?.info({ keyId: key.id }, 'key revoked or expired during the request');
       throw unauthorized();

@@ -209,11 +209,11 @@ export class Limiter {
     const health = this.options.redis?.health;
     if (redis && health?.usable) {
       try {
-        // Inline callbacks here and below: this runs on every request, and a named closure costs more under tsx.
-        await redis(ctx, async () => {
+        // Inline callbacks here and below, not async themselves (no promise of their own): this runs on every request.
+        await redis(ctx, () => {
           admitted = true;
           this.normalizeRedisHeaders(ctx, max);
-          await next();
+          return next();
         });
         if (!admitted) this.normalizeRedisHeaders(ctx, max);
       } catch (err) {

@@ -77,7 +77,7 @@ export class Metrics {
       return new Proxy(part, {
         get(target, prop, receiver) {
           const value = Reflect.get(target, prop, receiver) as unknown;
-          if (typeof value !== 'function') return value;
+          if (typeof value !== 'function' || UNTIMED.has(prop)) return value;
           let fn = wrapped.get(prop);
           if (!fn) {
             const labels = { store: store.kind, operation: `${name}.${String(prop)}` };
@@ -109,6 +109,9 @@ export class Metrics {
     };
   }
 }
+
+/** Store methods that only read a counter in memory: not store operations to time. */
+const UNTIMED = new Set<PropertyKey>(['changes']);
 
 /** A callback that observes, in seconds, the time from `started` (performance.now()) to its call. */
 function observeFrom(child: HistogramSeries, started: number): () => void {

@@ -236,6 +236,13 @@ export interface KeyStore {
   revoke(id: string, at: Date): Promise<ApiKeyRecord | null>;
   /** Audit only: callers throttle it; it is never on a response's critical path. */
   touch(id: string, at: Date): Promise<void>;
+  /**
+   * A number that changes whenever any key is created or revoked, for a store
+   * that alone sees every change (the embedded store: one writer process).
+   * Absent where another process may revoke a key (MongoDB): callers read the
+   * key again instead.
+   */
+  changes?(): number;
 }
 
 /**

@@ -101,6 +101,8 @@ export class EmbeddedStore implements Store {
   private readonly orgMap = new Map<string, Organization>();
   private readonly keyMap = new Map<string, ApiKeyRecord>();
   private readonly keyByHash = new Map<string, string>();
+  /** Key records created or revoked so far (keys.changes()). */
+  private keyChanges = 0;
   private readonly widgetMap = new Map<string, Widget>();
   private readonly index = new ReviewIndex();
   /** Hidden reviews by organization, then review id. */
@@ -240,6 +242,7 @@ export class EmbeddedStore implements Store {
       case 'key':
         this.keyMap.set(entry.v.id, entry.v);
         this.keyByHash.set(entry.v.hash, entry.v.id);
+        this.keyChanges++;
         break;
       case 'widget':
         this.widgetMap.set(entry.v.id, entry.v);
@@ -310,6 +313,7 @@ export class EmbeddedStore implements Store {
       }),
     touch: (id, at) =>
       this.commit((d) => ({ entries: this.key(d, id) ? [{ t: 'used', id, at: at.toISOString() }] : [], result: undefined })),
+    changes: () => this.keyChanges,
   };
 
   readonly widgets: WidgetStore = {

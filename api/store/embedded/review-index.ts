@@ -614,13 +614,13 @@ export class ReviewIndex {
       org.statsCache.set(selection, cached);
     }
     const { finished, lists } = cached;
-    const nowKey = boundKey(q.now);
+    const keys = windowKeys(q.now);
     return {
       totalReviews: finished.totalReviews,
       averageRating: finished.averageRating,
       averageSentiment: finished.averageSentiment,
-      last30Days: countWithin(lists, q.now, nowKey, 30),
-      last7Days: countWithin(lists, q.now, nowKey, 7),
+      last30Days: countWithin(lists, keys.from30, keys.now),
+      last7Days: countWithin(lists, keys.from7, keys.now),
       platforms: finished.platforms,
       ratingDistribution: finished.ratingDistribution,
     };
@@ -678,12 +678,26 @@ export class ReviewIndex {
   }
 }
 
-/** Reviews of the lists dated within the last `days` days before `now` (binary searches, no scan); `nowKey` is boundKey(now). */
-function countWithin(lists: readonly SortedList[], now: Date, nowKey: string, days: number): number {
-  const fromKey = boundKey(dayWindow(now, days).from);
+/** Reviews of the lists dated in (fromKey, toKey] (binary searches, no scan). */
+function countWithin(lists: readonly SortedList[], fromKey: string, toKey: string): number {
   let n = 0;
-  for (const list of lists) n += list.countAfter(fromKey) - list.countAfter(nowKey);
+  for (const list of lists) n += list.countAfter(fromKey) - list.countAfter(toKey);
   return n;
+}
+
+/**
+ * The bounds of the statistics' windows for `now`: the last 30 and 7 days end
+ * at now. Requests answered in the same millisecond share them (the ISO
+ * strings cost more than the counting), so the last ones are kept.
+ */
+let lastWindows = { ms: Number.NaN, now: '', from30: '', from7: '' };
+
+function windowKeys(now: Date): { now: string; from30: string; from7: string } {
+  const ms = now.getTime();
+  if (ms !== lastWindows.ms) {
+    lastWindows = { ms, now: boundKey(now), from30: boundKey(dayWindow(now, 30).from), from7: boundKey(dayWindow(now, 7).from) };
+  }
+  return lastWindows;
 }
 
 /** What stats() keeps per platform selection: the finished aggregates (frozen, shared by every answer) and the lists the windows count. */

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { fillDataFolder } from './fill.ts';
-import { admin, flag, findRedisServer, ROOT, startRedis, startServer } from './support.ts';
+import { admin, flag, findRedisServer, httpsGet, ROOT, startRedis, startServer } from './support.ts';
 
 const REVIEWS = flag('reviews', 100_000);
 const REQUESTS = flag('requests', 20_000);
@@ -55,6 +55,40 @@ function topSelf(profile: CpuProfile, from: number, to: number): string[] {
     .concat(`  (${busy} busy samples)`);
 }
 
+/** Which part of the stack a sampled function belongs to. */
+function component(frame: ProfileNode['callFrame']): string | null {
+  const { functionName, url } = frame;
+  if (functionName === '(idle)') return null;
+  if (functionName === '(garbage collector)') return 'garbage collection';
+  if (functionName === '(program)') return 'V8 (program)';
+  if (/node_modules\/(koa-ratelimit|async-ratelimiter|ioredis|redis-parser|denque|cluster-key-slot|standard-as-callback)\//.test(url)) return 'Redis client + koa-ratelimit';
+  if (/node_modules\/(koa|@koa\/router|koa-compose|delegates|on-finished|ee-first|statuses|http-errors|cookies|content-type|type-is|mime-types|mime-db|accepts|vary|encodeurl|escape-html|fresh|only|negotiator|destroy|content-disposition|depd|path-to-regexp)\//.test(url)) return 'Koa + @koa/router';
+  if (/node_modules\/prom-client\//.test(url)) return 'prom-client';
+  if (/node_modules\/pino/.test(url)) return 'pino';
+  if (/\/dist\/api\//.test(url)) return 'the service (dist/api)';
+  if (url.startsWith('node:') || url === '') return 'Node (HTTP, TLS, streams) and natives';
+  return 'other packages';
+}
+
+/** CPU µs per request of the main thread by component, over the samples between `from` and `to`. */
+function byComponent(profile: CpuProfile, from: number, to: number, requests: number): string[] {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const micros = new Map<string, number>();
+  let t = profile.startTime;
+  profile.samples.forEach((id, i) => {
+    const delta = profile.timeDeltas[i]!;
+    t += delta;
+    if (t < from || t > to) return;
+    const name = component(byId.get(id)!.callFrame);
+    if (name !== null) micros.set(name, (micros.get(name) ?? 0) + delta);
+  });
+  const total = [...micros.values()].reduce((a, b) => a + b, 0);
+  return [...micros.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .map(([name, us]) => `  ${(us / requests).toFixed(1).padStart(6)} µs  ${name}`)
+    .concat(`  ${(total / requests).toFixed(1).padStart(6)} µs  main thread in all (sampled; the benchmark's CPU figure adds the other threads)`);
+}
+
 async function main(): Promise<void> {
   findRedisServer();
   const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
@@ -67,16 +101,20 @@ async function main(): Promise<void> {
     const probe = await startServer(env);
     const key = (await admin(probe, 'POST', '/admin/keys', { orgId, name: 'profile' })).key as string;
     const widget = await admin(probe, 'POST', '/admin/widgets', { orgId, name: 'Profile widget' });
-    await probe.stop();
-    const manifest = JSON.parse(readFileSync(join(ROOT, 'widget', 'dist', 'manifest.json'), 'utf8')) as { loader: string; bundle: string };
     const browser = { 'accept-encoding': 'gzip, deflate, br', origin: 'https://shop.example' };
+    // The data folder is the same for every server below, so is the widget data's ETag.
+    const etag = (await httpsGet(`${probe.baseUrl}/public/v1/widgets/${widget.id as string}`, probe.ca, browser)).headers.etag as string;
+    await probe.stop();
+    const manifest = JSON.parse(readFileSync(join(ROOT, 'widget', 'dist', 'manifest.json'), 'utf8')) as { loader: string; layouts: Record<string, string> };
     const auth = { authorization: `Bearer ${key}` };
     const targets: Record<string, { path: string; headers: Record<string, string>; visitors?: boolean }> = {
       'first page': { path: '/api/v1/reviews', headers: auth },
       'filtered deep page': { path: '/api/v1/reviews?platform=google&minRating=4&offset=2000', headers: auth },
       stats: { path: '/api/v1/reviews/stats', headers: auth },
       'widget data': { path: `/public/v1/widgets/${widget.id as string}`, headers: browser, visitors: true },
+      'widget data, 304': { path: `/public/v1/widgets/${widget.id as string}`, headers: { ...browser, 'if-none-match': etag }, visitors: true },
       'loader.js': { path: `/widget/${manifest.loader}`, headers: browser, visitors: true },
+      'hashed bundle': { path: `/widget/${manifest.layouts.carousel!}`, headers: browser, visitors: true },
     };
     let visitor = 0;
     for (const [name, { path, headers, visitors }] of Object.entries(targets)) {
@@ -106,7 +144,8 @@ async function main(): Promise<void> {
       const file = readdirSync(profileDir).find((f) => f.startsWith(name.replace(/\W+/g, '-')));
       if (!file) throw new Error(`no profile written for ${name}`);
       const profile = JSON.parse(readFileSync(join(profileDir, file), 'utf8')) as CpuProfile;
-      process.stdout.write(`\n${name} (${path}): ${r.requests.total} requests, ${r.non2xx} non-2xx; self time, share of busy samples:\n${topSelf(profile, from, to).join('\n')}\n`);
+      process.stdout.write(`\n${name} (${path}): ${r.requests.total} requests (${Object.entries(r.statusCodeStats ?? {}).map(([code, { count }]) => `${count} × ${code}`).join(', ')}); self time, share of busy samples:\n${topSelf(profile, from, to).join('\n')}\n`);
+      process.stdout.write(`by component, main-thread CPU per request:\n${byComponent(profile, from, to, r.requests.total).join('\n')}\n`);
     }
     process.stdout.write(`\nProfiles: ${profileDir}\n`);
   } finally {

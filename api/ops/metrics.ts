@@ -111,7 +111,7 @@ export class Metrics {
 }
 
 /** Store methods that only read a counter in memory: not store operations to time. */
-const UNTIMED = new Set<PropertyKey>(['changes']);
+const UNTIMED = new Set<PropertyKey>(['changes', 'generation']);
 
 /** A callback that observes, in seconds, the time from `started` (performance.now()) to its call. */
 function observeFrom(child: HistogramSeries, started: number): () => void {

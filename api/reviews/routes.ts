@@ -3,6 +3,7 @@ import type { Context } from 'koa';
 import type { AuthState } from '../auth/authenticate.ts';
 import { invalidParameters } from '../errors.ts';
 import { validateQuery } from '../openapi/params.ts';
+import { PageCache } from './page-cache.ts';
 import type { Review, ReviewStats, Store } from '../store/types.ts';
 
 /** The 15 fields of the spec's Review, in the spec's order: nothing internal leaves. */
@@ -57,10 +58,20 @@ export function listBody(items: readonly Review[], pagination: { total: number; 
 }
 
 export function listReviews(store: Store) {
+  const cache = new PageCache();
   return async function listReviews(ctx: Context): Promise<void> {
     const parsed = validateQuery('listReviews', new URLSearchParams(ctx.querystring));
     if (!parsed.ok) throw invalidParameters(parsed.details, parsed.message);
     const { org } = ctx.state.auth as AuthState;
+    // Unchanged reviews since this page was last answered (the embedded store says so): the same bytes.
+    const generation = store.reviews.generation?.(org.id);
+    const key = generation === undefined ? null : PageCache.key(org.id, generation, ctx.querystring);
+    const kept = key === null ? undefined : cache.get(key);
+    ctx.type = 'application/json; charset=utf-8';
+    if (kept) {
+      ctx.body = kept;
+      return;
+    }
     const { limit, offset, platform, minRating, maxRating, since, language } = parsed.value;
     const page = await store.reviews.list({
       orgId: org.id,
@@ -72,8 +83,10 @@ export function listReviews(store: Store) {
       limit,
       offset,
     });
-    ctx.type = 'application/json; charset=utf-8';
-    ctx.body = listBody(page.items, { total: page.total, limit, offset, hasMore: offset + page.items.length < page.total });
+    const body = listBody(page.items, { total: page.total, limit, offset, hasMore: offset + page.items.length < page.total });
+    // Kept only if nothing was written while the page was read.
+    if (key !== null && store.reviews.generation!(org.id) === generation) cache.set(key, body);
+    ctx.body = body;
   };
 }
 

@@ -287,6 +287,13 @@ export interface ReviewStore {
    * aggregates, never by reading every review.
    */
   monthly(query: MonthlyQuery): Promise<MonthlyCount[]>;
+  /**
+   * A number that changes whenever the organization's reviews change, for a
+   * store that alone sees every change (the embedded store: one writer
+   * process), so that callers may keep answers computed from them until it
+   * moves. Absent where another process may write (MongoDB).
+   */
+  generation?(orgId: string): number;
 }
 
 /** Why an Owner or Admin hid a review (CONTRACT §7). */

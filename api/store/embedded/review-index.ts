@@ -635,6 +635,11 @@ export class ReviewIndex {
     for (const org of this.orgs.values()) org.flush();
   }
 
+  /** Bumped by every write to the organization's reviews (0 before the first). */
+  generation(orgId: string): number {
+    return this.orgs.get(orgId)?.generation ?? 0;
+  }
+
   count(orgId: string): number {
     return this.orgs.get(orgId)?.byKey.size ?? 0;
   }

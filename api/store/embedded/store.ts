@@ -337,6 +337,7 @@ export class EmbeddedStore implements Store {
     count: async (orgId: string) => this.index.count(orgId),
     get: async (orgId: string, id: string) => this.index.get(orgId, id),
     monthly: async (query) => this.index.monthly(query),
+    generation: (orgId: string) => this.index.generation(orgId),
     // In a round of its own: its plan resolves ids against the committed index.
     upsert: (orgId: string, inputs: ReviewInput[], now: Date): Promise<UpsertResult> =>
       this.commit(() => {

@@ -31,7 +31,7 @@ import type { Metrics } from './ops/metrics.ts';
 import { isRecordId } from './store/ids.ts';
 import type { Store } from './store/types.ts';
 import type { Asset, WidgetAssets } from './widgets/assets.ts';
-import { assetCacheControl, assetEncoding, assetType, matches, PUBLIC_CACHE, PUBLIC_CORS, type PublicWidgetCache } from './widgets/public-answers.ts';
+import { assetCacheControl, assetEncoding, assetType, type CachedPublic, matches, PUBLIC_CACHE, PUBLIC_CORS, type PublicWidgetCache } from './widgets/public-answers.ts';
 
 export interface PublicPathDeps {
   store: Store;
@@ -97,29 +97,29 @@ export function publicPath(deps: PublicPathDeps, koa: RequestListener): RequestL
 
   const widgetData = async (req: IncomingMessage, res: ServerResponse, id: string, address: string, started: bigint): Promise<void> => {
     let decision: Decision | undefined;
+    let cached: CachedPublic | null = null;
     try {
       decision = await publicLimiter.decide(addressKey(address), publicLimit);
       const widget = decision.admitted ? await store.widgets.get(id) : null;
-      const cached = widget && (publicCache.fresh(widget) ?? (await publicCache.get(widget)));
-      if (!decision.admitted || !cached) {
-        // A refusal or an unknown widget: Koa renders the error envelope, with this decision.
-        handedOver.set(req, decision);
-        return koa(req, res);
-      }
-      const requestId = requestIdFor(header(req, 'x-request-id'));
-      const fields: Fields = ['X-Request-Id', requestId];
-      push(fields, SECURITY);
-      push(fields, PUBLIC_CORS);
-      push(fields, publicLimiter.headerFields(decision));
-      fields.push('ETag', cached.etag, 'Cache-Control', PUBLIC_CACHE, 'Vary', 'Accept-Encoding');
-      if (matches(header(req, 'if-none-match'), cached.etag)) return answer(req, res, DATA_ROUTE, started, requestId, 304, fields, null);
-      fields.push('Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(cached.bytes.length));
-      answer(req, res, DATA_ROUTE, started, requestId, 200, fields, cached.bytes);
+      cached = widget && (publicCache.fresh(widget) ?? (await publicCache.get(widget)));
     } catch {
       // A store or limiter failure: Koa answers (and logs) it as it answers any other.
-      if (decision) handedOver.set(req, decision);
-      if (!res.headersSent) koa(req, res);
+      cached = null;
     }
+    if (!decision?.admitted || !cached) {
+      // A refusal, an unknown widget or a failure: Koa renders the error envelope, with the decision taken.
+      if (decision) handedOver.set(req, decision);
+      return koa(req, res);
+    }
+    const requestId = requestIdFor(header(req, 'x-request-id'));
+    const fields: Fields = ['X-Request-Id', requestId];
+    push(fields, SECURITY);
+    push(fields, PUBLIC_CORS);
+    push(fields, publicLimiter.headerFields(decision));
+    fields.push('ETag', cached.etag, 'Cache-Control', PUBLIC_CACHE, 'Vary', 'Accept-Encoding');
+    if (matches(header(req, 'if-none-match'), cached.etag)) return answer(req, res, DATA_ROUTE, started, requestId, 304, fields, null);
+    fields.push('Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(cached.bytes.length));
+    answer(req, res, DATA_ROUTE, started, requestId, 200, fields, cached.bytes);
   };
 
   return function publicPath(req: IncomingMessage, res: ServerResponse): void {
@@ -142,7 +142,12 @@ export function publicPath(deps: PublicPathDeps, koa: RequestListener): RequestL
       const started = process.hrtime.bigint();
       const view = clientView(req, proxies);
       if (!view.https) return koa(req, res);
-      void widgetData(req, res, id, view.address, started);
+      widgetData(req, res, id, view.address, started).catch((err: unknown) => {
+        // Writing the answer failed (nothing above is expected to throw): never an unhandled rejection.
+        logger.error({ err }, 'public path: could not answer');
+        if (!res.headersSent) koa(req, res);
+        else res.destroy();
+      });
       return;
     }
     koa(req, res);

@@ -14,7 +14,7 @@
  *
  *   npx tsx widget/build.ts       prints sizes, exits 1 when a budget is exceeded
  */
-import { build, type Metafile } from 'esbuild';
+import { build, transformSync, type Metafile } from 'esbuild';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
@@ -103,7 +103,10 @@ const common = {
 
 /** esbuild's options for the layouts' chunks (also used by widget/weigh.ts). */
 export function chunkBuildOptions(outDir: string, minify = true) {
-  const css = Object.fromEntries(Object.entries(CSS_PARTS).map(([part, text]) => [`__RV_CSS_${part.toUpperCase()}__`, JSON.stringify(text)]));
+  // Minified for the browsers of TARGET (the server inlines the same rules as written: cssOf()).
+  const css = Object.fromEntries(
+    Object.entries(CSS_PARTS).map(([part, text]) => [`__RV_CSS_${part.toUpperCase()}__`, JSON.stringify(transformSync(text, { loader: 'css', minify, target: TARGET }).code)]),
+  );
   return {
     ...common,
     minify,

@@ -31,3 +31,14 @@ export function initials(name: string): string {
   const first = (w = ''): string => (Array.from(w).find((c) => LETTER.test(c)) ?? '').toLocaleUpperCase();
   return first(words[0]) + (words.length > 1 ? first(words[words.length - 1]) : '') || '?';
 }
+
+/**
+ * Makes the formatters the framed layouts use, before they render: the
+ * first Intl object of a page costs tens of milliseconds on a slow phone
+ * (the browser loads its locale data), so the mount gives it a task of its own.
+ */
+export function warmUp(f: Formatter): void {
+  f.number(1, true);
+  void f.relative;
+  void f.plural;
+}

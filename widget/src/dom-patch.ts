@@ -52,11 +52,11 @@ export const createRef = <T>(): { current: T | null } => ({ current: null });
 export class Component<P = Props, S = Props> {
   props: P;
   state = {} as S;
-  base?: globalThis.Element;
+  declare base?: globalThis.Element;
   /** Where it is drawn, until it is unmounted. */
-  _root?: Root;
+  declare _root?: Root;
   /** The state of the next render. */
-  _next?: S;
+  declare _next?: S;
 
   declare render: (props: P, state: S) => unknown;
   declare componentDidMount?: () => void;

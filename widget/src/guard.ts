@@ -12,6 +12,8 @@ import type { PublicWidgetData } from './public-data.ts';
 
 /** The URL if it is https:, else null: no javascript:, data:, or plain http. */
 export function httpsUrl(value: unknown): string | null {
+  // Most avatars are null: no exception thrown (and caught) for each of them.
+  if (!value) return null;
   try {
     const url = new URL(value as string);
     return url.protocol === 'https:' ? url.href : null;

@@ -1,8 +1,8 @@
 /**
  * Builds the widget: the loader (stable name, the URL site owners paste), one
  * ES module chunk per kind of layout (the badge; the framed carousel, grid
- * and list) and the chunks they share (esbuild code splitting: Preact
- * and the common code land once, in shared chunks), all content-hashed and
+ * and list) and the chunks they share (esbuild code splitting: the
+ * common code lands once, in a shared chunk), all content-hashed and
  * cached forever, one JSON catalog per language, each file with gzip and
  * brotli siblings, and manifest.json naming them. The layouts' chunk names
  * are compiled into the loader, so the server serves dist/ as it is.
@@ -45,7 +45,7 @@ export const PAGE_BUDGETS: { name: string; layouts: WidgetLayout[]; limit: numbe
 
 /**
  * The chunk (entry point under src/entries/) that draws each layout: the badge
- * alone (without Preact), the framed layouts together (they share nearly all
+ * alone (the smallest), the framed layouts together (they share nearly all
  * their code, so separate chunks would cost a page more than they save).
  */
 const ENTRY_OF: Record<WidgetLayout, string> = { badge: 'badge', carousel: 'framed', grid: 'framed', list: 'framed' };
@@ -125,7 +125,7 @@ export function chunkBuildOptions(outDir: string, minify = true) {
     tsconfigRaw: { compilerOptions: { jsx: 'react', jsxFactory: 'h', jsxFragmentFactory: 'Fragment', verbatimModuleSyntax: true } },
     inject: [join(HERE, 'src', 'jsx-inject.ts')] as string[],
     // The components extend Preact's Component (the server renders them with Preact); in the
-    // browser dom-patch.ts draws them, a few hundred bytes instead of Preact's 4.4 KiB.
+    // browser dom-patch.ts draws them: 1.1 KB gzip instead of Preact's 4.4 KiB.
     alias: { preact: join(HERE, 'src', 'dom-patch.ts') },
     define: { ...common.define, ...css },
   } as const;

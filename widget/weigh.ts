@@ -15,7 +15,7 @@ import { chunkBuildOptions } from './build.ts';
 
 const gz = (s: string): number => gzipSync(s, { level: 9 }).length;
 
-const out = await build({ ...chunkBuildOptions(mkdtempSync(join(tmpdir(), "rv-weigh-")), false), minifySyntax: true, minifyIdentifiers: true });
+const out = await build({ ...chunkBuildOptions(mkdtempSync(join(tmpdir(), "rv-weigh-"))), minify: false, minifySyntax: true, minifyIdentifiers: true });
 for (const file of out.outputFiles.filter((f) => f.path.endsWith('.js'))) {
   // esbuild marks where each input module starts with a "// path" line.
   const parts: { name: string; code: string }[] = [];

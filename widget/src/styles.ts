@@ -36,7 +36,7 @@ export const CSS_PARTS = {
 .stars{display:block;position:relative;flex:none;height:var(--s);width:calc(var(--s)*5);color:var(--star0)}
 .fill{position:absolute;inset-block:0;inset-inline-start:0;overflow:hidden;color:var(--star)}
 .stars svg{width:calc(var(--s)*5);height:var(--s)}
-.mark{${ROW};justify-content:center;flex:none;width:var(--m);height:var(--m);border-radius:6px;color:#fff;font:700 calc(var(--m)*.55)/1 Arial,sans-serif}
+.mark{${ROW};justify-content:center;flex:none;width:var(--m);height:var(--m);border-radius:6px;color:#fff;font:700 calc(var(--m)*.55)/1 system-ui,sans-serif}
 `,
   /** The badge. */
   badge: `

@@ -9,7 +9,7 @@ import { Carousel } from '../carousel.tsx';
 import { render } from '../dom-patch.ts';
 import { Framed } from '../framed.tsx';
 import type { Messages } from '../messages.ts';
-import { addJsonLd, nextTask, prepare } from '../mount.ts';
+import { addJsonLd, prepare } from '../mount.ts';
 import { Paged } from '../paged.tsx';
 import { warmUp } from '../review-format.ts';
 import { sheet } from '../sheet.ts';
@@ -20,19 +20,17 @@ declare const __RV_CSS_FRAMED__: string;
 const release = (root: ShadowRoot): void => render(null, root);
 
 /**
- * In four tasks at least, each short enough not to block the page on a slow
+ * In several tasks, each short enough not to block the page on a slow
  * phone: the chunk's evaluation with the shadow root and its stylesheets;
- * the Intl formatters (the page's first one loads the browser's locale
- * data: the most costly step); the render; and, for a carousel rendered
- * afresh, its off-screen slides (carousel.tsx). The container keeps its
- * reserved height throughout, and server-rendered markup stays as it is
- * until the render takes it over.
+ * the Intl formatters, one task each (the page's first one loads the
+ * browser's locale data: the most costly step); the render; and, for a
+ * carousel rendered afresh, its off-screen slides (carousel.tsx). The
+ * container keeps its reserved height throughout, and server-rendered
+ * markup stays as it is until the render takes it over.
  */
 export async function mount(container: HTMLElement, raw: unknown, messages: Messages, now = Date.now()): Promise<void> {
   const p = prepare(container, raw, messages, [sheet(__RV_CSS_FRAMED__)], release, now);
-  await nextTask();
-  warmUp(p.f);
-  await nextTask();
+  await warmUp(p.f);
   const Body = p.data.layout === 'carousel' ? Carousel : Paged;
   render(<Framed data={p.data} f={p.f} width={container.clientWidth} label={p.label} Body={Body} lazy={!p.hydrating} />, p.root);
   addJsonLd(p);

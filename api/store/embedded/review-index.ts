@@ -436,7 +436,7 @@ function freeze(record: Review): Review {
 }
 
 /** A record with exactly the Review fields, in one order (one hidden class, stable log lines). */
-function makeRecord(input: ReviewInput, date: string, id: string, orgId: string, createdAt: string, updatedAt: string): Review {
+export function makeRecord(input: ReviewInput, date: string, id: string, orgId: string, createdAt: string, updatedAt: string): Review {
   return {
     id,
     orgId,

@@ -8,6 +8,7 @@
  * (the usual import), else one entry per review (null = nothing given).
  */
 import type { SentimentLabel } from '../store/types.ts';
+import { intern } from '../intern.ts';
 import type { AiFields, Enrichable } from './enrich.ts';
 
 export interface PackedItems {
@@ -71,12 +72,14 @@ export function unpackFields(packed: PackedFields): AiFields[] {
     const sentiment = packed.sentiments[i]!;
     const label = packed.labels[i]!;
     const count = packed.themeCounts[i]!;
+    const themes: string[] = new Array(count);
+    for (let k = 0; k < count; k++) themes[k] = intern(packed.themes[t + k]!);
     out[i] = {
-      language: packed.languages[i]!,
+      language: intern(packed.languages[i]!),
       sentiment: Number.isNaN(sentiment) ? null : sentiment,
       sentimentLabel: label === 0 ? null : LABELS[label - 1]!,
       aiSummary: packed.summaries[i]!,
-      aiThemes: packed.themes.slice(t, t + count),
+      aiThemes: themes,
     };
     t += count;
   }

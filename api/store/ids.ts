@@ -19,17 +19,18 @@ function randomByte(): number {
   return pool[used++]!;
 }
 
+/** The id's characters, written here and read out as one flat string (`+=` would build a chain of 20 string pieces). */
+const chars = Buffer.alloc(32);
+
 export function newId(prefix: 'org' | 'key' | 'wdg' | 'rev' | 'usr' | 'aud'): string {
-  let out = `${prefix}_`;
-  for (let n = 0; n < 20; ) {
+  let at = chars.write(`${prefix}_`, 'latin1');
+  const end = at + 20;
+  while (at < end) {
     const byte = randomByte();
     // 248 = 4 × 62: bytes above it are dropped so that every character is equally likely.
-    if (byte < 248) {
-      out += ALPHABET[byte % 62];
-      n++;
-    }
+    if (byte < 248) chars[at++] = ALPHABET.charCodeAt(byte % 62);
   }
-  return out;
+  return chars.toString('latin1', 0, end);
 }
 
 /** Ids as they may appear in a path: the shape above, nothing else reaches a store. */

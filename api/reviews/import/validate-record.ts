@@ -4,6 +4,7 @@
  * of the record is named in the reason, not only the first. The AI fields the
  * record lacks are left null here and filled by api/intelligence (enrich.ts).
  */
+import { intern } from '../../intern.ts';
 import { SENTIMENT_LABELS, type ReviewInput, type SentimentLabel } from '../../store/types.ts';
 
 export const IMPORT_FIELDS = [
@@ -58,7 +59,7 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 /** Lone surrogates (from `\\ud800` escapes) cannot be stored as UTF-8: replace them. */
 function wellFormed(value: string): string {
   // isWellFormed() answers without the regular expression's walk for (nearly) every text.
-  return (value as WellFormedCheck).isWellFormed() ? value : value.replace(LONE_SURROGATE, '\uFFFD');
+  return (value as unknown as WellFormedCheck).isWellFormed() ? value : value.replace(LONE_SURROGATE, '\uFFFD');
 }
 
 /** String.prototype.isWellFormed (Node 20; ES2024, beyond this project's `lib`). */
@@ -146,7 +147,7 @@ export function validateRecord(raw: unknown, now: Date = new Date()): Validation
   let platform = '';
   if (typeof r.platform !== 'string' || r.platform.trim() === '') problems.push('platform is required');
   else {
-    platform = r.platform.trim().toUpperCase();
+    platform = intern(r.platform.trim().toUpperCase());
     if (!PLATFORM.test(platform)) problems.push('platform must be an identifier such as GOOGLE (letters, digits, _; at most 32)');
   }
 

@@ -79,13 +79,21 @@ export async function importReviews(
   const summary: ImportSummary = { imported: 0, updated: 0, rejected: [], rejectedTotal: 0 };
   let batch: ReviewInput[] = [];
   let batchChars = 0;
+  // One batch is written (prepared, logged, synced) while the next one is read and analysed; a
+  // batch's write starts once the one before it is durable, and after a failed write none does.
+  let writing: Promise<void> | null = null;
   const flush = async (): Promise<void> => {
     if (batch.length === 0) return;
-    const result = await store.reviews.upsert(orgId, batch, new Date());
-    summary.imported += result.imported;
-    summary.updated += result.updated;
+    const records = batch;
     batch = [];
     batchChars = 0;
+    if (writing) await writing;
+    writing = store.reviews.upsert(orgId, records, new Date()).then((result) => {
+      summary.imported += result.imported;
+      summary.updated += result.updated;
+    });
+    // Handled where it is awaited: by the next flush, or at the end.
+    writing.catch(() => undefined);
   };
   const add = async (v: ReviewInput): Promise<void> => {
     batch.push(v);
@@ -144,23 +152,30 @@ export async function importReviews(
     if (summary.rejected.length < MAX_LISTED_REJECTIONS) summary.rejected.push({ line, reason: reason.length > MAX_REASON ? `${reason.slice(0, MAX_REASON)}…` : reason });
   };
 
-  for await (const item of parseRecords(source, format)) {
-    if (item.error !== undefined) {
-      reject(item.line, item.error);
-      continue;
+  try {
+    for await (const item of parseRecords(source, format)) {
+      if (item.error !== undefined) {
+        reject(item.line, item.error);
+        continue;
+      }
+      const checked = validateRecord(item.record);
+      if (!checked.ok) {
+        reject(item.line, checked.reason);
+        continue;
+      }
+      chunk.push(checked.value);
+      if (chunk.length >= CHUNK) await send();
+      await pause();
     }
-    const checked = validateRecord(item.record);
-    if (!checked.ok) {
-      reject(item.line, checked.reason);
-      continue;
-    }
-    chunk.push(checked.value);
-    if (chunk.length >= CHUNK) await send();
-    await pause();
+    if (chunk.length > 0) await send();
+    while (queue.length > 0) await takeBack();
+    await flush();
+    await writing;
+  } catch (err) {
+    // A write still in flight ends (lands or fails) before the import answers.
+    await (writing as Promise<void> | null)?.catch(() => undefined);
+    throw err;
   }
-  if (chunk.length > 0) await send();
-  while (queue.length > 0) await takeBack();
-  await flush();
   logger.info({ orgId, imported: summary.imported, updated: summary.updated, rejected: summary.rejectedTotal }, 'import finished');
   return summary;
 }

@@ -3,7 +3,7 @@
  * without AI fields (so every field is computed), or with them (`given`: the
  * baseline where nothing is computed). Generated once per size into the
  * system's temporary folder and reused, so that the benchmark times the
- * import, not the making of its input (a million reviews are ~330 MB).
+ * import, not the making of its input (a million reviews are ~260 MB).
  */
 import { once } from 'node:events';
 import { createWriteStream, existsSync, mkdirSync, renameSync } from 'node:fs';

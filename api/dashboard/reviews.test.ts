@@ -12,13 +12,7 @@ import { Agent, request } from 'node:https';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../test/harness.ts';
-import { checkDashboardResponse } from './validate.ts';
-
-interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: Record<string, unknown> & { error?: string; details?: { parameter: string; message: string }[] };
-}
+import { Client, type Answer } from './test-client.ts';
 
 interface ReviewItem {
   id: string;
@@ -30,69 +24,6 @@ interface ReviewItem {
 }
 
 const PASSWORD = 'a long enough password';
-
-/** A browser-like client: cookie jar, CSRF token, our own Origin; bodies JSON or raw bytes. */
-class Client {
-  cookies = new Map<string, string>();
-  csrf = '';
-  constructor(
-    private readonly t: TestService,
-    private readonly agent: Agent,
-  ) {}
-
-  send(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
-    const raw = typeof body === 'string' || Buffer.isBuffer(body);
-    const payload = body === undefined ? undefined : raw ? (body as string | Buffer) : JSON.stringify(body);
-    const cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-    return new Promise<Answer>((resolve, reject) => {
-      const req = request(
-        {
-          host: '127.0.0.1',
-          port: this.t.service.ports.https,
-          path,
-          method,
-          agent: this.agent,
-          headers: {
-            ...(cookie && { cookie }),
-            ...(method !== 'GET' && { origin: this.t.service.config.publicUrl, 'x-csrf-token': this.csrf }),
-            ...(payload !== undefined && { 'content-type': raw ? 'text/csv' : 'application/json' }),
-            ...headers,
-          },
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => {
-            for (const line of res.headers['set-cookie'] ?? []) {
-              const [name, value] = line.split(';')[0]!.split('=') as [string, string];
-              if (/Max-Age=0/.test(line)) this.cookies.delete(name);
-              else this.cookies.set(name, value);
-            }
-            const text = Buffer.concat(chunks).toString('utf8');
-            resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text ? (JSON.parse(text) as Answer['body']) : {} });
-          });
-        },
-      );
-      req.on('error', reject);
-      req.end(payload);
-    }).then((answer) => {
-      const problems = checkDashboardResponse(method, path, answer.status, answer.body);
-      if (problems.length > 0) throw new Error(`${method} ${path} → ${answer.status} breaks the dashboard document:\n  ${problems.join('\n  ')}\n  ${JSON.stringify(answer.body)}`);
-      return answer;
-    });
-  }
-
-  async signIn(email: string): Promise<void> {
-    this.csrf = (await this.send('GET', '/dashboard/api/session')).body.csrfToken as string;
-    const res = await this.send('POST', '/dashboard/api/sign-in', { email, password: PASSWORD });
-    expect(res.status).toBe(200);
-    this.csrf = res.body.csrfToken as string;
-  }
-
-  upload(format: string, file: string | Buffer): Promise<Answer> {
-    return this.send('POST', `/dashboard/api/reviews/import?format=${format}`, Buffer.from(file));
-  }
-}
 
 const HEADER = 'platform,externalId,authorName,rating,content,date,language';
 const csvLine = (platform: string, id: string, rating: number, content: string, date: string, language = 'en') =>
@@ -129,7 +60,8 @@ describe('dashboard Reviews: list, import upload, moderation', () => {
     owner = new Client(t, agent);
     admin = new Client(t, agent);
     member = new Client(t, agent);
-    await Promise.all([owner.signIn('owner@example.com'), admin.signIn('admin@example.com'), member.signIn('member@example.com')]);
+    const signedIn = await Promise.all([owner.signIn('owner@example.com', PASSWORD), admin.signIn('admin@example.com', PASSWORD), member.signIn('member@example.com', PASSWORD)]);
+    expect(signedIn.map((res) => res.status)).toEqual([200, 200, 200]);
     const w = await t.admin('POST', '/admin/widgets', {
       orgId,
       name: 'Home',
@@ -360,7 +292,7 @@ function rawUpload(t: TestService, agent: Agent, c: Client, headers: Record<stri
         path: '/dashboard/api/reviews/import?format=csv',
         method: 'POST',
         agent,
-        headers: { cookie: [...c.cookies].map(([k, v]) => `${k}=${v}`).join('; '), origin: t.service.config.publicUrl, 'x-csrf-token': c.csrf, 'content-type': 'text/csv', ...headers },
+        headers: { cookie: c.cookieHeader(), origin: t.service.config.publicUrl, 'x-csrf-token': c.csrf, 'content-type': 'text/csv', ...headers },
       },
       (res) => {
         const chunks: Buffer[] = [];

@@ -11,7 +11,7 @@ import { checkDashboardResponse } from './validate.ts';
 export interface Answer {
   status: number;
   headers: Record<string, string | string[] | undefined>;
-  body: Record<string, unknown> & { error?: string };
+  body: Record<string, unknown> & { error?: string; details?: { parameter: string; message: string }[] };
 }
 
 /** One browser-like client: its cookie jar, the CSRF token it was given, our own Origin. */
@@ -27,9 +27,11 @@ export class Client {
     return this.t.service.config.publicUrl;
   }
 
+  /** `body`: sent as JSON, or as it is when a string or bytes (a file upload, `text/csv` unless told). */
   send(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
-    const cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const cookie = this.cookieHeader();
+    const raw = typeof body === 'string' || Buffer.isBuffer(body);
+    const payload = body === undefined ? undefined : raw ? (body as string | Buffer) : JSON.stringify(body);
     return new Promise<Answer>((resolve, reject) => {
       const req = request(
         {
@@ -41,7 +43,7 @@ export class Client {
           headers: {
             ...(cookie && { cookie }),
             ...(method !== 'GET' && { origin: this.origin, 'x-csrf-token': this.csrf }),
-            ...(payload !== undefined && { 'content-type': 'application/json' }),
+            ...(payload !== undefined && { 'content-type': raw ? 'text/csv' : 'application/json' }),
             ...headers,
           },
         },
@@ -67,6 +69,15 @@ export class Client {
       if (problems.length > 0) throw new Error(`${method} ${path} → ${answer.status} breaks the dashboard document:\n  ${problems.join('\n  ')}\n  ${JSON.stringify(answer.body)}`);
       return answer;
     });
+  }
+
+  cookieHeader(): string {
+    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+  }
+
+  /** `Import reviews`: the file is the request body. */
+  upload(format: string, file: string | Buffer): Promise<Answer> {
+    return this.send('POST', `/dashboard/api/reviews/import?format=${format}`, Buffer.from(file));
   }
 
   async start(): Promise<void> {

@@ -76,9 +76,24 @@ function publicReview(r: Review): PublicReview {
   };
 }
 
-export async function publicWidgetData(store: Store, widget: Widget, now = new Date()): Promise<PublicWidgetData> {
+/** What a widget's public data and its SEO lint are made of: read once, used by both. */
+export interface WidgetInputs {
+  hidden: Set<string>;
+  stats: ReviewStats;
+  reviews: Review[];
+}
+
+export async function widgetInputs(store: Store, widget: Widget, now = new Date()): Promise<WidgetInputs> {
   const hidden = await hiddenReviews(store, widget);
   const [stats, reviews] = await Promise.all([widgetStats(store, widget, now), displayedReviews(store, widget, hidden)]);
+  return { hidden, stats, reviews };
+}
+
+export async function publicWidgetData(store: Store, widget: Widget, now = new Date()): Promise<PublicWidgetData> {
+  return publicWidgetDataOf(widget, await widgetInputs(store, widget, now));
+}
+
+export function publicWidgetDataOf(widget: Widget, { hidden, stats, reviews }: WidgetInputs): PublicWidgetData {
   const { options } = widget;
   const ratedReviews = stats.ratingDistribution.reduce((sum, b) => (b.rating === null ? sum : sum + b.count), 0);
   const jsonLd = widget.options.jsonLd === 'off' ? null : buildWidgetJsonLd({ widget, stats, reviews });

@@ -13,7 +13,7 @@ import { badRequest, notFound } from '../../errors.ts';
 import { isRecordId } from '../../store/ids.ts';
 import type { Store, Widget, WidgetPatch } from '../../store/types.ts';
 import { lintWidget } from '../../widgets/lint.ts';
-import { publicWidgetData } from '../../widgets/public-data.ts';
+import { publicWidgetDataOf, widgetInputs } from '../../widgets/public-data.ts';
 import { layoutHeight } from '../../../widget/src/layout-height.ts';
 import { snippetFor } from '../../../widget/src/snippet.ts';
 import { audit } from '../audit.ts';
@@ -79,7 +79,10 @@ export function previewWidget({ store }: DashboardDeps) {
     const input = parseWidgetCreate({ ...withoutOrg(await readJson(ctx)), orgId: org.id });
     const widget = newWidget(input, PREVIEW_ID);
     const now = new Date();
-    const [data, findings] = await Promise.all([publicWidgetData(store, widget, now), lintWidget(store, widget, now)]);
+    // Read once: the preview and its lint see the same statistics and reviews.
+    const inputs = await widgetInputs(store, widget, now);
+    const findings = await lintWidget(store, widget, now, inputs);
+    const data = publicWidgetDataOf(widget, inputs);
     ctx.set('Cache-Control', 'no-store');
     ctx.body = { data, findings };
   };

@@ -7,7 +7,10 @@
  * modification while only one change stayed. What it does enforce is a unique
  * `_id` on insert, so the lock is an insert into `locks`: whoever inserts
  * `{_id: name}` holds it until it deletes it. A lock left by a crashed holder
- * expires after TTL_MS. On MongoDB the same code works unchanged.
+ * expires after TTL_MS; a live holder renews its lease every third of it, so
+ * work that runs longer than the lease (a slow store) keeps the lock. Only
+ * the holder's token ever deletes or renews it. On MongoDB the same code
+ * works unchanged.
  */
 import { randomUUID } from 'node:crypto';
 import type { Collection } from 'mongodb';
@@ -50,9 +53,15 @@ export async function withDocumentLock<T>(
     if (Date.now() > deadline) throw new StoreUnavailableError('mongodb', { cause: new Error(`the store is busy: could not lock ${name} within ${wait / 1000} s`) });
     await sleep(Math.min(50, 2 + attempt * 2) * (0.5 + Math.random()));
   }
+  const renewal = setInterval(() => {
+    // A failed renewal is left to the lease: the lock expires as if the holder had died.
+    locks.updateOne({ _id: name, token }, { $set: { expiresAt: Date.now() + ttl } }).catch(() => undefined);
+  }, ttl / 3);
+  renewal.unref();
   try {
     return await work();
   } finally {
+    clearInterval(renewal);
     await locks.deleteOne({ _id: name, token });
   }
 }

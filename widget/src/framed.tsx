@@ -38,6 +38,7 @@ export interface BodyProps {
   list: boolean;
   showDates: boolean;
   onReadMore: (review: PublicReview) => void;
+  /** WidgetProps' `lazy`: the carousel fills its off-screen slides a task later. */
   lazy?: boolean;
 }
 

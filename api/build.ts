@@ -47,6 +47,17 @@ export async function buildApi(): Promise<string> {
   return DIST_MAIN;
 }
 
+/**
+ * Another entry point bundled as the service is (benchmarks that must run the
+ * service's code as `npm start` runs it: compiled, with the compiled
+ * enrichment worker); returns the file to run.
+ */
+export async function buildLikeService(entry: string, outfile: string): Promise<string> {
+  await buildOne(join(ROOT, 'api', 'intelligence', 'enrich-worker.ts'), DIST_ENRICH_WORKER, {});
+  await buildOne(entry, outfile, { __RV_ENRICH_WORKER__: JSON.stringify(pathToFileURL(DIST_ENRICH_WORKER).href) });
+  return outfile;
+}
+
 async function buildOne(entry: string, outfile: string, define: Record<string, string>): Promise<void> {
   const result = await build({
     entryPoints: [entry],
@@ -62,7 +73,7 @@ async function buildOne(entry: string, outfile: string, define: Record<string, s
     write: false,
     plugins: [sourceImportMetaUrl],
   });
-  mkdirSync(dirname(DIST_MAIN), { recursive: true });
+  mkdirSync(dirname(outfile), { recursive: true });
   for (const file of result.outputFiles) {
     const aside = `${file.path}.${process.pid}.tmp`;
     writeFileSync(aside, file.contents);

@@ -6,6 +6,7 @@
  * the machine's load.
  *
  *   npm run bench:widget [-- --runs 3]     median of N runs per page
+ *   npm run bench:widget -- --only carousel,grid     those layouts (and the page without a widget)
  */
 import { launch } from 'chrome-launcher';
 import lighthouse from 'lighthouse';
@@ -41,6 +42,8 @@ const median = (values: number[]): number => [...values].sort((a, b) => a - b)[M
 
 async function main(): Promise<void> {
   const runs = flag('runs', 3);
+  const only = process.argv.indexOf('--only');
+  const shown = only === -1 ? PAGES : PAGES.filter(([name, id]) => !id || process.argv[only + 1]!.split(',').includes(name));
   // Without avatars: the fixtures' pictures live on a made-up origin the e2e tests answer themselves.
   const fixtures = Object.fromEntries(
     Object.entries(allFixtures()).map(([id, data]) => [id, { ...data, reviews: data.reviews.map((r) => ({ ...r, authorAvatar: null })) }]),
@@ -72,7 +75,7 @@ async function main(): Promise<void> {
   });
   const rows: Row[] = [];
   try {
-    for (const [name] of PAGES) {
+    for (const [name] of shown) {
       const samples: Row[] = [];
       for (let i = 0; i < runs; i++) {
         const result = await lighthouse(`${base}/${encodeURIComponent(name)}`, {

@@ -101,9 +101,12 @@ test('grid follows its width, pages with labelled buttons and announces the page
   // 640px wide: two columns × three rows = six per page, nine reviews.
   await expect(grid.locator('article')).toHaveCount(6);
   await expect(grid.locator('.page .sr')).toHaveText('Page 1 of 2');
-  await grid.getByRole('button', { name: 'Next reviews' }).click();
+  await grid.getByRole('button', { name: 'Next reviews' }).focus();
+  await page.keyboard.press('Enter');
   await expect(grid.locator('article')).toHaveCount(3);
   await expect(grid.locator('.page .sr')).toHaveText('Page 2 of 2');
+  // The page re-rendered in place: the button pressed is the same node, still focused.
+  await expect(grid.getByRole('button', { name: 'Next reviews' })).toBeFocused();
   const h = await grid.evaluate((host) => host.getBoundingClientRect().height);
   expect(h).toBe(Number(await grid.getAttribute('data-rv-height')));
 });

@@ -51,3 +51,17 @@ test('dark theme: dark backgrounds, light text, screenshots kept', async ({ page
     await keep(page, testInfo, id, name);
   }
 });
+
+for (const width of [1280, 390]) {
+  test(`all four layouts at ${width} px, every slide filled; screenshots kept`, async ({ page, origins }) => {
+    await page.setViewportSize({ width, height: 900 });
+    await page.goto(`${origins.host.origin}/four.html`);
+    await waitForWidgets(page, 4);
+    // The carousel's off-screen slides get their reviews a task after the first render.
+    await expect(page.locator('[data-rv-widget="wdg_four_carousel"] .slide:not(:has(article))')).toHaveCount(0);
+    await page.waitForLoadState('networkidle');
+    for (const layout of ['badge', 'carousel', 'grid', 'list']) {
+      await page.locator(`[data-rv-widget="wdg_four_${layout}"]`).screenshot({ path: `test-results/layouts/${layout}-${width}.png`, animations: 'disabled' });
+    }
+  });
+}

@@ -3,14 +3,26 @@ import type { Page } from '@playwright/test';
 import { differingPixels } from './support/png.ts';
 import { expect, test } from './support/test.ts';
 
-const IDS = ['wdg_four_badge', 'wdg_four_grid', 'wdg_four_list'];
+const IDS = ['wdg_four_badge', 'wdg_four_carousel', 'wdg_four_grid', 'wdg_four_list'];
 
-/** Elements inside each widget's root, and whether the bundle has taken it over (its <style> is gone). */
+/**
+ * Elements inside each widget's root, how many of them carry the mark `tag`
+ * put on the server-rendered ones (the same nodes, not copies), and whether
+ * the bundle has taken it over (its <style> is gone).
+ */
 function shape(page: Page) {
   return page.evaluate((ids) => ids.map((id) => {
     const root = document.querySelector(`[data-rv-widget="${id}"]`)!.shadowRoot!;
-    return { nodes: root.querySelector('.rv')!.querySelectorAll('*').length, hydrated: !root.querySelector('style') };
+    const nodes = [root.querySelector('.rv')!, ...root.querySelector('.rv')!.querySelectorAll('*')];
+    return { nodes: nodes.length, marked: nodes.filter((el) => (el as Element & { rvMark?: boolean }).rvMark).length, hydrated: !root.querySelector('style') };
   }), IDS);
+}
+
+/** Marks every element the server rendered, as a JavaScript property the markup cannot carry. */
+function tag(page: Page) {
+  return page.evaluate((ids) => {
+    for (const id of ids) for (const el of document.querySelector(`[data-rv-widget="${id}"]`)!.shadowRoot!.querySelectorAll('*')) (el as Element & { rvMark?: boolean }).rvMark = true;
+  }, IDS);
 }
 
 test.describe('with JavaScript disabled', () => {
@@ -34,7 +46,7 @@ test.describe('with JavaScript disabled', () => {
   });
 });
 
-test('the loader hydrates server-rendered widgets in place: same nodes, same pixels, no data fetch, CLS 0', async ({ page, origins }) => {
+test('the loader hydrates server-rendered widgets in place: the same nodes, same pixels, no data fetch, CLS 0', async ({ page, origins }) => {
   await page.addInitScript(() => {
     (window as unknown as { __cls: number }).__cls = 0;
     new PerformanceObserver((list) => {
@@ -53,14 +65,17 @@ test('the loader hydrates server-rendered widgets in place: same nodes, same pix
   });
   const since = origins.widget.requests.length;
   await page.goto(`${origins.host.origin}/ssr.html`, { waitUntil: 'domcontentloaded' });
+  await tag(page);
   const before = await shape(page);
-  expect(before.every((w) => !w.hydrated)).toBe(true);
+  expect(before.every((w) => !w.hydrated && w.marked === w.nodes)).toBe(true);
   const shotBefore = await page.screenshot({ animations: 'disabled' });
   release();
   await expect.poll(async () => (await shape(page)).every((w) => w.hydrated)).toBe(true);
   await page.waitForLoadState('networkidle');
   const after = await shape(page);
   expect(after.map((w) => w.nodes)).toEqual(before.map((w) => w.nodes));
+  // The framed layouts keep the very nodes the server rendered (the badge is drawn afresh).
+  expect(after.slice(1).map((w) => w.marked)).toEqual(after.slice(1).map((w) => w.nodes));
   const shotAfter = await page.screenshot({ animations: 'disabled' });
   writeFileSync('test-results/ssr-before-hydration.png', shotBefore);
   writeFileSync('test-results/ssr-after-hydration.png', shotAfter);

@@ -26,7 +26,7 @@ for (const { page: name, layouts, lang, widgets } of PAGES) {
   });
 }
 
-test('a badge-only page loads no framed layout code (no Preact), a framed page no badge code', async ({ page, origins }) => {
+test('a badge-only page loads no framed layout code, a framed page no badge code', async ({ page, origins }) => {
   const { layouts } = widgetManifest();
   let since = origins.widget.requests.length;
   await page.goto(`${origins.host.origin}/badge-only.html`);

@@ -43,19 +43,17 @@ export interface Budget {
   ok: boolean;
   /** For a page budget: the files such a page loads, whose gzip sizes add up to `actual`. */
   files?: string[];
-  /** The size aimed at, when the enforced `limit` is above it for now. */
-  target?: number;
 }
 
 /** Page budgets: each page's files (deduplicated: a file is fetched once per page) summed by gzip size. */
-export function pageBudgets(pages: { name: string; limit: number; target?: number; files: string[] }[], sizes: Record<string, FileSize>): Budget[] {
-  return pages.map(({ name, limit, target, files }) => {
+export function pageBudgets(pages: { name: string; limit: number; files: string[] }[], sizes: Record<string, FileSize>): Budget[] {
+  return pages.map(({ name, limit, files }) => {
     const unique = [...new Set(files)];
     const actual = unique.reduce((sum, file) => {
       const size = sizes[file];
       if (!size) throw new Error(`page budget "${name}": no size for ${file}`);
       return sum + size.gzip;
     }, 0);
-    return { name, limit, actual, ok: actual <= limit, files: unique, ...(target === undefined ? {} : { target }) };
+    return { name, limit, actual, ok: actual <= limit, files: unique };
   });
 }

@@ -14,7 +14,7 @@ import type { Readable } from 'node:stream';
 import { enrich, type AiFields, type Enrichable } from '../intelligence/enrich.ts';
 import { sharedEnrichPool, type EnrichPool } from '../intelligence/pool.ts';
 import type { Logger } from '../logger.ts';
-import { parseRecords, validateRecord } from '../reviews/import/index.ts';
+import { parseRecords, validateRecord, type ReviewDraft } from '../reviews/import/index.ts';
 import type { Organization, ReviewInput, Store } from '../store/types.ts';
 import { yieldEvery } from './yield-every.ts';
 
@@ -29,10 +29,35 @@ const MAX_LISTED_REJECTIONS = 1000;
 const MAX_REASON = 300;
 /** A batch is also written once its text reaches this size, so one log entry stays bounded. */
 const BATCH_CHARS = 8_000_000;
-/** Records per chunk sent to the enrichment pool: large enough that messaging costs little. */
+/** Records per chunk sent to the enrichment pool (or analysed here): large enough that messaging costs little. */
 const CHUNK = 500;
-/** Chunks sent and not yet taken back, per worker: keeps every worker busy and memory bounded. */
+/** Chunks at the pool and not yet answered, per worker: keeps every worker busy and memory bounded. */
 const IN_FLIGHT_PER_WORKER = 2;
+
+/** What enrichment reads of a validated record. */
+function enrichable({ content, language, sentiment, sentimentLabel, aiSummary, aiThemes }: ReviewDraft): Enrichable {
+  return { content, language, sentiment, sentimentLabel, aiSummary, aiThemes };
+}
+
+/** The record with its AI fields (those it gave, kept by enrich(), and those computed). */
+function withFields(v: ReviewDraft, f: AiFields): ReviewInput {
+  return {
+    platform: v.platform,
+    externalId: v.externalId,
+    authorName: v.authorName,
+    authorAvatar: v.authorAvatar,
+    rating: v.rating,
+    content: v.content,
+    date: v.date,
+    url: v.url,
+    language: f.language,
+    isVerified: v.isVerified,
+    sentiment: f.sentiment,
+    sentimentLabel: f.sentimentLabel,
+    aiSummary: f.aiSummary,
+    aiThemes: f.aiThemes,
+  };
+}
 
 export interface ImportSummary {
   imported: number;
@@ -54,66 +79,103 @@ export async function importReviews(
   const summary: ImportSummary = { imported: 0, updated: 0, rejected: [], rejectedTotal: 0 };
   let batch: ReviewInput[] = [];
   let batchChars = 0;
+  // One batch is written (prepared, logged, synced) while the next one is read and analysed; a
+  // batch's write starts once the one before it is durable, and after a failed write none does.
+  let writing: Promise<void> | null = null;
   const flush = async (): Promise<void> => {
     if (batch.length === 0) return;
-    const result = await store.reviews.upsert(orgId, batch, new Date());
-    summary.imported += result.imported;
-    summary.updated += result.updated;
+    const records = batch;
     batch = [];
     batchChars = 0;
+    if (writing) await writing;
+    writing = store.reviews.upsert(orgId, records, new Date()).then((result) => {
+      summary.imported += result.imported;
+      summary.updated += result.updated;
+    });
+    // Handled where it is awaited: by the next flush, or at the end.
+    writing.catch(() => undefined);
   };
   const add = async (v: ReviewInput): Promise<void> => {
     batch.push(v);
     batchChars += v.content.length + v.authorName.length + (v.aiSummary?.length ?? 0) + 200;
     if (batch.length >= BATCH || batchChars >= BATCH_CHARS) await flush();
   };
-  // The pool's path: validated records wait in `chunk`, then in `inFlight` while a worker analyses them.
+  // Validated records wait in `chunk`, then in `queue` (in input order) until their fields are known and they are batched.
   type Validated = Extract<ReturnType<typeof validateRecord>, { ok: true }>['value'];
+  interface Queued {
+    records: Validated[];
+    /** The fields, once known; until then `answer` is the pool's promise of them. */
+    fields: AiFields[] | null;
+    answer: Promise<AiFields[]> | null;
+  }
   let chunk: Validated[] = [];
-  const inFlight: { records: Validated[]; fields: Promise<AiFields[]> }[] = [];
-  const send = (): void => {
+  const queue: Queued[] = [];
+  /** Chunks at the pool and not yet answered. */
+  let atPool = 0;
+  const maxAtPool = pool === null ? 0 : pool.size * IN_FLIGHT_PER_WORKER;
+  const takeBack = async (): Promise<void> => {
+    const { records, fields, answer } = queue.shift()!;
+    // A failed chunk fails the import here, before any of its records is batched.
+    const results = fields ?? (await answer!);
+    for (let i = 0; i < records.length; i++) await add(withFields(records[i]!, results[i]!));
+  };
+  const send = async (): Promise<void> => {
     const records = chunk;
     chunk = [];
-    const items: Enrichable[] = records.map(({ content, language, sentiment, sentimentLabel, aiSummary, aiThemes }) => ({ content, language, sentiment, sentimentLabel, aiSummary, aiThemes }));
-    const fields = pool!.run(items, org.language);
-    // Awaited in order by takeBack(); until then a failure must not count as unhandled.
-    fields.catch(() => undefined);
-    inFlight.push({ records, fields });
-  };
-  const takeBack = async (): Promise<void> => {
-    const { records, fields } = inFlight.shift()!;
-    const results = await fields;
-    for (let i = 0; i < records.length; i++) await add({ ...records[i]!, ...results[i]! });
+    if (atPool < maxAtPool) {
+      const queued: Queued = { records, fields: null, answer: pool!.run(records.map(enrichable), org.language) };
+      atPool++;
+      // Also marks the failure as handled until takeBack() awaits it, in order.
+      queued.answer!.then(
+        (fields) => {
+          queued.fields = fields;
+          atPool--;
+        },
+        () => atPool--,
+      );
+      queue.push(queued);
+    } else {
+      // Every worker has its share queued (or there is no pool): rather than wait, this thread
+      // analyses the chunk itself (the same code, so the same fields), giving the event loop turns.
+      const fields: AiFields[] = [];
+      for (const record of records) {
+        fields.push(enrich(record, org.language));
+        await pause();
+      }
+      queue.push({ records, fields, answer: null });
+    }
+    // Write what is answered, in order; wait for the pool only when too much is queued.
+    while (queue.length > 0 && (queue[0]!.fields !== null || queue.length > maxAtPool + 2)) await takeBack();
   };
   const reject = (line: number, reason: string): void => {
     summary.rejectedTotal++;
     if (summary.rejected.length < MAX_LISTED_REJECTIONS) summary.rejected.push({ line, reason: reason.length > MAX_REASON ? `${reason.slice(0, MAX_REASON)}…` : reason });
   };
 
-  for await (const item of parseRecords(source, format)) {
-    if (item.error !== undefined) {
-      reject(item.line, item.error);
-      continue;
-    }
-    const checked = validateRecord(item.record);
-    if (!checked.ok) {
-      reject(item.line, checked.reason);
-      continue;
-    }
-    if (pool === null) {
-      await add({ ...checked.value, ...enrich(checked.value, org.language) });
-    } else {
-      chunk.push(checked.value);
-      if (chunk.length >= CHUNK) {
-        send();
-        if (inFlight.length > pool.size * IN_FLIGHT_PER_WORKER) await takeBack();
+  try {
+    for await (const item of parseRecords(source, format)) {
+      if (item.error !== undefined) {
+        reject(item.line, item.error);
+        continue;
       }
+      const checked = validateRecord(item.record);
+      if (!checked.ok) {
+        reject(item.line, checked.reason);
+        continue;
+      }
+      chunk.push(checked.value);
+      if (chunk.length >= CHUNK) await send();
+      await pause();
     }
-    await pause();
+    if (chunk.length > 0) await send();
+    while (queue.length > 0) await takeBack();
+    await flush();
+    await writing;
+  } catch (err) {
+    // A write still in flight ends (lands or fails) before the import answers.
+    await (writing as Promise<void> | null)?.catch(() => undefined);
+    throw err;
   }
-  if (chunk.length > 0) send();
-  while (inFlight.length > 0) await takeBack();
-  await flush();
   logger.info({ orgId, imported: summary.imported, updated: summary.updated, rejected: summary.rejectedTotal }, 'import finished');
   return summary;
 }

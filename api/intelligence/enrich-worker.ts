@@ -5,11 +5,12 @@
  * chunk's error; the worker stays up for the next.
  */
 import { parentPort } from 'node:worker_threads';
-import { enrich, warmUp, type Enrichable } from './enrich.ts';
+import { enrich, warmUp } from './enrich.ts';
+import { packFields, unpackItems, type PackedItems } from './wire.ts';
 
 interface Chunk {
   id: number;
-  items: Enrichable[];
+  items: PackedItems;
   defaultLanguage: string;
   force: boolean;
 }
@@ -19,7 +20,8 @@ if (!port) throw new Error('enrich-worker.ts runs only as a worker thread (pool.
 warmUp();
 port.on('message', ({ id, items, defaultLanguage, force }: Chunk) => {
   try {
-    port.postMessage({ id, results: items.map((item) => enrich(item, defaultLanguage, force)) });
+    const fields = packFields(unpackItems(items).map((item) => enrich(item, defaultLanguage, force)));
+    port.postMessage({ id, ...fields }, [fields.sentiments.buffer, fields.labels.buffer, fields.themeCounts.buffer]);
   } catch (error) {
     port.postMessage({ id, error: error instanceof Error ? error.message : String(error) });
   }

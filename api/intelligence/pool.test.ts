@@ -42,6 +42,44 @@ describe('EnrichPool', () => {
     expect(pool.workers()).toHaveLength(2);
   }, 60_000);
 
+  it('keeps the AI fields a review gives, through the packed messages', async () => {
+    const given: Enrichable[] = [
+      { content: 'Great food.', language: 'fr', sentiment: null, sentimentLabel: null, aiSummary: null, aiThemes: [] },
+      { content: 'Terrible service.', language: null, sentiment: 0.25, sentimentLabel: null, aiSummary: 'Given summary', aiThemes: ['service', 'a|b'] },
+      { content: 'Das Zimmer war sauber.', ...blank },
+      { content: '', language: 'ja', sentiment: 0.5, sentimentLabel: 'NEUTRAL', aiSummary: 'x', aiThemes: ['one'] },
+    ];
+    expect(await pool.run(given, 'en')).toEqual(given.map((item) => enrich(item, 'en')));
+    expect(await pool.run(given, 'en', true)).toEqual(given.map((item) => enrich(item, 'en', true)));
+  }, 60_000);
+
+  it('stores the same fields whether the workers or the main thread analysed a chunk', async () => {
+    const lines = Array.from({ length: 6000 }, (_, i) =>
+      JSON.stringify({ platform: 'GOOGLE', externalId: `s${i}`, authorName: 'A', rating: 1 + (i % 5), content: items[i % items.length]!.content, date: '2026-01-01T00:00:00.000Z', ...(i % 9 === 0 && { sentiment: 0.7 }) }),
+    );
+    const stored = async (withPool: EnrichPool | null): Promise<unknown[]> => {
+      const dir = mkdtempSync(join(tmpdir(), 'rp-pool-same-'));
+      try {
+        const store = await EmbeddedStore.open(dir);
+        const org = await createOrganization(store, { name: 'Same', plan: 'growth', rateLimit: null });
+        // Twelve chunks: more than one worker holds at once, so the main thread analyses some of them.
+        const summary = await importReviews(store, org, Readable.from([Buffer.from(lines.join('\n'))]), 'ndjson', createLogger('silent'), withPool);
+        expect(summary.imported).toBe(lines.length);
+        const page = await store.reviews.list({ orgId: org.id, limit: 100_000, offset: 0 });
+        await store.close();
+        return page.items.map(({ externalId, language, sentiment, sentimentLabel, aiSummary, aiThemes }) => ({ externalId, language, sentiment, sentimentLabel, aiSummary, aiThemes })).sort((a, b) => a.externalId.localeCompare(b.externalId));
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    };
+    const one = new EnrichPool(1);
+    try {
+      expect(await stored(one)).toEqual(await stored(null));
+    } finally {
+      await one.close();
+    }
+  }, 120_000);
+
   it('fails the chunks of a worker that stops, then replaces it', async () => {
     const one = new EnrichPool(1);
     try {

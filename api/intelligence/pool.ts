@@ -21,6 +21,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { AiFields, Enrichable } from './enrich.ts';
+import { packItems, unpackFields, type PackedFields } from './wire.ts';
 
 export const MAX_ENRICH_WORKERS = 8;
 
@@ -42,7 +43,7 @@ interface Slot {
   jobs: Map<number, Job>;
 }
 
-type Reply = { id: number; results: AiFields[] } | { id: number; error: string };
+type Reply = ({ id: number } & PackedFields) | { id: number; error: string };
 
 /** The compiled worker's file URL, defined by api/build.ts in the compiled service only. */
 declare const __RV_ENRICH_WORKER__: string | undefined;
@@ -76,7 +77,7 @@ export class EnrichPool {
     const id = this.nextId++;
     return new Promise<AiFields[]>((resolve, reject) => {
       slot.jobs.set(id, { resolve, reject });
-      slot.worker.postMessage({ id, items, defaultLanguage, force });
+      slot.worker.postMessage({ id, items: packItems(items), defaultLanguage, force });
     });
   }
 
@@ -116,7 +117,7 @@ export class EnrichPool {
       if (!job) return;
       slot.jobs.delete(reply.id);
       if ('error' in reply) job.reject(new Error(`review enrichment failed: ${reply.error}`));
-      else job.resolve(reply.results);
+      else job.resolve(unpackFields(reply));
     });
     worker.on('error', (error) => fail(new Error(`review enrichment worker failed: ${error.message}`)));
     worker.on('exit', (code) => fail(new Error(`review enrichment worker stopped (exit code ${code})`)));

@@ -13,6 +13,8 @@ interface State {
   /** Index of the first visible card. */
   first: number;
   playing: boolean;
+  /** Slides drawn with their review: off-screen ones wait a task when mounting `lazy`. */
+  filled: number;
 }
 
 const reducedMotion = (): boolean => typeof matchMedia === 'function' && matchMedia('(prefers-reduced-motion: reduce)').matches;
@@ -28,7 +30,7 @@ export class Carousel extends Component<BodyProps, State> {
   track = createRef<HTMLDivElement>();
   timer = 0;
   reduced = reducedMotion();
-  override state: State = { first: 0, playing: !this.reduced };
+  override state: State = { first: 0, playing: !this.reduced, filled: this.props.lazy ? this.props.cols + 1 : Infinity };
 
   last(): number {
     return Math.max(0, this.props.reviews.length - this.props.cols);
@@ -58,6 +60,8 @@ export class Carousel extends Component<BodyProps, State> {
   };
 
   override componentDidMount(): void {
+    // The slides out of view (inert, the same size empty) get their reviews in the next task.
+    if (this.state.filled < this.props.reviews.length) setTimeout(() => this.setState({ filled: Infinity }));
     this.timer = window.setInterval(() => {
       const { playing, first } = this.state;
       // Waits while the pointer or focus is inside, or the tab is hidden.
@@ -74,7 +78,7 @@ export class Carousel extends Component<BodyProps, State> {
     clearInterval(this.timer);
   }
 
-  render({ reviews, summary, f, cols, showDates, onReadMore }: BodyProps, { first, playing }: State) {
+  render({ reviews, summary, f, cols, showDates, onReadMore }: BodyProps, { first, playing, filled }: State) {
     const moves = reviews.length > cols;
     const last = this.last();
     return (
@@ -110,7 +114,7 @@ export class Carousel extends Component<BodyProps, State> {
               aria-label={fill(f.t.slide, { n: i + 1, m: reviews.length })}
               inert={i < first || i >= first + cols}
             >
-              <Review review={review} f={f} showDates={showDates} onReadMore={onReadMore} />
+              {i < filled && <Review review={review} f={f} showDates={showDates} onReadMore={onReadMore} />}
             </div>
           ))}
         </div>

@@ -47,8 +47,14 @@ export function formatter(locale: string, now: number, messages: Messages): Form
     now,
     number: (digits, fixed) =>
       cached(`n${tag}${digits}${fixed}`, () => new Intl.NumberFormat(tag, { maximumFractionDigits: digits, minimumFractionDigits: fixed ? digits : 0 })),
-    relative: cached(`r${tag}`, () => new Intl.RelativeTimeFormat(tag, { numeric: 'auto' })),
-    plural: cached(`p${tag}`, () => new Intl.PluralRules(tag)),
+    // Made when first read: the page's first Intl object loads the browser's locale data, which a
+    // mount does in a task of its own (warmUp), and the badge never needs the relative dates.
+    get relative() {
+      return cached(`r${tag}`, () => new Intl.RelativeTimeFormat(tag, { numeric: 'auto' }));
+    },
+    get plural() {
+      return cached(`p${tag}`, () => new Intl.PluralRules(tag));
+    },
   };
 }
 

@@ -22,6 +22,8 @@ export interface WidgetProps {
   width: number;
   /** The region's accessible name, unique on the page ("Reviews of Acme Shoes"). */
   label: string;
+  /** Render what is off screen in a later task (the browser, not hydrating; carousel.tsx). */
+  lazy?: boolean;
 }
 
 /** What the framed shell hands the layout's body (carousel.tsx, paged.tsx). */
@@ -36,6 +38,8 @@ export interface BodyProps {
   list: boolean;
   showDates: boolean;
   onReadMore: (review: PublicReview) => void;
+  /** WidgetProps' `lazy`: the carousel fills its off-screen slides a task later. */
+  lazy?: boolean;
 }
 
 interface State {
@@ -75,7 +79,7 @@ export class Framed extends Component<WidgetProps & { Body: ComponentType<BodyPr
     this.resize?.disconnect();
   }
 
-  render({ data, f, label, Body }: WidgetProps & { Body: ComponentType<BodyProps> }, { cols, open }: State) {
+  render({ data, f, label, lazy, Body }: WidgetProps & { Body: ComponentType<BodyProps> }, { cols, open }: State) {
     const { layout, options, summary } = data;
     const reviews = visibleReviews(data.reviews, options.reviewLanguages, f.lang);
     const props: BodyProps = {
@@ -87,6 +91,7 @@ export class Framed extends Component<WidgetProps & { Body: ComponentType<BodyPr
       list: layout === 'list',
       showDates: options.showDates,
       onReadMore: (review: PublicReview) => this.setState({ open: review }),
+      lazy,
     };
     return (
       <section ref={this.root} {...rootProps(data, f, label)} aria-roledescription={layout === 'carousel' ? 'carousel' : undefined}>

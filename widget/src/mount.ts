@@ -17,8 +17,15 @@ import type { PublicWidgetData } from './public-data.ts';
 import { baseSheet } from './sheet.ts';
 import { regionName } from './region-name.ts';
 
-/** A layout chunk's export: what the loader calls. */
-export type Mount = (container: HTMLElement, data: unknown, messages: Messages, now?: number) => void;
+/** A layout chunk's export: what the loader calls (and waits for). */
+export type Mount = (container: HTMLElement, data: unknown, messages: Messages, now?: number) => void | Promise<void>;
+
+/**
+ * Lets the browser run other tasks (and paint) before the next step: a
+ * widget's mount is cut into tasks that each stay well under 50 ms on a
+ * slow phone, so none of them blocks the page (Lighthouse's TBT).
+ */
+export const nextTask = (): Promise<void> => new Promise((resolve) => setTimeout(resolve));
 
 /**
  * The locale a widget speaks: its own option, else the host page's

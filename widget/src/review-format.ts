@@ -3,6 +3,7 @@
  * so that the badge's chunk does not carry it.
  */
 import type { Formatter } from './format.ts';
+import { nextTask } from './mount.ts';
 
 /** Seconds per unit, largest first. */
 const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
@@ -30,4 +31,19 @@ export function initials(name: string): string {
   const words = name.split(/\s+/).filter((w) => LETTER.test(w));
   const first = (w = ''): string => (Array.from(w).find((c) => LETTER.test(c)) ?? '').toLocaleUpperCase();
   return first(words[0]) + (words.length > 1 ? first(words[words.length - 1]) : '') || '?';
+}
+
+/**
+ * Makes the formatters the framed layouts use before they render, one task
+ * each: the first Intl object of a page costs tens of milliseconds on a slow
+ * phone (the browser loads its locale data), and each of the others a few.
+ */
+export async function warmUp(f: Formatter): Promise<void> {
+  await nextTask();
+  f.number(1, true);
+  await nextTask();
+  void f.relative;
+  await nextTask();
+  void f.plural;
+  await nextTask();
 }

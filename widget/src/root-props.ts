@@ -12,7 +12,7 @@ export function rootProps({ layout, options, height }: PublicWidgetData, f: Form
     'aria-label': label,
     lang: f.locale,
     dir: f.rtl ? ('rtl' as const) : ('ltr' as const),
-    // Preact (and dom-render.ts) set these through CSSOM, which a strict CSP allows.
+    // Set through CSSOM (dom-render.ts, dom-patch.ts), which a strict CSP allows.
     style: { height: `${height}px`, '--a': accentColor(options.accentColor) },
   };
 }

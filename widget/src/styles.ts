@@ -36,7 +36,7 @@ export const CSS_PARTS = {
 .stars{display:block;position:relative;flex:none;height:var(--s);width:calc(var(--s)*5);color:var(--star0)}
 .fill{position:absolute;inset-block:0;inset-inline-start:0;overflow:hidden;color:var(--star)}
 .stars svg{width:calc(var(--s)*5);height:var(--s)}
-.mark{${ROW};justify-content:center;flex:none;width:var(--m);height:var(--m);border-radius:6px;color:#fff;font:700 calc(var(--m)*.55)/1 Arial,sans-serif}
+.mark{${ROW};justify-content:center;flex:none;width:var(--m);height:var(--m);border-radius:6px;color:#fff;font:700 calc(var(--m)*.55)/1 system-ui,sans-serif}
 `,
   /** The badge. */
   badge: `
@@ -90,7 +90,7 @@ export const CSS_PARTS = {
 @container (max-width:420px){.title{font-size:15px;line-height:20px}.sum{height:26px;font-size:12px;line-height:13px}.count{white-space:normal;display:-webkit-box;-webkit-line-clamp:2;-webkit-box-orient:vertical}}
 @container (max-width:340px){.sum .stars{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%)}}
 .track{display:flex;gap:${CARD_GAP}px;height:${CARD_H}px;padding:1px;margin:0 -1px;overflow:auto hidden;scroll-snap-type:x mandatory;scroll-behavior:smooth;scrollbar-width:none;overscroll-behavior-x:contain}
-.slide{flex:0 0 calc((100% - (var(--cols) - 1)*${CARD_GAP}px)/var(--cols));min-width:0;scroll-snap-align:start}
+.slide{flex:0 0 calc((100% - (var(--cols) - 1)*${CARD_GAP}px)/var(--cols));min-width:0;scroll-snap-align:start;content-visibility:auto}
 @media (prefers-reduced-motion:reduce){.track{scroll-behavior:auto}}
 .page{font-size:13px;color:var(--muted);font-variant-numeric:tabular-nums;white-space:nowrap}
 .cells{display:grid;grid-template-columns:repeat(var(--cols),minmax(0,1fr));grid-auto-rows:${CARD_H}px;gap:${CARD_GAP}px}

@@ -203,6 +203,20 @@ describe('parseIsoDate', () => {
     ['0001-01-01', '0001-01-01T00:00:00.000Z'],
   ])('%s → %s', (input, expected) => expect(parseIsoDate(input)).toBe(expected));
 
+  it('answers a canonical date-time (its fast path) as the full parse does', () => {
+    const pad = (n: number, w: number): string => String(n).padStart(w, '0');
+    let checked = 0;
+    for (let i = 0; i < 5000; i++) {
+      // Every field also out of range now and then: 00-13 months, 00-32 days, 00-24 hours, 00-60 minutes and seconds.
+      const y = (i * 7919) % 10000;
+      const text = `${pad(y, 4)}-${pad((i * 31) % 14, 2)}-${pad((i * 17) % 33, 2)}T${pad((i * 13) % 25, 2)}:${pad((i * 7) % 61, 2)}:${pad((i * 11) % 61, 2)}.${pad(i % 1000, 3)}Z`;
+      // A leading space skips the fast path: the full parse trims it.
+      expect(parseIsoDate(text)).toBe(parseIsoDate(` ${text}`));
+      if (parseIsoDate(text) !== null) checked++;
+    }
+    expect(checked).toBeGreaterThan(1000);
+  });
+
   it.each(['2025-02-29', '2026-04-31', '2026-00-10', '2026-01-01T10:60', '2026-01-01T10:00:00+24:00', '2026-1-1', '+02026-01-01', '2026-01-01T10:00:00 Z', '0000-01-01T00:30:00+01:00'])(
     'rejects %s',
     (input) => expect(parseIsoDate(input)).toBeNull(),

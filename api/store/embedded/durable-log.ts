@@ -42,12 +42,24 @@ export interface ReplayResult {
 }
 
 const NEWLINE = 0x0a;
-/** Characters written per round at most (one entry may be larger on its own). */
-const ROUND_CHARS = 64 * 1024 * 1024;
+/** Bytes written per round at most (one entry may be larger on its own). */
+const ROUND_BYTES = 64 * 1024 * 1024;
 
-function encode(entry: unknown): string {
-  const json = JSON.stringify(entry);
-  return `${crc32(json).toString(16).padStart(8, '0')} ${json}\n`;
+/**
+ * A log line, `<crc32 as 8 hex> <json>\n`, as the UTF-8 bytes written: the
+ * text is converted once, and checksummed over those bytes (the same value as
+ * over the JSON text, which zlib would convert again).
+ */
+export function encodeLine(json: string): Buffer {
+  const line = Buffer.from(`00000000 ${json}\n`, 'utf8');
+  const crc = crc32(line.subarray(9, line.length - 1));
+  line.write(crc.toString(16).padStart(8, '0'), 0, 'latin1');
+  return line;
+}
+
+/** An entry's log line. */
+export function encodeEntry(entry: unknown): Buffer {
+  return encodeLine(JSON.stringify(entry));
 }
 
 const SPACE = 0x20;
@@ -82,7 +94,7 @@ function decode(bytes: Buffer, start: number, end: number): unknown {
 }
 
 interface Pending {
-  text: string;
+  bytes: Buffer;
   resolve: () => void;
   reject: (err: Error) => void;
 }
@@ -173,20 +185,20 @@ export class DurableLog {
     const file = await open(side, 'w', 0o600);
     let bytes = 0;
     try {
-      let chunk: string[] = [];
-      let chars = 0;
+      let chunk: Buffer[] = [];
+      let chunkBytes = 0;
       const flush = async (): Promise<void> => {
-        const data = Buffer.from(chunk.join(''), 'utf8');
+        const data = Buffer.concat(chunk, chunkBytes);
         await file.write(data);
         bytes += data.length;
         chunk = [];
-        chars = 0;
+        chunkBytes = 0;
       };
       for (const entry of entries) {
-        const line = encode(entry);
+        const line = encodeEntry(entry);
         chunk.push(line);
-        chars += line.length;
-        if (chars >= 8 * 1024 * 1024) await flush();
+        chunkBytes += line.length;
+        if (chunkBytes >= 8 * 1024 * 1024) await flush();
       }
       if (chunk.length > 0) await flush();
       await file.datasync();
@@ -213,16 +225,22 @@ export class DurableLog {
 
   /** Appends entries; resolves once they are on disk. */
   append(...entries: unknown[]): Promise<void> {
-    if (this.closed) return Promise.reject(new Error('the store is closed'));
-    if (this.broken) return Promise.reject(new Error(`the store log could not be repaired after a failed write (${this.broken.message}); restart the server`));
-    let text: string;
+    let lines: Buffer[];
     try {
-      text = entries.map(encode).join('');
+      lines = entries.map(encodeEntry);
     } catch (err) {
       return Promise.reject(err as Error);
     }
+    return this.appendLines(lines);
+  }
+
+  /** Appends lines already made by `encodeLine` (a caller that encodes ahead, in slices); resolves once they are on disk. */
+  appendLines(lines: Buffer[]): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('the store is closed'));
+    if (this.broken) return Promise.reject(new Error(`the store log could not be repaired after a failed write (${this.broken.message}); restart the server`));
+    const bytes = lines.length === 1 ? lines[0]! : Buffer.concat(lines);
     return new Promise<void>((resolve, reject) => {
-      this.queue.push({ text, resolve, reject });
+      this.queue.push({ bytes, resolve, reject });
       if (!this.writing) this.writing = this.drain();
     });
   }
@@ -241,14 +259,14 @@ export class DurableLog {
   /** One round: as many queued appends as fit in ROUND_CHARS (at least one), one fsync. */
   private async writeRound(): Promise<void> {
     let take = 0;
-    let chars = 0;
-    while (take < this.queue.length && (take === 0 || chars + this.queue[take]!.text.length <= ROUND_CHARS)) {
-      chars += this.queue[take]!.text.length;
+    let bytes = 0;
+    while (take < this.queue.length && (take === 0 || bytes + this.queue[take]!.bytes.length <= ROUND_BYTES)) {
+      bytes += this.queue[take]!.bytes.length;
       take++;
     }
     const batch = this.queue.splice(0, take);
     try {
-      const data = Buffer.concat(batch.map((p) => Buffer.from(p.text, 'utf8')));
+      const data = batch.length === 1 ? batch[0]!.bytes : Buffer.concat(batch.map((p) => p.bytes), bytes);
       let written = 0;
       while (written < data.length) {
         const { bytesWritten } = await this.file.write(data, written, data.length - written);

@@ -27,6 +27,7 @@
 import type { MonthlyCount, MonthlyQuery, Review, ReviewInput, ReviewPage, ReviewQuery, ReviewStats, StatsQuery } from '../types.ts';
 import { monthsBetween } from '../../reviews/months.ts';
 import { dayWindow, emptyRawStats, finishStats, sentimentUnits, type RawStats } from '../../reviews/stats-math.ts';
+import { ShardedMap } from './sharded-map.ts';
 
 /** True when `a` comes before `b` in API order. */
 function precedes(a: Review, b: Review): boolean {
@@ -334,7 +335,8 @@ class ListSet {
 }
 
 class OrgReviews {
-  readonly byKey = new Map<string, Review>();
+  /** By natural key (sharded: one Map of a million entries rehashes all of them at once as it grows). */
+  readonly byKey = new ShardedMap<Review>();
   /** Every review of the organization. */
   readonly main = new ListSet();
   /** The reviews of each language. */
@@ -442,7 +444,7 @@ function freeze(record: Review): Review {
 }
 
 /** A record with exactly the Review fields, in one order (one hidden class, stable log lines). */
-function makeRecord(input: ReviewInput, date: string, id: string, orgId: string, createdAt: string, updatedAt: string): Review {
+export function makeRecord(input: ReviewInput, date: string, id: string, orgId: string, createdAt: string, updatedAt: string): Review {
   return {
     id,
     orgId,

@@ -5,6 +5,7 @@
  * lists, deep pages and statistics never scan an organization's reviews.
  */
 import { mkdir, open, rm, stat } from 'node:fs/promises';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { join } from 'node:path';
 import type {
   ApiKeyRecord,
@@ -27,10 +28,10 @@ import type {
 } from '../types.ts';
 import { newId } from '../ids.ts';
 import { applyWidgetPatch } from '../widget-patch.ts';
-import { DurableLog, type OpenFile, type ReplayResult } from './durable-log.ts';
+import { DurableLog, encodeEntry, encodeLine, type OpenFile, type ReplayResult } from './durable-log.ts';
 import { GroupCommit, type Plan } from './group-commit.ts';
 import { withOrgDefaults } from '../types.ts';
-import { checked, ReviewIndex } from './review-index.ts';
+import { checked, makeRecord, ReviewIndex } from './review-index.ts';
 import { EmbeddedPeople } from './people.ts';
 import { DataDirLock } from './data-dir-lock.ts';
 
@@ -51,6 +52,20 @@ interface Draft {
   keys: Map<string, ApiKeyRecord>;
   widgets: Map<string, Widget>;
 }
+
+/**
+ * A review batch prepared ahead of its commit round (`prepareAhead`): the
+ * records and their log line, valid while the organization's reviews are as
+ * they were (`writes` unchanged).
+ */
+interface Prepared extends UpsertResult {
+  records: Review[];
+  line: Buffer;
+  writes: number;
+}
+
+/** Milliseconds of preparation between two turns given to the event loop. */
+const PREPARE_SLICE_MS = 5;
 
 /** Records an entry stands for (a review batch: one per review). */
 const recordsIn = (entry: Entry): number => (entry.t === 'reviews' ? entry.v.length : 1);
@@ -107,6 +122,10 @@ export class EmbeddedStore implements Store {
   private readonly index = new ReviewIndex();
   /** Hidden reviews by organization, then review id. */
   private readonly hidden = new Map<string, Map<string, ReviewModeration>>();
+  /** Review batches applied per organization: a batch prepared ahead is still valid while this is unchanged. */
+  private readonly reviewWrites = new Map<string, number>();
+  /** Log lines of entries encoded ahead (review batches), so the commit round does not encode them again. */
+  private readonly encoded = new WeakMap<Entry, Buffer>();
   private log!: DurableLog;
   people!: EmbeddedPeople;
   private lock!: DataDirLock;
@@ -127,7 +146,7 @@ export class EmbeddedStore implements Store {
         if (key) draft.keys.set(entry.id, { ...key, lastUsedAt: entry.at });
       }
     },
-    append: (entries) => this.log.append(...entries),
+    append: (entries) => this.log.appendLines(entries.map((e) => this.encoded.get(e) ?? encodeEntry(e))),
     apply: (entries) => {
       for (const entry of entries) {
         this.apply(entry);
@@ -249,7 +268,10 @@ export class EmbeddedStore implements Store {
         break;
       case 'reviews':
         for (const review of entry.v) this.index.apply(review);
-        for (const orgId of new Set(entry.v.map((r) => r.orgId))) this.index.settle(orgId);
+        for (const orgId of new Set(entry.v.map((r) => r.orgId))) {
+          this.index.settle(orgId);
+          this.reviewWrites.set(orgId, (this.reviewWrites.get(orgId) ?? 0) + 1);
+        }
         break;
       case 'hide': {
         let org = this.hidden.get(entry.v.orgId);
@@ -338,13 +360,58 @@ export class EmbeddedStore implements Store {
     get: async (orgId: string, id: string) => this.index.get(orgId, id),
     monthly: async (query) => this.index.monthly(query),
     generation: (orgId: string) => this.index.generation(orgId),
-    // In a round of its own: its plan resolves ids against the committed index.
-    upsert: (orgId: string, inputs: ReviewInput[], now: Date): Promise<UpsertResult> =>
-      this.commit(() => {
-        const prepared = this.prepare(orgId, inputs, now);
-        return { entries: [{ t: 'reviews', v: prepared.records }], result: { imported: prepared.imported, updated: prepared.updated } };
-      }, true),
+    upsert: (orgId: string, inputs: ReviewInput[], now: Date): Promise<UpsertResult> => this.upsertReviews(orgId, inputs, now),
   };
+
+  /**
+   * A review batch is prepared ahead (ids, checks, the log line), in slices
+   * that give the event loop turns: prepared and encoded in one synchronous
+   * run, 2,000 reviews held it for tens of ms. It commits in a round of its
+   * own, whose plan resolves ids against the committed index: when another
+   * batch of the same organization landed meanwhile (two imports at once),
+   * the preparation may be stale and the plan prepares the batch again, there.
+   * Either way the batch is one log entry, written and synced all or nothing.
+   */
+  private async upsertReviews(orgId: string, inputs: ReviewInput[], now: Date): Promise<UpsertResult> {
+    if (this.closed) throw new Error('the store is closed');
+    const ahead = await this.prepareAhead(orgId, inputs, now);
+    return this.commit(() => {
+      const ready = ahead.writes === (this.reviewWrites.get(orgId) ?? 0) ? ahead : this.prepare(orgId, inputs, now);
+      const entry: Entry = { t: 'reviews', v: ready.records };
+      if (ready === ahead) this.encoded.set(entry, ahead.line);
+      return { entries: [entry], result: { imported: ready.imported, updated: ready.updated } };
+    }, true);
+  }
+
+  /** `prepare` and the batch's log line, giving the event loop a turn every few ms. */
+  private async prepareAhead(orgId: string, inputs: ReviewInput[], now: Date): Promise<Prepared> {
+    const writes = this.reviewWrites.get(orgId) ?? 0;
+    let since = performance.now();
+    const pause = async (): Promise<void> => {
+      if (performance.now() - since < PREPARE_SLICE_MS) return;
+      await nextTurn();
+      since = performance.now();
+    };
+    const SLICE = 100;
+    let prepared: UpsertResult & { records: Review[] } = { imported: 0, updated: 0, records: [] };
+    const inBatch = new Map<string, number>();
+    const stamp = now.toISOString();
+    for (let from = 0; from < inputs.length; from += SLICE) {
+      this.prepareInto(prepared, inBatch, orgId, inputs, from, Math.min(inputs.length, from + SLICE), stamp);
+      await pause();
+    }
+    // If the organization's reviews changed while this ran, the plan prepares again anyway.
+    if (writes !== (this.reviewWrites.get(orgId) ?? 0)) prepared = this.prepare(orgId, inputs, now);
+    // JSON.stringify of the entry, element by element: `{"t":"reviews","v":[` + records joined by "," + `]}` is the same text.
+    const parts: string[] = new Array(prepared.records.length);
+    for (let from = 0; from < parts.length; from += SLICE) {
+      const to = Math.min(parts.length, from + SLICE);
+      for (let i = from; i < to; i++) parts[i] = JSON.stringify(prepared.records[i]);
+      await pause();
+    }
+    const line = encodeLine(`{"t":"reviews","v":[${parts.join(',')}]}`);
+    return { ...prepared, line, writes };
+  }
 
   /**
    * Hidden reviews live beside the reviews, never inside them: an import
@@ -366,30 +433,33 @@ export class EmbeddedStore implements Store {
    * would stop the next start-up.
    */
   private prepare(orgId: string, inputs: ReviewInput[], now: Date): UpsertResult & { records: Review[] } {
-    const stamp = now.toISOString();
-    const inBatch = new Map<string, number>();
-    const records: Review[] = [];
-    let imported = 0;
-    let updated = 0;
-    for (const input of inputs) {
+    const prepared = { imported: 0, updated: 0, records: [] as Review[] };
+    this.prepareInto(prepared, new Map(), orgId, inputs, 0, inputs.length, now.toISOString());
+    return prepared;
+  }
+
+  /** `prepare` of inputs[from, to), continuing `into` (`inBatch`: natural key → index in its records). */
+  private prepareInto(into: UpsertResult & { records: Review[] }, inBatch: Map<string, number>, orgId: string, inputs: ReviewInput[], from: number, to: number, stamp: string): void {
+    const records = into.records;
+    for (let i = from; i < to; i++) {
+      const input = inputs[i]!;
       const natural = `${input.platform}\u0000${input.externalId}`;
       const at = inBatch.get(natural);
       if (at !== undefined) {
         const earlier = records[at]!;
-        records[at] = checked({ ...earlier, ...input, id: earlier.id, orgId, createdAt: earlier.createdAt, updatedAt: stamp });
+        records[at] = checked(makeRecord(input, input.date, earlier.id, orgId, earlier.createdAt, stamp));
         continue;
       }
       const existing = this.index.findByExternal(orgId, input.platform, input.externalId);
       if (existing) {
-        updated++;
-        records.push(checked({ ...existing, ...input, id: existing.id, orgId, createdAt: existing.createdAt, updatedAt: stamp }));
+        into.updated++;
+        records.push(checked(makeRecord(input, input.date, existing.id, orgId, existing.createdAt, stamp)));
       } else {
-        imported++;
-        records.push(checked({ ...input, id: newId('rev'), orgId, createdAt: stamp, updatedAt: stamp }));
+        into.imported++;
+        records.push(checked(makeRecord(input, input.date, newId('rev'), orgId, stamp, stamp)));
       }
       inBatch.set(natural, records.length - 1);
     }
-    return { imported, updated, records };
   }
 
   async ping(): Promise<void> {

@@ -1,31 +1,37 @@
 /**
- * The chunk of the framed layouts (carousel, grid, list), drawn with Preact:
- * hydrating server-rendered markup in place (same nodes, no repaint) or
- * rendering. One chunk for the three: they share nearly all their code, and
- * a page showing two of them must not load it twice.
+ * The chunk of the framed layouts (carousel, grid, list), drawn by
+ * dom-patch.ts (widget/build.ts aliases `preact` to it here): over
+ * server-rendered markup it keeps the nodes there (hydration, no repaint),
+ * otherwise it renders. One chunk for the three: they share nearly all
+ * their code, and a page showing two of them must not load it twice.
  */
-import { Fragment, createElement, hydrate, render } from 'preact';
 import { Carousel } from '../carousel.tsx';
+import { render } from '../dom-patch.ts';
 import { Framed } from '../framed.tsx';
-import { usePreact } from '../jsx-inject.ts';
 import type { Messages } from '../messages.ts';
 import { addJsonLd, prepare } from '../mount.ts';
 import { Paged } from '../paged.tsx';
+import { warmUp } from '../review-format.ts';
 import { sheet } from '../sheet.ts';
 
 /** The framed part of styles.ts, inlined by widget/build.ts. */
 declare const __RV_CSS_FRAMED__: string;
 
-// Before anything renders: from now on JSX makes Preact's own elements (jsx-inject.ts).
-usePreact(createElement as never, Fragment);
-
 const release = (root: ShadowRoot): void => render(null, root);
 
-export function mount(container: HTMLElement, raw: unknown, messages: Messages, now = Date.now()): void {
+/**
+ * In several tasks, each short enough not to block the page on a slow
+ * phone: the chunk's evaluation with the shadow root and its stylesheets;
+ * the Intl formatters, one task each (the page's first one loads the
+ * browser's locale data: the most costly step); the render; and, for a
+ * carousel rendered afresh, its off-screen slides (carousel.tsx). The
+ * container keeps its reserved height throughout, and server-rendered
+ * markup stays as it is until the render takes it over.
+ */
+export async function mount(container: HTMLElement, raw: unknown, messages: Messages, now = Date.now()): Promise<void> {
   const p = prepare(container, raw, messages, [sheet(__RV_CSS_FRAMED__)], release, now);
+  await warmUp(p.f);
   const Body = p.data.layout === 'carousel' ? Carousel : Paged;
-  const widget = <Framed data={p.data} f={p.f} width={container.clientWidth} label={p.label} Body={Body} />;
-  if (p.hydrating) hydrate(widget, p.root);
-  else render(widget, p.root);
+  render(<Framed data={p.data} f={p.f} width={container.clientWidth} label={p.label} Body={Body} lazy={!p.hydrating} />, p.root);
   addJsonLd(p);
 }

@@ -76,11 +76,16 @@ test('the loader hydrates server-rendered widgets in place: the same nodes, same
   expect(after.map((w) => w.nodes)).toEqual(before.map((w) => w.nodes));
   // The framed layouts keep the very nodes the server rendered (the badge is drawn afresh).
   expect(after.slice(1).map((w) => w.marked)).toEqual(after.slice(1).map((w) => w.nodes));
-  const shotAfter = await page.screenshot({ animations: 'disabled' });
   writeFileSync('test-results/ssr-before-hydration.png', shotBefore);
-  writeFileSync('test-results/ssr-after-hydration.png', shotAfter);
-  const differing = differingPixels(shotBefore, shotAfter);
-  expect(differing.length, `first differing pixels: ${JSON.stringify(differing.slice(0, 5))}`).toBe(0);
+  // Once hydrated and settled, the page looks exactly as the server drew it. On a loaded machine
+  // (a full CI run) one screenshot taken in the frames right after hydration differed at the
+  // carousel's first card while later ones matched: compare until it settles, for 5 s at most.
+  await expect(async () => {
+    const shotAfter = await page.screenshot({ animations: 'disabled' });
+    writeFileSync('test-results/ssr-after-hydration.png', shotAfter);
+    const differing = differingPixels(shotBefore, shotAfter);
+    expect(differing.length, `first differing pixels: ${JSON.stringify(differing.slice(0, 5))}`).toBe(0);
+  }).toPass({ timeout: 5_000, intervals: [100, 250, 500] });
   expect(await page.evaluate(() => (window as unknown as { __cls: number }).__cls)).toBe(0);
   // No second fetch of the data: only the loader, the chunks and the catalog were asked for.
   const served = origins.widget.requests.slice(since);

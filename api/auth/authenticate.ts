@@ -41,6 +41,8 @@ export function authenticate(deps: { store: Store; lastUsed: LastUsedTracker; au
   return async function authenticate(ctx: Context, next: Next): Promise<void> {
     const token = bearerToken(ctx.get('authorization') || undefined);
     if (token === null || !isWellFormedKey(token)) return fail(ctx);
+    // Taken before the key is read, so that any change after that read is seen below.
+    const changes = store.keys.changes?.();
     const key = await store.keys.findByHash(hashKey(token));
     if (!key || keyState(key) !== 'active') return fail(ctx);
     const org = await store.orgs.get(key.orgId);
@@ -48,7 +50,6 @@ export function authenticate(deps: { store: Store; lastUsed: LastUsedTracker; au
 
     ctx.state.auth = { key, org } satisfies AuthState;
     lastUsed.touch(key.id, key.lastUsedAt);
-    const changes = store.keys.changes?.();
     await next();
 
     // No key created or revoked meanwhile (a store that sees every change): the key read above still

@@ -56,3 +56,19 @@ describe('GET /reviews pages kept between writes', () => {
     expect(typeof t.service.store.reviews.generation).toBe('function');
   });
 });
+
+describe('PageCache bounds', () => {
+  it('keeps at most its entries and its bytes, then starts over', async () => {
+    const { PageCache } = await import('./page-cache.ts');
+    const byEntries = new PageCache(1024 * 1024, 3);
+    for (const k of ['a', 'b', 'c']) byEntries.set(k, Buffer.from(k));
+    expect(['a', 'b', 'c'].map((k) => byEntries.get(k)?.toString())).toEqual(['a', 'b', 'c']);
+    byEntries.set('d', Buffer.from('d'));
+    expect(['a', 'b', 'c', 'd'].map((k) => byEntries.get(k)?.toString())).toEqual([undefined, undefined, undefined, 'd']);
+    const byBytes = new PageCache(160, 100);
+    byBytes.set('x', Buffer.alloc(10));
+    expect(byBytes.get('x')).toBeDefined();
+    byBytes.set('y', Buffer.alloc(11)); // more than a sixteenth of the budget: not kept
+    expect(byBytes.get('y')).toBeUndefined();
+  });
+});

@@ -371,6 +371,11 @@ export class EmbeddedStore implements Store {
    * batch of the same organization landed meanwhile (two imports at once),
    * the preparation may be stale and the plan prepares the batch again, there.
    * Either way the batch is one log entry, written and synced all or nothing.
+   * Two calls at once for the same organization commit in the order their
+   * preparations finish, not necessarily the order they were made: each
+   * batch is whole, none is lost or duplicated, and the counts are right,
+   * but which of two concurrent writes of the same review lands last is not
+   * decided by call order (it never was across two processes' imports).
    */
   private async upsertReviews(orgId: string, inputs: ReviewInput[], now: Date): Promise<UpsertResult> {
     if (this.closed) throw new Error('the store is closed');

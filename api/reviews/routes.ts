@@ -2,9 +2,9 @@
 import type { Context } from 'koa';
 import type { AuthState } from '../auth/authenticate.ts';
 import { invalidParameters } from '../errors.ts';
-import { validateQuery } from '../openapi/params.ts';
+import { validateQuery, type ListReviewsParams } from '../openapi/params.ts';
 import { PageCache } from './page-cache.ts';
-import type { Review, ReviewStats, Store } from '../store/types.ts';
+import type { Review, ReviewQuery, ReviewStats, Store } from '../store/types.ts';
 
 /** The 15 fields of the spec's Review, in the spec's order: nothing internal leaves. */
 export function publicReview(r: Review) {
@@ -57,6 +57,21 @@ export function listBody(items: readonly Review[], pagination: { total: number; 
   return Buffer.concat(parts);
 }
 
+/** The store query of GET /reviews' validated parameters (also the dashboard's list: same rules). */
+export function reviewQuery(orgId: string, params: ListReviewsParams): ReviewQuery {
+  const { limit, offset, platform, minRating, maxRating, since, language } = params;
+  return {
+    orgId,
+    ...(platform !== undefined && { platforms: [platform] }),
+    ...(minRating !== undefined && { minRating }),
+    ...(maxRating !== undefined && { maxRating }),
+    ...(since !== undefined && { since }),
+    ...(language !== undefined && { language }),
+    limit,
+    offset,
+  };
+}
+
 export function listReviews(store: Store) {
   const cache = new PageCache();
   return async function listReviews(ctx: Context): Promise<void> {
@@ -72,17 +87,8 @@ export function listReviews(store: Store) {
       ctx.body = kept;
       return;
     }
-    const { limit, offset, platform, minRating, maxRating, since, language } = parsed.value;
-    const page = await store.reviews.list({
-      orgId: org.id,
-      ...(platform !== undefined && { platforms: [platform] }),
-      ...(minRating !== undefined && { minRating }),
-      ...(maxRating !== undefined && { maxRating }),
-      ...(since !== undefined && { since }),
-      ...(language !== undefined && { language }),
-      limit,
-      offset,
-    });
+    const { limit, offset } = parsed.value;
+    const page = await store.reviews.list(reviewQuery(org.id, parsed.value));
     const body = listBody(page.items, { total: page.total, limit, offset, hasMore: offset + page.items.length < page.total });
     // Kept only if nothing was written while the page was read.
     if (key !== null && store.reviews.generation!(org.id) === generation) cache.set(key, body);

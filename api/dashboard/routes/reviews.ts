@@ -8,6 +8,7 @@ import type { Context } from 'koa';
 import { readJson } from '../../admin/body.ts';
 import { invalidParameters, notFound } from '../../errors.ts';
 import { validateQuery } from '../../openapi/params.ts';
+import { reviewQuery } from '../../reviews/routes.ts';
 import { isRecordId } from '../../store/ids.ts';
 import type { HideReason, Review, ReviewModeration } from '../../store/types.ts';
 import { audit } from '../audit.ts';
@@ -40,20 +41,8 @@ export function listReviews({ store }: DashboardDeps) {
     const parsed = validateQuery('listReviews', new URLSearchParams(ctx.querystring));
     if (!parsed.ok) throw invalidParameters(parsed.details, parsed.message);
     const { org } = auth(ctx);
-    const { limit, offset, platform, minRating, maxRating, since, language } = parsed.value;
-    const [page, hidden] = await Promise.all([
-      store.reviews.list({
-        orgId: org.id,
-        ...(platform !== undefined && { platforms: [platform] }),
-        ...(minRating !== undefined && { minRating }),
-        ...(maxRating !== undefined && { maxRating }),
-        ...(since !== undefined && { since }),
-        ...(language !== undefined && { language }),
-        limit,
-        offset,
-      }),
-      store.moderation.listByOrg(org.id),
-    ]);
+    const { limit, offset } = parsed.value;
+    const [page, hidden] = await Promise.all([store.reviews.list(reviewQuery(org.id, parsed.value)), store.moderation.listByOrg(org.id)]);
     const byReview = new Map(hidden.map((m) => [m.reviewId, m]));
     ctx.body = {
       data: page.items.map((r) => reviewItem(r, byReview.get(r.id))),

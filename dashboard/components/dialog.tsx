@@ -4,6 +4,7 @@
  */
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
+import { Notice } from './page.tsx';
 
 export function Dialog(props: { title: string; onClose: () => void; children: ComponentChildren; id: string }) {
   const ref = useRef<HTMLDialogElement>(null);
@@ -32,5 +33,29 @@ export function Dialog(props: { title: string; onClose: () => void; children: Co
       </h2>
       {props.children}
     </dialog>
+  );
+}
+
+/**
+ * The end of a confirmation dialog: the error of the last attempt, Cancel, and
+ * the red button that does it (a form's submit button when `onConfirm` is not given).
+ */
+export function ConfirmActions(props: { error: string | null; label: string; onCancel: () => void; onConfirm?: () => void; busy?: boolean }) {
+  return (
+    <>
+      {props.error && (
+        <Notice tone="error" role="alert">
+          {props.error}
+        </Notice>
+      )}
+      <div class="dialog-actions">
+        <button type="button" class="button secondary" onClick={props.onCancel}>
+          Cancel
+        </button>
+        <button type={props.onConfirm ? 'button' : 'submit'} class="button danger" onClick={props.onConfirm} disabled={props.busy}>
+          {props.label}
+        </button>
+      </div>
+    </>
   );
 }

@@ -8,7 +8,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, DashboardError, type CreatedKey, type KeyItem, type SessionInfo } from '../../api.ts';
 import { CopyField } from '../../components/copy-field.tsx';
-import { Dialog } from '../../components/dialog.tsx';
+import { ConfirmActions, Dialog } from '../../components/dialog.tsx';
 import { Loading, Notice, PageHeader, TableWrap } from '../../components/page.tsx';
 import { PlanCard } from '../../components/plan.tsx';
 import { endOfLocalDay, formatDate, formatDateTime, timeZone, todayLocal } from '../../format.ts';
@@ -127,19 +127,7 @@ function RevokeDialog(props: { keyItem: KeyItem; onClose: () => void; onRevoked:
       <p>
         Requests with this key (<span class="mono">{props.keyItem.prefix}…</span>) are refused from the very next one, on every server. This cannot be undone.
       </p>
-      {error && (
-        <Notice tone="error" role="alert">
-          {error}
-        </Notice>
-      )}
-      <div class="dialog-actions">
-        <button type="button" class="button secondary" onClick={props.onClose}>
-          Cancel
-        </button>
-        <button type="button" class="button danger" onClick={revoke} disabled={busy}>
-          Revoke key
-        </button>
-      </div>
+      <ConfirmActions error={error} label="Revoke key" onCancel={props.onClose} onConfirm={revoke} busy={busy} />
     </Dialog>
   );
 }

@@ -7,7 +7,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, DashboardError, type Member, type PendingInvitation, type Role, type SessionInfo } from '../../api.ts';
 import { CopyField } from '../../components/copy-field.tsx';
-import { Dialog } from '../../components/dialog.tsx';
+import { ConfirmActions, Dialog } from '../../components/dialog.tsx';
 import { Loading, Notice, PageHeader, TableWrap } from '../../components/page.tsx';
 import { formatDate, formatDateTime, ROLE_LABELS } from '../../format.ts';
 
@@ -100,19 +100,7 @@ function RemoveDialog(props: { member: Member; onClose: () => void; onRemoved: (
   return (
     <Dialog id="remove-member" title={`Remove ${props.member.email}?`} onClose={props.onClose}>
       <p>They lose access at once: any session they have open ends now.</p>
-      {error && (
-        <Notice tone="error" role="alert">
-          {error}
-        </Notice>
-      )}
-      <div class="dialog-actions">
-        <button type="button" class="button secondary" onClick={props.onClose}>
-          Cancel
-        </button>
-        <button type="button" class="button danger" onClick={remove}>
-          Remove member
-        </button>
-      </div>
+      <ConfirmActions error={error} label="Remove member" onCancel={props.onClose} onConfirm={remove} />
     </Dialog>
   );
 }

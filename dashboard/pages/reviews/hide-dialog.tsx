@@ -1,8 +1,7 @@
 /** Hide a review from widgets, with a reason: a native <dialog> with a radio group (Owner, Admin). */
 import { useState } from 'preact/hooks';
 import { call, DashboardError, type HideReason, type ReviewItem } from '../../api.ts';
-import { Dialog } from '../../components/dialog.tsx';
-import { Notice } from '../../components/page.tsx';
+import { ConfirmActions, Dialog } from '../../components/dialog.tsx';
 import { platformName } from './filters.tsx';
 import { REASONS } from './reasons.ts';
 
@@ -44,19 +43,7 @@ export function HideDialog(props: { review: ReviewItem; onClose: () => void; onH
             </label>
           ))}
         </fieldset>
-        {error && (
-          <Notice tone="error" role="alert">
-            {error}
-          </Notice>
-        )}
-        <div class="dialog-actions">
-          <button type="button" class="button secondary" onClick={props.onClose}>
-            Cancel
-          </button>
-          <button type="submit" class="button danger" disabled={busy}>
-            Hide review
-          </button>
-        </div>
+        <ConfirmActions error={error} label="Hide review" onCancel={props.onClose} busy={busy} />
       </form>
     </Dialog>
   );

@@ -1,24 +1,20 @@
 /**
- * The public HTTPS app. The middleware order below IS the order of checks in
- * CONTRACT §3: HTTPS → key in the query string → (route) → authentication →
- * plan → rate limit → parameters (inside each handler).
+ * The public HTTPS app. The order of checks is CONTRACT §3's: HTTPS → key in
+ * the query string (frontDoor) → (route) → authentication → plan → rate limit
+ * (apiAccess) → parameters (inside each handler). Few Koa layers on purpose:
+ * each costs a dispatch and a promise per request (issue 16).
  */
-import type { RequestListener } from 'node:http';
+import { METHODS, type RequestListener } from 'node:http';
 import Koa, { type Context, type Middleware, type Next } from 'koa';
 import Router from '@koa/router';
 import type { Config } from './config.ts';
 import { methodNotAllowed } from './errors.ts';
 import type { Logger } from './logger.ts';
-import { accessLog } from './middleware/access-log.ts';
-import { errorHandler } from './middleware/error-handler.ts';
-import { httpsOnly } from './middleware/https-only.ts';
-import { queryKeyGuard } from './middleware/query-key-guard.ts';
-import { requestId } from './middleware/request-id.ts';
-import { resolveClient, TrustedProxies } from './middleware/trusted-proxies.ts';
-import { authenticate, requireApiPlan } from './auth/authenticate.ts';
+import { frontDoor } from './middleware/front-door.ts';
+import { TrustedProxies } from './middleware/trusted-proxies.ts';
+import { apiAccess } from './auth/authenticate.ts';
 import { LastUsedTracker } from './auth/last-used.ts';
 import { addressKey } from './limits/address-key.ts';
-import { orgRateLimit } from './limits/org-rate-limit.ts';
 import { BatchedRateLimitDb } from './limits/batched-redis-driver.ts';
 import { Limiter, type LimiterRedis } from './limits/rate-limit.ts';
 import type { RedisHealth } from './limits/redis-health.ts';
@@ -66,6 +62,13 @@ export const PUBLIC_REQUESTS_PER_MINUTE = 600;
 
 export type RouteMethodRegistrar = (path: string, ...middleware: Middleware[]) => void;
 
+/**
+ * Every method but GET and HEAD: what a GET path answers 405 to. The 405 route
+ * is registered for these only, so a GET request matches one route, not two
+ * (the router sets up every matched route's middleware on each request).
+ */
+const NOT_GET = METHODS.filter((method) => method !== 'GET' && method !== 'HEAD');
+
 export function createApp(deps: AppDeps): App {
   const { config, store, logger, redis, metrics } = deps;
   // Koa's own proxy handling stays off: resolveClient believes forwarded headers only from TRUST_PROXY's addresses.
@@ -109,16 +112,14 @@ export function createApp(deps: AppDeps): App {
   /** GET (and HEAD) on a path; any other method there is 405 with Allow. */
   const get: RouteMethodRegistrar = (path, ...middleware) => {
     router.get(path, ...middleware);
-    router.all(path, async function notAllowed(): Promise<void> {
-      throw methodNotAllowed(['GET', 'HEAD']);
-    });
+    router.register(path, NOT_GET, [
+      async function notAllowed(): Promise<void> {
+        throw methodNotAllowed(['GET', 'HEAD']);
+      },
+    ]);
   };
 
-  const apiPipeline: Middleware[] = [
-    authenticate({ store, lastUsed, authFailures }),
-    requireApiPlan(),
-    orgRateLimit(orgLimiter),
-  ];
+  const apiPipeline: Middleware[] = [apiAccess({ store, lastUsed, authFailures, orgLimiter })];
 
   get('/healthz', healthz());
   get('/readyz', readyz({ store, redis, metrics, lifecycle: deps.lifecycle ?? { draining: false } }));
@@ -141,21 +142,13 @@ export function createApp(deps: AppDeps): App {
     },
   });
 
-  koa.use(errorHandler(logger));
-  koa.use(requestId(logger));
-  koa.use(accessLog(logger));
-  koa.use(metrics.middleware());
-  // Errors are rendered here too, so the access log and the metrics above see the final status (not Koa's default 404).
-  koa.use(errorHandler(logger));
-  koa.use(resolveClient(proxies));
-  koa.use(httpsOnly());
-  koa.use(queryKeyGuard());
+  koa.use(frontDoor({ logger, metrics, proxies }));
   const dashboard = dashboardRouter({ config, store, sessions: deps.sessions, throttle: new SignInThrottle(redis), assets: deps.dashboardAssets }).routes();
+  const routes = router.routes();
   // Every dashboard route is under /dashboard (matched case-insensitively, as the router does): other requests skip its route table.
-  koa.use(function dashboardRoutes(ctx: Context, next: Next) {
-    return ctx.path.slice(0, 10).toLowerCase() === '/dashboard' ? dashboard(ctx as Parameters<typeof dashboard>[0], next) : next();
+  koa.use(function routeTables(ctx: Context, next: Next) {
+    return ctx.path.slice(0, 10).toLowerCase() === '/dashboard' ? dashboard(ctx as Parameters<typeof dashboard>[0], next) : routes(ctx as Parameters<typeof routes>[0], next);
   });
-  koa.use(router.routes());
 
   const handler = publicPath(
     { store, logger, metrics, proxies, assets: deps.assets, publicCache, publicLimiter, publicLimit: PUBLIC_REQUESTS_PER_MINUTE },

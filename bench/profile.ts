@@ -1,5 +1,5 @@
 /**
- * `npm run bench:profile [-- --reviews 100000 --requests 20000 --only stats]`:
+ * `npm run bench:profile [-- --reviews 100000 --requests 20000 --only stats --skip-floor]`:
  * where the service's CPU goes under the benchmark's load. Fills a data folder
  * (bench/fill.ts), starts the compiled service with `--cpu-prof` on Redis, and
  * sends each request of `npm run bench` (the same URLs and headers) to it;
@@ -7,13 +7,16 @@
  * measured requests only (samples outside them, start-up and warm-up, are left
  * out), as a share of the process's busy (non-idle) samples. The .cpuprofile
  * files stay in the folder printed at the end (open them in Chrome DevTools).
+ * Each API request is profiled on the floor server too (bench/floor-server.ts,
+ * answering the service's recorded bytes), so the two breakdowns compare.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { fillDataFolder } from './fill.ts';
-import { admin, flag, findRedisServer, httpsGet, ROOT, startRedis, startServer } from './support.ts';
+import type { Fixture } from './bare-server.ts';
+import { admin, flag, findRedisServer, freePort, httpsGet, record, ROOT, spawnReady, startRedis, startServer } from './support.ts';
 
 const REVIEWS = flag('reviews', 100_000);
 const REQUESTS = flag('requests', 20_000);
@@ -66,6 +69,7 @@ function component(frame: ProfileNode['callFrame']): string | null {
   if (/node_modules\/prom-client\//.test(url)) return 'prom-client';
   if (/node_modules\/pino/.test(url)) return 'pino';
   if (/\/dist\/api\//.test(url)) return 'the service (dist/api)';
+  if (/\/dist\/bench\//.test(url)) return "the floor's handler (dist/bench)";
   if (url.startsWith('node:') || url === '') return 'Node (HTTP, TLS, streams) and natives';
   return 'other packages';
 }
@@ -116,36 +120,67 @@ async function main(): Promise<void> {
       'loader.js': { path: `/widget/${manifest.loader}`, headers: browser, visitors: true },
       'hashed bundle': { path: `/widget/${manifest.layouts.carousel!}`, headers: browser, visitors: true },
     };
+    // The floor (bench/floor-server.ts) answers the API requests with the service's recorded bytes: profiled alike, side by side.
+    const floorPort = await freePort();
+    const floorFixture = join(dataDir, 'floor.json');
+    const apiTargets = Object.entries(targets).filter(([, t]) => !t.visitors);
+    const responses: Fixture['responses'] = {};
+    const recorder = await startServer(env);
+    for (const [, { path, headers }] of apiTargets) responses[path] = await record(`${recorder.baseUrl}${path}`, recorder.ca, headers);
+    const tls = { cert: recorder.ca, key: readFileSync(join(dataDir, 'tls-key.pem'), 'utf8') };
+    await recorder.stop();
+    writeFileSync(floorFixture, JSON.stringify({ ...tls, port: floorPort, responses } satisfies Fixture));
+
     let visitor = 0;
     for (const [name, { path, headers, visitors }] of Object.entries(targets)) {
       if (only && !name.includes(only)) continue;
-      const server = await startServer(env, ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name.replace(/\W+/g, '-')}.cpuprofile`]);
-      const options = {
-        url: `${server.baseUrl}${path}`,
-        connections: CONNECTIONS,
-        headers,
-        tlsOptions: { ca: server.ca, servername: 'localhost' },
-        ...(visitors && {
-          requests: [
-            {
-              setupRequest: (req: { headers?: Record<string, string> }) => {
-                visitor++;
-                return { ...req, headers: { ...headers, 'x-forwarded-for': `10.${(visitor >> 16) & 255}.${(visitor >> 8) & 255}.${visitor & 255}` } };
+      const runs: { label: string; file: string; start: (flags: string[]) => Promise<{ baseUrl: string; ca: string; stop: () => Promise<unknown> }> }[] = [
+        { label: 'service', file: name, start: (flags) => startServer(env, flags) },
+      ];
+      if (!visitors && !process.argv.includes('--skip-floor')) {
+        runs.push({
+          label: 'floor',
+          file: `floor ${name}`,
+          start: async (flags) => {
+            const child = await spawnReady('floor-server', [floorFixture, redis.url], flags);
+            return {
+              baseUrl: `https://127.0.0.1:${floorPort}`,
+              ca: tls.cert,
+              stop: () => new Promise((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : (child.once('exit', resolve), child.kill('SIGTERM')))),
+            };
+          },
+        });
+      }
+      for (const { label, file, start } of runs) {
+        const fileName = file.replace(/\W+/g, '-');
+        const server = await start(['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${fileName}.cpuprofile`]);
+        const options = {
+          url: `${server.baseUrl}${path}`,
+          connections: CONNECTIONS,
+          headers,
+          tlsOptions: { ca: server.ca, servername: 'localhost' },
+          ...(visitors && {
+            requests: [
+              {
+                setupRequest: (req: { headers?: Record<string, string> }) => {
+                  visitor++;
+                  return { ...req, headers: { ...headers, 'x-forwarded-for': `10.${(visitor >> 16) & 255}.${(visitor >> 8) & 255}.${visitor & 255}` } };
+                },
               },
-            },
-          ],
-        }),
-      };
-      await autocannon({ ...options, duration: 2 } as autocannon.Options);
-      const from = Number(process.hrtime.bigint() / 1000n);
-      const r = await autocannon({ ...options, amount: REQUESTS } as autocannon.Options);
-      const to = Number(process.hrtime.bigint() / 1000n);
-      await server.stop();
-      const file = readdirSync(profileDir).find((f) => f.startsWith(name.replace(/\W+/g, '-')));
-      if (!file) throw new Error(`no profile written for ${name}`);
-      const profile = JSON.parse(readFileSync(join(profileDir, file), 'utf8')) as CpuProfile;
-      process.stdout.write(`\n${name} (${path}): ${r.requests.total} requests (${Object.entries(r.statusCodeStats ?? {}).map(([code, { count }]) => `${count} × ${code}`).join(', ')}); self time, share of busy samples:\n${topSelf(profile, from, to).join('\n')}\n`);
-      process.stdout.write(`by component, main-thread CPU per request:\n${byComponent(profile, from, to, r.requests.total).join('\n')}\n`);
+            ],
+          }),
+        };
+        await autocannon({ ...options, duration: 2 } as autocannon.Options);
+        const from = Number(process.hrtime.bigint() / 1000n);
+        const r = await autocannon({ ...options, amount: REQUESTS } as autocannon.Options);
+        const to = Number(process.hrtime.bigint() / 1000n);
+        await server.stop();
+        const found = readdirSync(profileDir).find((f) => f.startsWith(`${fileName}.`));
+        if (!found) throw new Error(`no profile written for ${label}, ${name}`);
+        const profile = JSON.parse(readFileSync(join(profileDir, found), 'utf8')) as CpuProfile;
+        process.stdout.write(`\n${label}, ${name} (${path}): ${r.requests.total} requests (${Object.entries(r.statusCodeStats ?? {}).map(([code, { count }]) => `${count} × ${code}`).join(', ')}); self time, share of busy samples:\n${topSelf(profile, from, to).join('\n')}\n`);
+        process.stdout.write(`by component, main-thread CPU per request:\n${byComponent(profile, from, to, r.requests.total).join('\n')}\n`);
+      }
     }
     process.stdout.write(`\nProfiles: ${profileDir}\n`);
   } finally {

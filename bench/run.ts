@@ -20,7 +20,7 @@
  * Start-up on a 1,000,000-review folder: `npm run bench:startup` (bench/startup.ts).
  * (`--seconds` is the run length of `--store mongo`.)
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -29,7 +29,7 @@ import { Readable } from 'node:stream';
 import autocannon from 'autocannon';
 import type { Fixture } from './bare-server.ts';
 import { compareWorkers } from './workers.ts';
-import { admin, compileBenchServer, cpuMicros, findRedisServer, flag, freePort, httpsGet, ROOT, rssMiB, startRedis, startServer } from './support.ts';
+import { admin, cpuMicros, findRedisServer, flag, freePort, httpsGet, record, ROOT, rssMiB, spawnReady, startRedis, startServer } from './support.ts';
 
 const REVIEWS = flag('reviews', 100_000);
 const SECONDS = flag('seconds', 10);
@@ -163,28 +163,6 @@ async function cannon(target: Target, ca: string): Promise<Result> {
   return { rps: readCpu ? r.requests.total / seconds : r.requests.average, p50: r.latency.p50, p99: r.latency.p99, cpuUs: cpuEach[0]!, cpuUsEach: cpuEach, non2xx: wrong, errors: r.errors };
 }
 
-/** Starts a comparison server (its own process, compiled) and waits for its `ready`. */
-async function spawnReady(name: string, ...args: string[]): Promise<ChildProcess> {
-  const script = await compileBenchServer(name);
-  const child = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.once('data', () => resolve());
-    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
-  });
-  return child;
-}
-
-/** Records one answer of the service: status, body and the headers a bare server would send too. */
-async function record(url: string, ca: string, headers: Record<string, string>, status = 200): Promise<{ status: number; body: string; headers: Record<string, string> }> {
-  const res = await httpsGet(url, ca, headers);
-  if (res.status !== status) throw new Error(`${url}: ${res.status} ${res.body.toString()}`);
-  const kept: Record<string, string> = {};
-  for (const [name, value] of Object.entries(res.headers)) {
-    if (value !== undefined && !['content-length', 'connection', 'keep-alive', 'date', 'transfer-encoding'].includes(name)) kept[name] = String(value);
-  }
-  return { status, body: res.body.toString('base64'), headers: kept };
-}
-
 function table(header: string[], rows: string[][]): string[] {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
@@ -258,8 +236,8 @@ async function main(): Promise<void> {
     const floorFixture = join(dataDir, 'floor.json');
     writeFileSync(bareFixture, JSON.stringify({ ...tls, port: barePort, responses: { ...apiResponses, ...publicResponses } } satisfies Fixture));
     writeFileSync(floorFixture, JSON.stringify({ ...tls, port: floorPort, responses: apiResponses } satisfies Fixture));
-    bare = await spawnReady('bare-server', bareFixture);
-    floor = await spawnReady('floor-server', floorFixture, redis.url);
+    bare = await spawnReady('bare-server', [bareFixture]);
+    floor = await spawnReady('floor-server', [floorFixture, redis.url]);
     const pids = { service: server.child.pid!, floor: floor.pid!, bare: bare.pid! };
     const warn = (name: string, label: string, r: Result) => {
       if (r.non2xx > 0 || r.errors > 0) process.stdout.write(`  warning: ${name}, ${label}: ${r.non2xx} unexpected statuses, ${r.errors} errors\n`);

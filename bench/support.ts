@@ -130,3 +130,25 @@ export function rssMiB(pid: number): number {
   const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
   return Math.round(kb / 1024);
 }
+
+/** Starts a comparison server (its own process, compiled, with these Node flags) and waits for its `ready`. */
+export async function spawnReady(name: string, args: string[], nodeFlags: string[] = []): Promise<ChildProcess> {
+  const script = await compileBenchServer(name);
+  const child = spawn(process.execPath, [...nodeFlags, script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.once('data', () => resolve());
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+  });
+  return child;
+}
+
+/** Records one answer of the service: status, body and the headers a bare server would send too. */
+export async function record(url: string, ca: string, headers: Record<string, string>, status = 200): Promise<{ status: number; body: string; headers: Record<string, string> }> {
+  const res = await httpsGet(url, ca, headers);
+  if (res.status !== status) throw new Error(`${url}: ${res.status} ${res.body.toString()}`);
+  const kept: Record<string, string> = {};
+  for (const [name, value] of Object.entries(res.headers)) {
+    if (value !== undefined && !['content-length', 'connection', 'keep-alive', 'date', 'transfer-encoding'].includes(name)) kept[name] = String(value);
+  }
+  return { status, body: res.body.toString('base64'), headers: kept };
+}

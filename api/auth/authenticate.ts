@@ -1,5 +1,8 @@
 /**
- * Bearer authentication, then the plan check (CONTRACT §3 order). A key is
+ * What every developer API request passes, in CONTRACT §3's order: Bearer
+ * authentication, then the plan check, then the organization's rate limit
+ * (one Koa middleware, apiAccess: three layers cost three dispatches and
+ * promises per request, issue 16). A key is
  * checked for shape and checksum before any store lookup; only its SHA-256 hash
  * is looked up. Failed attempts from one client address go through their own
  * limiter, so guessing keys runs into 429.
@@ -13,7 +16,7 @@
  */
 import type { Context, Next } from 'koa';
 import { forbiddenPlan, unauthorized } from '../errors.ts';
-import { hasApiAccess } from '../limits/plans.ts';
+import { hasApiAccess, requestsPerMinute } from '../limits/plans.ts';
 import type { Limiter } from '../limits/rate-limit.ts';
 import type { ApiKeyRecord, Organization, Store } from '../store/types.ts';
 import { keyState } from '../store/types.ts';
@@ -28,8 +31,17 @@ export interface AuthState {
 /** Failed authentications allowed per client address per minute. */
 export const AUTH_FAILURES_PER_MINUTE = 30;
 
-export function authenticate(deps: { store: Store; lastUsed: LastUsedTracker; authFailures: Limiter }) {
-  const { store, lastUsed, authFailures } = deps;
+export interface ApiAccessDeps {
+  store: Store;
+  lastUsed: LastUsedTracker;
+  /** Failed authentications, per client address. */
+  authFailures: Limiter;
+  /** The per-organization limit: the organization's override, else its plan's. */
+  orgLimiter: Limiter;
+}
+
+export function apiAccess(deps: ApiAccessDeps) {
+  const { store, lastUsed, authFailures, orgLimiter } = deps;
 
   const fail = async (ctx: Context): Promise<never> => {
     await authFailures.run(ctx, AUTH_FAILURES_PER_MINUTE, async () => {
@@ -38,7 +50,7 @@ export function authenticate(deps: { store: Store; lastUsed: LastUsedTracker; au
     throw unauthorized();
   };
 
-  return async function authenticate(ctx: Context, next: Next): Promise<void> {
+  return async function apiAccess(ctx: Context, next: Next): Promise<void> {
     const token = bearerToken(ctx.get('authorization') || undefined);
     if (token === null || !isWellFormedKey(token)) return fail(ctx);
     // Taken before the key is read, so that any change after that read is seen below.
@@ -50,7 +62,8 @@ export function authenticate(deps: { store: Store; lastUsed: LastUsedTracker; au
 
     ctx.state.auth = { key, org } satisfies AuthState;
     lastUsed.touch(key.id, key.lastUsedAt);
-    await next();
+    if (!hasApiAccess(org)) throw forbiddenPlan();
+    await orgLimiter.run(ctx, requestsPerMinute(org), next);
 
     // No key created or revoked meanwhile (a store that sees every change): the key read above still
     // stands, only its expiry can have come. Otherwise it is read again.
@@ -59,13 +72,5 @@ export function authenticate(deps: { store: Store; lastUsed: LastUsedTracker; au
       ctx.state.log?.info({ keyId: key.id }, 'key revoked or expired during the request');
       throw unauthorized();
     }
-  };
-}
-
-export function requireApiPlan() {
-  return function requireApiPlan(ctx: Context, next: Next): Promise<void> {
-    const { org } = ctx.state.auth as AuthState;
-    if (!hasApiAccess(org)) throw forbiddenPlan();
-    return next();
   };
 }

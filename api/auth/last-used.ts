@@ -17,12 +17,13 @@ export class LastUsedTracker {
     private readonly resolutionMs = LAST_USED_RESOLUTION_MS,
   ) {}
 
-  touch(keyId: string, storedLastUsedAt: string | null, now = new Date()): void {
+  /** Called on every request: `now` is epoch ms, a Date is made only when there is something to write. */
+  touch(keyId: string, storedLastUsedAt: string | null, now = Date.now()): void {
     const last = this.written.get(keyId) ?? (storedLastUsedAt ? Date.parse(storedLastUsedAt) : 0);
-    if (now.getTime() - last < this.resolutionMs) return;
-    this.written.set(keyId, now.getTime());
+    if (now - last < this.resolutionMs) return;
+    this.written.set(keyId, now);
     const write = this.keys
-      .touch(keyId, now)
+      .touch(keyId, new Date(now))
       .catch((err: unknown) => this.logger.warn({ err: (err as Error).message, keyId }, 'could not record lastUsedAt'))
       .finally(() => this.inFlight.delete(write));
     this.inFlight.add(write);

@@ -84,6 +84,7 @@ export class Limiter {
   /** koa-ratelimit's Redis middleware, one per limit value (its `max` is fixed per instance). */
   private readonly redisInstances = new Map<number, Middleware>();
   private readonly windows = new Map<string, Window>();
+  private readonly policies = new Map<number, string>();
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(private readonly options: LimitOptions) {
@@ -239,13 +240,33 @@ export class Limiter {
     }
   }
 
-  /** koa-ratelimit's Redis driver sets the X-RateLimit-* fields; make them integers and add the IETF draft ones. */
+  /**
+   * koa-ratelimit's Redis driver has set the X-RateLimit-* fields: add the IETF
+   * draft's two, and make Reset and Remaining whole numbers if they are not
+   * (the batch script's reset is whole seconds already). On every request.
+   */
   private normalizeRedisHeaders(ctx: Context, max: number): void {
     if (!this.options.headers) return;
-    const reset = Math.ceil(Number(ctx.response.get('X-RateLimit-Reset')) || Date.now() / 1000 + this.options.durationMs / 1000);
-    const remaining = Math.max(0, Number(ctx.response.get('X-RateLimit-Remaining')) || 0);
-    // koa-ratelimit has set the X-RateLimit-* fields already, as integers: only what differs is set again.
-    for (const [name, value] of rateLimitHeaders(max, remaining, reset, this.options.durationMs)) if (ctx.response.get(name) !== value) ctx.set(name, value);
+    const res = ctx.res;
+    const rawReset = Number(res.getHeader('x-ratelimit-reset'));
+    const rawRemaining = Number(res.getHeader('x-ratelimit-remaining'));
+    const reset = Math.ceil(rawReset || Date.now() / 1000 + this.options.durationMs / 1000);
+    const remaining = Math.max(0, rawRemaining || 0);
+    if (reset !== rawReset) res.setHeader('X-RateLimit-Reset', String(reset));
+    if (remaining !== rawRemaining) res.setHeader('X-RateLimit-Remaining', String(remaining));
+    if (Number(res.getHeader('x-ratelimit-limit')) !== max) res.setHeader('X-RateLimit-Limit', String(max));
+    res.setHeader('RateLimit-Policy', this.policy(max));
+    res.setHeader('RateLimit', `limit=${max}, remaining=${remaining}, reset=${Math.max(0, reset - Math.floor(Date.now() / 1000))}`);
+  }
+
+  /** RateLimit-Policy's value for `max`, made once per limit value. */
+  private policy(max: number): string {
+    let value = this.policies.get(max);
+    if (value === undefined) {
+      value = rateLimitHeaders(max, 0, 0, this.options.durationMs).find(([name]) => name === 'RateLimit-Policy')![1];
+      this.policies.set(max, value);
+    }
+    return value;
   }
 
   private setHeaders(ctx: Context, max: number, remaining: number, resetSeconds: number): void {

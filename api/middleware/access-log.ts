@@ -2,7 +2,7 @@
  * One log line per request. The query string is logged with the values of
  * key-looking parameters replaced: a key pasted into a URL must not land in logs.
  */
-import type { Context, Next } from 'koa';
+import type { Context } from 'koa';
 import type { Logger } from '../logger.ts';
 import { QUERY_KEY_PARAMETERS } from './query-key-guard.ts';
 
@@ -47,31 +47,23 @@ export function redactedUrl(path: string, querystring: string): string {
   return `${safePath}?${parts.join('&')}`;
 }
 
-export function accessLog(logger: Logger) {
-  // Not async itself: below info level a request passes through without an extra promise.
-  return function accessLog(ctx: Context, next: Next): Promise<void> {
-    return logger.isLevelEnabled('info') ? logged(ctx, next) : next();
-  };
-}
-
-/** The request's access-log line, written when it is answered (with its final status). */
-async function logged(ctx: Context, next: Next): Promise<void> {
-  const started = process.hrtime.bigint();
-  try {
-    await next();
-  } finally {
-    const log = ctx.state.log as Logger;
-    const ms = Number(process.hrtime.bigint() - started) / 1e6;
-    log.info(
-      {
-        method: ctx.method,
-        url: redactedUrl(ctx.path.slice(0, 2048), ctx.querystring.slice(0, 4096)),
-        status: ctx.status,
-        ms: Math.round(ms * 100) / 100,
-        orgId: (ctx.state.auth as { org?: { id: string } } | undefined)?.org?.id,
-        error: ctx.state.errorCode,
-      },
-      'request',
-    );
-  }
+/**
+ * The request's access-log line, written once it is answered (its final
+ * status); `started` is process.hrtime.bigint() at its start. Written by the
+ * front door (front-door.ts), at level info.
+ */
+export function logRequest(ctx: Context, started: bigint): void {
+  const log = ctx.state.log as Logger;
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  log.info(
+    {
+      method: ctx.method,
+      url: redactedUrl(ctx.path.slice(0, 2048), ctx.querystring.slice(0, 4096)),
+      status: ctx.status,
+      ms: Math.round(ms * 100) / 100,
+      orgId: (ctx.state.auth as { org?: { id: string } } | undefined)?.org?.id,
+      error: ctx.state.errorCode,
+    },
+    'request',
+  );
 }

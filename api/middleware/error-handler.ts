@@ -32,27 +32,38 @@ function toApiError(err: unknown): ApiError | null {
   return null;
 }
 
+/** Makes `err` the request's answer: its JSON envelope, status and headers (anything unknown: logged, a plain 500). */
+export function renderError(ctx: Context, err: unknown, baseLogger: Logger): void {
+  let apiError = toApiError(err);
+  if (err instanceof StoreUnavailableError) {
+    const log = (ctx.state.log as Logger | undefined) ?? baseLogger;
+    log.warn({ err: err.cause, requestId: ctx.state.requestId }, err.message);
+  }
+  if (!apiError) {
+    const log = (ctx.state.log as Logger | undefined) ?? baseLogger;
+    log.error({ err, requestId: ctx.state.requestId }, 'unhandled error');
+    apiError = internalError();
+  }
+  ctx.status = apiError.status;
+  for (const [name, value] of Object.entries(apiError.headers)) ctx.set(name, value);
+  ctx.body = apiError.toJSON();
+  ctx.type = 'application/json; charset=utf-8';
+  ctx.state.errorCode = apiError.code;
+}
+
+/** Nothing answered the request: its 404 (thrown, to be rendered). */
+export function throwIfUnanswered(ctx: Context): void {
+  if (ctx.status === 404 && ctx.body == null) throw notFound();
+}
+
+/** renderError and throwIfUnanswered as a Koa middleware (the admin app). */
 export function errorHandler(baseLogger: Logger) {
   return async function errorHandler(ctx: Context, next: Next): Promise<void> {
     try {
       await next();
-      if (ctx.status === 404 && ctx.body == null) throw notFound();
+      throwIfUnanswered(ctx);
     } catch (err) {
-      let apiError = toApiError(err);
-      if (err instanceof StoreUnavailableError) {
-        const log = (ctx.state.log as Logger | undefined) ?? baseLogger;
-        log.warn({ err: err.cause, requestId: ctx.state.requestId }, err.message);
-      }
-      if (!apiError) {
-        const log = (ctx.state.log as Logger | undefined) ?? baseLogger;
-        log.error({ err, requestId: ctx.state.requestId }, 'unhandled error');
-        apiError = internalError();
-      }
-      ctx.status = apiError.status;
-      for (const [name, value] of Object.entries(apiError.headers)) ctx.set(name, value);
-      ctx.body = apiError.toJSON();
-      ctx.type = 'application/json; charset=utf-8';
-      ctx.state.errorCode = apiError.code;
+      renderError(ctx, err, baseLogger);
     }
   };
 }

@@ -4,16 +4,14 @@
  * used HTTPS is decided by resolveClient (trusted-proxies.ts): the TLS
  * connection, or the report of a proxy listed in TRUST_PROXY.
  */
-import type { Context, Next } from 'koa';
+import type { Context } from 'koa';
 import { httpsRequired } from '../errors.ts';
 
 export const HSTS = 'max-age=63072000; includeSubDomains';
 
-export function httpsOnly() {
-  return function httpsOnly(ctx: Context, next: Next): Promise<void> {
-    if (ctx.state.https !== true) throw httpsRequired();
-    ctx.set('Strict-Transport-Security', HSTS);
-    ctx.set('X-Content-Type-Options', 'nosniff');
-    return next();
-  };
+/** Refuses a request that did not come over HTTPS (after resolveClient); marks an HTTPS answer with HSTS and nosniff. */
+export function requireHttps(ctx: Context): void {
+  if (ctx.state.https !== true) throw httpsRequired();
+  ctx.set('Strict-Transport-Security', HSTS);
+  ctx.set('X-Content-Type-Options', 'nosniff');
 }

@@ -30,12 +30,17 @@ export function requestIdFor(incoming: string | undefined): string {
   return incoming !== undefined && SANE_ID.test(incoming) && !/rvp_/i.test(incoming) ? incoming : randomUUID();
 }
 
+/** Gives the request its id (X-Request-Id on the answer) and its state, whose `log` carries the id. */
+export function assignRequestId(ctx: Context, logger: Logger): void {
+  const id = requestIdFor(ctx.get('x-request-id'));
+  ctx.state = Object.assign(new RequestState(id, logger), ctx.state);
+  ctx.set('X-Request-Id', id);
+}
+
+/** assignRequestId as a Koa middleware (the admin app). */
 export function requestId(logger: Logger) {
-  // Not async: it has nothing to do after the rest, so it hands back their promise (one layer fewer per request).
   return function requestId(ctx: Context, next: Next): Promise<void> {
-    const id = requestIdFor(ctx.get('x-request-id'));
-    ctx.state = Object.assign(new RequestState(id, logger), ctx.state);
-    ctx.set('X-Request-Id', id);
+    assignRequestId(ctx, logger);
     return next();
   };
 }

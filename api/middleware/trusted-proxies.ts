@@ -7,7 +7,7 @@
  */
 import { BlockList, isIP } from 'node:net';
 import type { IncomingMessage } from 'node:http';
-import type { Context, Next } from 'koa';
+import type { Context } from 'koa';
 
 /** A dotted-quad IPv4 address as an unsigned 32-bit number, or -1 when it is not one. */
 export function ipv4Number(address: string): number {
@@ -105,17 +105,38 @@ export interface ClientView {
   https: boolean;
 }
 
-/** The client behind a request, believing forwarded headers only from trusted peers. */
-export function clientView(req: IncomingMessage, proxies: TrustedProxies): ClientView {
-  const peer = unmapIPv4(req.socket.remoteAddress ?? '');
-  const encrypted = (req.socket as { encrypted?: boolean }).encrypted === true;
-  if (!proxies.trusts(peer)) return { address: peer, https: encrypted };
+/** A connection's peer, decided once per connection (every request on it asks). */
+interface Peer {
+  proxies: TrustedProxies;
+  trusted: boolean;
+  /** The peer itself as the client: the answer for an untrusted peer, or a trusted one that forwards nothing. */
+  view: Readonly<ClientView>;
+}
+const peers = new WeakMap<object, Peer>();
 
+function peerOf(req: IncomingMessage, proxies: TrustedProxies): Peer {
+  const socket = req.socket;
+  let peer = peers.get(socket);
+  if (peer === undefined || peer.proxies !== proxies) {
+    const address = unmapIPv4(socket.remoteAddress ?? '');
+    const encrypted = (socket as { encrypted?: boolean }).encrypted === true;
+    peer = { proxies, trusted: proxies.trusts(address), view: Object.freeze({ address, https: encrypted }) };
+    peers.set(socket, peer);
+  }
+  return peer;
+}
+
+/** The client behind a request, believing forwarded headers only from trusted peers. */
+export function clientView(req: IncomingMessage, proxies: TrustedProxies): Readonly<ClientView> {
+  const { trusted, view } = peerOf(req, proxies);
   const protoHeader = req.headers['x-forwarded-proto'];
+  const forHeader = req.headers['x-forwarded-for'];
+  if (!trusted || (protoHeader === undefined && forHeader === undefined)) return view;
+  const { address: peer, https: encrypted } = view;
+
   const reported = (Array.isArray(protoHeader) ? protoHeader.join(',') : (protoHeader ?? '')).split(',').pop()!.trim().toLowerCase();
   const https = reported === '' ? encrypted : reported === 'https';
 
-  const forHeader = req.headers['x-forwarded-for'];
   const hops = (Array.isArray(forHeader) ? forHeader.join(',') : (forHeader ?? '')).split(',');
   let address = peer;
   for (let i = hops.length - 1; i >= 0 && proxies.trusts(address); i--) {
@@ -129,13 +150,10 @@ export function clientView(req: IncomingMessage, proxies: TrustedProxies): Clien
 
 /**
  * Sets `ctx.ip` to the client's address (what per-address limits count) and
- * `ctx.state.https` to whether the client used HTTPS, for httpsOnly.
+ * `ctx.state.https` to whether the client used HTTPS, for requireHttps.
  */
-export function resolveClient(proxies: TrustedProxies) {
-  return function resolveClient(ctx: Context, next: Next): Promise<void> {
-    const view = clientView(ctx.req, proxies);
-    ctx.request.ip = view.address;
-    ctx.state.https = view.https;
-    return next();
-  };
+export function resolveClient(ctx: Context, proxies: TrustedProxies): void {
+  const view = clientView(ctx.req, proxies);
+  ctx.request.ip = view.address;
+  ctx.state.https = view.https;
 }

@@ -5,7 +5,6 @@
  * that tests running several instances do not collide. The series observed on
  * every request are series-metrics.ts's (same exposition, a fraction of the cost).
  */
-import type { Context, Next } from 'koa';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { type HistogramSeries, SeriesCounter, SeriesHistogram } from './series-metrics.ts';
 import type { Store } from '../store/types.ts';
@@ -54,19 +53,6 @@ export class Metrics {
     const code = String(status);
     this.requests.inc({ route, method, status: code });
     this.latency.observe({ route, status: code }, Number(process.hrtime.bigint() - started) / 1e9);
-  }
-
-  /** Koa middleware: counts every answer under its route template (never the raw path). */
-  middleware() {
-    const recorder = this;
-    return async function metrics(ctx: Context, next: Next): Promise<void> {
-      const started = process.hrtime.bigint();
-      try {
-        await next();
-      } finally {
-        recorder.record((ctx as Context & { _matchedRoute?: string })._matchedRoute ?? 'unmatched', ctx.method, ctx.status, started);
-      }
-    };
   }
 
   /** Wraps every method of the store's sub-stores with a latency observation. */

@@ -147,7 +147,10 @@ export function createApp(deps: AppDeps): App {
   const routes = router.routes();
   // Every dashboard route is under /dashboard (matched case-insensitively, as the router does): other requests skip its route table.
   koa.use(function routeTables(ctx: Context, next: Next) {
-    return ctx.path.slice(0, 10).toLowerCase() === '/dashboard' ? dashboard(ctx as Parameters<typeof dashboard>[0], next) : routes(ctx as Parameters<typeof routes>[0], next);
+    const path = ctx.path;
+    // A path whose second character is not d or D is not the dashboard's (most requests): no lowercased copy made.
+    const dashboardPath = (path.charCodeAt(1) | 0x20) === 0x64 && path.slice(0, 10).toLowerCase() === '/dashboard';
+    return dashboardPath ? dashboard(ctx as Parameters<typeof dashboard>[0], next) : routes(ctx as Parameters<typeof routes>[0], next);
   });
 
   const handler = publicPath(

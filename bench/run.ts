@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --reviews 1000000 --requests 6000 --connections 16 --warmup 2 --skip-workers]`
+ * `npm run bench [-- --reviews 1000000 --requests 6000 --runs 3 --connections 16 --warmup 2 --skip-workers]`
  * `npm run bench -- --store mongo [--reviews 2000]`: the embedded store beside
  * the MongoDB store on FerretDB (bench/stores.ts).
  *
@@ -12,6 +12,9 @@
  * filtered deep page and the statistics; then the service beside the bare
  * server for what site visitors ask: the widget's public data (fresh and 304)
  * and the widget's files.
+ * The service measured is the one started on the data folder the import
+ * filled, as a deployment runs it; the process that ran the import is measured
+ * on the statistics first and printed beside (README, "After a large import").
  * Prints requests/s, p50/p99 latency and each server's own CPU time per
  * request (over a fixed number of requests) with the ratios; the import rate;
  * the server's memory; start-up time to listening, empty and with the data.
@@ -29,7 +32,7 @@ import { Readable } from 'node:stream';
 import autocannon from 'autocannon';
 import type { Fixture } from './bare-server.ts';
 import { compareWorkers } from './workers.ts';
-import { admin, cpuMicros, findRedisServer, flag, freePort, httpsGet, record, ROOT, rssMiB, spawnReady, startRedis, startServer } from './support.ts';
+import { admin, cpuMicros, findRedisServer, flag, freePort, httpsGet, record, ROOT, rssMiB, spawnReady, startRedis, startServer, waitUntilIdle } from './support.ts';
 
 const REVIEWS = flag('reviews', 100_000);
 const SECONDS = flag('seconds', 10);
@@ -99,6 +102,8 @@ interface Result {
 }
 
 const WARMUP_SECONDS = flag('warmup', 2);
+/** Measured runs per server and request, after the warm-up: each figure printed is their median. */
+const RUNS = flag('runs', 3);
 /** The WORKERS comparison runs on FerretDB, which scans its SQLite tables: a small organization, fewer requests. */
 const WORKER_REVIEWS = flag('worker-reviews', 200);
 const WORKER_REQUESTS = flag('worker-requests', 2000);
@@ -127,8 +132,9 @@ function nextVisitor(): string {
   return `10.${(visitor >> 16) & 255}.${(visitor >> 8) & 255}.${visitor & 255}`;
 }
 
-async function cannon(target: Target, ca: string): Promise<Result> {
-  const options = {
+/** autocannon's options for a target. */
+function cannonOptions(target: Target, ca: string): autocannon.Options {
+  return {
     url: target.url,
     connections: CONNECTIONS,
     headers: target.headers,
@@ -140,10 +146,57 @@ async function cannon(target: Target, ca: string): Promise<Result> {
         },
       ],
     }),
+  } as autocannon.Options;
+}
+
+/** Reads the CPU time so far of what a target measures, or null when it measures none. */
+function cpuReader(target: Target): (() => number[]) | null {
+  return target.cpu ?? (target.pid ? () => [cpuMicros(target.pid!)] : null);
+}
+
+/** Each figure the median of the runs'. */
+function median(runs: Result[]): Result {
+  const mid = (pick: (r: Result) => number) => runs.map(pick).sort((a, b) => a - b)[Math.floor(runs.length / 2)]!;
+  return {
+    rps: mid((r) => r.rps),
+    p50: mid((r) => r.p50),
+    p99: mid((r) => r.p99),
+    cpuUs: mid((r) => r.cpuUs),
+    cpuUsEach: runs[0]!.cpuUsEach.map((_, i) => mid((r) => r.cpuUsEach[i]!)),
+    non2xx: runs.reduce((sum, r) => sum + r.non2xx, 0),
+    errors: runs.reduce((sum, r) => sum + r.errors, 0),
   };
-  // A discarded warm-up run first, for every server alike: the JIT needs thousands of requests.
-  await autocannon({ ...options, duration: WARMUP_SECONDS } as autocannon.Options);
-  const readCpu = target.cpu ?? (target.pid ? () => [cpuMicros(target.pid!)] : null);
+}
+
+/**
+ * Measures servers side by side: a discarded warm-up run of each first (the JIT
+ * needs thousands of requests), then RUNS rounds in which each server in turn
+ * answers a fixed number of requests; each figure is the median of its
+ * server's rounds. On this machine the first run after a warm-up still costs
+ * every server 10–30% more CPU than the next ones (JIT, GC), and the machine's
+ * speed drifts (it shares its host): taking turns gives every server the same
+ * drift, and the median drops the run something else disturbed.
+ */
+async function compare(targets: Target[], ca: string): Promise<Result[]> {
+  for (const target of targets) await autocannon({ ...cannonOptions(target, ca), duration: WARMUP_SECONDS } as autocannon.Options);
+  const runs = targets.map((): Result[] => []);
+  for (let round = 0; round < RUNS; round++) {
+    for (const [i, target] of targets.entries()) runs[i]!.push(await measure(target, cannonOptions(target, ca), cpuReader(target)));
+  }
+  return runs.map(median);
+}
+
+/** One target measured on its own (compare with one server); without a CPU reader, one --seconds run. */
+async function cannon(target: Target, ca: string): Promise<Result> {
+  if (!cpuReader(target)) {
+    await autocannon({ ...cannonOptions(target, ca), duration: WARMUP_SECONDS } as autocannon.Options);
+    return measure(target, cannonOptions(target, ca), null);
+  }
+  return (await compare([target], ca))[0]!;
+}
+
+/** One measured run: a fixed number of requests when CPU is read (`readCpu`), else --seconds long. */
+async function measure(target: Target, options: autocannon.Options, readCpu: (() => number[]) | null): Promise<Result> {
   const cpuBefore = readCpu ? readCpu() : [];
   // autocannon notices `amount` is reached only on its once-a-second tick, so its
   // start/finish include idle time: req/s is timed from the start to the last response.
@@ -183,22 +236,23 @@ async function main(): Promise<void> {
   const redis = await startRedis(process.env.REDIS_SERVER_BIN ?? 'redis-server');
   const dataDir = mkdtempSync(join(tmpdir(), 'review-bench-'));
   // TRUST_PROXY: the public requests come from many visitors' addresses, told by X-Forwarded-For as a proxy would.
-  const server = await startServer({ DATA_DIR: dataDir, REDIS_URL: redis.url, TRUST_PROXY: '127.0.0.1' });
+  const importer = await startServer({ DATA_DIR: dataDir, REDIS_URL: redis.url, TRUST_PROXY: '127.0.0.1' });
+  let server: Awaited<ReturnType<typeof startServer>> | null = null;
   let bare: ChildProcess | null = null;
   let floor: ChildProcess | null = null;
   try {
     process.stdout.write(`Benchmark: ${REVIEWS.toLocaleString('en')} reviews, ${CONNECTIONS} connections, ${REQUESTS.toLocaleString('en')} requests per run, Node ${process.version}\n`);
-    const org = await admin(server, 'POST', '/admin/orgs', { name: 'Bench', plan: 'agency', rateLimit: 10_000_000 });
-    const key = (await admin(server, 'POST', '/admin/keys', { orgId: org.id, name: 'bench' })).key as string;
+    const org = await admin(importer, 'POST', '/admin/orgs', { name: 'Bench', plan: 'agency', rateLimit: 10_000_000 });
+    const key = (await admin(importer, 'POST', '/admin/keys', { orgId: org.id, name: 'bench' })).key as string;
 
     const started = process.hrtime.bigint();
-    const importCpu = cpuMicros(server.child.pid!);
-    const summary = await upload(server.adminUrl, server.adminToken, org.id as string, reviewStream(REVIEWS));
+    const importCpu = cpuMicros(importer.child.pid!);
+    const summary = await upload(importer.adminUrl, importer.adminToken, org.id as string, reviewStream(REVIEWS));
     const importSeconds = Number(process.hrtime.bigint() - started) / 1e9;
     const importRate = Math.round(REVIEWS / importSeconds);
-    const importCpuPerReview = (cpuMicros(server.child.pid!) - importCpu) / REVIEWS;
+    const importCpuPerReview = (cpuMicros(importer.child.pid!) - importCpu) / REVIEWS;
     process.stdout.write(`Import: ${summary.imported} reviews in ${importSeconds.toFixed(1)} s = ${importRate.toLocaleString('en')} reviews/s, server CPU ${importCpuPerReview.toFixed(1)} µs per review (rejected ${summary.rejectedTotal})\n`);
-    const memAfterImport = rssMiB(server.child.pid!);
+    const memAfterImport = rssMiB(importer.child.pid!);
 
     const auth = { authorization: `Bearer ${key}` };
     const paths = {
@@ -208,14 +262,14 @@ async function main(): Promise<void> {
     };
     // Warm up (the first read after an import sorts the pending reviews in) and record the answers.
     const apiResponses: Fixture['responses'] = {};
-    for (const path of Object.values(paths)) apiResponses[path] = await record(`${server.baseUrl}${path}`, server.ca, auth);
+    for (const path of Object.values(paths)) apiResponses[path] = await record(`${importer.baseUrl}${path}`, importer.ca, auth);
 
     // The internet-scale path: what a site visitor's browser asks for, with the headers a browser sends.
-    const widget = await admin(server, 'POST', '/admin/widgets', { orgId: org.id, name: 'Bench widget' });
+    const widget = await admin(importer, 'POST', '/admin/widgets', { orgId: org.id, name: 'Bench widget' });
     const manifest = JSON.parse(readFileSync(join(ROOT, 'widget', 'dist', 'manifest.json'), 'utf8')) as { loader: string; layouts: Record<string, string> };
     const browser = { 'accept-encoding': 'gzip, deflate, br', origin: 'https://shop.example' };
     const publicData = `/public/v1/widgets/${widget.id as string}`;
-    const fresh = await record(`${server.baseUrl}${publicData}`, server.ca, browser);
+    const fresh = await record(`${importer.baseUrl}${publicData}`, importer.ca, browser);
     const etag = fresh.headers.etag!;
     const publicPaths: Record<string, { path: string; headers: Record<string, string>; status?: number }> = {
       'widget data': { path: publicData, headers: browser },
@@ -226,18 +280,27 @@ async function main(): Promise<void> {
     const publicResponses: Fixture['responses'] = {};
     for (const { path, headers, status } of Object.values(publicPaths)) {
       const key = headers['if-none-match'] ? `${path} ${headers['if-none-match']}` : path;
-      publicResponses[key] = await record(`${server.baseUrl}${path}`, server.ca, headers, status);
+      publicResponses[key] = await record(`${importer.baseUrl}${path}`, importer.ca, headers, status);
     }
 
     const barePort = await freePort();
     const floorPort = await freePort();
-    const tls = { cert: server.ca, key: readFileSync(join(dataDir, 'tls-key.pem'), 'utf8') };
+    const tls = { cert: importer.ca, key: readFileSync(join(dataDir, 'tls-key.pem'), 'utf8') };
     const bareFixture = join(dataDir, 'bare.json');
     const floorFixture = join(dataDir, 'floor.json');
     writeFileSync(bareFixture, JSON.stringify({ ...tls, port: barePort, responses: { ...apiResponses, ...publicResponses } } satisfies Fixture));
     writeFileSync(floorFixture, JSON.stringify({ ...tls, port: floorPort, responses: apiResponses } satisfies Fixture));
     bare = await spawnReady('bare-server', [bareFixture]);
     floor = await spawnReady('floor-server', [floorFixture, redis.url]);
+    // The process that ran the import, as it is then. In it every request costs 10–20% more CPU than in
+    // a process started on the same folder (README, "After a large import"): shown, not hidden.
+    await waitUntilIdle(importer.child.pid!);
+    const statsAfterImport = await cannon({ url: `${importer.baseUrl}${paths.stats}`, headers: auth, pid: importer.child.pid! }, importer.ca);
+    await importer.stop();
+    // Everything below is measured on the service started on the folder the import filled, as a
+    // deployment runs it (and its start-up to "listening" is the start-up time with the data).
+    server = await startServer({ DATA_DIR: dataDir, REDIS_URL: redis.url, TRUST_PROXY: '127.0.0.1' });
+    const settledMs = await waitUntilIdle(server.child.pid!);
     const pids = { service: server.child.pid!, floor: floor.pid!, bare: bare.pid! };
     const warn = (name: string, label: string, r: Result) => {
       if (r.non2xx > 0 || r.errors > 0) process.stdout.write(`  warning: ${name}, ${label}: ${r.non2xx} unexpected statuses, ${r.errors} errors\n`);
@@ -245,9 +308,14 @@ async function main(): Promise<void> {
 
     const apiRows: string[][] = [];
     for (const [name, path] of Object.entries(paths)) {
-      const service = await cannon({ url: `${server.baseUrl}${path}`, headers: auth, pid: pids.service }, server.ca);
-      const stack = await cannon({ url: `https://127.0.0.1:${floorPort}${path}`, headers: auth, pid: pids.floor }, server.ca);
-      const ceiling = await cannon({ url: `https://127.0.0.1:${barePort}${path}`, headers: auth, pid: pids.bare }, server.ca);
+      const [service, stack, ceiling] = (await compare(
+        [
+          { url: `${server.baseUrl}${path}`, headers: auth, pid: pids.service },
+          { url: `https://127.0.0.1:${floorPort}${path}`, headers: auth, pid: pids.floor },
+          { url: `https://127.0.0.1:${barePort}${path}`, headers: auth, pid: pids.bare },
+        ],
+        server.ca,
+      )) as [Result, Result, Result];
       warn(name, 'service', service);
       warn(name, 'floor', stack);
       warn(name, 'bare', ceiling);
@@ -266,8 +334,13 @@ async function main(): Promise<void> {
     }
     const publicRows: string[][] = [];
     for (const [name, { path, headers, status }] of Object.entries(publicPaths)) {
-      const service = await cannon({ url: `${server.baseUrl}${path}`, headers, pid: pids.service, visitors: true, ...(status && { status }) }, server.ca);
-      const ceiling = await cannon({ url: `https://127.0.0.1:${barePort}${path}`, headers, pid: pids.bare, visitors: true, ...(status && { status }) }, server.ca);
+      const [service, ceiling] = (await compare(
+        [
+          { url: `${server.baseUrl}${path}`, headers, pid: pids.service, visitors: true, ...(status && { status }) },
+          { url: `https://127.0.0.1:${barePort}${path}`, headers, pid: pids.bare, visitors: true, ...(status && { status }) },
+        ],
+        server.ca,
+      )) as [Result, Result];
       warn(name, 'service', service);
       warn(name, 'bare', ceiling);
       publicRows.push([
@@ -284,10 +357,7 @@ async function main(): Promise<void> {
     }
     const memAfterLoad = rssMiB(server.child.pid!);
 
-    // Start-up to "listening" on the data folder just filled (the embedded store reads it whole).
     await server.stop();
-    const restarted = await startServer({ DATA_DIR: dataDir, REDIS_URL: redis.url, TRUST_PROXY: '127.0.0.1' });
-    await restarted.stop();
 
     // WORKERS=1 against WORKERS=2, on the MongoDB store (FerretDB) with the same Redis.
     const workers = process.argv.includes('--skip-workers')
@@ -305,11 +375,12 @@ async function main(): Promise<void> {
         '',
         "API (a developer's key):",
         ...table(['request', 'service req/s', 'service p50/p99 ms', 'service CPU µs/req', 'floor req/s', 'floor CPU µs/req', 'bare req/s', 'bare CPU µs/req', 'CPU service/floor', 'req/s service/bare'], apiRows),
+        `The service above was started on the data folder the import filled. In the process that ran the import, before that restart: stats ${us(statsAfterImport)} µs/req, ${statsAfterImport.rps.toFixed(0)} req/s (README, "After a large import").`,
         '',
         'Public (site visitors: each request from its own address, browser headers):',
         ...table(['request', 'service req/s', 'service p50/p99 ms', 'service CPU µs/req', 'bare req/s', 'bare p50/p99 ms', 'bare CPU µs/req', 'req/s service/bare', 'CPU service/bare'], publicRows),
         '',
-        `CPU µs/req = the server process's own user + system CPU time (/proc/<pid>/stat, all threads) over ${REQUESTS.toLocaleString('en')} requests, after a ${WARMUP_SECONDS} s warm-up; it barely depends on the load generator, req/s does.`,
+        `CPU µs/req = the server process's own user + system CPU time (/proc/<pid>/stat, all threads) over ${REQUESTS.toLocaleString('en')} requests, after a ${WARMUP_SECONDS} s warm-up; it barely depends on the load generator, req/s does. Every figure is the median of ${RUNS} such runs of each server, the servers taking turns.`,
         'floor = Koa + @koa/router + koa-ratelimit on the same Redis answering the same bytes (bench/floor-server.ts): the most the mandated stack allows. bare = node:https answering the same bytes. All three run compiled (esbuild), as `npm start` runs the service.',
         ...(workers
           ? [
@@ -319,14 +390,15 @@ async function main(): Promise<void> {
               '',
             ]
           : []),
-        `Reviews: ${REVIEWS.toLocaleString('en')}; import ${importRate.toLocaleString('en')} reviews/s; server RSS ${memAfterImport} MiB after import, ${memAfterLoad} MiB after load; start-up to listening ${Math.round(server.startupMs)} ms empty, ${Math.round(restarted.startupMs)} ms with the ${REVIEWS.toLocaleString('en')} reviews.`,
+        `Reviews: ${REVIEWS.toLocaleString('en')}; import ${importRate.toLocaleString('en')} reviews/s; server RSS ${memAfterImport} MiB after import, ${memAfterLoad} MiB after load; start-up to listening ${Math.round(importer.startupMs)} ms empty, ${Math.round(server.startupMs)} ms with the ${REVIEWS.toLocaleString('en')} reviews (then ${(settledMs / 1000).toFixed(0)} s of background work, the garbage of the read, before it idles and is measured).`,
         '',
       ].join('\n'),
     );
   } finally {
     bare?.kill('SIGTERM');
     floor?.kill('SIGTERM');
-    await server.stop();
+    await importer.stop();
+    await server?.stop();
     redis.process.kill('SIGTERM');
     rmSync(dataDir, { recursive: true, force: true });
     rmSync(redis.dir, { recursive: true, force: true });

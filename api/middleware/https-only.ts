@@ -12,6 +12,6 @@ export const HSTS = 'max-age=63072000; includeSubDomains';
 /** Refuses a request that did not come over HTTPS (after resolveClient); marks an HTTPS answer with HSTS and nosniff. */
 export function requireHttps(ctx: Context): void {
   if (ctx.state.https !== true) throw httpsRequired();
-  ctx.set('Strict-Transport-Security', HSTS);
-  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.res.setHeader('Strict-Transport-Security', HSTS);
+  ctx.res.setHeader('X-Content-Type-Options', 'nosniff');
 }

@@ -33,8 +33,14 @@ export function requestIdFor(incoming: string | undefined): string {
 /** Gives the request its id (X-Request-Id on the answer) and its state, whose `log` carries the id. */
 export function assignRequestId(ctx: Context, logger: Logger): void {
   const id = requestIdFor(ctx.get('x-request-id'));
-  ctx.state = Object.assign(new RequestState(id, logger), ctx.state);
-  ctx.set('X-Request-Id', id);
+  const state = new RequestState(id, logger);
+  // Koa starts every request with an empty state; anything already there is kept.
+  for (const name in ctx.state) {
+    Object.assign(state, ctx.state);
+    break;
+  }
+  ctx.state = state;
+  ctx.res.setHeader('X-Request-Id', id);
 }
 
 /** assignRequestId as a Koa middleware (the admin app). */

@@ -13,6 +13,7 @@
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { createSchemaCompiler } from './ajv.ts';
 import { openApiDocument } from './document.ts';
+import { invalidParameters } from '../errors.ts';
 import { MAX_ERROR_DETAILS } from './error-schemas.ts';
 import type { JsonSchema, OpenApiDocument, ParameterObject } from './types.ts';
 
@@ -268,4 +269,26 @@ export function validateQuery<K extends QueryOperationKey>(operation: K, search:
   }
   const value = operation === 'listReviews' ? listReviewsValue(values, params) : Object.fromEntries(values);
   return { ok: true, value: value as QueryValues[K] };
+}
+
+/** Valid query strings remembered by validQuery, at most (then forgotten all at once). */
+export const VALID_QUERY_MEMO = 512;
+const validQueries = new Map<string, unknown>();
+
+/**
+ * The validated parameters of a query string, or the 400 invalid_parameters
+ * error thrown. Validation is a pure function of the string and the same URLs
+ * come again and again (a site's widget, a developer's poll), so the last few
+ * hundred valid strings' values are remembered (frozen: callers only read
+ * them). Invalid strings are checked every time.
+ */
+export function validQuery<K extends QueryOperationKey>(operation: K, querystring: string): QueryValues[K] {
+  const key = `${operation}?${querystring}`;
+  const known = validQueries.get(key);
+  if (known !== undefined) return known as QueryValues[K];
+  const parsed = validateQuery(operation, new URLSearchParams(querystring));
+  if (!parsed.ok) throw invalidParameters(parsed.details, parsed.message);
+  if (validQueries.size >= VALID_QUERY_MEMO) validQueries.clear();
+  validQueries.set(key, Object.freeze(parsed.value));
+  return parsed.value;
 }

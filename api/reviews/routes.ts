@@ -1,8 +1,7 @@
 /** GET /reviews and GET /reviews/stats: parameters validated from the OpenAPI document. */
 import type { Context } from 'koa';
 import type { AuthState } from '../auth/authenticate.ts';
-import { invalidParameters } from '../errors.ts';
-import { validateQuery, type ListReviewsParams } from '../openapi/params.ts';
+import { validQuery, type ListReviewsParams } from '../openapi/params.ts';
 import { PageCache } from './page-cache.ts';
 import type { Review, ReviewQuery, ReviewStats, Store } from '../store/types.ts';
 
@@ -75,8 +74,7 @@ export function reviewQuery(orgId: string, params: ListReviewsParams): ReviewQue
 export function listReviews(store: Store) {
   const cache = new PageCache();
   return async function listReviews(ctx: Context): Promise<void> {
-    const parsed = validateQuery('listReviews', new URLSearchParams(ctx.querystring));
-    if (!parsed.ok) throw invalidParameters(parsed.details, parsed.message);
+    const params = validQuery('listReviews', ctx.querystring);
     const { org } = ctx.state.auth as AuthState;
     // Unchanged reviews since this page was last answered (the embedded store says so): the same bytes.
     const generation = store.reviews.generation?.(org.id);
@@ -87,8 +85,8 @@ export function listReviews(store: Store) {
       ctx.body = kept;
       return;
     }
-    const { limit, offset } = parsed.value;
-    const page = await store.reviews.list(reviewQuery(org.id, parsed.value));
+    const { limit, offset } = params;
+    const page = await store.reviews.list(reviewQuery(org.id, params));
     const body = listBody(page.items, { total: page.total, limit, offset, hasMore: offset + page.items.length < page.total });
     // Kept only if nothing was written while the page was read.
     if (key !== null && store.reviews.generation!(org.id) === generation) cache.set(key, body);
@@ -121,13 +119,40 @@ export function statsBody(stats: ReviewStats): string {
   return `{"data":{"totalReviews":${JSON.stringify(totalReviews)},"averageRating":${JSON.stringify(averageRating)},"averageSentiment":${JSON.stringify(averageSentiment)},"last30Days":${JSON.stringify(last30Days)},"last7Days":${JSON.stringify(last7Days)},${arraysJson(stats)}}}`;
 }
 
+/** The last answer's bytes per version of the arrays (frozen per organization and write) and what else it said. */
+const lastStatsBody = new WeakMap<object, { stats: ReviewStats; bytes: Buffer }>();
+
+/**
+ * statsBody's bytes, the same Buffer again while nothing in the statistics
+ * changed (the windows' counts move only when a review leaves or enters them):
+ * polled statistics are encoded once, not on every request.
+ */
+export function statsBytes(stats: ReviewStats): Buffer {
+  const last = Object.isFrozen(stats.platforms) ? lastStatsBody.get(stats.platforms) : undefined;
+  if (last && sameStats(last.stats, stats)) return last.bytes;
+  const bytes = Buffer.from(statsBody(stats), 'utf8');
+  if (Object.isFrozen(stats.platforms)) lastStatsBody.set(stats.platforms, { stats, bytes });
+  return bytes;
+}
+
+function sameStats(a: ReviewStats, b: ReviewStats): boolean {
+  return (
+    a.platforms === b.platforms &&
+    a.ratingDistribution === b.ratingDistribution &&
+    a.totalReviews === b.totalReviews &&
+    a.averageRating === b.averageRating &&
+    a.averageSentiment === b.averageSentiment &&
+    a.last30Days === b.last30Days &&
+    a.last7Days === b.last7Days
+  );
+}
+
 export function reviewStats(store: Store) {
   return async function reviewStats(ctx: Context): Promise<void> {
-    const parsed = validateQuery('getStats', new URLSearchParams(ctx.querystring));
-    if (!parsed.ok) throw invalidParameters(parsed.details, parsed.message);
+    validQuery('getStats', ctx.querystring);
     const { org } = ctx.state.auth as AuthState;
     const stats = await store.reviews.stats({ orgId: org.id, now: new Date() });
     ctx.type = 'application/json; charset=utf-8';
-    ctx.body = statsBody(stats);
+    ctx.body = statsBytes(stats);
   };
 }

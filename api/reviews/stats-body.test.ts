@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ReviewIndex } from '../store/embedded/review-index.ts';
 import { generateFixture } from './fixtures.ts';
-import { statsBody } from './routes.ts';
+import { statsBody, statsBytes } from './routes.ts';
 
 describe('the statistics body', () => {
   it('is exactly JSON.stringify({ data }) for any statistics, cached arrays or not', () => {
@@ -18,6 +18,9 @@ describe('the statistics body', () => {
           // Twice: the second call reuses the arrays' cached JSON with this call's windows.
           expect(statsBody(stats)).toBe(JSON.stringify({ data: stats }));
           expect(statsBody(stats)).toBe(JSON.stringify({ data: stats }));
+          // The bytes, kept per version of the arrays: new bytes whenever a window's count (the clock) moves.
+          expect(statsBytes(stats).toString('utf8')).toBe(JSON.stringify({ data: stats }));
+          expect(statsBytes(stats).toString('utf8')).toBe(JSON.stringify({ data: stats }));
         }
       }
     }
@@ -32,5 +35,9 @@ describe('the statistics body', () => {
       ratingDistribution: [5, 4, 3, 2, 1].map((rating) => ({ rating, count: 0 })).concat({ rating: null as unknown as number, count: 3 }),
     };
     expect(statsBody(literal)).toBe(JSON.stringify({ data: literal }));
+    expect(statsBytes(literal).toString('utf8')).toBe(JSON.stringify({ data: literal }));
+    // Not frozen, so not kept: a changed count shows.
+    literal.last7Days = 2;
+    expect(statsBytes(literal).toString('utf8')).toBe(JSON.stringify({ data: literal }));
   });
 });

@@ -48,9 +48,9 @@ export interface ApiKeyRecord {
 
 export type KeyState = 'active' | 'revoked' | 'expired';
 
-export function keyState(key: ApiKeyRecord, now: Date = new Date()): KeyState {
+export function keyState(key: ApiKeyRecord, now?: Date): KeyState {
   if (key.revokedAt !== null) return 'revoked';
-  if (key.expiresAt !== null && Date.parse(key.expiresAt) <= now.getTime()) return 'expired';
+  if (key.expiresAt !== null && Date.parse(key.expiresAt) <= (now ? now.getTime() : Date.now())) return 'expired';
   return 'active';
 }
 

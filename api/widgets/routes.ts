@@ -11,8 +11,8 @@ import { layoutHeight } from '../../widget/src/layout-height.ts';
 import type { RouteMethodRegistrar } from '../app.ts';
 import type { AuthState } from '../auth/authenticate.ts';
 import type { Config } from '../config.ts';
-import { invalidParameters, notFound } from '../errors.ts';
-import { validateQuery } from '../openapi/params.ts';
+import { notFound } from '../errors.ts';
+import { validQuery } from '../openapi/params.ts';
 import { isRecordId } from '../store/ids.ts';
 import type { Store, Widget } from '../store/types.ts';
 import { sendAsset, type WidgetAssets } from './assets.ts';
@@ -41,8 +41,7 @@ async function findWidget(store: Store, id: string, orgId?: string): Promise<Wid
 }
 
 function noParameters(operation: 'getEmbed' | 'getSchema', ctx: Context): void {
-  const parsed = validateQuery(operation, new URLSearchParams(ctx.querystring));
-  if (!parsed.ok) throw invalidParameters(parsed.details, parsed.message);
+  validQuery(operation, ctx.querystring);
 }
 
 export function registerWidgetRoutes(deps: WidgetRouteDeps): void {
@@ -81,10 +80,7 @@ export function registerWidgetRoutes(deps: WidgetRouteDeps): void {
     return next();
   };
   get('/public/v1/widgets/:id', publicCors, publicLimit, async function publicWidget(ctx: Context) {
-    if (ctx.querystring) {
-      const parsed = validateQuery('getPublicWidget', new URLSearchParams(ctx.querystring));
-      if (!parsed.ok) throw invalidParameters(parsed.details, parsed.message);
-    }
+    if (ctx.querystring) validQuery('getPublicWidget', ctx.querystring);
     const widget = await findWidget(store, ctx.params.id as string);
     const { bytes, etag } = await publicBody(widget);
     ctx.set('ETag', etag);
@@ -107,9 +103,7 @@ export function registerWidgetRoutes(deps: WidgetRouteDeps): void {
   const htmlCache = new Map<string, CachedPublic>();
   const HTML_CACHE_MAX = 10_000;
   get('/public/v1/widgets/:id/html', publicCors, publicLimit, async function publicWidgetHtml(ctx: Context) {
-    const parsed = validateQuery('getPublicWidgetHtml', new URLSearchParams(ctx.querystring));
-    if (!parsed.ok) throw invalidParameters(parsed.details, parsed.message);
-    const lang = parsed.value.lang ?? null;
+    const lang = validQuery('getPublicWidgetHtml', ctx.querystring).lang ?? null;
     const widget = await findWidget(store, ctx.params.id as string);
     const { body: json, version } = await publicBody(widget);
     const key = `${widget.id} ${lang ?? ''}`;

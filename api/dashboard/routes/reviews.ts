@@ -6,8 +6,8 @@
  */
 import type { Context } from 'koa';
 import { readJson } from '../../admin/body.ts';
-import { invalidParameters, notFound } from '../../errors.ts';
-import { validateQuery } from '../../openapi/params.ts';
+import { notFound } from '../../errors.ts';
+import { validQuery } from '../../openapi/params.ts';
 import { reviewQuery } from '../../reviews/routes.ts';
 import { isRecordId } from '../../store/ids.ts';
 import type { HideReason, Review, ReviewModeration } from '../../store/types.ts';
@@ -38,11 +38,10 @@ function reviewItem(r: Review, hidden: ReviewModeration | undefined) {
 /** GET /reviews: the same parameters, rules and order as GET /api/v1/reviews, plus each review's moderation. */
 export function listReviews({ store }: DashboardDeps) {
   return async function listReviews(ctx: Context): Promise<void> {
-    const parsed = validateQuery('listReviews', new URLSearchParams(ctx.querystring));
-    if (!parsed.ok) throw invalidParameters(parsed.details, parsed.message);
+    const params = validQuery('listReviews', ctx.querystring);
     const { org } = auth(ctx);
-    const { limit, offset } = parsed.value;
-    const [page, hidden] = await Promise.all([store.reviews.list(reviewQuery(org.id, parsed.value)), store.moderation.listByOrg(org.id)]);
+    const { limit, offset } = params;
+    const [page, hidden] = await Promise.all([store.reviews.list(reviewQuery(org.id, params)), store.moderation.listByOrg(org.id)]);
     const byReview = new Map(hidden.map((m) => [m.reviewId, m]));
     ctx.body = {
       data: page.items.map((r) => reviewItem(r, byReview.get(r.id))),

@@ -6,8 +6,8 @@
  *
  * Where the counts live: with REDIS_URL, in Redis (koa-ratelimit's sliding-window
  * log, one sorted set per id, updated by one Lua script), so every instance
- * shares one window, atomically, and a restart keeps it. The calls made in one
- * turn of the event loop go to Redis together (BatchedRateLimitDb). Without Redis, or
+ * shares one window, atomically, and a restart keeps it. The calls made in
+ * two turns of the event loop go to Redis together (BatchedRateLimitDb). Without Redis, or
  * while Redis is away, in this process (a fixed
  * window kept here): the insurance limiter. A Redis error never becomes a 500.
  *

@@ -292,8 +292,8 @@ async function main(): Promise<void> {
     writeFileSync(floorFixture, JSON.stringify({ ...tls, port: floorPort, responses: apiResponses } satisfies Fixture));
     bare = await spawnReady('bare-server', [bareFixture]);
     floor = await spawnReady('floor-server', [floorFixture, redis.url]);
-    // The process that ran the import, as it is then. In it every request costs 10–20% more CPU than in
-    // a process started on the same folder (README, "After a large import"): shown, not hidden.
+    // The process that ran the import, as it is then: it used to spend 15–20% more CPU per request
+    // than one started on the same folder (README, "After a large import"), so it is shown beside.
     await waitUntilIdle(importer.child.pid!);
     const statsAfterImport = await cannon({ url: `${importer.baseUrl}${paths.stats}`, headers: auth, pid: importer.child.pid! }, importer.ca);
     await importer.stop();

@@ -69,26 +69,35 @@ function listen(server: HttpServer | HttpsServer, port: number, host: string): P
  * DRAIN_MS is cut.
  */
 const connections = new WeakMap<HttpServer | HttpsServer, Set<Socket>>();
-/** A connection's latest response (Node keeps one request at a time per connection). */
-const LATEST = Symbol('latest response');
-type TrackedSocket = Socket & { [LATEST]?: ServerResponse };
+/**
+ * A connection's responses not yet finished when its latest request came: one,
+ * or several when the client pipelines requests (Node answers them in order).
+ */
+const RESPONSES = Symbol('responses');
+type TrackedSocket = Socket & { [RESPONSES]?: ServerResponse[] };
 
 /**
- * Keeps the open connections and each one's latest response, so that shutdown
- * can mark the responses not yet sent Connection: close. Per request this is one
- * property write (a set of responses with a close listener each was about 1% of
- * a request's CPU); per connection, one listener.
+ * Keeps the open connections and each one's unfinished responses, so that
+ * shutdown can mark the responses not yet sent Connection: close. Per request
+ * this is an array kept short in place (a set of responses with a close
+ * listener each was about 1% of a request's CPU); per connection, one listener.
  */
 function trackResponses(server: HttpServer | HttpsServer): void {
   const open = new Set<Socket>();
   connections.set(server, open);
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const socket = req.socket as TrackedSocket;
-    if (socket[LATEST] === undefined) {
+    let responses = socket[RESPONSES];
+    if (responses === undefined) {
+      responses = socket[RESPONSES] = [];
       open.add(socket);
       socket.once('close', () => open.delete(socket));
     }
-    socket[LATEST] = res;
+    // The finished ones go (in place: usually the one before this).
+    let kept = 0;
+    for (const earlier of responses) if (!earlier.writableFinished) responses[kept++] = earlier;
+    responses.length = kept;
+    responses.push(res);
   });
 }
 
@@ -97,8 +106,7 @@ function closeServer(server: HttpServer | HttpsServer): Promise<void> {
     if (!server.listening) return resolve();
     // Answers written from now on tell the client to close the connection.
     for (const socket of connections.get(server) ?? []) {
-      const res = (socket as TrackedSocket)[LATEST];
-      if (res && !res.headersSent) res.shouldKeepAlive = false;
+      for (const res of (socket as TrackedSocket)[RESPONSES] ?? []) if (!res.headersSent) res.shouldKeepAlive = false;
     }
     server.on('request', (_req, res: ServerResponse) => {
       res.shouldKeepAlive = false;

@@ -156,14 +156,16 @@ export async function record(url: string, ca: string, headers: Record<string, st
 /**
  * Waits until a process has settled: less than 2% of a core over a whole second
  * (a service just started still reads and sorts its data folder and collects the
- * garbage of that for several seconds), at most `maxMs`. Returns the ms waited.
+ * garbage of that for several seconds), at most `maxMs`. Returns the ms waited
+ * and whether it settled (false: it was still busy when `maxMs` ran out).
  */
-export async function waitUntilIdle(pid: number, maxMs = 30_000): Promise<number> {
+export async function waitUntilIdle(pid: number, maxMs = 30_000): Promise<{ ms: number; settled: boolean }> {
   const started = performance.now();
   for (;;) {
     const before = cpuMicros(pid);
     await new Promise((resolve) => setTimeout(resolve, 1000));
-    const waited = performance.now() - started;
-    if (cpuMicros(pid) - before < 20_000 || waited >= maxMs) return waited;
+    const ms = performance.now() - started;
+    const settled = cpuMicros(pid) - before < 20_000;
+    if (settled || ms >= maxMs) return { ms, settled };
   }
 }

@@ -234,6 +234,11 @@ describe('HTTPS only', () => {
       expect(res.status).toBe(403);
       expect((res.body as { error: string }).error).toBe('https_required');
       expect((await proxied.get('/api/v1/reviews', { key: k, localAddress: proxy, headers: { 'x-forwarded-proto': 'https' } })).status).toBe(200);
+      // HTTPS is checked before a key in the query string (CONTRACT §3's order).
+      const both = await proxied.get(`/api/v1/reviews?api_key=${k}`, { localAddress: proxy, headers: { 'x-forwarded-proto': 'http' } });
+      expect(both.status).toBe(403);
+      expect((both.body as { error: string }).error).toBe('https_required');
+      expect(both.headers['x-request-id']).toBeTruthy();
       // The proxy forwards to the plain port: its X-Forwarded-Proto decides there.
       expect((await proxied.plain('/api/v1/reviews', { key: k, localAddress: proxy, headers: { 'x-forwarded-proto': 'https' } })).status).toBe(200);
       // The nearest proxy's report is the last value, not the client's first.

@@ -20,7 +20,7 @@ import { hasApiAccess, requestsPerMinute } from '../limits/plans.ts';
 import type { Limiter } from '../limits/rate-limit.ts';
 import type { ApiKeyRecord, Organization, Store } from '../store/types.ts';
 import { keyState } from '../store/types.ts';
-import { bearerToken, keyHashOf } from './key-format.ts';
+import { bearerToken, hashKey, isWellFormedKey } from './key-format.ts';
 import type { LastUsedTracker } from './last-used.ts';
 
 export interface AuthState {
@@ -52,11 +52,10 @@ export function apiAccess(deps: ApiAccessDeps) {
 
   return async function apiAccess(ctx: Context, next: Next): Promise<void> {
     const token = bearerToken(ctx.get('authorization') || undefined);
-    const hash = token === null ? null : keyHashOf(token);
-    if (hash === null) return fail(ctx);
+    if (token === null || !isWellFormedKey(token)) return fail(ctx);
     // Taken before the key is read, so that any change after that read is seen below.
     const changes = store.keys.changes?.();
-    const key = await store.keys.findByHash(hash);
+    const key = await store.keys.findByHash(hashKey(token));
     if (!key || keyState(key) !== 'active') return fail(ctx);
     const org = await store.orgs.get(key.orgId);
     if (!org) return fail(ctx);

@@ -65,27 +65,6 @@ export function isWellFormedKey(candidate: string): boolean {
   return checksum(body) === candidate.slice(-CHECKSUM_CHARS);
 }
 
-/** Well-formed keys' hashes remembered by keyHashOf, at most (then forgotten all at once). */
-export const KEY_HASH_MEMO = 256;
-const keyHashes = new Map<string, string>();
-
-/**
- * The SHA-256 hash of a well-formed key, or null when `candidate` is not one
- * (shape and checksum: no store lookup). The same few keys come on every
- * request, and the checks and the hash are a few µs of each, so the last few
- * hundred well-formed keys' hashes are kept in memory: a pure function of the
- * key, so whether a key is still valid is still asked of the store each time.
- */
-export function keyHashOf(candidate: string): string | null {
-  const known = keyHashes.get(candidate);
-  if (known !== undefined) return known;
-  if (!isWellFormedKey(candidate)) return null;
-  const hash = hashKey(candidate);
-  if (keyHashes.size >= KEY_HASH_MEMO) keyHashes.clear();
-  keyHashes.set(candidate, hash);
-  return hash;
-}
-
 /**
  * The token of an `Authorization: Bearer <token>` header, or null when the
  * header is absent or not of that form (scheme matched case-insensitively).

@@ -33,7 +33,7 @@ describe('BatchedRateLimitDb', () => {
   const limiter = (target: Redis | BatchedRateLimitDb, id: string, max: number) =>
     new RateLimiter({ db: target as Redis, id, max, duration: 60_000, namespace: 'rl' });
 
-  it('gives the answers of async-ratelimiter’s own script, and sends one script call per turn', async () => {
+  it('gives the answers of async-ratelimiter’s own script, and sends the calls of two turns as one script call', async () => {
     const calls = 25;
     const before = scriptCalls;
     const [ours, theirs] = await Promise.all([
@@ -47,6 +47,16 @@ describe('BatchedRateLimitDb', () => {
     // The window's reset is its oldest entry + the duration, in epoch seconds.
     expect(ours[0]!.reset).toBeGreaterThan(Date.now() / 1000 + 58);
     expect(ours[0]!.reset).toBeLessThanOrEqual(Math.ceil(Date.now() / 1000) + 60);
+  });
+
+  it('gathers the calls made in the next turn of the event loop into the same script call', async () => {
+    const before = scriptCalls;
+    const first = limiter(db, 'org-turns', 10).get();
+    // Made in the next turn (as the next poll's requests are), before the batch is sent.
+    const second = await new Promise<Promise<{ remaining: number }>>((resolve) => setImmediate(() => resolve(limiter(db, 'org-turns', 10).get())));
+    const answers = await Promise.all([first, second]);
+    expect(scriptCalls - before).toBe(1);
+    expect(answers.map((r) => r.remaining)).toEqual([10, 9]);
   });
 
   it('keeps the window under the configured key prefix, one entry per admitted call', async () => {

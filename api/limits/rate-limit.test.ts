@@ -63,6 +63,16 @@ describe('per-organization rate limit with Redis', () => {
     const first = await a.get('/api/v1/reviews', { key });
     expect(first.headers['x-ratelimit-limit']).toBe('200');
     expect(first.headers['ratelimit-policy']).toBe('200;w=60');
+    // The IETF field says what the X-RateLimit-* fields say: the same limit and remaining, reset as seconds from now.
+    const remaining = Number(first.headers['x-ratelimit-remaining']);
+    const reset = Number(first.headers['x-ratelimit-reset']);
+    expect(Number.isInteger(remaining) && Number.isInteger(reset)).toBe(true);
+    const fields = /^limit=(\d+), remaining=(\d+), reset=(\d+)$/.exec(String(first.headers.ratelimit));
+    expect(fields?.slice(1, 3)).toEqual(['200', String(remaining)]);
+    const secondsLeft = Number(fields![3]);
+    expect(secondsLeft).toBeGreaterThanOrEqual(0);
+    expect(secondsLeft).toBeLessThanOrEqual(60);
+    expect(Math.abs(secondsLeft - (reset - Math.floor(Date.now() / 1000)))).toBeLessThanOrEqual(1);
     await a.admin('PATCH', `/admin/orgs/${orgId}`, { rateLimit: 2 });
     // The window already holds one request: one more is admitted, then 429.
     expect(await hammer(b, key, 2, '/api/v1/reviews')).toEqual([200, 429]);

@@ -40,8 +40,12 @@ export function frontDoor(deps: { logger: Logger; metrics: Metrics; proxies: Tru
       metrics.record((ctx as Context & { _matchedRoute?: string })._matchedRoute ?? 'unmatched', ctx.method, ctx.status, started);
       if (logger.isLevelEnabled('info')) logRequest(ctx, started);
     } catch (err) {
-      // Counting or logging an answer never changes it.
-      logger.error({ err, requestId: ctx.state.requestId }, 'could not record the request');
+      // Counting or logging an answer never changes it (nor does the logger failing again here).
+      try {
+        logger.error({ err, requestId: ctx.state.requestId }, 'could not record the request');
+      } catch {
+        // Nothing left to tell it to.
+      }
     }
   };
 }

@@ -48,6 +48,19 @@ describe('clientView', () => {
     expect(clientView(req('10.0.0.5', { 'x-forwarded-for': '1.2.3.4, garbage' }), proxies).address).toBe('10.0.0.5');
   });
 
+  it('decides a connection\'s peer once per connection and per TRUST_PROXY list', () => {
+    const socket = { remoteAddress: '10.0.0.5', encrypted: false };
+    const on = (headers: Record<string, string>) => ({ socket, headers }) as unknown as IncomingMessage;
+    const forwarded = { 'x-forwarded-for': '198.51.100.7', 'x-forwarded-proto': 'https' };
+    // The same connection, several requests: each one's forwarded headers are read again.
+    expect(clientView(on(forwarded), proxies)).toEqual({ address: '198.51.100.7', https: true });
+    expect(clientView(on({}), proxies)).toEqual({ address: '10.0.0.5', https: false });
+    expect(clientView(on({ 'x-forwarded-for': '203.0.113.1' }), proxies).address).toBe('203.0.113.1');
+    // Another list (another app on the same connection object) decides for itself.
+    expect(clientView(on(forwarded), new TrustedProxies(['127.0.0.1']))).toEqual({ address: '10.0.0.5', https: false });
+    expect(clientView(on(forwarded), proxies).address).toBe('198.51.100.7');
+  });
+
   it("takes the protocol the nearest trusted proxy reports (the header's last value)", () => {
     expect(clientView(req('10.0.0.5', { 'x-forwarded-proto': 'https, http' }), proxies).https).toBe(false);
     expect(clientView(req('10.0.0.5', { 'x-forwarded-proto': 'http, https' }), proxies).https).toBe(true);

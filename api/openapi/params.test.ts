@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { openApiDocument } from './document.ts';
-import { validateQuery, type ListReviewsParams, type ParameterProblem, type QueryOperationKey } from './params.ts';
+import { VALID_QUERY_MEMO, validQuery, validateQuery, type ListReviewsParams, type ParameterProblem, type QueryOperationKey } from './params.ts';
 import { MAX_ERROR_DETAILS } from './error-schemas.ts';
 import { hostileQueryString } from './fuzz.ts';
 
@@ -294,5 +294,29 @@ describe('validateQuery reads its rules from the OpenAPI document', () => {
   it('accepts exactly the documented parameter names', () => {
     expect(params.map((p) => p.name)).toEqual(['limit', 'offset', 'platform', 'minRating', 'maxRating', 'since', 'language']);
     expect(params.every((p) => p.in === 'query' && p.required === false)).toBe(true);
+  });
+});
+
+describe('validQuery remembers valid query strings', () => {
+  it('answers as validateQuery, throws the 400 for invalid strings every time, and forgets when full', () => {
+    const fresh = validQuery('listReviews', 'limit=5&platform=google');
+    expect(fresh).toEqual({ limit: 5, offset: 0, platform: 'GOOGLE' });
+    expect(validQuery('listReviews', 'limit=5&platform=google')).toEqual(fresh);
+    expect(Object.isFrozen(validQuery('listReviews', 'limit=5&platform=google'))).toBe(true);
+    for (let round = 0; round < 2; round++) {
+      expect(() => validQuery('listReviews', 'limit=0')).toThrow(expect.objectContaining({ status: 400, code: 'invalid_parameter' }));
+    }
+    // The same string for another operation is that operation's answer.
+    expect(() => validQuery('getStats', 'limit=5&platform=google')).toThrow(expect.objectContaining({ status: 400 }));
+    // More strings than are remembered: each still answers right.
+    for (let i = 0; i < VALID_QUERY_MEMO + 10; i++) expect(validQuery('listReviews', `offset=${i}`).offset).toBe(i);
+    expect(validQuery('listReviews', 'offset=3').offset).toBe(3);
+  });
+
+  it('gives each caller a Date of its own: mutating one never changes the next answer', () => {
+    const first = validQuery('listReviews', 'since=2026-01-02');
+    const time = first.since!.getTime();
+    first.since!.setTime(0);
+    expect(validQuery('listReviews', 'since=2026-01-02').since!.getTime()).toBe(time);
   });
 });

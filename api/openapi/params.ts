@@ -279,16 +279,18 @@ const validQueries = new Map<string, unknown>();
  * The validated parameters of a query string, or the 400 invalid_parameters
  * error thrown. Validation is a pure function of the string and the same URLs
  * come again and again (a site's widget, a developer's poll), so the last few
- * hundred valid strings' values are remembered (frozen: callers only read
- * them). Invalid strings are checked every time.
+ * hundred valid strings' values are remembered (frozen, and a Date given as a
+ * copy of its own to each caller). Invalid strings are checked every time.
  */
 export function validQuery<K extends QueryOperationKey>(operation: K, querystring: string): QueryValues[K] {
   const key = `${operation}?${querystring}`;
-  const known = validQueries.get(key);
-  if (known !== undefined) return known as QueryValues[K];
+  const known = validQueries.get(key) as (QueryValues[K] & { since?: Date }) | undefined;
+  // A Date stays mutable in a frozen object: each caller gets its own.
+  if (known !== undefined) return known.since instanceof Date ? { ...known, since: new Date(known.since.getTime()) } : known;
   const parsed = validateQuery(operation, new URLSearchParams(querystring));
   if (!parsed.ok) throw invalidParameters(parsed.details, parsed.message);
   if (validQueries.size >= VALID_QUERY_MEMO) validQueries.clear();
-  validQueries.set(key, Object.freeze(parsed.value));
-  return parsed.value;
+  const value = parsed.value as QueryValues[K] & { since?: Date };
+  validQueries.set(key, Object.freeze(value.since instanceof Date ? { ...value, since: new Date(value.since.getTime()) } : { ...value }));
+  return value;
 }

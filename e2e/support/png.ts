@@ -89,3 +89,26 @@ export function differingPixels(a: Buffer, b: Buffer, corner = 0, tolerance = 0)
   }
   return out;
 }
+
+/**
+ * differingPixels, except that a pixel also counts as the same when `b` has it
+ * up to `shift` pixels to the left or right on the same row: what differs
+ * beyond a horizontal shift of at most `shift` px.
+ */
+export function differingBeyondShift(a: Buffer, b: Buffer, shift: number): [number, number][] {
+  const [pa, pb] = [decodePng(a), decodePng(b)];
+  if (pa.width !== pb.width || pa.height !== pb.height) return [[-1, -1]];
+  const same = (x: number, y: number, bx: number) => {
+    for (let c = 0; c < 3; c++) if (pa.rows[y]![x * pa.channels + c] !== pb.rows[y]![bx * pb.channels + c]) return false;
+    return true;
+  };
+  const out: [number, number][] = [];
+  for (let y = 2; y < pa.height - 2; y++) {
+    for (let x = 2; x < pa.width - 2; x++) {
+      let found = false;
+      for (let dx = 0; dx <= shift && !found; dx++) found = same(x, y, Math.min(pa.width - 1, x + dx)) || same(x, y, Math.max(0, x - dx));
+      if (!found) out.push([x, y]);
+    }
+  }
+  return out;
+}

@@ -75,6 +75,7 @@ export async function importReviews(
   pool: EnrichPool | null = sharedEnrichPool(),
 ): Promise<ImportSummary> {
   const orgId = org.id;
+  logger.info({ orgId, format }, 'import started');
   const pause = yieldEvery();
   const summary: ImportSummary = { imported: 0, updated: 0, rejected: [], rejectedTotal: 0 };
   let batch: ReviewInput[] = [];

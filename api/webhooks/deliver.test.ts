@@ -17,30 +17,11 @@ import { generateSecret, rotateSecrets, type EndpointSecret } from './secrets.ts
 import { signedHeaders } from './signature.ts';
 import { checkEndpointUrl } from './url-check.ts';
 import { flatHeaders, startReceiver, testCert, type Receiver, type TestCert } from './test-receiver.ts';
-import type { Review } from '../store/types.ts';
+import { reviewFixture } from './fixtures.ts';
 
 const LOOPBACK = parseAllowNetworks('127.0.0.0/8, ::1/128');
 
-const review: Review = {
-  id: 'rev_1',
-  orgId: 'org_1',
-  platform: 'google',
-  externalId: 'g-1',
-  authorName: 'Zoë Ångström',
-  authorAvatar: null,
-  rating: 5,
-  content: 'Très bien ✓ — would come again',
-  date: '2026-11-20T10:00:00.000Z',
-  url: null,
-  language: 'en',
-  isVerified: true,
-  sentiment: 0.8,
-  sentimentLabel: 'POSITIVE',
-  aiSummary: null,
-  aiThemes: ['service'],
-  createdAt: '2026-11-21T10:00:00.000Z',
-  updatedAt: '2026-11-21T10:00:00.000Z',
-};
+const review = reviewFixture();
 
 let cert: TestCert;
 const receivers: Receiver[] = [];
@@ -230,7 +211,9 @@ describe('what the client does not do', () => {
 
   it('verifies the certificate: a receiver the client does not trust is a failed attempt', async () => {
     const r = await receiver();
-    const result = await createDeliveryClient({ allow: LOOPBACK }).deliver({ url: r.url(), headers: signedHeaders('msg_c', '{}', [generateSecret()], new Date()), body: '{}' });
+    const untrusting = createDeliveryClient({ allow: LOOPBACK });
+    clients.push(untrusting);
+    const result = await untrusting.deliver({ url: r.url(), headers: signedHeaders('msg_c', '{}', [generateSecret()], new Date()), body: '{}' });
     expect(result.delivered).toBe(false);
     expect(result.error).toMatch(/certificate/i);
     expect(r.received).toHaveLength(0);

@@ -56,6 +56,8 @@ export function parseAllowNetworks(raw: string | undefined): AllowedNetwork[] {
       const withBits = entry.includes('/') ? entry : `${entry}/${ipaddr.IPv6.isValid(entry) ? 128 : 32}`;
       let range: [Address, number];
       try {
+        // ipaddr.js also reads shorthand such as 10.1/8; only the full notation is taken.
+        if (!ipaddr.IPv4.isValidCIDRFourPartDecimal(withBits) && !ipaddr.IPv6.isValidCIDR(withBits)) throw new Error('not CIDR');
         range = ipaddr.parseCIDR(withBits);
       } catch {
         throw new AllowNetworksError(`${JSON.stringify(entry)} is not an IPv4 or IPv6 CIDR range (e.g. 10.20.0.0/16 or fd00:1::/64)`);

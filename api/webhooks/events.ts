@@ -7,18 +7,10 @@
 import { randomBytes } from 'node:crypto';
 import { publicReview } from '../reviews/routes.ts';
 import type { Review } from '../store/types.ts';
+import type { ReviewEventType } from './event-types.ts';
 
-export const REVIEW_EVENT_TYPES = ['review.created', 'review.updated', 'review.removed'] as const;
-export const SOURCE_EVENT_TYPES = ['source.state_changed'] as const;
-/** Every type an endpoint can subscribe to. `webhook.test` is sent on demand to one endpoint, whatever it subscribed to. */
-export const SUBSCRIBABLE_EVENT_TYPES = [...REVIEW_EVENT_TYPES, ...SOURCE_EVENT_TYPES] as const;
-export const EVENT_TYPES = [...SUBSCRIBABLE_EVENT_TYPES, 'webhook.test'] as const;
-
-export type ReviewEventType = (typeof REVIEW_EVENT_TYPES)[number];
-export type EventType = (typeof EVENT_TYPES)[number];
-
-/** What a new endpoint subscribes to when it names no types: every review.* and source.* type. */
-export const DEFAULT_SUBSCRIPTION: readonly EventType[] = SUBSCRIBABLE_EVENT_TYPES;
+export { DEFAULT_SUBSCRIPTION, EVENT_TYPES, REVIEW_EVENT_TYPES, SOURCE_EVENT_TYPES, SUBSCRIBABLE_EVENT_TYPES, isEventType, subscribes } from './event-types.ts';
+export type { EventType, ReviewEventType } from './event-types.ts';
 
 export type PublicReview = ReturnType<typeof publicReview>;
 
@@ -76,13 +68,4 @@ export function eventBody(event: WebhookEvent): string {
  */
 export function newMessageId(): string {
   return `msg_${randomBytes(16).toString('base64url')}`;
-}
-
-export function isEventType(value: string): value is EventType {
-  return (EVENT_TYPES as readonly string[]).includes(value);
-}
-
-/** Whether an endpoint subscribed to `subscribed` receives an event of `type` (a test event reaches whoever it is sent to). */
-export function subscribes(subscribed: readonly EventType[], type: EventType): boolean {
-  return type === 'webhook.test' || subscribed.includes(type);
 }

@@ -293,6 +293,18 @@ describe('no way into private networks', () => {
     expect(v6.received).toHaveLength(1);
   });
 
+  it('an IPv4-mapped IPv6 answer is judged as the IPv4 address it carries', async () => {
+    const r = await receiver();
+    const dns = stubResolver({ 'receiver.test': '::ffff:127.0.0.1' });
+    const headers = signedHeaders('msg_m6', '{}', [generateSecret()], new Date());
+    const refused = await client({ allow: parseAllowNetworks('::1'), resolve: dns.resolve }).deliver({ url: r.url('receiver.test'), headers, body: '{}' });
+    expect(refused.error).toBe('receiver.test: address ::ffff:127.0.0.1 (127.0.0.1) is a loopback address');
+    expect(r.received).toHaveLength(0);
+    const allowed = await client({ allow: parseAllowNetworks('127.0.0.0/8'), resolve: dns.resolve }).deliver({ url: r.url('receiver.test'), headers, body: '{}' });
+    expect(allowed).toMatchObject({ delivered: true, statusCode: 200 });
+    expect(r.received).toHaveLength(1);
+  });
+
   it('a DNS answer that changes between the creation check and the connection is checked again on connect (DNS rebinding)', async () => {
     const r = await receiver();
     let answer = '93.184.215.14';

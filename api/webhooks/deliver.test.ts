@@ -204,6 +204,15 @@ describe('what the client does not do', () => {
     expect(r.received).toHaveLength(1);
   });
 
+  it('turns a request Node refuses to send into a failed attempt, not a rejection', async () => {
+    const r = await receiver();
+    const headers = { ...signedHeaders('msg_n', '{}', [generateSecret()], new Date()), 'webhook-id': 'msg\nInjected: yes' };
+    const result = await client().deliver({ url: r.url(), headers, body: '{}' });
+    expect(result).toMatchObject({ delivered: false, statusCode: null });
+    expect(result.error).toMatch(/Invalid character in header content/);
+    expect(r.received).toHaveLength(0);
+  });
+
   it('refuses http: URLs without connecting', async () => {
     const result = await client().deliver({ url: 'http://127.0.0.1:9/hook', headers: signedHeaders('msg_p', '{}', [generateSecret()], new Date()), body: '{}' });
     expect(result).toMatchObject({ delivered: false, error: 'only https: endpoints are allowed, not http:' });

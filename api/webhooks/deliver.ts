@@ -152,17 +152,24 @@ export function createDeliveryClient(options: DeliveryClientOptions): DeliveryCl
         });
       };
 
-      const outgoing = request(url, {
-        method: 'POST',
-        agent,
-        lookup,
-        headers: {
-          ...req.headers,
-          'content-type': 'application/json',
-          'content-length': Buffer.byteLength(req.body),
-          'user-agent': userAgent,
-        },
-      });
+      let outgoing: ReturnType<typeof request>;
+      try {
+        outgoing = request(url, {
+          method: 'POST',
+          agent,
+          lookup,
+          headers: {
+            ...req.headers,
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(req.body),
+            'user-agent': userAgent,
+          },
+        });
+      } catch (err) {
+        // E.g. a header value Node refuses: the attempt fails, the promise does not reject.
+        resolve(failure(describeError(err as NodeJS.ErrnoException)));
+        return;
+      }
 
       const timer = setTimeout(() => {
         // Once the status is in, the outcome is known; the body read is cut short.

@@ -213,6 +213,18 @@ describe('what the client does not do', () => {
     expect(r.received).toHaveLength(0);
   });
 
+  it('decides by the status once it arrived: a 2xx whose body then hangs is delivered, a 500 is not', async () => {
+    const r = await receiver((req, res) => {
+      res.writeHead(req.headers['webhook-id'] === 'msg_ok' ? 202 : 500, { 'content-type': 'text/plain' });
+      res.write('accepted, now \u0000 thinking…'); // never ends
+    });
+    const c = client({ timeoutMs: 300 });
+    const ok = await c.deliver({ url: r.url(), headers: signedHeaders('msg_ok', '{}', [generateSecret()], new Date()), body: '{}' });
+    expect(ok).toMatchObject({ delivered: true, statusCode: 202, error: null, excerpt: 'accepted, now   thinking…' });
+    const failed = await c.deliver({ url: r.url(), headers: signedHeaders('msg_no', '{}', [generateSecret()], new Date()), body: '{}' });
+    expect(failed).toMatchObject({ delivered: false, statusCode: 500, error: 'HTTP 500' });
+  });
+
   it('refuses http: URLs without connecting', async () => {
     const result = await client().deliver({ url: 'http://127.0.0.1:9/hook', headers: signedHeaders('msg_p', '{}', [generateSecret()], new Date()), body: '{}' });
     expect(result).toMatchObject({ delivered: false, error: 'only https: endpoints are allowed, not http:' });

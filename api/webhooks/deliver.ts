@@ -182,8 +182,8 @@ export function createDeliveryClient(options: DeliveryClientOptions): DeliveryCl
       outgoing.on('response', (res: IncomingMessage) => {
         statusCode = res.statusCode ?? null;
         location = typeof res.headers.location === 'string' ? res.headers.location.slice(0, 200) : null;
-        if (statusCode !== null && statusCode >= 200 && statusCode < 300) retryAfterMs = null;
-        else retryAfterMs = parseRetryAfter(res.headers['retry-after'], now());
+        const success = statusCode !== null && statusCode >= 200 && statusCode < 300;
+        retryAfterMs = success ? null : parseRetryAfter(res.headers['retry-after'], now());
         res.on('data', (chunk: Buffer) => {
           const room = MAX_RESPONSE_BYTES - bodyBytes;
           const part = chunk.length > room ? chunk.subarray(0, room) : chunk;

@@ -6,6 +6,7 @@
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { parseTrustedProxies } from './middleware/trusted-proxies.ts';
+import { parseAllowNetworks, type AllowedNetwork } from './webhooks/networks.ts';
 
 export interface Config {
   port: number;
@@ -27,6 +28,8 @@ export interface Config {
   logLevel: string;
   /** Worker processes on one port (node:cluster); more than 1 only on MongoDB with Redis. */
   workers: number;
+  /** WEBHOOK_ALLOW_NETWORKS: private ranges webhooks may be sent to after all (CONTRACT §12); empty = none. */
+  webhookAllowNetworks: AllowedNetwork[];
 }
 
 export class ConfigError extends Error {
@@ -66,6 +69,14 @@ function trustedProxies(env: Env): string[] {
     return parseTrustedProxies(env.TRUST_PROXY);
   } catch (err) {
     throw new ConfigError('TRUST_PROXY', (err as Error).message);
+  }
+}
+
+function webhookAllowNetworks(env: Env): AllowedNetwork[] {
+  try {
+    return parseAllowNetworks(env.WEBHOOK_ALLOW_NETWORKS);
+  } catch (err) {
+    throw new ConfigError('WEBHOOK_ALLOW_NETWORKS', `${(err as Error).message}; expected a comma-separated list of CIDR ranges such as 10.20.0.0/16, fd00:1::/64`);
   }
 }
 
@@ -140,6 +151,7 @@ export function loadConfig(env: Env = process.env): Config {
     adminPort,
     logLevel,
     workers: workers(env, mongodbUrl, redisUrl),
+    webhookAllowNetworks: webhookAllowNetworks(env),
   };
 }
 

@@ -7,14 +7,13 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createSchemaCompiler } from './ajv.ts';
 import { openApiDocument } from './document.ts';
 import { isReference, type JsonSchema } from './types.ts';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const root = resolve(import.meta.dirname, '../..');
 // A production-like origin: the linter rightly flags localhost servers, the default for local runs.
 const doc = openApiDocument({ serverUrl: 'https://reviews.acme.test' });
 

@@ -82,6 +82,7 @@ function installPackages(packages: string[]): string | null {
   }
   const sudo = privilege();
   if (sudo === null) return `Not root and no passwordless sudo: run this once, then npm test again:\n    ${oneCommand}`;
+  process.stdout.write(`npm test: installing ${packages.join(' ')} with apt-get\n`);
   // Wait for another apt-get on the machine rather than failing on its lock.
   const wait = '-o DPkg::Lock::Timeout=600';
   if (!sh(`${sudo}apt-get ${wait} update -qq`) || !sh(`${sudo}apt-get ${wait} install -y -q --no-install-recommends ${packages.join(' ')}`)) {
@@ -121,7 +122,7 @@ export function ensurePrereqs(): Prereqs {
   const missing = needs().filter((need) => !need.present());
   if (missing.length > 0) {
     const packages = missing.flatMap((need) => need.packages);
-    process.stdout.write(`npm test: missing ${missing.map((need) => need.what).join('; ')}\nnpm test: installing ${packages.join(' ')} with apt-get\n`);
+    process.stdout.write(`npm test: missing ${missing.map((need) => need.what).join('; ')}\n`);
     const failure = installPackages(packages);
     if (failure !== null) return { ok: false, message: failure };
     for (const need of missing) {

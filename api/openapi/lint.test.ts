@@ -176,7 +176,7 @@ describe('OpenAPI schemas', () => {
     // The API base itself is accepted too.
     expect(openApiDocument({ serverUrl: 'https://localhost:9443/api/v1' }).servers[0]?.url).toBe('https://localhost:9443/api/v1');
     expect(Object.keys(local.paths).sort()).toEqual(
-      ['/healthz', '/openapi.json', '/public/v1/widgets/{id}', '/public/v1/widgets/{id}/html', '/readyz', '/reviews', '/reviews/stats', '/widgets/{id}/embed', '/widgets/{id}/schema'].sort(),
+      ['/docs', '/healthz', '/openapi.json', '/public/v1/widgets/{id}', '/public/v1/widgets/{id}/html', '/readyz', '/reviews', '/reviews/stats', '/widgets/{id}/embed', '/widgets/{id}/schema'].sort(),
     );
     expect(local.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
   });

@@ -104,3 +104,15 @@ test('axe finds no violations; screenshots at 1280 and 390 px', async ({ page },
   await expectNoAxeViolations(page, 'the API reference at 390 px');
   await page.screenshot({ path: testInfo.outputPath('api-reference-390.png') });
 });
+
+test('works from the keyboard: search, then an operation opened from its result', async ({ page }) => {
+  await openReference(page);
+  await page.keyboard.press('Tab');
+  const search = page.getByPlaceholder('Search...');
+  await expect(search).toBeFocused();
+  await page.keyboard.type('statistics');
+  await expect(page.getByRole('menuitem', { name: /Review statistics/ }).first()).toBeVisible();
+  await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('Enter');
+  await expect(page).toHaveURL(/#tag\/Reviews\/operation\/getStats$/);
+});

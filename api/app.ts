@@ -20,6 +20,7 @@ import { Limiter, type LimiterRedis } from './limits/rate-limit.ts';
 import type { RedisHealth } from './limits/redis-health.ts';
 import type { Metrics } from './ops/metrics.ts';
 import { healthz, openApiJson, readyz } from './ops/routes.ts';
+import { apiReference } from './openapi/reference.ts';
 import { listReviews, reviewStats } from './reviews/routes.ts';
 import type { Store } from './store/types.ts';
 import { registerWidgetRoutes } from './widgets/routes.ts';
@@ -124,6 +125,9 @@ export function createApp(deps: AppDeps): App {
   get('/healthz', healthz());
   get('/readyz', readyz({ store, redis, metrics, lifecycle: deps.lifecycle ?? { draining: false } }));
   get('/api/v1/openapi.json', openApiJson(config));
+  const reference = apiReference();
+  get('/api/v1/docs', reference.page);
+  get('/api/v1/docs/:file', reference.file);
   get('/api/v1/reviews', ...apiPipeline, listReviews(store));
   get('/api/v1/reviews/stats', ...apiPipeline, reviewStats(store));
   const publicCache = new PublicWidgetCache(store);

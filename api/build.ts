@@ -15,9 +15,9 @@
 import { build, type Plugin } from 'esbuild';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const ROOT = join(import.meta.dirname, '..');
 export const DIST_MAIN = join(ROOT, 'dist', 'api', 'main.js');
 const DIST_ENRICH_WORKER = join(ROOT, 'dist', 'api', 'enrich-worker.js');
 
@@ -67,7 +67,7 @@ async function buildOne(entry: string, outfile: string, define: Record<string, s
     packages: 'external',
     platform: 'node',
     format: 'esm',
-    target: 'node20',
+    target: 'node24',
     sourcemap: 'linked',
     logLevel: 'warning',
     write: false,

@@ -6,7 +6,6 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { extname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Transform } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { request } from 'node:http';
@@ -333,7 +332,7 @@ export async function run(argv: string[]): Promise<void> {
   }
 }
 
-if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === resolve(process.argv[1])) {
+if (process.argv[1] !== undefined && import.meta.filename === resolve(process.argv[1])) {
   run(process.argv.slice(2)).catch((err: unknown) => {
     const message = err instanceof CliError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') ? (err as Error).message : `unexpected error: ${(err as Error).message}`;
     process.stderr.write(`admin: ${message.split('\n')[0]}\n`);

@@ -114,6 +114,22 @@ const getOpenApi: OperationObject = {
   },
 };
 
+const getApiReference: OperationObject = {
+  operationId: 'getApiReference',
+  summary: 'This document in the browser',
+  description:
+    'An HTML page that renders this document (Redoc), with everything it loads served from this origin as content-hashed files, under a Content-Security-Policy that allows no other origin. No key needed. Takes no query parameter.',
+  tags: ['Service'],
+  security: KEYLESS,
+  responses: {
+    '200': okHtml('The reference page (`text/html; charset=utf-8`).', {}, '<!doctype html><html lang="en">…<title>Review Proof API reference</title>…</html>'),
+    '400': badRequest('keyless'),
+    '403': forbidden('keyless'),
+    '405': methodNotAllowed(),
+    '500': internalError(),
+  },
+};
+
 const getPublicWidgetHtml: OperationObject = {
   operationId: 'getPublicWidgetHtml',
   summary: 'Server-rendered widget HTML',
@@ -263,6 +279,7 @@ export function openApiDocument(opts: DocumentOptions = {}): OpenApiDocument {
       '/widgets/{id}/embed': pathItem(getEmbed),
       '/widgets/{id}/schema': pathItem(getSchema),
       '/openapi.json': pathItem(getOpenApi),
+      '/docs': pathItem(getApiReference),
       '/public/v1/widgets/{id}': pathItem(getPublicWidget, atOrigin, preflightPublicWidget),
       '/public/v1/widgets/{id}/html': pathItem(getPublicWidgetHtml, atOrigin),
       '/healthz': pathItem(getHealth, atOrigin),

@@ -7,14 +7,13 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createSchemaCompiler } from './ajv.ts';
 import { openApiDocument } from './document.ts';
 import { isReference, type JsonSchema } from './types.ts';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const root = resolve(import.meta.dirname, '../..');
 // A production-like origin: the linter rightly flags localhost servers, the default for local runs.
 const doc = openApiDocument({ serverUrl: 'https://reviews.acme.test' });
 
@@ -186,7 +185,7 @@ describe('OpenAPI schemas', () => {
     // The API base itself is accepted too.
     expect(openApiDocument({ serverUrl: 'https://localhost:9443/api/v1' }).servers[0]?.url).toBe('https://localhost:9443/api/v1');
     expect(Object.keys(local.paths).sort()).toEqual(
-      ['/healthz', '/openapi.json', '/public/v1/widgets/{id}', '/public/v1/widgets/{id}/html', '/readyz', '/reviews', '/reviews/stats', '/widgets/{id}/embed', '/widgets/{id}/schema'].sort(),
+      ['/docs', '/healthz', '/openapi.json', '/public/v1/widgets/{id}', '/public/v1/widgets/{id}/html', '/readyz', '/reviews', '/reviews/stats', '/widgets/{id}/embed', '/widgets/{id}/schema'].sort(),
     );
     expect(local.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
   });

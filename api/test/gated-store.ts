@@ -22,10 +22,8 @@ export async function openGatedStore(): Promise<GatedStore> {
   const dir = mkdtempSync(join(tmpdir(), 'gated-store-'));
   const real = await EmbeddedStore.open(dir);
   let armed = false;
-  let entered!: () => void;
-  const inside = new Promise<void>((r) => (entered = r));
-  let release!: () => void;
-  const gate = new Promise<void>((r) => (release = r));
+  const { promise: inside, resolve: entered } = Promise.withResolvers<void>();
+  const { promise: gate, resolve: release } = Promise.withResolvers<void>();
   const hold = async (): Promise<void> => {
     if (!armed) return;
     entered();

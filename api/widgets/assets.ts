@@ -10,12 +10,11 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import type { Context } from 'koa';
 import { assetEncoding } from './public-answers.ts';
 
-export const WIDGET_DIST = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'widget', 'dist');
+export const WIDGET_DIST = join(import.meta.dirname, '..', '..', 'widget', 'dist');
 
 export interface Asset {
   name: string;

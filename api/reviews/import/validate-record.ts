@@ -54,19 +54,6 @@ function tooLong(value: string, max: number): boolean {
   return false;
 }
 
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
-
-/** Lone surrogates (from `\\ud800` escapes) cannot be stored as UTF-8: replace them. */
-function wellFormed(value: string): string {
-  // isWellFormed() answers without the regular expression's walk for (nearly) every text.
-  return (value as unknown as WellFormedCheck).isWellFormed() ? value : value.replace(LONE_SURROGATE, '\uFFFD');
-}
-
-/** String.prototype.isWellFormed (Node 20; ES2024, beyond this project's `lib`). */
-interface WellFormedCheck {
-  isWellFormed(): boolean;
-}
-
 /** The form stored dates take (and most exports use): parsed by parseIsoDate's fast path. */
 const CANONICAL = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})\.\d{3}Z$/;
 
@@ -162,7 +149,8 @@ export function validateRecord(raw: unknown, now: Date = new Date()): Validation
   let authorName = '';
   if (typeof r.authorName !== 'string' || r.authorName.trim() === '') problems.push('authorName is required');
   else {
-    authorName = wellFormed(r.authorName.trim());
+    // toWellFormed (ES2024): lone surrogates (from `\ud800` escapes) cannot be stored as UTF-8; each becomes U+FFFD.
+    authorName = r.authorName.trim().toWellFormed();
     if (tooLong(authorName, LIMITS.authorName)) problems.push(`authorName is longer than ${LIMITS.authorName} characters`);
   }
 
@@ -177,7 +165,7 @@ export function validateRecord(raw: unknown, now: Date = new Date()): Validation
 
   let content = '';
   if (typeof r.content === 'string') {
-    content = wellFormed(r.content);
+    content = r.content.toWellFormed();
     if (tooLong(content, LIMITS.content)) problems.push(`content is longer than ${LIMITS.content} characters`);
   } else if (r.content !== undefined && r.content !== null) problems.push('content must be a string');
 
@@ -218,7 +206,7 @@ export function validateRecord(raw: unknown, now: Date = new Date()): Validation
 
   let aiSummary: string | null = null;
   if (typeof r.aiSummary === 'string') {
-    const summary = wellFormed(r.aiSummary.trim());
+    const summary = r.aiSummary.trim().toWellFormed();
     if (tooLong(summary, LIMITS.aiSummary)) problems.push(`aiSummary is longer than ${LIMITS.aiSummary} characters`);
     else if (summary !== '') aiSummary = summary;
   } else if (r.aiSummary !== undefined && r.aiSummary !== null) problems.push('aiSummary must be a string or null');
@@ -229,7 +217,7 @@ export function validateRecord(raw: unknown, now: Date = new Date()): Validation
     else if (!r.aiThemes.every((t): t is string => typeof t === 'string' && t.trim() !== '')) {
       problems.push('aiThemes must be an array of non-empty strings');
     } else {
-      aiThemes = r.aiThemes.map((t) => wellFormed(t.trim()));
+      aiThemes = r.aiThemes.map((t) => t.trim().toWellFormed());
       if (aiThemes.some((t) => tooLong(t, LIMITS.aiTheme))) problems.push(`an aiThemes item is longer than ${LIMITS.aiTheme} characters`);
     }
   } else if (r.aiThemes !== undefined && r.aiThemes !== null) problems.push('aiThemes must be an array of strings');

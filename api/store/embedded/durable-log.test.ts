@@ -1,8 +1,7 @@
 import { spawn } from 'node:child_process';
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DurableLog, LogCorruptError } from './durable-log.ts';
 
@@ -79,7 +78,7 @@ describe('DurableLog', () => {
 
   it('keeps every acknowledged append when the writer is killed with SIGKILL mid-stream', async () => {
     const path = tempLog();
-    const writer = join(dirname(fileURLToPath(import.meta.url)), 'testing', 'log-writer.ts');
+    const writer = join(import.meta.dirname, 'testing', 'log-writer.ts');
     const child = spawn(process.execPath, ['--import', 'tsx', writer, path], { stdio: ['ignore', 'pipe', 'inherit'] });
     let acked = -1;
     let buffer = '';

@@ -1,0 +1,66 @@
+/**
+ * The README's two pictures, taken from the real service on fresh demo data so that they
+ * show the product as it is: the demo page with its widgets, and the dashboard's Overview.
+ * Fixed size (1280 × 800, the top of the page), written to docs/images/ and checked in:
+ * when the product's look changes, `git status` shows the pictures changed with it.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, test, type Page } from '@playwright/test';
+import { ownerPassword, signIn } from './support/dashboard.ts';
+import { differingPixels } from './support/png.ts';
+import { startRealService, type RealService } from './support/real-server.ts';
+
+const IMAGES = join(import.meta.dirname, '..', 'docs', 'images');
+const SIZE = { width: 1280, height: 800 };
+
+test.describe.configure({ mode: 'serial', timeout: 120_000 });
+
+let service: RealService;
+
+/**
+ * The picture, written when it shows something new: a border's anti-aliasing moves a few pixels
+ * between runs (22 of 1,024,000 seen), which should not leave the working tree changed.
+ */
+async function picture(page: Page, name: string): Promise<void> {
+  const path = join(IMAGES, name);
+  const png = await page.screenshot({ animations: 'disabled', caret: 'hide' });
+  if (existsSync(path) && differingPixels(readFileSync(path), png).length <= 100) return;
+  writeFileSync(path, png);
+}
+
+test.beforeAll(async () => {
+  test.setTimeout(150_000);
+  service = await startRealService();
+});
+
+test.afterAll(async () => {
+  await service?.stop();
+});
+
+test('docs/images/widget.png: the demo page with its widgets', async ({ browser }) => {
+  const context = await browser.newContext({ ignoreHTTPSErrors: true, locale: 'en-US', timezoneId: 'UTC', viewport: SIZE });
+  const page = await context.newPage();
+  await page.goto(`${service.origin}/demo`);
+  await page.waitForFunction(() => [...document.querySelectorAll('[data-rv-widget]')].some((el) => el.shadowRoot?.querySelector('.rv')));
+  await page.waitForLoadState('networkidle');
+  await page.evaluate(() => document.fonts.ready);
+  // Widget ids are random on every start: written as the README writes them, so that the picture changes only with the product.
+  await page.evaluate(() => {
+    for (const code of document.querySelectorAll('code')) if (/^wdg_[A-Za-z0-9]+$/.test(code.textContent ?? '')) code.textContent = 'wdg_…';
+  });
+  await picture(page, 'widget.png');
+  await context.close();
+});
+
+test('docs/images/dashboard.png: the Overview of the demo organization', async ({ browser }) => {
+  const context = await browser.newContext({ ignoreHTTPSErrors: true, locale: 'en-US', timezoneId: 'UTC', viewport: SIZE });
+  const page = await context.newPage();
+  await signIn(page, service.origin, 'owner@demo.example', ownerPassword(service.banner.text));
+  await expect(page.getByRole('heading', { name: 'Overview', level: 1 })).toBeVisible();
+  await expect(page.locator('[data-chart] canvas').first()).toBeVisible();
+  await page.waitForLoadState('networkidle');
+  await page.evaluate(() => document.fonts.ready);
+  await picture(page, 'dashboard.png');
+  await context.close();
+});

@@ -117,6 +117,8 @@ const schemas: Record<string, Schema> = {
     updated: { type: 'integer', minimum: 0 },
     rejected: { type: 'array', maxItems: 1000, items: object({ line: { type: 'integer', minimum: 1 }, reason: str() }) },
     rejectedTotal: { type: 'integer', minimum: 0 },
+    fileError: nullable(object({ line: { type: 'integer', minimum: 1 }, reason: str() })),
+    datesWithoutOffset: { type: 'integer', minimum: 0 },
   }),
   Document: { type: 'object', properties: { openapi: { const: '3.1.0' }, info: { type: 'object' }, paths: { type: 'object' }, components: { type: 'object' } }, required: ['openapi', 'info', 'paths', 'components'] },
   ReviewList: object({

@@ -87,6 +87,9 @@ describe('enrich', () => {
     for (const text of ['Muy malo', 'Super!', 'Très bien.', 'Geweldig!']) expect(enrich(review(text), 'en').sentiment).not.toBe(0.5);
     // Nothing any lexicon can read: no sentiment at all rather than a made-up neutral.
     expect(enrich(review('Xylofon qwerty.'), 'en')).toMatchObject({ sentiment: null, sentimentLabel: null });
+    // The same when the language is given: the text is too short to be sure of it.
+    expect(enrich(review('Super!', { language: 'de' }), 'en')).toMatchObject({ sentiment: null, sentimentLabel: null });
+    expect(enrich(review('Muy malo', { language: 'en' }), 'en')).toMatchObject({ sentimentLabel: 'NEGATIVE' });
     // The organization's own language still decides first.
     expect(enrich(review('Great!'), 'en')).toMatchObject({ language: 'en', sentimentLabel: 'POSITIVE' });
   });

@@ -7,12 +7,12 @@
  * A very short text (fewer than 3 letters: empty, "ok", only emoji) gets no
  * sentiment, label, summary or themes: there is nothing to read in it.
  * A text too short to detect its language ("Muy malo", "Geweldig!") is read
- * in the organization's default language first; when no word of it is in
+ * in its given language, else the organization's default, first; when no word of it is in
  * that lexicon, in the other lexicon languages (readAnywhere); when none reads
  * it, or they disagree, it gets no sentiment rather than a blind NEUTRAL 0.5.
  */
 import type { SentimentLabel } from '../store/types.ts';
-import { detectLanguage } from './language.ts';
+import { detectLanguage, MIN_DETECT_LETTERS } from './language.ts';
 import { isSentimentLanguage, resources, SENTIMENT_LANGUAGES } from './languages.ts';
 import { labelFor, scoreSentiment, scoreSentimentFolded, type SentimentResult } from './sentiment.ts';
 import { summarize } from './summary.ts';
@@ -84,8 +84,8 @@ function analyse(content: string, language: string | null, defaultLanguage: stri
     // Folded once for both analysers.
     const folded = fold(text);
     let scored = withSentiment ? scoreSentimentFolded(folded, lang) : null;
-    // The language is a guess (the default): words it cannot read may be another language's.
-    if (scored !== null && scored.hits === 0 && !guess.detected) scored = readAnywhere(folded, lang);
+    // The language is a guess (the default), or the text too short to tell: words it cannot read may be another language's.
+    if (scored !== null && scored.hits === 0 && (!guess.detected || !hasLetters(text, MIN_DETECT_LETTERS))) scored = readAnywhere(folded, lang);
     result = {
       language: lang,
       sentiment: scored?.sentiment ?? null,

@@ -80,6 +80,8 @@ export async function importReviews(
   format: ImportFormat,
   logger: Logger,
   pool: EnrichPool | null = sharedEnrichPool(),
+  /** Told the counts each time a batch is written (the dashboard shows them after a reload). */
+  progress: (summary: Readonly<ImportSummary>) => void = () => undefined,
 ): Promise<ImportSummary> {
   const orgId = org.id;
   const pause = yieldEvery();
@@ -98,6 +100,7 @@ export async function importReviews(
     writing = store.reviews.upsert(orgId, records, new Date()).then((result) => {
       summary.imported += result.imported;
       summary.updated += result.updated;
+      progress(summary);
     });
     // Handled where it is awaited: by the next flush, or at the end.
     writing.catch(() => undefined);

@@ -45,7 +45,8 @@ function toError(status: number, body: Envelope | null, retryAfter: string | nul
   for (const d of body.details ?? []) if (d.parameter) fields[d.parameter] = `${FIELD_NAMES[d.parameter] ?? d.parameter} ${d.message}.`;
   let message = body.message;
   if (status === 400 && Object.keys(fields).length > 0) message = Object.values(fields).join(' ');
-  if (status === 429 && retryAfter) {
+  // A throttle (sign-in attempts, the rate limit) reads as one; a busy import says so itself.
+  if (status === 429 && retryAfter && body.error !== 'import_in_progress') {
     const minutes = Math.ceil(Number(retryAfter) / 60);
     message = `Too many attempts. Try again in ${new Intl.NumberFormat().format(minutes)} minute${minutes === 1 ? '' : 's'}.`;
   }
@@ -146,6 +147,19 @@ export interface ImportSummary {
   imported: number;
   updated: number;
   rejected: { line: number; reason: string }[];
+  rejectedTotal: number;
+  /** The file's own problem (also in `rejected`): nothing after it was read. */
+  fileError: { line: number; reason: string } | null;
+  /** Date-times without an offset, read as UTC. */
+  datesWithoutOffset: number;
+}
+/** The upload running now, or the last one (GET /reviews/import). */
+export interface ImportRun {
+  state: 'running' | 'finished' | 'interrupted' | 'failed';
+  startedAt: string;
+  endedAt: string | null;
+  imported: number;
+  updated: number;
   rejectedTotal: number;
 }
 

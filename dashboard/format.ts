@@ -1,4 +1,6 @@
 /** Dates and numbers as the person's browser says them (Intl), in their time zone. */
+import { displayRating } from '../widget/src/rating-display.ts';
+
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 const dateOnly = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
 const number = new Intl.NumberFormat();
@@ -8,6 +10,9 @@ export const formatDateTime = (iso: string | null, none = 'Never'): string => (i
 export const formatDate = (iso: string | null, none = 'Never'): string => (iso ? dateOnly.format(new Date(iso)) : none);
 export const formatNumber = (n: number): string => number.format(n);
 export const formatDecimal = (n: number | null): string => (n === null ? '–' : decimal.format(n));
+const tenth = new Intl.NumberFormat(undefined, { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+/** An average rating as people read it everywhere (widget/src/rating-display.ts: 4.15 → "4.2"). */
+export const formatRating = (average: number | null): string => (average === null ? '–' : tenth.format(displayRating(average)));
 
 /** The person's time zone, for the hint under date fields. */
 export const timeZone = (): string => Intl.DateTimeFormat().resolvedOptions().timeZone;

@@ -25,9 +25,9 @@ describe('aggregate over the known data set', () => {
 
   it.each([
     // [widget platforms, ratingValue, reviewCount] — worked out by hand from the data set.
-    [null, 3.9, 17], // 67 / 17 = 3.941
-    [['GOOGLE', 'FACEBOOK'], 3.9, 7], // 27 / 7 = 3.857; Facebook has no stars
-    [['TRUSTPILOT'], 4.3, 6], // 26 / 6 = 4.333
+    [null, 3.94, 17], // 67 / 17 = 3.941
+    [['GOOGLE', 'FACEBOOK'], 3.86, 7], // 27 / 7 = 3.857; Facebook has no stars
+    [['TRUSTPILOT'], 4.33, 6], // 26 / 6 = 4.333
     [['YELP', 'G2'], 3.5, 4], // 14 / 4 = 3.5
     [['GOOGLE', 'YELP', 'TRUSTPILOT'], 4, 16], // 64 / 16 = 4.0
   ] as const)('platforms %j', (platforms, ratingValue, reviewCount) => {
@@ -50,19 +50,20 @@ describe('aggregate over the known data set', () => {
     const widget = makeWidget({}, { minRating: 5, maxReviews: 2 });
     const displayed = reviews.filter((r) => r.rating === 5).slice(0, 2);
     const doc = asJson(buildWidgetJsonLd({ widget, stats: statsOf(reviews), reviews: displayed }));
-    expect(doc.aggregateRating).toMatchObject({ ratingValue: 3.9, reviewCount: 17 });
+    expect(doc.aggregateRating).toMatchObject({ ratingValue: 3.94, reviewCount: 17 });
     expect(doc.review).toHaveLength(2);
   });
 });
 
 describe('ratingSummary', () => {
-  it('rounds the exact average, not the two-decimal one (4.149 → 4.1, not 4.15 → 4.2)', () => {
-    expect(ratingSummary(distribution({ 5: 149, 4: 851 }))).toEqual({ ratingValue: 4.1, reviewCount: 1000 });
+  it('keeps the two decimals of /reviews/stats: the data, not a display (issue 28, item 6)', () => {
+    expect(ratingSummary(distribution({ 5: 15, 4: 85 }))).toEqual({ ratingValue: 4.15, reviewCount: 100 });
+    expect(ratingSummary(distribution({ 5: 149, 4: 851 }))).toEqual({ ratingValue: 4.15, reviewCount: 1000 });
   });
 
-  it('rounds half up (81/20 = 4.05 → 4.1, 17/4 = 4.25 → 4.3)', () => {
-    expect(ratingSummary(distribution({ 5: 1, 4: 19 }))?.ratingValue).toBe(4.1);
-    expect(ratingSummary(distribution({ 5: 1, 4: 3 }))?.ratingValue).toBe(4.3);
+  it('rounds half up to two decimals, as the statistics do (4.125 → 4.13, 4.3333 → 4.33)', () => {
+    expect(ratingSummary(distribution({ 5: 1, 4: 7 }))?.ratingValue).toBe(4.13);
+    expect(ratingSummary(distribution({ 5: 1, 4: 2 }))?.ratingValue).toBe(4.33);
   });
 
   it('ignores unrated reviews and returns null when nothing is rated', () => {
@@ -92,9 +93,9 @@ describe('ratingSummary', () => {
         const summary = ratingSummary(distribution(counts, ratings.length - rated.length));
         if (rated.length === 0) return summary === null;
         const sum = rated.reduce((a, b) => a + b, 0);
-        // Integer arithmetic: round(10·sum/n) half up = floor((20·sum + n) / 2n).
-        const tenths = Math.floor((20 * sum + rated.length) / (2 * rated.length));
-        return summary !== null && summary.reviewCount === rated.length && summary.ratingValue === tenths / 10;
+        // Integer arithmetic: round(100·sum/n) half up = floor((200·sum + n) / 2n).
+        const hundredths = Math.floor((200 * sum + rated.length) / (2 * rated.length));
+        return summary !== null && summary.reviewCount === rated.length && summary.ratingValue === hundredths / 100;
       }),
       { numRuns: 300 },
     );

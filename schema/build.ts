@@ -28,6 +28,7 @@ import type {
   SoftwareApplicationLeaf,
   WithContext,
 } from 'schema-dts';
+import { roundRatio2 } from '../api/reviews/stats-math.ts';
 import type { Review, ReviewStats, SubjectType, Widget } from '../api/store/types.ts';
 
 /** The schema-dts leaf type for each subject type a widget may describe. */
@@ -62,18 +63,18 @@ export const WORST_RATING = 1;
 export const AUTHOR_NAME_MAX = 99;
 
 export interface RatingSummary {
-  /** Average of the rated reviews, rounded half up to one decimal. */
+  /** Average of the rated reviews with two decimals, exactly as `/reviews/stats` says it (the data, not a display). */
   ratingValue: number;
   /** Number of reviews that carry a star rating. */
   reviewCount: number;
 }
 
 /**
- * The aggregate from a `ReviewStore.stats` distribution, not from its
- * `averageRating`: that is already rounded to two decimals, and rounding it
- * again to one would be off (4.149 → 4.15 → 4.2). Star ratings are integers, so
- * sum/count from the distribution is exact. Unrated reviews (`rating: null`)
- * are not ratings and count for nothing. Returns null when nothing is rated.
+ * The aggregate from a `ReviewStore.stats` distribution: sum/count of the
+ * integer star ratings, rounded to two decimals by the statistics' own rule
+ * (roundRatio2), so the markup says what the API says (4.15, not 4.2; people
+ * see 4.2 through the display rule, widget/src/rating-display.ts). Unrated
+ * reviews (`rating: null`) count for nothing. Returns null when nothing is rated.
  */
 export function ratingSummary(distribution: ReviewStats['ratingDistribution']): RatingSummary | null {
   let sum = 0;
@@ -90,8 +91,7 @@ export function ratingSummary(distribution: ReviewStats['ratingDistribution']): 
     count += n;
   }
   if (count === 0) return null;
-  // sum and count are integers: sum*10/count is within one ulp, so a true x.x5 rounds up.
-  return { ratingValue: Math.round((sum * 10) / count) / 10, reviewCount: count };
+  return { ratingValue: roundRatio2(sum, count), reviewCount: count };
 }
 
 export interface BuildInput {

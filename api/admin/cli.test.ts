@@ -159,7 +159,8 @@ describe('admin CLI', () => {
     expect(long).toMatchObject({ language: 'de', sentimentLabel: expect.any(String), aiSummary: expect.any(String) });
     expect(long.sentiment).toEqual(expect.any(Number));
     expect((long.aiThemes as string[]).length).toBeGreaterThan(0);
-    expect(byText(data, 'Super!')).toMatchObject({ language: 'de', sentimentLabel: expect.any(String) });
+    // No lexicon knows "super": no label rather than a blind NEUTRAL (issue 28 item 7).
+    expect(byText(data, 'Super!')).toMatchObject({ language: 'de', sentiment: null, sentimentLabel: null, aiSummary: 'Super!' });
     expect(byText(data, '')).toMatchObject({ language: 'de', sentiment: null, sentimentLabel: null, aiSummary: null, aiThemes: [] });
     expect(byText(data, 'The staff were rude.')).toMatchObject({ language: 'en', sentiment: 0.9, sentimentLabel: 'POSITIVE', aiSummary: 'Given summary', aiThemes: ['custom'] });
     // The language filter, case-insensitive.

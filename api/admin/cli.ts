@@ -293,6 +293,8 @@ export async function run(argv: string[]): Promise<void> {
       return print(ctx, out, () =>
         [
           `Imported ${out.imported} new, updated ${out.updated}, rejected ${out.rejectedTotal ?? rejected.length}.`,
+          out.fileError ? 'The file itself could not be read (below): nothing after that line was imported.' : '',
+          Number(out.datesWithoutOffset) > 0 ? `${out.datesWithoutOffset} date-times had no time zone offset and were read as UTC.` : '',
           ...rejected.slice(0, 20).map((r) => `  line ${r.line}: ${r.reason}`),
           rejected.length > 20 ? `  … ${rejected.length - 20} more (use --json for all listed)` : '',
         ]

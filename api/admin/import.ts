@@ -14,7 +14,7 @@ import type { Readable } from 'node:stream';
 import { enrich, type AiFields, type Enrichable } from '../intelligence/enrich.ts';
 import { sharedEnrichPool, type EnrichPool } from '../intelligence/pool.ts';
 import type { Logger } from '../logger.ts';
-import { parseRecords, validateRecord, type ReviewDraft } from '../reviews/import/index.ts';
+import { parseRecords, readAsUtc, validateRecord, type ReviewDraft } from '../reviews/import/index.ts';
 import type { Organization, ReviewInput, Store } from '../store/types.ts';
 import { yieldEvery } from './yield-every.ts';
 
@@ -64,6 +64,13 @@ export interface ImportSummary {
   updated: number;
   rejected: { line: number; reason: string }[];
   rejectedTotal: number;
+  /**
+   * The file's own problem (a CSV header without the required columns, a JSON
+   * file that is not an array), also listed in `rejected`: nothing after it was read.
+   */
+  fileError: { line: number; reason: string } | null;
+  /** Kept records whose date-time had no offset ("2026-11-20 10:00"): read as UTC. */
+  datesWithoutOffset: number;
 }
 
 export async function importReviews(
@@ -73,11 +80,13 @@ export async function importReviews(
   format: ImportFormat,
   logger: Logger,
   pool: EnrichPool | null = sharedEnrichPool(),
+  /** Told the counts each time a batch is written (the dashboard shows them after a reload). */
+  progress: (summary: Readonly<ImportSummary>) => void = () => undefined,
 ): Promise<ImportSummary> {
   const orgId = org.id;
   logger.info({ orgId, format }, 'import started');
   const pause = yieldEvery();
-  const summary: ImportSummary = { imported: 0, updated: 0, rejected: [], rejectedTotal: 0 };
+  const summary: ImportSummary = { imported: 0, updated: 0, rejected: [], rejectedTotal: 0, fileError: null, datesWithoutOffset: 0 };
   let batch: ReviewInput[] = [];
   let batchChars = 0;
   // One batch is written (prepared, logged, synced) while the next one is read and analysed; a
@@ -92,6 +101,7 @@ export async function importReviews(
     writing = store.reviews.upsert(orgId, records, new Date()).then((result) => {
       summary.imported += result.imported;
       summary.updated += result.updated;
+      progress(summary);
     });
     // Handled where it is awaited: by the next flush, or at the end.
     writing.catch(() => undefined);
@@ -157,6 +167,7 @@ export async function importReviews(
     for await (const item of parseRecords(source, format)) {
       if (item.error !== undefined) {
         reject(item.line, item.error);
+        if (item.fileLevel) summary.fileError = summary.rejected.at(-1) ?? null;
         continue;
       }
       const checked = validateRecord(item.record);
@@ -164,6 +175,7 @@ export async function importReviews(
         reject(item.line, checked.reason);
         continue;
       }
+      if (readAsUtc((item.record as { date: string }).date)) summary.datesWithoutOffset++;
       chunk.push(checked.value);
       if (chunk.length >= CHUNK) await send();
       await pause();

@@ -117,6 +117,20 @@ const schemas: Record<string, Schema> = {
     updated: { type: 'integer', minimum: 0 },
     rejected: { type: 'array', maxItems: 1000, items: object({ line: { type: 'integer', minimum: 1 }, reason: str() }) },
     rejectedTotal: { type: 'integer', minimum: 0 },
+    fileError: nullable(object({ line: { type: 'integer', minimum: 1 }, reason: str() })),
+    datesWithoutOffset: { type: 'integer', minimum: 0 },
+  }),
+  ImportStatus: object({
+    run: nullable(
+      object({
+        state: str({ enum: ['running', 'finished', 'interrupted', 'failed'] }),
+        startedAt: dateTime,
+        endedAt: nullable(dateTime),
+        imported: { type: 'integer', minimum: 0 },
+        updated: { type: 'integer', minimum: 0 },
+        rejectedTotal: { type: 'integer', minimum: 0 },
+      }),
+    ),
   }),
   Document: { type: 'object', properties: { openapi: { const: '3.1.0' }, info: { type: 'object' }, paths: { type: 'object' }, components: { type: 'object' } }, required: ['openapi', 'info', 'paths', 'components'] },
   ReviewList: object({
@@ -204,6 +218,13 @@ export const OPERATIONS: Operation[] = [
     path: '/reviews',
     summary: "The organization's reviews, newest first, with each one's moderation. Query parameters exactly as GET /api/v1/reviews: limit, offset, platform, minRating, maxRating, since, language",
     responses: { 200: 'ReviewList' },
+  },
+  {
+    method: 'get',
+    path: '/reviews/import',
+    summary: "The organization's upload running now, or the last one and how it ended (finished, interrupted, failed), with the reviews it kept: for a page reloaded mid-upload or another tab (Owner, Admin). Known to the instance that ran it",
+    responses: { 200: 'ImportStatus' },
+    roles: STAFF,
   },
   {
     method: 'post',

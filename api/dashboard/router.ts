@@ -16,7 +16,7 @@ import type { DashboardDeps } from './routes/deps.ts';
 import { changeRole, invite, listMembers, removeMember } from './routes/members.ts';
 import { auditLog, overview } from './routes/overview.ts';
 import { hideReview, listReviews, showReview } from './routes/reviews.ts';
-import { importUpload } from './routes/reviews-import.ts';
+import { importStatus, importUpload } from './routes/reviews-import.ts';
 import { acceptInvitation, lookupInvitation, showSession, signIn, signOut } from './routes/session.ts';
 import { createDashboardWidget, previewWidget, showWidget, updateDashboardWidget, widgetList } from './routes/widgets.ts';
 
@@ -48,6 +48,7 @@ export function dashboardRouter(deps: DashboardDeps & { assets: DashboardAssets 
 
   api.get('/overview', signedIn, overview(deps));
   api.get('/reviews', signedIn, listReviews(deps));
+  api.get('/reviews/import', staff, importStatus());
   api.post('/reviews/import', staff, importUpload(deps));
   api.post('/reviews/:id/hide', staff, hideReview(deps));
   api.post('/reviews/:id/show', staff, showReview(deps));

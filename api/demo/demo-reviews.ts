@@ -4,9 +4,14 @@
  * review on G2 and Capterra). Deterministic for a seed, relative to `now`:
  * about 300 reviews over the last two years, more of them recent, mostly
  * 4-5 stars, mostly English with some Spanish, French and German, Facebook
- * recommendations without stars, and AI fields on most reviews.
+ * recommendations without stars. The records carry no AI fields of their own
+ * (`demoRecords`); `demoReviews` computes them with the enrichment every
+ * import uses (api/intelligence/enrich.ts), so the demo shows what an import
+ * of the same file would.
  */
-import type { ReviewInput, SentimentLabel } from '../store/types.ts';
+import { enrich } from '../intelligence/enrich.ts';
+import type { ReviewDraft } from '../reviews/import/validate-record.ts';
+import type { ReviewInput } from '../store/types.ts';
 import { seededRandom } from './seeded-random.ts';
 
 export const DEMO_BUSINESS = 'Acme Coffee Roasters';
@@ -15,7 +20,7 @@ const DAY = 24 * 60 * 60 * 1000;
 
 type Lang = 'en' | 'es' | 'fr' | 'de';
 type Tone = 'good' | 'mixed' | 'bad';
-/** A sentence and the theme it is about (what aiThemes reports). */
+/** A sentence and the topic it is about (it only keeps a review from repeating itself). */
 type Line = [text: string, theme: string];
 
 const CAFE: Record<Lang, Record<Tone, Line[]>> = {
@@ -134,8 +139,6 @@ const NAMES: Record<Lang, string[]> = {
 };
 const PORTAL_AUTHORS = ['Sarah M., Café Owner', 'Tom R., Operations Manager', 'Priya S., Head Barista', 'Marcus L., Purchasing Lead', 'Elena V., Bakery Owner', 'Chris D., Restaurant Manager'];
 
-const SUMMARY: Record<Tone, string> = { good: 'Praises', mixed: 'Mixed feelings about', bad: 'Complains about' };
-
 const PLATFORMS: [platform: string, weight: number][] = [
   ['GOOGLE', 30],
   ['YELP', 17],
@@ -146,7 +149,13 @@ const PLATFORMS: [platform: string, weight: number][] = [
 ];
 
 
-export function demoReviews(now: Date, seed = 1): ReviewInput[] {
+/** The demo reviews with their AI fields computed as an import computes them, for an organization of `language`. */
+export function demoReviews(now: Date, language = 'en', seed = 1): ReviewInput[] {
+  return demoRecords(now, seed).map((record) => ({ ...record, ...enrich(record, language) }));
+}
+
+/** The demo reviews as an import file would hold them: no AI fields (the platforms give none). */
+export function demoRecords(now: Date, seed = 1): (ReviewDraft & { language: string })[] {
   const rnd = seededRandom(seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(rnd() * items.length)]!;
   const weighted = <T>(items: readonly [T, number][]): T => {
@@ -156,7 +165,7 @@ export function demoReviews(now: Date, seed = 1): ReviewInput[] {
   };
   const token = (alphabet: string, length: number): string => Array.from({ length }, () => pick([...alphabet])).join('');
   const used = new Set<string>();
-  const reviews: ReviewInput[] = [];
+  const reviews: (ReviewDraft & { language: string })[] = [];
 
   while (reviews.length < COUNT) {
     const platform = weighted(PLATFORMS);
@@ -182,7 +191,6 @@ export function demoReviews(now: Date, seed = 1): ReviewInput[] {
         : [pick(portal ? PORTAL_OPENERS[tone] : OPENERS[lang][tone]), ...lines.map(([text]) => text), pick(portal ? PORTAL_CLOSERS[tone] : CLOSERS[lang][tone])]
             .filter((s) => s !== '')
             .join(' ');
-    const themes = [...new Set(lines.map(([, theme]) => theme))];
 
     const age = Math.floor(730 * DAY * Math.pow(rnd(), 1.6));
     const date = new Date(now.getTime() - age - Math.floor(rnd() * 8 * 3600_000));
@@ -190,10 +198,8 @@ export function demoReviews(now: Date, seed = 1): ReviewInput[] {
     if (used.has(`${platform}:${externalId}`)) continue;
     used.add(`${platform}:${externalId}`);
 
-    const hasAi = content !== '' && rnd() < 0.75;
-    const base = rating === null ? (tone === 'good' ? 0.85 : 0.2) : [0, 0.1, 0.28, 0.5, 0.74, 0.9][rating]!;
-    const sentiment = hasAi ? Math.min(0.99, Math.max(0.01, Math.round((base + (rnd() - 0.5) * 0.16) * 100) / 100)) : null;
-    const sentimentLabel: SentimentLabel | null = sentiment === null ? null : sentiment >= 0.6 ? 'POSITIVE' : sentiment <= 0.4 ? 'NEGATIVE' : 'NEUTRAL';
+    // The draws that once made up AI fields, kept so that every other field stays as it was.
+    if (content !== '' && rnd() < 0.75) rnd();
     const author = portal ? pick(PORTAL_AUTHORS) : pick(NAMES[lang]);
 
     reviews.push({
@@ -208,10 +214,10 @@ export function demoReviews(now: Date, seed = 1): ReviewInput[] {
       url: reviewUrl(platform, externalId),
       language: lang,
       isVerified: portal || platform === 'TRUSTPILOT' ? rnd() < 0.7 : rnd() < 0.2,
-      sentiment,
-      sentimentLabel,
-      aiSummary: hasAi && themes.length > 0 ? `${SUMMARY[tone]} ${themes.slice(0, 2).join(' and ')}.` : null,
-      aiThemes: hasAi ? themes : [],
+      sentiment: null,
+      sentimentLabel: null,
+      aiSummary: null,
+      aiThemes: [],
     });
   }
   return reviews.sort((a, b) => (a.date < b.date ? 1 : -1));

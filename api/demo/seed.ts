@@ -54,7 +54,7 @@ export async function ensureDemo(store: Store, now = new Date()): Promise<DemoIn
       }),
     );
   }
-  const reviews = demoReviews(now);
+  const reviews = demoReviews(now, org.language);
   for (let i = 0; i < reviews.length; i += 500) await store.reviews.upsert(org.id, reviews.slice(i, i + 500), now);
   return { orgId: org.id, apiKey: key.key, widgets, ownerPassword: await ensureDemoOwner(store, org.id) };
 }

@@ -76,6 +76,24 @@ describe('enrich', () => {
     expect(great).toMatchObject({ language: 'en', sentimentLabel: 'POSITIVE', aiSummary: 'Great!' });
   });
 
+  it('reads a very short text in the language its words belong to, or gives it no label: never a blind NEUTRAL 0.5 (issue 28, item 7)', () => {
+    // Too short to detect, so the organization's default (English) is tried first; its words are not English.
+    expect(enrich(review('Muy malo'), 'en')).toMatchObject({ sentimentLabel: 'NEGATIVE' });
+    // No lexicon knows "super": no label, which CONTRACT §9 allows; never NEUTRAL.
+    expect(enrich(review('Super!'), 'en')).toMatchObject({ sentiment: null, sentimentLabel: null });
+    expect(enrich(review('Très bien.'), 'en')).toMatchObject({ sentimentLabel: 'POSITIVE' });
+    expect(enrich(review('Geweldig!'), 'en')).toMatchObject({ sentimentLabel: 'POSITIVE' });
+    expect(enrich(review('Schlecht.'), 'en')).toMatchObject({ sentimentLabel: 'NEGATIVE' });
+    for (const text of ['Muy malo', 'Super!', 'Très bien.', 'Geweldig!']) expect(enrich(review(text), 'en').sentiment).not.toBe(0.5);
+    // Nothing any lexicon can read: no sentiment at all rather than a made-up neutral.
+    expect(enrich(review('Xylofon qwerty.'), 'en')).toMatchObject({ sentiment: null, sentimentLabel: null });
+    // The same when the language is given: the text is too short to be sure of it.
+    expect(enrich(review('Super!', { language: 'de' }), 'en')).toMatchObject({ sentiment: null, sentimentLabel: null });
+    expect(enrich(review('Muy malo', { language: 'en' }), 'en')).toMatchObject({ sentimentLabel: 'NEGATIVE' });
+    // The organization's own language still decides first.
+    expect(enrich(review('Great!'), 'en')).toMatchObject({ language: 'en', sentimentLabel: 'POSITIVE' });
+  });
+
   it('answers null sentiment for a language without a lexicon, and still summarizes it', () => {
     const out = enrich(review('スタッフの方がとても親切で、料理もすぐに出てきました。また来ます。'), 'en');
     expect(out).toMatchObject({ language: 'ja', sentiment: null, sentimentLabel: null, aiThemes: [] });

@@ -6,11 +6,15 @@
  * is kept (null, and an empty `aiThemes`, count as not given), unless `force`.
  * A very short text (fewer than 3 letters: empty, "ok", only emoji) gets no
  * sentiment, label, summary or themes: there is nothing to read in it.
+ * A text too short to detect its language ("Muy malo", "Geweldig!") is read
+ * in its given language, else the organization's default, first; when no word of it is in
+ * that lexicon, in the other lexicon languages (readAnywhere); when none reads
+ * it, or they disagree, it gets no sentiment rather than a blind NEUTRAL 0.5.
  */
 import type { SentimentLabel } from '../store/types.ts';
-import { detectLanguage } from './language.ts';
+import { detectLanguage, MIN_DETECT_LETTERS } from './language.ts';
 import { isSentimentLanguage, resources, SENTIMENT_LANGUAGES } from './languages.ts';
-import { labelFor, scoreSentiment, scoreSentimentFolded } from './sentiment.ts';
+import { labelFor, scoreSentiment, scoreSentimentFolded, type SentimentResult } from './sentiment.ts';
 import { summarize } from './summary.ts';
 import { findThemes, findThemesFolded, isThemeStem } from './themes.ts';
 import { fold, hasLetters, plainText } from './text.ts';
@@ -71,14 +75,17 @@ function analyse(content: string, language: string | null, defaultLanguage: stri
     if (hit) return hit;
   }
   const text = plainText(content);
-  const lang = language ?? detectLanguage(text, defaultLanguage).language;
+  const guess = language === null ? detectLanguage(text, defaultLanguage) : { language, detected: true };
+  const lang = guess.language;
   let result: Analysis;
   if (!hasLetters(text, MIN_ANALYSIS_LETTERS)) {
     result = { language: lang, sentiment: null, computedLabel: null, aiSummary: null, aiThemes: [] };
   } else {
     // Folded once for both analysers.
     const folded = fold(text);
-    const scored = withSentiment ? scoreSentimentFolded(folded, lang) : null;
+    let scored = withSentiment ? scoreSentimentFolded(folded, lang) : null;
+    // The language is a guess (the default), or the text too short to tell: words it cannot read may be another language's.
+    if (scored !== null && scored.hits === 0 && (!guess.detected || !hasLetters(text, MIN_DETECT_LETTERS))) scored = readAnywhere(folded, lang);
     result = {
       language: lang,
       sentiment: scored?.sentiment ?? null,
@@ -92,6 +99,24 @@ function analyse(content: string, language: string | null, defaultLanguage: stri
     cache.set(key, result);
   }
   return result;
+}
+
+/**
+ * A text the guessed language read nothing in: scored in every other lexicon
+ * language; the first that reads it gives the figures when all that read it
+ * agree on the label ("Super!" is positive in German, French and Dutch).
+ * null when none reads it or they disagree: no sentiment is better than a guess.
+ */
+function readAnywhere(folded: string, tried: string): SentimentResult | null {
+  let found: SentimentResult | null = null;
+  for (const language of SENTIMENT_LANGUAGES) {
+    if (language === tried) continue;
+    const scored = scoreSentimentFolded(folded, language);
+    if (scored === null || scored.hits === 0) continue;
+    if (found !== null && found.label !== scored.label) return null;
+    found ??= scored;
+  }
+  return found;
 }
 
 function salientWords(language: string): (word: string) => boolean {

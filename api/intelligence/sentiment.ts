@@ -44,6 +44,8 @@ export interface SentimentResult {
   /** 0 (negative) to 1 (positive), 3 decimals. */
   sentiment: number;
   label: SentimentLabel;
+  /** Opinion words and emoji read: 0 means the lexicon found nothing to judge (the score is a blind 0.5). */
+  hits: number;
 }
 
 export function labelFor(sentiment: number): SentimentLabel {
@@ -190,14 +192,16 @@ export function scoreSentimentFolded(folded: string, language: string, lexicons:
   const topics = topicStems(language);
   let total = 0;
   let lukewarm = 0;
+  let hits = 0;
   for (const sentence of sentences(text)) {
     const scored = scoreSentence(sentence, r, topics, lexicons);
     total += scored.score;
     lukewarm += scored.lukewarm;
+    hits += scored.hits + scored.lukewarm;
   }
   // A stated lukewarm verdict ("mixed", "durchwachsen") outweighs most of what the words around it say.
   if (lukewarm > 0) total *= LUKEWARM_FACTOR;
   const compound = total / Math.sqrt(total * total + SQUASH_ALPHA);
   const sentiment = Math.round(((compound + 1) / 2) * 1000) / 1000;
-  return { sentiment, label: labelFor(sentiment) };
+  return { sentiment, label: labelFor(sentiment), hits };
 }

@@ -6,12 +6,15 @@
 import type { ParameterObject } from './types.ts';
 
 /**
- * `since`: RFC 3339 full-date, or date-time with seconds and an offset
- * (`Z` or `±HH:MM`). The formats check the calendar (no 2024-02-30); the
- * pattern keeps out what `Date` cannot represent (leap second 60) and the
- * looser ISO forms (no separators, `+0530`, a space for `T`).
+ * `since`: an ISO 8601 date, or a date-time with an offset as people write
+ * it: `T` (or a space), minutes with or without seconds and a fraction,
+ * `Z`, `±HH:MM`, `±HHMM` or `±HH` (api/reviews/iso-date.ts reads it, the
+ * import's dates likewise). A date-time needs its offset here: the API cannot
+ * say afterwards that it read a clock time as UTC. The calendar (no
+ * 2024-02-30, hours to 23) is checked when the value is read (params.ts).
  */
-export const SINCE_PATTERN = '^\\d{4}-\\d{2}-\\d{2}(?:[Tt][0-2]\\d:[0-5]\\d:[0-5]\\d(?:\\.\\d{1,9})?(?:[Zz]|[+-][0-2]\\d:[0-5]\\d))?$';
+export const SINCE_PATTERN =
+  '^\\d{4}-\\d{2}-\\d{2}(?:[Tt ][0-2]\\d:[0-5]\\d(?::[0-5]\\d(?:[.,]\\d{1,9})?)?(?:[Zz]|[+-][0-2]\\d(?::?[0-5]\\d)?))?$';
 
 /** Query parameters of GET /reviews. `title` is how an error message names what is expected. */
 export const LIST_REVIEWS_PARAMETERS = [
@@ -65,13 +68,12 @@ export const LIST_REVIEWS_PARAMETERS = [
     in: 'query',
     required: false,
     description:
-      'Only reviews posted strictly after this instant: an ISO 8601 date (`2026-01-31`, meaning 00:00 UTC of that day) or an RFC 3339 date-time with seconds and an offset (`2026-01-31T09:30:00Z`, `2026-01-31T09:30:00%2B01:00`; an unencoded `+` that arrives as a space before the offset is read as `+`). Unix timestamps and words are rejected.',
+      'Only reviews posted strictly after this instant: an ISO 8601 date (`2026-01-31`, meaning 00:00 UTC of that day) or date-time with an offset, seconds optional (`2026-01-31T09:30Z`, `2026-01-31T09:30:00Z`, `2026-01-31T09:30%2B01:00`, `2026-01-31T09:30:00.5-0500`; `T` may be a space, written `%20`; an unencoded `+` that arrives as a space before the offset is read as `+`). A date-time without an offset, Unix timestamps and words are rejected.',
     schema: {
       type: 'string',
-      title: 'an ISO 8601 date (YYYY-MM-DD) or date-time with seconds and an offset (YYYY-MM-DDTHH:MM:SSZ)',
+      title: 'an ISO 8601 date (YYYY-MM-DD) or date-time with an offset (YYYY-MM-DDTHH:MMZ, seconds optional, or an offset such as +01:00)',
       maxLength: 40,
       pattern: SINCE_PATTERN,
-      anyOf: [{ format: 'date' }, { format: 'date-time' }],
     },
     example: '2026-01-31',
   },

@@ -15,6 +15,8 @@ import { createSchemaCompiler } from './ajv.ts';
 import { openApiDocument } from './document.ts';
 import { invalidParameters } from '../errors.ts';
 import { MAX_ERROR_DETAILS } from './error-schemas.ts';
+import { SINCE_PATTERN } from './parameters.ts';
+import { parseIsoDate } from '../reviews/iso-date.ts';
 import type { JsonSchema, OpenApiDocument, ParameterObject } from './types.ts';
 
 /** Operations whose query string is validated (health endpoints ignore theirs). */
@@ -63,7 +65,7 @@ interface CompiledParameter {
   validate: ValidateFunction;
   /** What a valid value looks like, for the error message. */
   expected: string;
-  /** A date or date-time string, handed out as a Date. */
+  /** A date or date-time string (the `since` pattern), handed out as a Date. */
   instant: boolean;
 }
 
@@ -97,11 +99,6 @@ function expectation(schema: JsonSchema): string {
   return schema.title ?? 'a string';
 }
 
-function formatsOf(schema: JsonSchema): string[] {
-  const alternatives = Array.isArray(schema.anyOf) ? (schema.anyOf as JsonSchema[]) : [];
-  return [schema, ...alternatives].flatMap((s) => (typeof s.format === 'string' ? [s.format] : []));
-}
-
 function queryParameters(doc: OpenApiDocument, operationId: string): readonly ParameterObject[] {
   for (const item of Object.values(doc.paths)) {
     if (item.get.operationId === operationId) return (item.get.parameters ?? []).filter((p) => p.in === 'query');
@@ -121,7 +118,7 @@ function parametersOf(key: QueryOperationKey): CompiledParameter[] {
       schema: p.schema,
       validate: compiler.compile(p.schema),
       expected: expectation(p.schema),
-      instant: formatsOf(p.schema).some((f) => f === 'date' || f === 'date-time'),
+      instant: p.schema.pattern === SINCE_PATTERN,
     }));
     compiled.set(key, params);
   }
@@ -174,28 +171,18 @@ function unknownMessage(name: string, known: readonly string[]): string {
  * space). A space is never valid there, so reading it back as `+` is unambiguous.
  */
 function unmangleOffset(value: string): string {
-  return /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d+)? \d{2}:\d{2}$/.test(value) ? value.replace(/ (\d{2}:\d{2})$/, '+$1') : value;
-}
-
-/** RFC 3339 offset in minutes, 0 for a plain date or Z. */
-function offsetMinutes(value: string): number {
-  const m = /([+-])(\d{2}):(\d{2})$/.exec(value);
-  if (!m) return 0;
-  return (m[1] === '-' ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3]));
+  return /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)? \d{2}(?::?\d{2})?$/.test(value) ? value.replace(/ (\d{2}(?::?\d{2})?)$/, '+$1') : value;
 }
 
 /**
- * `since` → Date, or null when Date cannot represent it. The schema already
- * checked shape and calendar; the round trip makes sure Date read the same
- * calendar day (Date.parse is lenient in ways that differ between engines).
+ * `since` → Date, or null when it names no real day or time (2024-02-30,
+ * 24:00) or one Date cannot represent. The pattern already checked the shape;
+ * the import's reader (api/reviews/iso-date.ts) does the rest, so both read
+ * dates alike.
  */
 export function parseSince(value: string): Date | null {
-  const upper = value.toUpperCase();
-  const ms = Date.parse(upper.length === 10 ? `${upper}T00:00:00Z` : upper);
-  if (!Number.isFinite(ms)) return null;
-  const localDay = new Date(ms + offsetMinutes(upper) * 60_000).toISOString().slice(0, 10);
-  // toISOString writes years beyond 9999 or before 0 with a sign; the pattern never allows those.
-  return localDay === upper.slice(0, 10) ? new Date(ms) : null;
+  const iso = parseIsoDate(value);
+  return iso === null ? null : new Date(iso);
 }
 
 function summary(details: ParameterProblem[], total: number): string {

@@ -1,4 +1,4 @@
-import { countLine, formatNumber, type Formatter } from './format.ts';
+import { countLine, formatAverage, type Formatter } from './format.ts';
 import { PlatformMark } from './platform-mark.tsx';
 import type { PublicWidgetData } from './public-data.ts';
 import { rootProps, TITLE_ID } from './root-props.ts';
@@ -20,7 +20,7 @@ export function Badge({ data, f, label }: { data: PublicWidgetData; f: Formatter
       </h2>
       {average !== null && (
         <span class="score" aria-hidden="true">
-          {formatNumber(average, f, 1, true)}
+          {formatAverage(average, f)}
         </span>
       )}
       <div class="badge-col">

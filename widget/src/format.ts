@@ -1,5 +1,6 @@
 /** Locale-aware formatting: everything a visitor reads that is not a review. */
 import { fill, type Messages } from './messages.ts';
+import { displayRating } from './rating-display.ts';
 
 export interface Formatter {
   /** BCP 47 tag used for numbers and dates, e.g. fr-FR. */
@@ -88,7 +89,10 @@ export function reviewCount(count: number, f: Formatter, forms = f.t.reviews): s
 export const countLine = ({ totalReviews, hiddenReviews }: { totalReviews: number; hiddenReviews?: number }, f: Formatter): string =>
   reviewCount(totalReviews, f) + (hiddenReviews ? ` · ${reviewCount(hiddenReviews, f, f.t.hidden)}` : '');
 
-/** "4.5 out of 5 stars" */
+/** An average rating as people read it: "4.2" for 4.15 (rating-display.ts), "4,2" in German. */
+export const formatAverage = (average: number, f: Formatter): string => formatNumber(displayRating(average), f, 1, true);
+
+/** "4.15 out of 5 stars": the exact value (two decimals at most), for assistive technology. */
 export function starsLabel(rating: number, f: Formatter): string {
-  return fill(f.t.stars, { n: formatNumber(rating, f, 1) });
+  return fill(f.t.stars, { n: formatNumber(rating, f, 2) });
 }

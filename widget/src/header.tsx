@@ -1,12 +1,13 @@
 import type { ComponentChildren } from 'preact';
-import { countLine, formatNumber, type Formatter } from './format.ts';
+import { countLine, formatAverage, type Formatter } from './format.ts';
 import type { PublicWidgetSummary } from './public-data.ts';
 import { TITLE_ID } from './root-props.ts';
 import { Stars } from './stars.tsx';
 
 /**
  * The heading row of the framed layouts: title, "4.7 ★★★★★ · 312 reviews"
- * (the number is hidden from screen readers: the stars' label says it) and
+ * (the number, rounded for people by displayRating, is hidden from screen
+ * readers: the stars' label says the exact average, "4.65 out of 5") and
  * the navigation buttons passed as children.
  */
 export function Header({ summary, f, children }: { summary: PublicWidgetSummary; f: Formatter; children?: ComponentChildren }) {
@@ -20,7 +21,7 @@ export function Header({ summary, f, children }: { summary: PublicWidgetSummary;
         <p class="sum">
           {average !== null && (
             <>
-              <b aria-hidden="true">{formatNumber(average, f, 1, true)}</b>
+              <b aria-hidden="true">{formatAverage(average, f)}</b>
               <Stars rating={average} size={15} f={f} />
               <span aria-hidden="true">·</span>
             </>

@@ -115,7 +115,7 @@ describe('Widget', () => {
   it('badge: average, stars, count, platform marks', () => {
     const html = render(<Widget data={data('badge', [])} f={f} width={1000} label="Reviews of Acme Shoes" />);
     expect(html).toContain('<span class="score" aria-hidden="true">4.3</span>');
-    expect(html).toContain('aria-label="4.3 out of 5 stars"');
+    expect(html).toContain('aria-label="4.25 out of 5 stars"');
     expect(html).toContain('1,234 reviews');
     expect(html).toContain('aria-label="Google"');
     expect(html).toContain('aria-label="Yelp"');

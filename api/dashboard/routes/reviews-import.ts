@@ -22,6 +22,7 @@ import { drainBody } from '../../admin/body.ts';
 import { importReviews, IMPORT_FORMATS, type ImportFormat } from '../../admin/import.ts';
 import { ApiError, badRequest, payloadTooLarge } from '../../errors.ts';
 import type { Logger } from '../../logger.ts';
+import { importRun, startImportRun } from '../import-runs.ts';
 import { auth } from '../session.ts';
 import type { DashboardDeps } from './deps.ts';
 
@@ -48,7 +49,15 @@ export function endUploads(server: object): void {
 }
 
 const busy = (): ApiError =>
-  new ApiError(429, 'import_in_progress', 'Another import is running for this organization (or the service is busy with several). Wait for it to finish, then upload again.', [], { 'Retry-After': '30' });
+  new ApiError(429, 'import_in_progress', 'An import is still running for this organization (or the service is busy with several). Wait for it to finish, then upload again.', [], { 'Retry-After': '30' });
+
+/** `GET /reviews/import`: the organization's running or last upload and what it has kept (api/dashboard/import-runs.ts). */
+export function importStatus() {
+  return async function importStatus(ctx: Context): Promise<void> {
+    ctx.body = { run: importRun(auth(ctx).org.id) };
+    ctx.set('Cache-Control', 'no-store');
+  };
+}
 
 /**
  * Takes this request out of Node's whole-request deadline (see the module
@@ -107,14 +116,23 @@ export function importUpload({ store }: DashboardDeps) {
     }
     uploadingOrgs.add(org.id);
     const restore = allowLongBody(ctx.req.socket, Number(declared));
+    // What it keeps, for the person who reloads the page or opens another tab (GET /reviews/import).
+    const run = startImportRun(org.id);
     try {
       // A parser that stops early (a JSON file that is not an array) must not destroy the request:
       // the summary saying why still has to reach the person.
-      ctx.body = await importReviews(store, org, ctx.req.iterator({ destroyOnReturn: false }), format as ImportFormat, ctx.state.log as Logger);
+      const summary = await importReviews(store, org, ctx.req.iterator({ destroyOnReturn: false }), format as ImportFormat, ctx.state.log as Logger, undefined, run.progress);
+      run.progress(summary);
+      run.end('finished');
+      ctx.body = summary;
       await drainBody(ctx.req);
     } catch (err) {
       // The person cancelled or lost the connection: what was written stays (batches are atomic); not our 500.
-      if (ctx.req.destroyed || ctx.req.readableAborted) throw new ApiError(400, 'upload_interrupted', 'The upload stopped before the whole file arrived. Reviews already imported are kept; upload the file again to finish (re-importing updates, never duplicates).');
+      if (ctx.req.destroyed || ctx.req.readableAborted) {
+        run.end('interrupted');
+        throw new ApiError(400, 'upload_interrupted', 'The upload stopped before the whole file arrived. Reviews already imported are kept; upload the file again to finish (re-importing updates, never duplicates).');
+      }
+      run.end('failed');
       // Anything else is ours (the store, a worker): logged and answered as such.
       throw err;
     } finally {

@@ -8,8 +8,12 @@
  * A record that cannot be read (a stray quote, text after a closing quote, too
  * large) is rejected with its line and the import goes on with the next line;
  * only a quote never closed, which takes the rest of the file with it, ends it.
+ * A header row that lacks a required column, or names one the import does not
+ * know, is one file-level error naming what is missing and what was found:
+ * every line would fail the same way, so none is read.
  */
 import { CsvTokenizer, type CsvRow } from './csv-tokenizer.ts';
+import { IMPORT_FIELDS, REQUIRED_FIELDS } from './validate-record.ts';
 import { decodeChunks, type ChunkSource } from './text-chunks.ts';
 import type { ParsedRecord } from './parse-records.ts';
 
@@ -62,6 +66,8 @@ export async function* csvRecords(source: ChunkSource): AsyncGenerator<ParsedRec
         if (name !== '' && seen.has(name)) return { line: row.line, error: `the header row names the column "${name}" twice` };
         seen.add(name);
       }
+      const problem = headerProblem(names);
+      if (problem !== null) return { line: row.line, error: problem, fileLevel: true };
       header = names;
       return null;
     }
@@ -84,7 +90,8 @@ export async function* csvRecords(source: ChunkSource): AsyncGenerator<ParsedRec
       // Without a readable header row nothing after it can be read.
       if (header === null) {
         headerBroken = true;
-        yield { line: out.line, error: `${out.error ?? 'unreadable header row'}; a CSV import needs a header row naming the fields, so the rest of the file was not read` };
+        if (out.fileLevel) return yield out;
+        yield { line: out.line, error: `${out.error ?? 'unreadable header row'}; a CSV import needs a header row naming the fields, so the rest of the file was not read`, fileLevel: true };
         return;
       }
       yield out;
@@ -96,5 +103,28 @@ export async function* csvRecords(source: ChunkSource): AsyncGenerator<ParsedRec
     if (headerBroken) return;
   }
   yield* emit(tokenizer.end());
-  if (header === null && !headerBroken) yield { line: 1, error: 'a CSV import needs a header row naming the fields' };
+  if (header === null && !headerBroken) yield { line: 1, error: 'a CSV import needs a header row naming the fields', fileLevel: true };
+}
+
+const KNOWN = new Set<string>(IMPORT_FIELDS);
+/** Column names quoted in a message, at most this many (a hostile header must not make it huge). */
+const NAMES_SHOWN = 20;
+
+function quoted(names: readonly string[]): string {
+  const shown = names.slice(0, NAMES_SHOWN).map((n) => JSON.stringify(n.length > 40 ? `${n.slice(0, 40)}…` : n));
+  return shown.join(', ') + (names.length > NAMES_SHOWN ? ` and ${names.length - NAMES_SHOWN} more` : '');
+}
+
+/** Why a header row cannot be read as import fields (missing required columns, unknown ones), or null. */
+function headerProblem(names: readonly string[]): string | null {
+  const present = new Set(names);
+  const missing = REQUIRED_FIELDS.filter((f) => !present.has(f));
+  const unknown = names.filter((n) => n !== '' && !KNOWN.has(n));
+  if (missing.length === 0 && unknown.length === 0) return null;
+  const found = names.filter((n) => n !== '');
+  if (missing.length > 0) {
+    const foundText = found.length > 0 ? quoted(found) : 'no named column';
+    return `the header row is missing the required column${missing.length > 1 ? 's' : ''} ${quoted(missing)} (found: ${foundText}), so no line was read`;
+  }
+  return `the header row names ${unknown.length > 1 ? 'columns' : 'a column'} the import does not know: ${quoted(unknown)} (known: ${IMPORT_FIELDS.join(', ')}), so no line was read`;
 }

@@ -1,4 +1,4 @@
 /** Review import: streaming parsers per format and the per-record validator. */
 export { parseRecords, detectFormat, IMPORT_FORMATS, type ImportFormat, type ParsedRecord } from './parse-records.ts';
-export { validateRecord, parseIsoDate, IMPORT_FIELDS, LIMITS, type ReviewDraft, type Validation } from './validate-record.ts';
+export { validateRecord, parseIsoDate, readAsUtc, IMPORT_FIELDS, LIMITS, type ReviewDraft, type Validation } from './validate-record.ts';
 export { MAX_RECORD_CHARS, type ChunkSource } from './text-chunks.ts';

@@ -67,7 +67,7 @@ export async function* jsonArrayRecords(source: ChunkSource): AsyncGenerator<Par
         case 'start':
           if (isSpace(c)) continue;
           if (c !== OPEN_BRACKET) {
-            yield { line, error: 'a JSON import must be an array of review objects: [ {...}, {...} ]' };
+            yield { line, error: 'a JSON import must be an array of review objects: [ {...}, {...} ]', fileLevel: true };
             return;
           }
           state = 'before-element';
@@ -119,7 +119,7 @@ export async function* jsonArrayRecords(source: ChunkSource): AsyncGenerator<Par
   if (state === 'element') {
     yield { line: elementLine, error: 'invalid JSON: unexpected end of input inside this record' };
   } else if (state === 'start') {
-    yield { line, error: 'a JSON import must be an array of review objects: the input is empty' };
+    yield { line, error: 'a JSON import must be an array of review objects: the input is empty', fileLevel: true };
   } else if (state === 'before-element') {
     yield { line, error: 'invalid JSON: unexpected end of input, the array is not closed' };
   }

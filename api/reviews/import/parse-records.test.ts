@@ -97,8 +97,8 @@ describe('json array', () => {
   it('reports structural problems with a line number', async () => {
     expect(await collect('json', ['[]'])).toEqual([]);
     expect(await collect('json', ['\uFEFF [ ] \n'])).toEqual([]);
-    expect(await collect('json', ['\n\n{"a":1}'])).toEqual([{ line: 3, error: expect.stringMatching(/must be an array/) }]);
-    expect(await collect('json', [''])).toEqual([{ line: 1, error: expect.stringMatching(/empty/) }]);
+    expect(await collect('json', ['\n\n{"a":1}'])).toEqual([{ line: 3, fileLevel: true, error: expect.stringMatching(/must be an array/) }]);
+    expect(await collect('json', [''])).toEqual([{ line: 1, fileLevel: true, error: expect.stringMatching(/empty/) }]);
     expect(await collect('json', ['[{"a":1},\n]'])).toEqual([{ line: 1, record: { a: 1 } }, { line: 2, error: expect.stringMatching(/trailing comma/) }]);
     expect(await collect('json', ['[{"a":1},,{"b":2}]'])).toEqual([
       { line: 1, record: { a: 1 } },
@@ -177,15 +177,27 @@ describe('csv', () => {
     for (const parts of splits(text)) expect(await collect('csv', parts)).toEqual(expected);
   });
 
-  it('rejects rows with the wrong number of fields and carries on; unknown columns reach the validator', async () => {
-    const out = await collect('csv', ['platform,externalId,authorName,date,colour\nGOOGLE,1,A,2026-01-01,red\nGOOGLE,2\nGOOGLE,3,C,2026-01-01,blue,extra\n']);
+  it('rejects rows with the wrong number of fields and carries on', async () => {
+    const out = await collect('csv', ['platform,externalId,authorName,date,rating\nGOOGLE,1,A,2026-01-01,5\nGOOGLE,2\nGOOGLE,3,C,2026-01-01,4,extra\n']);
     expect(out.map((o) => [o.line, o.error ?? 'ok'])).toEqual([
       [2, 'ok'],
       [3, 'expected 5 fields as in the header row, found 2'],
       [4, 'expected 5 fields as in the header row, found 6'],
     ]);
-    const checked = validateRecord(out[0]!.record);
-    expect(checked).toEqual({ ok: false, reason: 'unknown field "colour"' });
+    expect(validateRecord(out[0]!.record).ok).toBe(true);
+  });
+
+  it('answers a header without the required columns, or with unknown ones, with one file-level error and reads no line', async () => {
+    const out = await collect('csv', ['stars,text,when\n5,Great,2026-01-01\n4,Fine,2026-01-02\n']);
+    expect(out).toEqual([
+      {
+        line: 1,
+        fileLevel: true,
+        error: expect.stringMatching(/^the header row is missing the required columns "platform", "externalId", "authorName", "date" \(found: "stars", "text", "when"\), so no line was read$/),
+      },
+    ]);
+    const unknown = await collect('csv', ['platform,externalId,authorName,date,colour\nGOOGLE,1,A,2026-01-01,red\n']);
+    expect(unknown).toEqual([{ line: 1, fileLevel: true, error: expect.stringMatching(/^the header row names a column the import does not know: "colour"/) }]);
   });
 
   it('rejects a record with a stray quote, text after a closing quote or too many characters, and goes on with the next line', async () => {
@@ -225,12 +237,12 @@ describe('csv', () => {
   });
 
   it('stops at an unreadable header row, saying why', async () => {
-    expect(await collect('csv', ['plat"form,id\nA,B\n'])).toEqual([{ line: 1, error: expect.stringMatching(/^invalid CSV: a quote inside an unquoted field .*needs a header row/) }]);
+    expect(await collect('csv', ['plat"form,id\nA,B\n'])).toEqual([{ line: 1, fileLevel: true, error: expect.stringMatching(/^invalid CSV: a quote inside an unquoted field .*needs a header row/) }]);
   });
 
   it('needs a header row, with unique names', async () => {
-    expect(await collect('csv', [''])).toEqual([{ line: 1, error: expect.stringMatching(/header row/) }]);
-    expect(await collect('csv', ['platform,platform\nA,B\n'])).toEqual([{ line: 1, error: expect.stringMatching(/twice/) }]);
+    expect(await collect('csv', [''])).toEqual([{ line: 1, fileLevel: true, error: expect.stringMatching(/header row/) }]);
+    expect(await collect('csv', ['platform,platform\nA,B\n'])).toEqual([{ line: 1, fileLevel: true, error: expect.stringMatching(/twice/) }]);
   });
 });
 

@@ -16,6 +16,8 @@ export interface ParsedRecord {
   line: number;
   record?: unknown;
   error?: string;
+  /** The error is the file's (a CSV header without the required columns): nothing after it is read. */
+  fileLevel?: true;
 }
 
 export function parseRecords(source: ChunkSource, format: ImportFormat): AsyncIterable<ParsedRecord> {

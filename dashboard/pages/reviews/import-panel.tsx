@@ -2,11 +2,17 @@
  * `Import reviews` (Owner, Admin): a file (CSV, NDJSON or a JSON array) sent as
  * the request body and streamed into the import on the server; a progress bar
  * while it goes, then the summary with each rejected line and its reason.
+ * On opening, and when the server refuses a second upload, it asks what the
+ * organization's running or last upload has kept (GET /reviews/import): a page
+ * reloaded mid-upload shows that upload still going, or what it kept.
  */
-import { useRef, useState } from 'preact/hooks';
-import { DashboardError, upload, type ImportSummary } from '../../api.ts';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { call, DashboardError, upload, type ImportRun, type ImportSummary } from '../../api.ts';
 import { Notice } from '../../components/page.tsx';
-import { formatNumber } from '../../format.ts';
+import { formatDateTime, formatNumber } from '../../format.ts';
+
+/** How often a running upload's progress is asked for. */
+const RUN_POLL_MS = 2000;
 
 const FORMATS: Record<string, 'csv' | 'ndjson' | 'json'> = { csv: 'csv', ndjson: 'ndjson', jsonl: 'ndjson', json: 'json' };
 
@@ -26,12 +32,44 @@ export function ImportPanel(props: { maxBytes: number; onImported: () => void })
   const [progress, setProgress] = useState<{ sent: number; total: number } | null>(null);
   const [summary, setSummary] = useState<ImportSummary | null>(null);
   const [error, setError] = useState('');
+  const [run, setRun] = useState<ImportRun | null>(null);
+  /** Asking the server about the running or last upload (on opening, after a refusal). */
+  const [watching, setWatching] = useState(true);
+  /** This person's file was refused because another upload was running. */
+  const [refused, setRefused] = useState(false);
+
+  useEffect(() => {
+    if (!watching) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let stopped = false;
+    const look = async (): Promise<void> => {
+      try {
+        const { run: now } = await call<{ run: ImportRun | null }>('GET', '/reviews/import');
+        if (stopped) return;
+        setRun(now);
+        if (now?.state === 'running') timer = setTimeout(() => void look(), RUN_POLL_MS);
+        else {
+          setWatching(false);
+          if (now) props.onImported();
+        }
+      } catch {
+        if (!stopped) setWatching(false);
+      }
+    };
+    void look();
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+    };
+  }, [watching]);
 
   const submit = async (event: Event) => {
     event.preventDefault();
     const chosen = file.current?.files?.[0];
     setError('');
     setSummary(null);
+    setRefused(false);
+    setRun(null);
     if (!chosen) return setError('Choose a file to import.');
     const format = formatOf(chosen.name);
     if (!format) return setError('The file name must end in .csv, .ndjson, .jsonl or .json, so that the service knows how to read it.');
@@ -43,6 +81,10 @@ export function ImportPanel(props: { maxBytes: number; onImported: () => void })
       props.onImported();
     } catch (err) {
       setError(err instanceof DashboardError ? err.message : 'The import failed. Try again.');
+      if (err instanceof DashboardError && err.code === 'import_in_progress') {
+        setRefused(true);
+        setWatching(true);
+      }
     } finally {
       setProgress(null);
     }
@@ -76,20 +118,84 @@ export function ImportPanel(props: { maxBytes: number; onImported: () => void })
           </p>
         </div>
       )}
-      {error && (
+      {error && !(refused && run) && (
         <Notice tone="error" role="alert">
           {error}
         </Notice>
       )}
+      {run && !progress && !summary && <RunNotice run={run} refused={refused} />}
       {summary && <ImportResult summary={summary} />}
     </section>
   );
 }
 
+/** The running or last upload as the server knows it: still going, or what it kept and how it ended. */
+function RunNotice({ run, refused }: { run: ImportRun; refused: boolean }) {
+  const n = formatNumber;
+  const started = formatDateTime(run.startedAt);
+  const kept = run.imported + run.updated;
+  const counts = (
+    <>
+      <strong>{n(kept)}</strong> {kept === 1 ? 'review' : 'reviews'} ({n(run.imported)} new, {n(run.updated)} updated)
+    </>
+  );
+  const yours = refused ? (run.state === 'running' ? ' Your file was not imported: upload it again once this import has ended.' : ' It has ended now: upload your file again.') : '';
+  switch (run.state) {
+    case 'running':
+      return (
+        <Notice tone="info" role="status">
+          An import started {started} is still running: {counts} kept so far.{yours}
+        </Notice>
+      );
+    case 'interrupted':
+      return (
+        <Notice tone="warning" role={refused ? 'status' : undefined}>
+          The upload started {started} stopped before the whole file arrived (the page was left or the connection lost). It kept {counts}; upload the file again to finish (importing
+          again updates, never duplicates).{yours}
+        </Notice>
+      );
+    case 'failed':
+      return (
+        <Notice tone="error" role={refused ? 'status' : undefined}>
+          The import started {started} failed on the server after keeping {counts}. Upload the file again (importing again updates, never duplicates).{yours}
+        </Notice>
+      );
+    default:
+      return (
+        <Notice tone="info" role={refused ? 'status' : undefined}>
+          The last import, started {started}, finished: {counts}
+          {run.rejectedTotal > 0 ? `, ${n(run.rejectedTotal)} ${run.rejectedTotal === 1 ? 'line' : 'lines'} rejected` : ''}.{yours}
+        </Notice>
+      );
+  }
+}
+
+/** "Import finished: …", or that nothing was imported and why; never "the other lines were kept" when none were. */
 function ImportResult({ summary }: { summary: ImportSummary }) {
   const n = formatNumber;
-  return (
-    <div class="section" role="status">
+  const kept = summary.imported + summary.updated;
+  const lines = (count: number) => `${n(count)} ${count === 1 ? 'line' : 'lines'}`;
+  // A file-level problem is said once, in the notice; other rejected lines (before it) are listed below.
+  const file = summary.fileError;
+  const listed = file ? summary.rejected.filter((r) => r.line !== file.line || r.reason !== file.reason) : summary.rejected;
+  let headline;
+  if (file) {
+    headline = (
+      <Notice tone="error">
+        {kept === 0 ? 'Nothing was imported: ' : `Import stopped after ${n(kept)} reviews (${n(summary.imported)} new, ${n(summary.updated)} updated): `}
+        the file could not be read past line {n(file.line)}. {sentence(file.reason)}
+      </Notice>
+    );
+  } else if (kept === 0 && summary.rejectedTotal > 0) {
+    headline = (
+      <Notice tone="error">
+        Nothing was imported: {summary.rejectedTotal === 1 ? 'the only line was' : `all ${lines(summary.rejectedTotal)} were`} rejected.
+      </Notice>
+    );
+  } else if (kept === 0) {
+    headline = <Notice tone="warning">Nothing was imported: the file holds no reviews.</Notice>;
+  } else {
+    headline = (
       <Notice tone={summary.rejectedTotal > 0 ? 'warning' : 'success'}>
         Import finished: <strong>{n(summary.imported)}</strong> new, <strong>{n(summary.updated)}</strong> updated
         {summary.rejectedTotal > 0 ? (
@@ -100,10 +206,21 @@ function ImportResult({ summary }: { summary: ImportSummary }) {
           ', nothing rejected.'
         )}
       </Notice>
-      {summary.rejected.length > 0 && (
+    );
+  }
+  return (
+    <div class="section" role="status">
+      {headline}
+      {summary.datesWithoutOffset > 0 && (
+        <Notice tone="info">
+          {n(summary.datesWithoutOffset)} {summary.datesWithoutOffset === 1 ? 'date had' : 'dates had'} a time but no time zone (such as 2026-11-20 10:00) and{' '}
+          {summary.datesWithoutOffset === 1 ? 'was' : 'were'} read as UTC. If they are local times, add the offset (2026-11-20T10:00+01:00) and import the file again.
+        </Notice>
+      )}
+      {listed.length > 0 && (
         <div class="rejected" role="region" aria-label="Rejected lines" tabIndex={0}>
           <ul class="plain-list">
-            {summary.rejected.map((r) => (
+            {listed.map((r) => (
               <li key={r.line}>
                 <strong>Line {n(r.line)}:</strong> {r.reason}
               </li>
@@ -119,3 +236,6 @@ function ImportResult({ summary }: { summary: ImportSummary }) {
     </div>
   );
 }
+
+/** A reason as a sentence: capital first letter, a full stop. */
+const sentence = (reason: string): string => `${reason.charAt(0).toUpperCase()}${reason.slice(1)}${/[.…]$/.test(reason) ? '' : '.'}`;

@@ -1,0 +1,50 @@
+/**
+ * The dashboard's uploads as a person can ask about them after a reload or
+ * from another tab (`GET /dashboard/api/reviews/import`): per organization,
+ * the upload running now, or the last one and how it ended, with what it has
+ * kept so far (its batches are atomic, so those reviews stay whatever happens
+ * next). Kept in this process, like the one-upload-per-organization rule it
+ * describes (api/dashboard/routes/reviews-import.ts): an upload runs on the
+ * instance that received it, and the person's next request usually reaches
+ * the same one; on another instance the answer is "nothing known".
+ */
+
+export type ImportRunState = 'running' | 'finished' | 'interrupted' | 'failed';
+
+export interface ImportRun {
+  state: ImportRunState;
+  startedAt: string;
+  endedAt: string | null;
+  /** Reviews written so far (new and updated): they stay, however the upload ends. */
+  imported: number;
+  updated: number;
+  rejectedTotal: number;
+}
+
+export interface ImportCounts {
+  imported: number;
+  updated: number;
+  rejectedTotal: number;
+}
+
+/** Organizations remembered at most (the oldest forgotten first): bounded whatever the traffic. */
+const MAX_ORGS = 10_000;
+const runs = new Map<string, ImportRun>();
+
+/** Starts the record of an upload; the returned functions update and end it. */
+export function startImportRun(orgId: string, now = new Date()): { progress: (counts: ImportCounts) => void; end: (state: Exclude<ImportRunState, 'running'>) => void } {
+  const run: ImportRun = { state: 'running', startedAt: now.toISOString(), endedAt: null, imported: 0, updated: 0, rejectedTotal: 0 };
+  runs.delete(orgId);
+  if (runs.size >= MAX_ORGS) runs.delete(runs.keys().next().value!);
+  runs.set(orgId, run);
+  return {
+    progress: ({ imported, updated, rejectedTotal }) => Object.assign(run, { imported, updated, rejectedTotal }),
+    end: (state) => Object.assign(run, { state, endedAt: new Date().toISOString() }),
+  };
+}
+
+/** The organization's running or last upload (a copy), or null when none is known here. */
+export function importRun(orgId: string): ImportRun | null {
+  const run = runs.get(orgId);
+  return run ? { ...run } : null;
+}

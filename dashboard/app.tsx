@@ -8,6 +8,7 @@ import { ApiKeysPage } from './pages/api-keys/api-keys.tsx';
 import { AuditPage } from './pages/audit/audit.tsx';
 import { InvitationPage } from './pages/invitation/invitation.tsx';
 import { MembersPage } from './pages/members/members.tsx';
+import { NotFoundPage } from './pages/not-found/not-found.tsx';
 import { OverviewPage } from './pages/overview/overview.tsx';
 import { ReviewsPage } from './pages/reviews/reviews.tsx';
 import { SignInPage } from './pages/sign-in/sign-in.tsx';
@@ -35,8 +36,10 @@ function Page(props: { path: string; session: SessionInfo }) {
       return <MembersPage session={props.session} />;
     case PATHS.audit:
       return <AuditPage session={props.session} />;
-    default:
+    case PATHS.overview:
       return <OverviewPage session={props.session} />;
+    default:
+      return <NotFoundPage path={props.path} />;
   }
 }
 

@@ -10,12 +10,13 @@ import { InvitationPage } from './pages/invitation/invitation.tsx';
 import { MembersPage } from './pages/members/members.tsx';
 import { NotFoundPage } from './pages/not-found/not-found.tsx';
 import { OverviewPage } from './pages/overview/overview.tsx';
-import { ReviewsPage } from './pages/reviews/reviews.tsx';
 import { SignInPage } from './pages/sign-in/sign-in.tsx';
 import { WidgetsPage } from './pages/widgets/widgets.tsx';
 import { navigate, PATHS, usePath } from './router.ts';
 
 /** The widget builder is the largest page: its code (and the preview's) loads only when it is opened. */
+/** The Reviews page (filters, import, moderation) too: the other pages, the Overview first, stay small. */
+const ReviewsPage = lazyPage('the reviews', () => import('./pages/reviews/reviews.tsx').then((m) => m.ReviewsPage));
 const WidgetBuilderPage = lazyPage('the widget builder', () => import('./pages/widgets/builder.tsx').then((m) => m.WidgetBuilderPage));
 
 function Page(props: { path: string; session: SessionInfo }) {

@@ -52,9 +52,9 @@ export function Shell(props: { session: SessionInfo; path: string; onSignOut: ()
         Skip to content
       </a>
       <header class="topbar" onKeyDown={closeOnEscape}>
-        <button ref={button} type="button" class="button secondary small menu-button" aria-expanded={open} aria-controls="dashboard-nav" onClick={toggle}>
+        <button ref={button} type="button" class="button secondary small menu-button" aria-expanded={open} aria-controls="dashboard-nav" aria-label={current ? `Menu, current page: ${current.label}` : 'Menu'} onClick={toggle}>
           <span aria-hidden="true" class="menu-icon" />
-          Menu<span class="sr-only">{current ? `, current page: ${current.label}` : ''}</span>
+          Menu
         </button>
         <div class="brand">
           <span class="brand-mark" aria-hidden="true">

@@ -20,6 +20,14 @@ export function WidgetBuilderPage(props: { id: string | null; session: SessionIn
   const [draft, setDraft] = useState<Draft | null>(props.id ? null : NEW_DRAFT);
   // Below 1100 px the form and the preview take turns (the form alone is ~2,600 px tall).
   const [view, setView] = useState<'settings' | 'preview'>('settings');
+  const show = (next: 'settings' | 'preview') => {
+    setView(next);
+    // Switched from deep in the form: bring the top of what is now shown under the sticky switch.
+    requestAnimationFrame(() => {
+      const builder = document.querySelector('.builder');
+      if (builder && builder.getBoundingClientRect().top < 0) builder.scrollIntoView();
+    });
+  };
   const [platforms, setPlatforms] = useState<WidgetList['platforms']>([]);
   const [loadError, setLoadError] = useState('');
   const [preview, setPreview] = useState<PreviewState>({ fields: {}, findings: null, error: '' });
@@ -112,10 +120,10 @@ export function WidgetBuilderPage(props: { id: string | null; session: SessionIn
         </Notice>
       )}
       <div class="builder-switch" role="group" aria-label="Show">
-        <button type="button" class="button secondary small" aria-pressed={view === 'settings'} onClick={() => setView('settings')}>
+        <button type="button" class="button secondary small" aria-pressed={view === 'settings'} onClick={() => show('settings')}>
           Settings
         </button>
-        <button type="button" class="button secondary small" aria-pressed={view === 'preview'} onClick={() => setView('preview')}>
+        <button type="button" class="button secondary small" aria-pressed={view === 'preview'} onClick={() => show('preview')}>
           Preview and snippet
         </button>
       </div>

@@ -237,6 +237,9 @@ test('builder: every select shows its whole choice at 1280 and 390 px; at 390 px
 });
 
 test('the audit log records a rename as "Name: “Demo carousel” → …", not the widget’s 17 fields by internal names', async () => {
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.goto(`${service.origin}/dashboard/widgets/${service.banner.widgetId}`);
+  await expect(page.getByLabel('Widget name')).toHaveValue('Demo carousel');
   await page.getByLabel('Widget name').fill('Home page carousel');
   await page.getByRole('button', { name: 'Save' }).click();
   await expect(page.getByText('Saved', { exact: false }).first()).toBeVisible();

@@ -114,6 +114,7 @@ test('navigation at 390 px is a Menu button: the keyboard opens it, every link i
   await expect(links.first()).toBeHidden();
 
   await page.keyboard.press('Enter');
+  await expect(links.first()).toBeFocused();
   await page.keyboard.press('Tab');
   await expect(links.nth(1)).toBeFocused();
   await page.keyboard.press('Enter');

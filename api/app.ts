@@ -28,6 +28,8 @@ import type { WidgetAssets } from './widgets/assets.ts';
 import { PublicWidgetCache } from './widgets/public-answers.ts';
 import { handedOverDecision, publicPath } from './public-path.ts';
 import { dashboardRouter } from './dashboard/router.ts';
+import { favicon } from './site/favicon.ts';
+import { landingPage } from './site/landing.ts';
 import type { DashboardAssets } from './dashboard/pages.ts';
 import { SignInThrottle } from './dashboard/sign-in-throttle.ts';
 import type { SessionStore } from './store/people-types.ts';
@@ -122,6 +124,11 @@ export function createApp(deps: AppDeps): App {
 
   const apiPipeline: Middleware[] = [apiAccess({ store, lastUsed, authFailures, orgLimiter })];
 
+  // For a person with a browser: where things are, and the icon every page asks for. GET only:
+  // another method there stays the 404 of any path outside the API (the API's contract).
+  router.get('/', landingPage({ demo: store.kind === 'embedded' }));
+  router.get('/favicon.svg', favicon());
+  router.get('/favicon.ico', favicon());
   get('/healthz', healthz());
   get('/readyz', readyz({ store, redis, metrics, lifecycle: deps.lifecycle ?? { draining: false } }));
   get('/api/v1/openapi.json', openApiJson(config));

@@ -80,7 +80,7 @@ describe('service lifecycle', () => {
     const out = first.stdout();
     expect(out).toContain(`https://127.0.0.1:${e.PORT}`);
     const key = /Demo API key:\s+(rvp_live_\S+)/.exec(out)?.[1];
-    const widgetId = /Demo widget id:\s+(wdg_\S+)/.exec(out)?.[1];
+    const widgetId = /Demo widgets:\s+(wdg_[0-9A-Za-z_-]+)/.exec(out)?.[1];
     expect(key).toBeDefined();
     expect(widgetId).toBeDefined();
     expect(out).toMatch(/Demo page:\s+https:\/\/localhost:\d+\/demo/);

@@ -33,14 +33,14 @@ async function main(): Promise<void> {
   ];
   if (service.store.kind === 'embedded') {
     const demo = await ensureDemo(service.store);
-    const main = demo.widgets[0];
     lines.push(`  Demo org:       ${demo.orgId} (Growth plan)`);
     lines.push(
       demo.apiKey
         ? `  Demo API key:   ${demo.apiKey}   <- shown once, store it now`
         : `  Demo API key:   shown at first start only; make another: npm run admin -- keys create --org ${demo.orgId} --name "Dev"`,
     );
-    if (main) lines.push(`  Demo widget id: ${main.id}`);
+    // One demo widget per layout (api/demo/seed.ts), carousel first.
+    if (demo.widgets.length > 0) lines.push(`  Demo widgets:   ${demo.widgets.map((w) => `${w.id} (${w.layout})`).join(', ')}`);
     lines.push(`  Demo page:      ${config.publicUrl}/demo`);
     lines.push(`  Dashboard:      ${config.publicUrl}/dashboard`);
     lines.push(

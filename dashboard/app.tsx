@@ -8,13 +8,15 @@ import { ApiKeysPage } from './pages/api-keys/api-keys.tsx';
 import { AuditPage } from './pages/audit/audit.tsx';
 import { InvitationPage } from './pages/invitation/invitation.tsx';
 import { MembersPage } from './pages/members/members.tsx';
+import { NotFoundPage } from './pages/not-found/not-found.tsx';
 import { OverviewPage } from './pages/overview/overview.tsx';
-import { ReviewsPage } from './pages/reviews/reviews.tsx';
 import { SignInPage } from './pages/sign-in/sign-in.tsx';
 import { WidgetsPage } from './pages/widgets/widgets.tsx';
 import { navigate, PATHS, usePath } from './router.ts';
 
 /** The widget builder is the largest page: its code (and the preview's) loads only when it is opened. */
+/** The Reviews page (filters, import, moderation) too: the other pages, the Overview first, stay small. */
+const ReviewsPage = lazyPage('the reviews', () => import('./pages/reviews/reviews.tsx').then((m) => m.ReviewsPage));
 const WidgetBuilderPage = lazyPage('the widget builder', () => import('./pages/widgets/builder.tsx').then((m) => m.WidgetBuilderPage));
 
 function Page(props: { path: string; session: SessionInfo }) {
@@ -35,8 +37,10 @@ function Page(props: { path: string; session: SessionInfo }) {
       return <MembersPage session={props.session} />;
     case PATHS.audit:
       return <AuditPage session={props.session} />;
-    default:
+    case PATHS.overview:
       return <OverviewPage session={props.session} />;
+    default:
+      return <NotFoundPage path={props.path} />;
   }
 }
 

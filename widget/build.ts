@@ -12,7 +12,7 @@
  * they import (followed through esbuild's metafile, not listed by hand), and
  * the largest language catalog.
  *
- *   npx tsx widget/build.ts       prints sizes, exits 1 when a budget is exceeded
+ *   npx tsx widget/build.ts [--quiet]   prints sizes (with --quiet only when over budget), exits 1 when a budget is exceeded
  */
 import { build, transformSync, type Metafile } from 'esbuild';
 import { createHash } from 'node:crypto';
@@ -238,17 +238,26 @@ export async function buildWidget(options: BuildOptions = {}): Promise<BuildResu
   return { outDir, manifest, budgets, ok: budgets.every((b) => b.ok) };
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const result = await buildWidget({ log: (line) => console.log(line) });
-  if (!result.ok) {
-    console.error('widget build: size budget exceeded');
-    process.exitCode = 1;
-  }
+/**
+ * Both front ends, as the command line builds them: each size table goes to
+ * `print` unless `quiet` (npm start), where only a table with a budget
+ * exceeded is printed. False when any budget is exceeded.
+ */
+export async function buildFrontEnds(options: { quiet: boolean; print: (line: string) => void; widgetOut?: string; dashboardOut?: string }): Promise<boolean> {
+  const report = (lines: string[], ok: boolean, what: string): boolean => {
+    if (!options.quiet || !ok) for (const line of lines) options.print(line);
+    if (!ok) options.print(`${what} build: size budget exceeded`);
+    return ok;
+  };
+  const widgetLines: string[] = [];
+  const widget = await buildWidget({ outDir: options.widgetOut, log: (line) => widgetLines.push(line) });
   // The second front end, same toolchain: the dashboard (dashboard/build.ts), with its own budget.
   const { buildDashboard } = await import('../dashboard/build.ts');
-  const dashboard = await buildDashboard({ log: (line) => console.log(line) });
-  if (!dashboard.ok) {
-    console.error('dashboard build: size budget exceeded');
-    process.exitCode = 1;
-  }
+  const dashboardLines: string[] = [];
+  const dashboard = await buildDashboard({ outDir: options.dashboardOut, log: (line) => dashboardLines.push(line) });
+  return [report(widgetLines, widget.ok, 'widget'), report(dashboardLines, dashboard.ok, 'dashboard')].every(Boolean);
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  if (!(await buildFrontEnds({ quiet: process.argv.includes('--quiet'), print: (line) => console.log(line) }))) process.exitCode = 1;
 }

@@ -146,12 +146,27 @@ describe('authentication', () => {
 
 describe('errors and routing', () => {
   it('answers unknown paths with 404 not_found JSON', async () => {
-    for (const path of ['/', '/api/v1', '/api/v2/reviews', '/api/v1/reviews/nope', '/api/v1/widgets', '/%2e%2e/etc/passwd', '/api/v1/reviews%00']) {
+    for (const path of ['/api/v1', '/api/v2/reviews', '/api/v1/reviews/nope', '/api/v1/widgets', '/%2e%2e/etc/passwd', '/api/v1/reviews%00']) {
       const res = await t.get(path);
       expect(res.status, path).toBe(404);
       expect((res.body as { error: string }).error).toBe('not_found');
       expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
     }
+  });
+
+  it('answers GET / with a small HTML page for people (links to the dashboard, the demo and the API reference), and a favicon; other methods there stay 404 JSON', async () => {
+    // Pages for people are outside the API's document: not validated against it.
+    const page = await t.get('/', { skipValidation: true });
+    expect(page.status).toBe(200);
+    expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+    const html = page.text;
+    for (const href of ['/dashboard', '/api/v1/docs', '/favicon.svg']) expect(html).toContain(`href="${href}"`);
+    for (const path of ['/favicon.ico', '/favicon.svg']) {
+      const icon = await t.get(path, { skipValidation: true });
+      expect([icon.status, icon.headers['content-type']], path).toEqual([200, 'image/svg+xml']);
+    }
+    const post = await t.get('/', { method: 'POST' });
+    expect([post.status, (post.body as { error: string }).error]).toEqual([404, 'not_found']);
   });
 
   it('answers other methods with 405 and Allow', async () => {

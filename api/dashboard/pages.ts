@@ -9,6 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Context } from 'koa';
 import { notFound } from '../errors.ts';
+import { FAVICON_LINK } from '../site/favicon.ts';
 import { sendAsset, type Asset } from '../widgets/assets.ts';
 import { DASHBOARD_DIST, type DashboardManifest } from '../../dashboard/build.ts';
 
@@ -54,6 +55,7 @@ export async function loadDashboardAssets(dist = DASHBOARD_DIST): Promise<Dashbo
     '<meta charset="utf-8">',
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
     '<title>Review Proof dashboard</title>',
+    FAVICON_LINK,
     `<link rel="stylesheet" href="/dashboard/assets/${manifest.stylesheet}">`,
     `<script type="module" src="/dashboard/assets/${manifest.script}"></script>`,
     '</head>',
@@ -81,6 +83,20 @@ export function dashboardHeaders() {
 
 export function servePage(assets: DashboardAssets) {
   return async function servePage(ctx: Context): Promise<void> {
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.body = assets.html;
+  };
+}
+
+/**
+ * Any other path under /dashboard: the same page with status 404, whose
+ * script shows the dashboard's own "Page not found". The JSON API's unknown
+ * paths (/dashboard/api/…) stay the JSON 404 of every API.
+ */
+export function servePageNotFound(assets: DashboardAssets) {
+  return async function servePageNotFound(ctx: Context, next: () => Promise<void>): Promise<void> {
+    if (/^\/dashboard\/(api|assets)(\/|$)/i.test(ctx.path)) return next();
+    ctx.status = 404;
     ctx.type = 'text/html; charset=utf-8';
     ctx.body = assets.html;
   };

@@ -9,7 +9,7 @@
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { dashboardDocument } from './validate.ts';
-import { dashboardHeaders, PAGE_PATHS, serveAsset, servePage, type DashboardAssets } from './pages.ts';
+import { dashboardHeaders, PAGE_PATHS, serveAsset, servePage, servePageNotFound, type DashboardAssets } from './pages.ts';
 import { csrfToken, loadSession, requireRole, requireSession, sameOrigin } from './session.ts';
 import { createApiKey, listKeys, revokeApiKey } from './routes/api-keys.ts';
 import type { DashboardDeps } from './routes/deps.ts';
@@ -70,5 +70,7 @@ export function dashboardRouter(deps: DashboardDeps & { assets: DashboardAssets 
   api.delete('/members/:id', staff, removeMember(deps));
 
   api.get('/audit', staff, auditLog(deps));
+  // Last: an unknown page path (not the API's, not a file's) gets the dashboard's own not-found page.
+  router.get('/dashboard/{*rest}', headers, servePageNotFound(deps.assets));
   return router;
 }

@@ -168,8 +168,28 @@ describe('dashboard widgets API', () => {
     const audit = await owner.send('GET', '/dashboard/api/audit');
     const records = (audit.body.data as { action: string; actor: { email: string }; target: { id: string }; details: Record<string, string> }[]).filter((r) => r.target.id === id);
     expect(records.map((r) => [r.action, r.actor.email, r.details])).toEqual([
-      ['widget.changed', 'owner@example.com', { fields: 'layout, options.theme, options.accentColor' }],
+      ['widget.changed', 'owner@example.com', { changes: 'Layout: carousel → list; Theme: light → dark; Accent colour: #4f46e5 → #b91c1c' }],
       ['widget.created', 'admin@example.com', { layout: 'carousel' }],
+    ]);
+  });
+
+  it('audits only what a save changed, in the builder’s words: the whole widget sent back with a new name is one "Name" change; a save that changes nothing leaves no record', async () => {
+    const created = await owner.send('POST', '/dashboard/api/widgets', { name: 'Before', options: { platforms: ['GOOGLE'] } });
+    const id = created.body.id as string;
+    // The builder sends every field on each save, as it read them.
+    const { id: _id, snippet: _s, createdAt: _c, updatedAt: _u, ...whole } = created.body as Record<string, unknown>;
+    expect((await owner.send('PATCH', `/dashboard/api/widgets/${id}`, { ...whole, name: 'After' })).status).toBe(200);
+    expect((await owner.send('PATCH', `/dashboard/api/widgets/${id}`, { ...whole, name: 'After' })).status).toBe(200);
+    const options = whole.options as Record<string, unknown>;
+    const subject = whole.subject as Record<string, unknown>;
+    const patch = { ...whole, name: 'After', options: { ...options, platforms: ['GOOGLE', 'YELP'], reviewLanguages: 'page' }, subject: { ...subject, url: 'https://shop.example/' } };
+    expect((await owner.send('PATCH', `/dashboard/api/widgets/${id}`, patch)).status).toBe(200);
+    const audit = await owner.send('GET', '/dashboard/api/audit');
+    const records = (audit.body.data as { action: string; target: { id: string }; details: Record<string, string> }[]).filter((r) => r.target.id === id);
+    expect(records.map((r) => [r.action, r.details])).toEqual([
+      ['widget.changed', { changes: 'Platforms: Google → Google, Yelp; Reviews by language: all languages → the visitor’s language; Page address: none → “https://shop.example/”' }],
+      ['widget.changed', { changes: 'Name: “Before” → “After”' }],
+      ['widget.created', { layout: 'carousel' }],
     ]);
   });
 

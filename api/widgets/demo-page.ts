@@ -2,6 +2,7 @@
 import { layoutHeight } from '../../widget/src/layout-height.ts';
 import { snippetFor } from '../../widget/src/snippet.ts';
 import { DEMO_ORG_NAME } from '../demo/constants.ts';
+import { FAVICON_LINK } from '../site/favicon.ts';
 import { WIDGET_LAYOUTS, type Store } from '../store/types.ts';
 
 const escape = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -26,7 +27,9 @@ export async function demoPage(store: Store, origin: string, knownOrgId: string 
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="description" content="Live review widgets of ${escape(org.name)}: carousel, grid, list and badge, each with the snippet to paste into a page.">
 <title>Review widget demo — ${escape(org.name)}</title>
+${FAVICON_LINK}
 <style>
   body { font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 0; background: #f6f7fb; color: #1f2330; }
   main { max-width: 1100px; margin: 0 auto; padding: 32px 20px 64px; }

@@ -2,7 +2,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 
 export function CopyField(props: { id: string; label: string; value: string; focus?: boolean }) {
-  const input = useRef<HTMLInputElement>(null);
+  const input = useRef<HTMLTextAreaElement>(null);
   useEffect(() => {
     // Shown in place of the form that had focus: keep focus inside the dialog, on what matters.
     if (props.focus) input.current?.focus();
@@ -14,7 +14,7 @@ export function CopyField(props: { id: string; label: string; value: string; foc
       setCopied('yes');
     } catch {
       // No clipboard permission: select the text so that Ctrl+C works.
-      (document.getElementById(props.id) as HTMLInputElement | null)?.select();
+      (document.getElementById(props.id) as HTMLTextAreaElement | null)?.select();
       setCopied('failed');
     }
   };
@@ -22,7 +22,8 @@ export function CopyField(props: { id: string; label: string; value: string; foc
     <div class="field">
       <label for={props.id}>{props.label}</label>
       <div class="copy-row">
-        <input ref={input} id={props.id} class="mono" type="text" readOnly value={props.value} onFocus={(e) => (e.currentTarget as HTMLInputElement).select()} />
+        {/* Wrapping lines, so the whole value shows at any width (a key's rvp_ start included), selected on focus. */}
+        <textarea ref={input} id={props.id} class="mono copy-text" rows={2} readOnly value={props.value} spellcheck={false} onFocus={(e) => (e.currentTarget as HTMLTextAreaElement).select()} />
         <button type="button" class="button secondary" onClick={copy}>
           Copy
         </button>

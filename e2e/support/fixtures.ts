@@ -186,6 +186,13 @@ export function allFixtures(): Record<string, PublicWidgetData> {
     widgetData('wdg_four_badge', 'badge', {}, sampleReviews(12), PRODUCT_JSON_LD),
     ...['fr', 'de', 'ja', 'ar', 'he'].map((lang) => widgetData(`wdg_auto_${lang}`, 'carousel', { locale: null }, translatedReviews(lang), PRODUCT_JSON_LD)),
     ...['fr', 'de', 'ja', 'ar'].map((lang) => widgetData(`wdg_auto_${lang}_list`, 'list', { locale: null, maxReviews: 3 }, translatedReviews(lang))),
+    // A long count line ("200,305 reviews · 1 hidden by the owner") in the longest languages, for narrow headers.
+    ...['de', 'fi', 'ru', 'en'].flatMap((lang) =>
+      (['carousel', 'list'] as const).map((layout) => {
+        const data = widgetData(`wdg_narrow_${lang}_${layout}`, layout, { locale: lang, maxReviews: 6 });
+        return { ...data, summary: { ...data.summary, totalReviews: 200_305, hiddenReviews: 1 } };
+      }),
+    ),
   ];
   return Object.fromEntries(list.map((d) => [d.id, d]));
 }

@@ -78,7 +78,7 @@ export function parseBanner(text: string): Banner {
     text,
     apiKey: field('Demo API key', 'rvp_live_[0-9A-Za-z]+'),
     orgId: field('Demo org', 'org_[0-9A-Za-z_-]+'),
-    widgetId: field('Demo widget id', 'wdg_[0-9A-Za-z_-]+'),
+    widgetId: field('Demo widgets', 'wdg_[0-9A-Za-z_-]+'),
     demoPage: field('Demo page', 'https://\\S+'),
   };
 }

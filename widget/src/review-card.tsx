@@ -100,19 +100,25 @@ function Actions({ review, f, onReadMore, label }: CardProps & { label: string }
 export function Review(props: CardProps & { row?: boolean }) {
   const { review, f, row } = props;
   const label = fill(f.t.reviewBy, { name: review.authorName });
+  const stars = (
+    <div class="stars-row">
+      <RatingStars review={review} f={f} />
+      {row && <Actions {...props} label={label} />}
+    </div>
+  );
   return (
     <article class={row ? 'row' : 'card'} aria-label={label} data-cut={guessCut(review.content, row)}>
       <div class="card-head">
         <ReviewHead {...props} mark={row ? 20 : 22} />
       </div>
-      <div class="stars-row">
-        <RatingStars review={review} f={f} />
-        {row && <Actions {...props} label={label} />}
-      </div>
+      {/* A card's stars stand under its head (no empty row without them); a list row's, with its actions, under the text they expand. */}
+      {!row && review.rating !== null && stars}
       <p class="text" ref={watchClamp} lang={review.language || undefined} dir="auto">
         {review.content}
       </p>
-      {!row && (
+      {row ? (
+        stars
+      ) : (
         <div class="foot">
           <Actions {...props} label={label} />
         </div>

@@ -18,6 +18,7 @@ const ACCENT_DARK = `--accent:oklch(from var(--a) max(l,${ACCENT_MIN_L_DARK}) c 
 
 const NOWRAP = 'white-space:nowrap;overflow:hidden;text-overflow:ellipsis';
 const ROW = 'display:flex;align-items:center';
+// .count takes white-space from .sum: one line with an ellipsis in a wide widget, wrapping in a narrow one (the @container rules).
 
 /** The stylesheet in parts, so that a page downloads only the rules of its layouts. */
 export const CSS_PARTS = {
@@ -55,7 +56,7 @@ export const CSS_PARTS = {
 .head-text{flex:1;min-width:0}
 .title{font-size:17px;line-height:24px;font-weight:650;${NOWRAP}}
 .sum{${ROW};gap:6px;height:20px;margin-top:2px;font-size:13px;color:var(--muted);white-space:nowrap}
-.count{min-width:0;${NOWRAP}}
+.count{min-width:0;overflow:hidden;text-overflow:ellipsis}
 .sum b{color:var(--fg);font-weight:650}
 .nav{${ROW};gap:8px}
 .btn{${ROW};justify-content:center;flex:none;width:36px;height:36px;border:1px solid var(--line);border-radius:50%!important;background:var(--card);color:var(--accent);box-shadow:var(--shadow);cursor:pointer}
@@ -86,9 +87,7 @@ export const CSS_PARTS = {
 .full{margin:16px 0;font-size:15px;line-height:24px;white-space:pre-line;overflow-wrap:anywhere}
 .close{position:absolute;top:12px;inset-inline-end:12px;box-shadow:none}
 [dir=rtl] .nav .line{transform:scaleX(-1)}
-@container (max-width:420px){.head{gap:8px}.nav{gap:4px}.btn{width:32px;height:32px}.sum{gap:4px}}
-@container (max-width:420px){.title{font-size:15px;line-height:20px}.sum{height:26px;font-size:12px;line-height:13px}.count{white-space:normal;display:-webkit-box;-webkit-line-clamp:2;-webkit-box-orient:vertical}}
-@container (max-width:340px){.sum .stars{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%)}}
+@container (max-width:420px){.head{display:grid;grid:32px 26px/1fr auto;gap:0 8px;height:${HEADER_H + 10}px;margin-bottom:${HEADER_GAP - 10}px}.head-text{display:contents}.title{font-size:14px;line-height:16px;white-space:normal}.nav{grid-area:1/2;gap:4px}.btn{width:32px;height:32px}.sum{grid-column:1/3;display:block;height:26px;font-size:12px;line-height:13px;white-space:normal}.sum>*{margin:0 2px}.sum .stars{display:inline-block;vertical-align:top;zoom:.8}}
 .track{display:flex;gap:${CARD_GAP}px;height:${CARD_H}px;padding:1px;margin:0 -1px;overflow:auto hidden;scroll-snap-type:x mandatory;scroll-behavior:smooth;scrollbar-width:none;overscroll-behavior-x:contain}
 .slide{flex:0 0 calc((100% - (var(--cols) - 1)*${CARD_GAP}px)/var(--cols));min-width:0;scroll-snap-align:start;content-visibility:auto}
 @media (prefers-reduced-motion:reduce){.track{scroll-behavior:auto}}

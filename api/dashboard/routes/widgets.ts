@@ -11,12 +11,13 @@ import { readJson } from '../../admin/body.ts';
 import { createWidget, newWidget, parseWidgetCreate, parseWidgetUpdate } from '../../admin/widgets.ts';
 import { badRequest, notFound } from '../../errors.ts';
 import { isRecordId } from '../../store/ids.ts';
-import type { Store, Widget, WidgetPatch } from '../../store/types.ts';
+import type { Store, Widget } from '../../store/types.ts';
 import { lintWidget } from '../../widgets/lint.ts';
 import { publicWidgetDataOf, widgetInputs } from '../../widgets/public-data.ts';
 import { layoutHeight } from '../../../widget/src/layout-height.ts';
 import { snippetFor } from '../../../widget/src/snippet.ts';
 import { audit } from '../audit.ts';
+import { widgetChanges } from '../widget-changes.ts';
 import { auth } from '../session.ts';
 import type { DashboardDeps } from './deps.ts';
 
@@ -42,16 +43,6 @@ async function ownWidget(store: Store, orgId: string, id: string): Promise<Widge
 function widgetView(widget: Widget, origin: string) {
   const { orgId: _org, ...rest } = widget;
   return { ...rest, snippet: snippetFor({ origin, widgetId: widget.id, height: layoutHeight(widget.layout, widget.options) }) };
-}
-
-/** The fields a patch names, for the audit record ("layout, options.theme"). */
-function changedFields(patch: WidgetPatch): string {
-  const fields: string[] = [];
-  for (const [key, value] of Object.entries(patch)) {
-    if (key === 'subject' || key === 'options') fields.push(...Object.keys(value as object).map((k) => `${key}.${k}`));
-    else fields.push(key);
-  }
-  return fields.join(', ');
 }
 
 export function widgetList({ store }: DashboardDeps) {
@@ -105,7 +96,9 @@ export function updateDashboardWidget({ store, config }: DashboardDeps) {
     const patch = parseWidgetUpdate(await readJson(ctx));
     const updated = await store.widgets.update(widget.id, patch);
     if (!updated) throw notFound('Widget');
-    await audit(store, org.id, user, 'widget.changed', { id: widget.id, label: updated.name }, { fields: changedFields(patch) });
+    // Only what moved, in the builder's words; a save that changed nothing leaves no record.
+    const changes = widgetChanges(widget, updated);
+    if (changes.length > 0) await audit(store, org.id, user, 'widget.changed', { id: widget.id, label: updated.name }, { changes: changes.join('; ') });
     ctx.body = widgetView(updated, config.publicUrl);
   };
 }

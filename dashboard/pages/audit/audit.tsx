@@ -24,7 +24,9 @@ function detail(r: AuditRecord): string {
   if (r.details.role) return `as ${roleLabel(r.details.role)}`;
   if (r.details.expiresAt) return `expires ${formatDateTime(r.details.expiresAt)}`;
   if (r.details.reason) return `reason: ${r.details.reason.replace(/_/g, ' ')}`;
-  if (r.details.fields) return r.details.fields;
+  if (r.details.changes) return r.details.changes;
+  // Records written before changes were described: the internal field names, made readable.
+  if (r.details.fields) return r.details.fields.replace(/\b(options|subject)\./g, '').replace(/([a-z])([A-Z])/g, (_, a: string, b: string) => `${a} ${b.toLowerCase()}`);
   return '';
 }
 
@@ -45,7 +47,7 @@ export function AuditPage(props: { session: SessionInfo }) {
   }
   return (
     <>
-      <PageHeader title="Audit log" lead="Keys created and revoked, members invited, removed or given another role: who, what, when." />
+      <PageHeader title="Audit log" lead="Keys created and revoked, members invited, removed or given another role, reviews hidden or shown, widgets created or changed: who, what, when." />
       {error && (
         <Notice tone="error" role="alert">
           {error}

@@ -10,6 +10,7 @@ import { Loading, Notice, PageHeader, TableWrap } from '../../components/page.ts
 import { formatDate, formatNumber } from '../../format.ts';
 import { FilterForm, NO_FILTERS, platformName, queryOf, type Filters } from './filters.tsx';
 import { HideDialog } from './hide-dialog.tsx';
+import { ReviewDialog } from './review-dialog.tsx';
 import { ImportPanel } from './import-panel.tsx';
 import { reasonLabel } from './reasons.ts';
 
@@ -21,6 +22,7 @@ export function ReviewsPage(props: { session: SessionInfo }) {
   const [error, setError] = useState<DashboardError | null>(null);
   const [importing, setImporting] = useState(false);
   const [hiding, setHiding] = useState<ReviewItem | null>(null);
+  const [reading, setReading] = useState<ReviewItem | null>(null);
   const [status, setStatus] = useState('');
 
   const load = () => {
@@ -85,33 +87,38 @@ export function ReviewsPage(props: { session: SessionInfo }) {
       {list && list.data.length === 0 && <p class="empty card">{page!.total === 0 && offset === 0 ? 'No reviews match these filters.' : 'No reviews on this page.'}</p>}
       {list && list.data.length > 0 && (
         <TableWrap label="Reviews">
-          <table class="table reviews">
-            <thead>
-              <tr>
-                <th scope="col">Date</th>
-                <th scope="col">Platform</th>
-                <th scope="col">Author</th>
-                <th scope="col">Rating</th>
-                <th scope="col">Review</th>
-                <th scope="col">In widgets</th>
-                {staff && (
-                  <th scope="col">
-                    <span class="sr-only">Actions</span>
-                  </th>
-                )}
+          {/* Below 720 px each row is drawn as a card (styles.css); the explicit roles keep it a table for assistive technology. */}
+          <table class="table reviews" role="table">
+            <thead role="rowgroup">
+              <tr role="row">
+                <th scope="col" role="columnheader">Date</th>
+                <th scope="col" role="columnheader">Platform</th>
+                <th scope="col" role="columnheader">Author</th>
+                <th scope="col" role="columnheader">Rating</th>
+                <th scope="col" role="columnheader">Review</th>
+                <th scope="col" role="columnheader">In widgets</th>
+                <th scope="col" role="columnheader">
+                  <span class="sr-only">Actions</span>
+                </th>
               </tr>
             </thead>
-            <tbody>
+            <tbody role="rowgroup">
               {list.data.map((r) => (
-                <tr key={r.id} class={r.hidden ? 'is-hidden' : undefined}>
-                  <td class="nowrap">{formatDate(r.date)}</td>
-                  <td>{platformName(r.platform)}</td>
-                  <td id={`author-${r.id}`}>{r.authorName}</td>
-                  <td class="nowrap">{r.rating === null ? 'No stars' : `${r.rating} / 5`}</td>
-                  <td class="clip" lang={r.language || undefined}>
-                    {r.content}
+                <tr key={r.id} role="row" class={r.hidden ? 'is-hidden' : undefined}>
+                  <td role="cell" class="nowrap r-date">{formatDate(r.date)}</td>
+                  <td role="cell" class="r-platform">{platformName(r.platform)}</td>
+                  <td role="cell" class="r-author" id={`author-${r.id}`}>
+                    {r.authorName}
                   </td>
-                  <td>
+                  <td role="cell" class="nowrap r-rating">
+                    {r.rating === null ? 'No stars' : `${r.rating} / 5`}
+                  </td>
+                  <td role="cell" class="r-text">
+                    <span class="text-clamp" lang={r.language || undefined} dir="auto">
+                      {r.content}
+                    </span>
+                  </td>
+                  <td role="cell" class="r-status">
                     {r.hidden ? (
                       <span class="badge badge-revoked" title={`Hidden by ${r.hidden.hiddenBy} on ${formatDate(r.hidden.hiddenAt)}`}>
                         Hidden: {reasonLabel(r.hidden.reason)}
@@ -120,9 +127,12 @@ export function ReviewsPage(props: { session: SessionInfo }) {
                       <span class="badge badge-active">Shown</span>
                     )}
                   </td>
-                  {staff && (
-                    <td class="actions">
-                      {r.hidden ? (
+                  <td role="cell" class="actions">
+                    <button type="button" class="button secondary small" aria-haspopup="dialog" aria-describedby={`author-${r.id}`} onClick={() => setReading(r)}>
+                      Read
+                    </button>
+                    {staff &&
+                      (r.hidden ? (
                         <button type="button" class="button secondary small" aria-describedby={`author-${r.id}`} onClick={() => void show(r)}>
                           Show
                         </button>
@@ -130,9 +140,8 @@ export function ReviewsPage(props: { session: SessionInfo }) {
                         <button type="button" class="button danger-outline small" aria-describedby={`author-${r.id}`} onClick={() => setHiding(r)}>
                           Hide
                         </button>
-                      )}
-                    </td>
-                  )}
+                      ))}
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -152,6 +161,7 @@ export function ReviewsPage(props: { session: SessionInfo }) {
           </button>
         </nav>
       )}
+      {reading && <ReviewDialog review={reading} onClose={() => setReading(null)} />}
       {hiding && (
         <HideDialog
           review={hiding}

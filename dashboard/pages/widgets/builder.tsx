@@ -18,6 +18,16 @@ export function WidgetBuilderPage(props: { id: string | null; session: SessionIn
   const staff = props.session.user!.role !== 'member';
   const [saved, setSaved] = useState<WidgetRecord | null>(null);
   const [draft, setDraft] = useState<Draft | null>(props.id ? null : NEW_DRAFT);
+  // Below 1100 px the form and the preview take turns (the form alone is ~2,600 px tall).
+  const [view, setView] = useState<'settings' | 'preview'>('settings');
+  const show = (next: 'settings' | 'preview') => {
+    setView(next);
+    // Switched from deep in the form: bring the top of what is now shown under the sticky switch.
+    requestAnimationFrame(() => {
+      const builder = document.querySelector('.builder');
+      if (builder && builder.getBoundingClientRect().top < 0) builder.scrollIntoView();
+    });
+  };
   const [platforms, setPlatforms] = useState<WidgetList['platforms']>([]);
   const [loadError, setLoadError] = useState('');
   const [preview, setPreview] = useState<PreviewState>({ fields: {}, findings: null, error: '' });
@@ -109,7 +119,15 @@ export function WidgetBuilderPage(props: { id: string | null; session: SessionIn
           You can look at this widget and copy its snippet. Changing widgets needs the <strong>Owner</strong> or <strong>Admin</strong> role.
         </Notice>
       )}
-      <div class="builder">
+      <div class="builder-switch" role="group" aria-label="Show">
+        <button type="button" class="button secondary small" aria-pressed={view === 'settings'} onClick={() => show('settings')}>
+          Settings
+        </button>
+        <button type="button" class="button secondary small" aria-pressed={view === 'preview'} onClick={() => show('preview')}>
+          Preview and snippet
+        </button>
+      </div>
+      <div class="builder" data-view={view}>
         <form class="card builder-form" onSubmit={save} noValidate aria-label={staff ? 'Widget settings' : 'Widget settings (read-only)'}>
           {saveError && (
             <div class="notice notice-error" role="alert" tabIndex={-1} ref={summary}>

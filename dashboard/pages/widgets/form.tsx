@@ -100,12 +100,12 @@ export function WidgetForm({ draft, errors, platforms, onChange }: FormProps) {
       <fieldset class="group">
         <legend>Look</legend>
         <div class="field-row">
-          <Field id="w-theme" label="Theme" error={errors['options.theme']}>
+          <Field id="w-theme" label="Theme" error={errors['options.theme']} hint="Automatic follows the visitor’s light or dark setting.">
             {(d) => (
               <select id="w-theme" value={draft.theme} aria-describedby={d} aria-invalid={invalid('options.theme')} onChange={(e) => set({ theme: value(e) as Draft['theme'] })}>
                 <option value="light">Light</option>
                 <option value="dark">Dark</option>
-                <option value="auto">Automatic (follows the visitor’s system)</option>
+                <option value="auto">Automatic</option>
               </select>
             )}
           </Field>
@@ -154,10 +154,10 @@ export function WidgetForm({ draft, errors, platforms, onChange }: FormProps) {
               <input id="w-max-reviews" type="number" inputMode="numeric" min={1} max={50} step={1} required value={draft.maxReviews} aria-describedby={d} aria-invalid={bad ? 'true' : undefined} onInput={(e) => type({ maxReviews: value(e) })} />
             )}
           </Field>
-          <Field id="w-min-rating" label="Minimum stars" error={errors['options.minRating']}>
+          <Field id="w-min-rating" label="Minimum stars" error={errors['options.minRating']} hint="Any includes reviews without stars.">
             {(d) => (
               <select id="w-min-rating" value={draft.minRating} aria-describedby={d} aria-invalid={invalid('options.minRating')} onChange={(e) => set({ minRating: value(e) })}>
-                <option value="">Any, including reviews without stars</option>
+                <option value="">Any</option>
                 {[1, 2, 3, 4, 5].map((n) => (
                   <option key={n} value={String(n)}>
                     {n === 5 ? '5 stars only' : `${n} star${n === 1 ? '' : 's'} or more`}
@@ -223,11 +223,11 @@ export function WidgetForm({ draft, errors, platforms, onChange }: FormProps) {
               </select>
             )}
           </Field>
-          <Field id="w-review-languages" label="Reviews by language" error={errors['options.reviewLanguages']}>
+          <Field id="w-review-languages" label="Reviews by language" error={errors['options.reviewLanguages']} hint="The visitor’s language: only when 3 or more reviews are in it, else all.">
             {(d) => (
               <select id="w-review-languages" value={draft.reviewLanguages} aria-describedby={d} onChange={(e) => set({ reviewLanguages: value(e) as Draft['reviewLanguages'] })}>
-                <option value="all">All reviews, whatever their language</option>
-                <option value="page">Only the visitor’s language (when 3 or more reviews are)</option>
+                <option value="all">All languages</option>
+                <option value="page">The visitor’s language</option>
               </select>
             )}
           </Field>
@@ -237,12 +237,12 @@ export function WidgetForm({ draft, errors, platforms, onChange }: FormProps) {
       <fieldset class="group">
         <legend>Search results</legend>
         <p class="hint">The widget can add structured data (JSON-LD) to your page so that search engines may show review stars next to it.</p>
-        <Field id="w-json-ld" label="Rich results markup" error={errors['options.jsonLd']}>
+        <Field id="w-json-ld" label="Rich results markup" error={errors['options.jsonLd']} hint="Automatic: only where search engines allow review stars for the type below.">
           {(d) => (
             <select id="w-json-ld" value={draft.jsonLd} aria-describedby={d} onChange={(e) => set({ jsonLd: value(e) as Draft['jsonLd'] })}>
-              <option value="auto">Automatic: only where stars are allowed</option>
-              <option value="on">Always add it</option>
-              <option value="off">Never add it</option>
+              <option value="auto">Automatic</option>
+              <option value="on">Always</option>
+              <option value="off">Never</option>
             </select>
           )}
         </Field>

@@ -49,7 +49,7 @@ export const CATALOGS: Record<string, Messages> = {
     reviewBy: 'Hodnocení od {name}',
   },
   da: {
-    heading: 'Kundeanmeldelser',
+    heading: 'Kunde\u00adanmeldelser',
     reviewsOf: 'Anmeldelser af {s}',
     reviews: { one: '{n} anmeldelse', other: '{n} anmeldelser' },
     hidden: { one: '{n} skjult af ejeren', other: '{n} skjult af ejeren' },
@@ -69,7 +69,7 @@ export const CATALOGS: Record<string, Messages> = {
     reviewBy: 'Anmeldelse af {name}',
   },
   de: {
-    heading: 'Kundenbewertungen',
+    heading: 'Kunden\u00adbewertungen',
     reviewsOf: 'Bewertungen zu {s}',
     reviews: { one: '{n} Bewertung', other: '{n} Bewertungen' },
     hidden: { one: '{n} vom Inhaber ausgeblendet', other: '{n} vom Inhaber ausgeblendet' },
@@ -129,7 +129,7 @@ export const CATALOGS: Record<string, Messages> = {
     reviewBy: 'Opinión de {name}',
   },
   fi: {
-    heading: 'Asiakasarviot',
+    heading: 'Asiakas\u00adarviot',
     reviewsOf: 'Arviot: {s}',
     reviews: { one: '{n} arvio', other: '{n} arviota' },
     hidden: { one: '{n} omistajan piilottama', other: '{n} omistajan piilottamaa' },
@@ -289,7 +289,7 @@ export const CATALOGS: Record<string, Messages> = {
     reviewBy: '{name}님의 리뷰',
   },
   nb: {
-    heading: 'Kundeanmeldelser',
+    heading: 'Kunde\u00adanmeldelser',
     reviewsOf: 'Anmeldelser av {s}',
     reviews: { one: '{n} anmeldelse', other: '{n} anmeldelser' },
     hidden: { one: '{n} skjult av eieren', other: '{n} skjult av eieren' },
@@ -309,7 +309,7 @@ export const CATALOGS: Record<string, Messages> = {
     reviewBy: 'Anmeldelse fra {name}',
   },
   nl: {
-    heading: 'Klantbeoordelingen',
+    heading: 'Klant\u00adbeoordelingen',
     reviewsOf: 'Beoordelingen van {s}',
     reviews: { one: '{n} beoordeling', other: '{n} beoordelingen' },
     hidden: { one: '{n} verborgen door de eigenaar', other: '{n} verborgen door de eigenaar' },
@@ -389,7 +389,7 @@ export const CATALOGS: Record<string, Messages> = {
     reviewBy: 'Отзыв: {name}',
   },
   sv: {
-    heading: 'Kundrecensioner',
+    heading: 'Kund\u00adrecensioner',
     reviewsOf: 'Recensioner av {s}',
     reviews: { one: '{n} recension', other: '{n} recensioner' },
     hidden: { one: '{n} dold av ägaren', other: '{n} dolda av ägaren' },

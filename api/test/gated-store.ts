@@ -38,6 +38,7 @@ export async function openGatedStore(): Promise<GatedStore> {
     widgets: real.widgets,
     people: real.people,
     moderation: real.moderation,
+    sources: real.sources,
     reviews: {
       ...real.reviews,
       list: async (q) => {

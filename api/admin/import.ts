@@ -14,7 +14,7 @@ import type { Readable } from 'node:stream';
 import { enrich, type AiFields, type Enrichable } from '../intelligence/enrich.ts';
 import { sharedEnrichPool, type EnrichPool } from '../intelligence/pool.ts';
 import type { Logger } from '../logger.ts';
-import { parseRecords, validateRecord, type ReviewDraft } from '../reviews/import/index.ts';
+import { parseRecords, validateRecord, type ParsedRecord, type ReviewDraft } from '../reviews/import/index.ts';
 import type { Organization, ReviewInput, Store } from '../store/types.ts';
 import { yieldEvery } from './yield-every.ts';
 
@@ -72,6 +72,23 @@ export async function importReviews(
   source: AsyncIterable<Buffer>,
   format: ImportFormat,
   logger: Logger,
+  pool: EnrichPool | null = sharedEnrichPool(),
+): Promise<ImportSummary> {
+  const summary = await importRecords(store, org, parseRecords(source, format), pool);
+  logger.info({ orgId: org.id, imported: summary.imported, updated: summary.updated, rejected: summary.rejectedTotal }, 'import finished');
+  return summary;
+}
+
+/**
+ * The one way reviews get in, whatever brought them (a file, or a platform's
+ * API through a source's sync, api/sources/sync.ts): records validated
+ * (validateRecord), enriched, and upserted by their natural key
+ * platform+externalId. `line` numbers the records for the rejections.
+ */
+export async function importRecords(
+  store: Store,
+  org: Organization,
+  records: AsyncIterable<ParsedRecord> | Iterable<ParsedRecord>,
   pool: EnrichPool | null = sharedEnrichPool(),
 ): Promise<ImportSummary> {
   const orgId = org.id;
@@ -153,7 +170,7 @@ export async function importReviews(
   };
 
   try {
-    for await (const item of parseRecords(source, format)) {
+    for await (const item of records) {
       if (item.error !== undefined) {
         reject(item.line, item.error);
         continue;
@@ -176,6 +193,5 @@ export async function importReviews(
     await (writing as Promise<void> | null)?.catch(() => undefined);
     throw err;
   }
-  logger.info({ orgId, imported: summary.imported, updated: summary.updated, rejected: summary.rejectedTotal }, 'import finished');
   return summary;
 }

@@ -45,6 +45,8 @@ export interface SyncDeps {
   sleep?: (ms: number) => Promise<void>;
   /** The longest platform wait (Retry-After or back-off) taken inside one sync; beyond it the sync ends and the next is put off. */
   maxWaitMs?: number;
+  /** Milliseconds per minute of a source's interval (tests shorten it; jobs.ts minuteMs). */
+  minuteMs?: number;
 }
 
 export interface SyncSummary {
@@ -67,8 +69,8 @@ export interface SyncOutcome {
 const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** Back-off after `failures` failed syncs in a row: 1, 2, 4 … minutes, never beyond the source's interval. */
-export function backoffMs(failures: number, everyMinutes: number): number {
-  return Math.min(everyMinutes * 60_000, 60_000 * 2 ** Math.max(0, failures - 1));
+export function backoffMs(failures: number, everyMinutes: number, minuteMs = 60_000): number {
+  return Math.min(everyMinutes * minuteMs, minuteMs * 2 ** Math.max(0, failures - 1));
 }
 
 export class SourceNotFoundError extends Error {}
@@ -78,6 +80,7 @@ export async function syncSource(deps: SyncDeps, sourceId: string, options: { fu
   const now = deps.now ?? (() => new Date());
   const sleep = deps.sleep ?? defaultSleep;
   const maxWaitMs = deps.maxWaitMs ?? 60_000;
+  const minute = deps.minuteMs ?? 60_000;
   const source = await store.sources.get(sourceId);
   if (!source) throw new SourceNotFoundError(`source ${sourceId} was not found`);
   const summary: SyncSummary = { id: source.id, state: source.state, fetched: 0, created: 0, updated: 0, removed: 0, rejected: [], requests: 0 };
@@ -162,11 +165,11 @@ export async function syncSource(deps: SyncDeps, sourceId: string, options: { fu
   } catch (err) {
     const at = now();
     if (err instanceof AuthError) {
-      return finish({ state: 'needs_reauth', lastError: err.message, nextSyncAt: new Date(at.getTime() + source.everyMinutes * 60_000).toISOString() }, null);
+      return finish({ state: 'needs_reauth', lastError: err.message, nextSyncAt: new Date(at.getTime() + source.everyMinutes * minute).toISOString() }, null);
     }
     const failures = source.failures + 1;
     const message = err instanceof Error && err.name !== 'Error' ? err.message : `unexpected error while syncing (${(err as Error).message ?? String(err)})`;
-    const waitMs = err instanceof RateLimitError ? Math.max(err.retryAfterMs ?? 0, backoffMs(failures, source.everyMinutes)) : backoffMs(failures, source.everyMinutes);
+    const waitMs = err instanceof RateLimitError ? Math.max(err.retryAfterMs ?? 0, backoffMs(failures, source.everyMinutes, minute)) : backoffMs(failures, source.everyMinutes, minute);
     const state: SourceState = failures >= FAILING_AFTER ? 'failing' : source.state;
     const lastError = failures >= FAILING_AFTER ? `${failures} syncs in a row failed; the last: ${message}` : message;
     return finish({ state, failures, lastError, nextSyncAt: new Date(at.getTime() + waitMs).toISOString() }, lastError);
@@ -186,7 +189,7 @@ export async function syncSource(deps: SyncDeps, sourceId: string, options: { fu
       cursor: newest,
       lastSuccessAt: at.toISOString(),
       ...(full && reachedEnd && { lastFullAt: at.toISOString() }),
-      nextSyncAt: new Date(at.getTime() + source.everyMinutes * 60_000).toISOString(),
+      nextSyncAt: new Date(at.getTime() + source.everyMinutes * minute).toISOString(),
     },
     null,
   );

@@ -59,6 +59,8 @@ export class PlatformFake {
   /** Google access tokens handed out and still valid. */
   readonly googleAccess = new Set<string>();
   private issued = 0;
+  /** Calls of a platform beyond this many are never answered (a sync to kill half-way). */
+  readonly hangAfter: Partial<Record<SeenRequest['platform'], number>> = {};
   trustpilotPerPage = 100;
   googlePageSize = 50;
   facebookLimit = 100;
@@ -77,6 +79,7 @@ export class PlatformFake {
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         const answer = fake.answer(req.method ?? 'GET', new URL(req.url ?? '/', 'https://x'), req.headers, Buffer.concat(chunks).toString('utf8'));
+        if (answer === null) return;
         res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
         res.end(JSON.stringify(answer.body));
       });
@@ -119,7 +122,7 @@ export class PlatformFake {
     });
   }
 
-  private answer(method: string, url: URL, headers: Record<string, string | string[] | undefined>, body: string): Forced {
+  private answer(method: string, url: URL, headers: Record<string, string | string[] | undefined>, body: string): Forced | null {
     const path = url.pathname;
     const platform: SeenRequest['platform'] = path === '/token'
       ? 'google-token'
@@ -135,6 +138,8 @@ export class PlatformFake {
                 ? 'g2'
                 : 'unknown';
     this.requests.push({ method, path: `${path}${url.search}`, platform });
+    const limit = this.hangAfter[platform];
+    if (limit !== undefined && this.count(platform) > limit) return null;
     const forced = this.forced[platform]?.shift();
     if (forced) return forced;
     const q = url.searchParams;

@@ -212,8 +212,11 @@ export async function startService(config: Config, options: StartOptions = {}): 
     ? new BullJobs({ redisUrl: config.redisUrl, keyPrefix: config.redisKeyPrefix, handler, logger, skipped: (job) => ({ id: job.sourceId, state: 'active', fetched: 0, created: 0, updated: 0, removed: 0, rejected: [], requests: 0 }) })
     : new InProcessJobs({ handler, logger, due: (now) => dueSources(store, now), tickMs: Math.max(250, Math.min(15_000, minute / 4)) });
   const sources = new SourcesService(store, box, jobs, minute);
-  await sources.ensureSchedules();
-  await jobs.start();
+  // Not awaited: a Redis that is away at start-up must not hold the service (schedules are kept once it is back).
+  void (async () => {
+    await jobs.start();
+    await sources.ensureSchedules();
+  })().catch((err: unknown) => logger.error({ err: (err as Error).message }, 'sources: the job queue could not start'));
   const admin = createAdminApp({ store, logger, metrics, adminToken, config, sessions, sources });
   const adminServer = createHttpServer(admin.callback());
   adminServer.requestTimeout = 0; // imports stream for as long as they need

@@ -117,9 +117,15 @@ export class BullJobs<R> implements Jobs<R> {
     }
   }
 
+  /** Graceful for a few seconds (a run in progress ends, or its lock expires and the job is retried), then cut: shutdown has 10 s in all, and Redis may be gone. */
   async close(): Promise<void> {
-    await this.worker?.close();
-    await Promise.allSettled([this.queue.close(), this.events.close()]);
+    const graceful = (async () => {
+      await this.worker?.close();
+      await Promise.allSettled([this.queue.close(), this.events.close()]);
+    })().catch(() => undefined);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([graceful, new Promise((r) => (timer = setTimeout(r, 3000)))]);
+    clearTimeout(timer);
     for (const client of this.clients) client.disconnect();
   }
 }

@@ -49,6 +49,8 @@ async function certificate(): Promise<{ cert: string; key: string }> {
 export class PlatformFake {
   google: GoogleReview[] = [];
   trustpilot: TrustpilotReview[] = [];
+  /** Business units with a list of their own (the others get `trustpilot`). */
+  readonly trustpilotUnits = new Map<string, TrustpilotReview[]>();
   yelp: YelpReview[] = [];
   facebook: FacebookRating[] = [];
   g2: G2SurveyResponse[] = [];
@@ -162,7 +164,8 @@ export class PlatformFake {
       }
       case 'trustpilot': {
         if (headers.apikey !== this.keys.trustpilot) return { status: 401, body: { message: 'Unauthorized' } };
-        const sorted = [...this.trustpilot].sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+        const unit = decodeURIComponent(path.split('/')[3] ?? '');
+        const sorted = [...(this.trustpilotUnits.get(unit) ?? this.trustpilot)].sort((a, b) => b.createdAt.localeCompare(a.createdAt));
         const page = Number(q.get('page') ?? 1);
         const per = Math.min(Number(q.get('perPage') ?? 20), this.trustpilotPerPage);
         const reviews = sorted.slice((page - 1) * per, page * per);

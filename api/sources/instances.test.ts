@@ -106,6 +106,9 @@ describeOn(target, 'sources on two service processes (FerretDB + Redis)', () => 
       if (i > 600) throw new Error('the schedules did not run');
       await sleep(100);
     }
+    // "Sync now" goes through the same queue and waits for its run.
+    const manual = await admin('POST', `/admin/sources/${ids[0]}/sync`);
+    expect(manual).toMatchObject({ id: ids[0], state: 'active', created: 0, requests: 1 });
     for (const child of children) child.kill('SIGTERM');
     await Promise.all(children.map((c) => new Promise((r) => (c.exitCode === null ? c.once('exit', r) : r(null)))));
     const pids = new Set<number>();

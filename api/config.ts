@@ -7,6 +7,7 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { parseTrustedProxies } from './middleware/trusted-proxies.ts';
 import { parseAllowNetworks, type AllowedNetwork } from './webhooks/networks.ts';
+import { parseSecretsKey } from './secrets/secrets.ts';
 
 export interface Config {
   port: number;
@@ -30,6 +31,58 @@ export interface Config {
   workers: number;
   /** WEBHOOK_ALLOW_NETWORKS: private ranges webhooks may be sent to after all (CONTRACT §12); empty = none. */
   webhookAllowNetworks: AllowedNetwork[];
+  /** SECRETS_KEY (32 bytes); null = generated once into DATA_DIR/secrets-key. */
+  secretsKey: Buffer | null;
+  /** The review platforms' API base URLs (https only, CONTRACT §11). */
+  sourceUrls: SourceUrls;
+  /** The operator's Google OAuth client (for Google sources); null when not configured. */
+  googleOAuth: { clientId: string; clientSecret: string } | null;
+}
+
+export interface SourceUrls {
+  googleBusiness: string;
+  googleToken: string;
+  googleAuthorize: string;
+  trustpilot: string;
+  yelp: string;
+  facebook: string;
+  g2: string;
+}
+
+const SOURCE_URL_DEFAULTS: Record<keyof SourceUrls, [string, string]> = {
+  googleBusiness: ['GOOGLE_BUSINESS_API_URL', 'https://mybusiness.googleapis.com'],
+  googleToken: ['GOOGLE_OAUTH_TOKEN_URL', 'https://oauth2.googleapis.com/token'],
+  googleAuthorize: ['GOOGLE_OAUTH_AUTHORIZE_URL', 'https://accounts.google.com/o/oauth2/v2/auth'],
+  trustpilot: ['TRUSTPILOT_API_URL', 'https://api.trustpilot.com'],
+  yelp: ['YELP_API_URL', 'https://api.yelp.com'],
+  facebook: ['FACEBOOK_GRAPH_URL', 'https://graph.facebook.com/v21.0'],
+  g2: ['G2_API_URL', 'https://data.g2.com'],
+};
+
+function sourceUrls(env: Env): SourceUrls {
+  const out = {} as SourceUrls;
+  for (const [field, [name, fallback]] of Object.entries(SOURCE_URL_DEFAULTS) as [keyof SourceUrls, [string, string]][]) {
+    out[field] = (url(env, name, ['https:']) ?? fallback).replace(/\/+$/, '');
+  }
+  return out;
+}
+
+function secretsKey(env: Env): Buffer | null {
+  const raw = optional(env, 'SECRETS_KEY');
+  if (raw === null) return null;
+  const key = parseSecretsKey(raw);
+  // The message never repeats the value: it is a secret.
+  if (!key) throw new ConfigError('SECRETS_KEY', 'must be 32 random bytes in base64 (e.g. `openssl rand -base64 32`)');
+  return key;
+}
+
+function googleOAuth(env: Env): Config['googleOAuth'] {
+  const clientId = optional(env, 'GOOGLE_OAUTH_CLIENT_ID');
+  const clientSecret = optional(env, 'GOOGLE_OAUTH_CLIENT_SECRET');
+  if ((clientId === null) !== (clientSecret === null)) {
+    throw new ConfigError(clientId === null ? 'GOOGLE_OAUTH_CLIENT_ID' : 'GOOGLE_OAUTH_CLIENT_SECRET', 'GOOGLE_OAUTH_CLIENT_ID and GOOGLE_OAUTH_CLIENT_SECRET must be set together');
+  }
+  return clientId === null ? null : { clientId, clientSecret: clientSecret! };
 }
 
 export class ConfigError extends Error {
@@ -152,6 +205,9 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     workers: workers(env, mongodbUrl, redisUrl),
     webhookAllowNetworks: webhookAllowNetworks(env),
+    secretsKey: secretsKey(env),
+    sourceUrls: sourceUrls(env),
+    googleOAuth: googleOAuth(env),
   };
 }
 

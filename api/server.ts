@@ -27,11 +27,19 @@ import { loadWidgetAssets } from './widgets/assets.ts';
 import { loadDashboardAssets } from './dashboard/pages.ts';
 import { RedisSessions } from './dashboard/redis-sessions.ts';
 import { endUploads } from './dashboard/routes/reviews-import.ts';
+import { ensureSecretsKey, SecretBox } from './secrets/secrets.ts';
+import { HttpClient } from './sources/http.ts';
+import { dueSources, SourcesService } from './sources/service.ts';
+import type { SyncSummary } from './sources/sync.ts';
+import { minuteMs, type Jobs } from './jobs/jobs.ts';
+import { BullJobs } from './jobs/bullmq.ts';
+import { InProcessJobs } from './jobs/in-process.ts';
 
 export interface Service {
   config: Config;
   store: Store;
   logger: Logger;
+  sources: SourcesService;
   app: App;
   adminToken: string;
   /** Actual ports (useful when 0 was asked for in tests). */
@@ -194,7 +202,22 @@ export async function startService(config: Config, options: StartOptions = {}): 
       : createHttpServer({ maxHeaderSize: 16 * 1024 }, (req, res) => (proxies.trusts(req.socket.remoteAddress) ? appCallback(req, res) : refuseHttp(req, res)));
   http?.on('clientError', refuseMalformed);
   if (http) trackResponses(http);
-  const admin = createAdminApp({ store, logger, metrics, adminToken, config, sessions });
+  // Review sources (CONTRACT §11): credentials sealed with SECRETS_KEY; background syncs through the one job
+  // interface, BullMQ when Redis is there, in process otherwise (chosen here, once).
+  const box = new SecretBox(await ensureSecretsKey(config.secretsKey, config.dataDir));
+  const platformHttp = new HttpClient();
+  const minute = minuteMs();
+  const handler = SourcesService.handler({ store, box, http: platformHttp, urls: config.sourceUrls, googleOAuth: config.googleOAuth, logger, minuteMs: minute });
+  const jobs: Jobs<SyncSummary> = config.redisUrl
+    ? new BullJobs({ redisUrl: config.redisUrl, keyPrefix: config.redisKeyPrefix, handler, logger, skipped: (job) => ({ id: job.sourceId, state: 'active', fetched: 0, created: 0, updated: 0, removed: 0, rejected: [], requests: 0 }) })
+    : new InProcessJobs({ handler, logger, due: (now) => dueSources(store, now), tickMs: Math.max(250, Math.min(15_000, minute / 4)) });
+  const sources = new SourcesService(store, box, jobs, minute);
+  // Not awaited: a Redis that is away at start-up must not hold the service (schedules are kept once it is back).
+  void (async () => {
+    await jobs.start();
+    await sources.ensureSchedules();
+  })().catch((err: unknown) => logger.error({ err: (err as Error).message }, 'sources: the job queue could not start'));
+  const admin = createAdminApp({ store, logger, metrics, adminToken, config, sessions, sources });
   const adminServer = createHttpServer(admin.callback());
   adminServer.requestTimeout = 0; // imports stream for as long as they need
   trackResponses(adminServer);
@@ -214,6 +237,8 @@ export async function startService(config: Config, options: StartOptions = {}): 
       lifecycle.draining = true;
       await Promise.all([closeServer(https), http ? closeServer(http) : undefined, closeServer(adminServer)]);
       await app.close();
+      await jobs.close();
+      platformHttp.close();
       if (!options.store) await rawStore.close();
       if (redisHealth) await redisHealth.client.quit().catch(() => redisHealth.client.disconnect());
       logger.info('shutdown complete');
@@ -221,5 +246,5 @@ export async function startService(config: Config, options: StartOptions = {}): 
     return closing;
   };
 
-  return { config, store, logger, app, adminToken, ports, baseUrl, adminUrl: `http://127.0.0.1:${ports.admin}`, close };
+  return { config, store, logger, sources, app, adminToken, ports, baseUrl, adminUrl: `http://127.0.0.1:${ports.admin}`, close };
 }

@@ -22,6 +22,8 @@ import { lintWidget } from '../widgets/lint.ts';
 import type { SessionStore } from '../store/people-types.ts';
 import { audit, OPERATOR } from '../dashboard/audit.ts';
 import { assertNotLastOwner, createUser, parseUserCreate, removeUser, userListItem } from './users.ts';
+import type { SourcesService } from '../sources/service.ts';
+import { sourceRoutes } from './sources.ts';
 
 export interface AdminDeps {
   store: Store;
@@ -31,6 +33,8 @@ export interface AdminDeps {
   config: Config;
   /** Where sessions live: removing a user ends theirs at once. */
   sessions: SessionStore;
+  /** Review sources (CONTRACT §11); absent in tests that do not need them. */
+  sources?: SourcesService;
 }
 
 function requireAdmin(token: string) {
@@ -166,6 +170,8 @@ export function createAdminApp(deps: AdminDeps): Koa {
     }
     ctx.body = await enrichStored(store, org, force === 'true');
   });
+
+  if (deps.sources) sourceRoutes(router, store, deps.sources);
 
   koa.use(errorHandler(logger));
   koa.use(requestId(logger));

@@ -37,6 +37,12 @@ const USAGE = `Usage: npm run admin -- <command> [options] [--json]
   users create --org ORG_ID --email EMAIL --role owner|admin|member [--password-stdin]
   users list --org ORG_ID
   users remove USER_ID
+  sources add --org ORG_ID --platform google|trustpilot|yelp|facebook|g2 --account ID [--name "…"] [--every 60m]
+              (credentials JSON on stdin, e.g. {"apiKey":"…"}; never on the command line)
+  sources list --org ORG_ID
+  sources sync SOURCE_ID [--full]
+  sources reconnect SOURCE_ID   (new credentials JSON on stdin)
+  sources remove SOURCE_ID      (its reviews stay)
 `;
 
 interface Ctx {
@@ -147,6 +153,10 @@ const OPTIONS = {
   email: { type: 'string' },
   role: { type: 'string' },
   'password-stdin': { type: 'boolean' },
+  platform: { type: 'string' },
+  account: { type: 'string' },
+  every: { type: 'string' },
+  full: { type: 'boolean' },
 } as const;
 
 function print(ctx: Ctx, value: Json, human: () => string): void {
@@ -199,6 +209,22 @@ async function readPasswordFromStdin(): Promise<string> {
   const password = text.split(/\r?\n/)[0] ?? '';
   if (password === '') throw new CliError('--password-stdin: standard input held no password');
   return password;
+}
+
+/** A source's credentials: a JSON object on standard input (never an argument: shell history, ps). */
+async function readCredentialsFromStdin(): Promise<Json> {
+  if (process.stdin.isTTY) throw new CliError('give the credentials as JSON on standard input, e.g. echo \'{"apiKey":"…"}\' | npm run admin -- sources add …');
+  let text = '';
+  for await (const chunk of process.stdin) text += String(chunk);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // The text itself is never repeated: it is a secret.
+    throw new CliError('standard input is not JSON: give the credentials as a JSON object, e.g. {"apiKey":"…"}');
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new CliError('the credentials must be a JSON object, e.g. {"apiKey":"…"}');
+  return parsed as Json;
 }
 
 export async function run(argv: string[]): Promise<void> {
@@ -328,6 +354,39 @@ export async function run(argv: string[]): Promise<void> {
     case 'users remove': {
       const out = await call(ctx, 'DELETE', `/admin/users/${encodeURIComponent(need(rest[0], 'USER_ID'))}`);
       return print(ctx, out, () => `User ${out.id} removed; their sessions have ended.`);
+    }
+    case 'sources add': {
+      const body = {
+        orgId: need(v.org, '--org'),
+        platform: need(v.platform, '--platform'),
+        account: need(v.account, '--account'),
+        ...(v.name !== undefined && { name: v.name }),
+        ...(v.every !== undefined && { every: v.every }),
+      };
+      const source = await call(ctx, 'POST', '/admin/sources', { ...body, credentials: await readCredentialsFromStdin() });
+      return print(ctx, source, () => `Connected ${source.platform} ${source.account} as source ${source.id} ("${source.name}"), synced every ${source.every}; first sync ${source.nextSyncAt}.`);
+    }
+    case 'sources list': {
+      const list = await call(ctx, 'GET', `/admin/sources?orgId=${encodeURIComponent(need(v.org, '--org'))}`);
+      return print(ctx, list, () => table(list.data as Json[], ['id', 'platform', 'account', 'state', 'every', 'lastSyncAt', 'nextSyncAt', 'reviewCount', 'lastError']));
+    }
+    case 'sources sync': {
+      const out = await call(ctx, 'POST', `/admin/sources/${encodeURIComponent(need(rest[0], 'SOURCE_ID'))}/sync${v.full ? '?full=true' : ''}`);
+      return print(ctx, out, () =>
+        [
+          `Source ${out.id} (${out.state}): ${out.fetched} fetched, ${out.created} new, ${out.updated} updated, ${out.removed} removed, ${(out.rejected as unknown[]).length} rejected; ${out.requests} requests.`,
+          ...(out.rejected as { externalId: string; reason: string }[]).slice(0, 20).map((r) => `  ${r.externalId}: ${r.reason}`),
+        ].join('\n'),
+      );
+    }
+    case 'sources reconnect': {
+      const id = need(rest[0], 'SOURCE_ID');
+      const out = await call(ctx, 'POST', `/admin/sources/${encodeURIComponent(id)}/reconnect`, { credentials: await readCredentialsFromStdin() });
+      return print(ctx, out, () => `Source ${out.id} reconnected (${out.state}); next sync ${out.nextSyncAt}.`);
+    }
+    case 'sources remove': {
+      const out = await call(ctx, 'DELETE', `/admin/sources/${encodeURIComponent(need(rest[0], 'SOURCE_ID'))}`);
+      return print(ctx, out, () => `Source ${out.id} removed; the reviews it collected stay.`);
     }
     default:
       throw new CliError(`unknown command "${command}". Run npm run admin -- --help`);

@@ -14,7 +14,7 @@ import type { Readable } from 'node:stream';
 import { enrich, type AiFields, type Enrichable } from '../intelligence/enrich.ts';
 import { sharedEnrichPool, type EnrichPool } from '../intelligence/pool.ts';
 import type { Logger } from '../logger.ts';
-import { parseRecords, readAsUtc, validateRecord, type ReviewDraft } from '../reviews/import/index.ts';
+import { parseRecords, readAsUtc, validateRecord, type ParsedRecord, type ReviewDraft } from '../reviews/import/index.ts';
 import type { Organization, ReviewInput, Store } from '../store/types.ts';
 import { yieldEvery } from './yield-every.ts';
 
@@ -83,8 +83,27 @@ export async function importReviews(
   /** Told the counts each time a batch is written (the dashboard shows them after a reload). */
   progress: (summary: Readonly<ImportSummary>) => void = () => undefined,
 ): Promise<ImportSummary> {
+  logger.info({ orgId: org.id, format }, 'import started');
+  const summary = await importRecords(store, org, parseRecords(source, format), pool, progress);
+  logger.info({ orgId: org.id, imported: summary.imported, updated: summary.updated, rejected: summary.rejectedTotal }, 'import finished');
+  return summary;
+}
+
+/**
+ * The one way reviews get in, whatever brought them (a file, or a platform's
+ * API through a source's sync, api/sources/sync.ts): records validated
+ * (validateRecord), enriched, and upserted by their natural key
+ * platform+externalId. `line` numbers the records for the rejections.
+ */
+export async function importRecords(
+  store: Store,
+  org: Organization,
+  records: AsyncIterable<ParsedRecord> | Iterable<ParsedRecord>,
+  pool: EnrichPool | null = sharedEnrichPool(),
+  /** Told the counts each time a batch is written. */
+  progress: (summary: Readonly<ImportSummary>) => void = () => undefined,
+): Promise<ImportSummary> {
   const orgId = org.id;
-  logger.info({ orgId, format }, 'import started');
   const pause = yieldEvery();
   const summary: ImportSummary = { imported: 0, updated: 0, rejected: [], rejectedTotal: 0, fileError: null, datesWithoutOffset: 0 };
   let batch: ReviewInput[] = [];
@@ -164,7 +183,7 @@ export async function importReviews(
   };
 
   try {
-    for await (const item of parseRecords(source, format)) {
+    for await (const item of records) {
       if (item.error !== undefined) {
         reject(item.line, item.error);
         if (item.fileLevel) summary.fileError = summary.rejected.at(-1) ?? null;
@@ -189,6 +208,5 @@ export async function importReviews(
     await (writing as Promise<void> | null)?.catch(() => undefined);
     throw err;
   }
-  logger.info({ orgId, imported: summary.imported, updated: summary.updated, rejected: summary.rejectedTotal }, 'import finished');
   return summary;
 }

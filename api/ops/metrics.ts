@@ -89,6 +89,7 @@ export class Metrics {
       widgets: wrap(store.widgets, 'widgets'),
       reviews: wrap(store.reviews, 'reviews'),
       moderation: wrap(store.moderation, 'moderation'),
+      sources: wrap(store.sources, 'sources'),
       people: store.people,
       ping: () => store.ping(),
       close: () => store.close(),

@@ -158,6 +158,7 @@ async function breakableStore(): Promise<{ store: Store; state: { ping: 'ok' | '
     widgets: inner.widgets,
     reviews: inner.reviews,
     moderation: inner.moderation,
+    sources: inner.sources,
     people: inner.people,
     ping: () => {
       if (state.ping === 'fail') return Promise.reject(new Error('store is not answering'));

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EMPTY_STATS, FIXTURE_PLATFORMS, generateFixture, referenceList, referenceMonthly, referenceStats, type ReviewFixture } from '../reviews/fixtures.ts';
 import { EmbeddedStore } from './embedded/store.ts';
 import { newId } from './ids.ts';
-import type { ApiKeyRecord, Organization, Review, ReviewInput, ReviewModeration, ReviewQuery, Store, Widget } from './types.ts';
+import type { ApiKeyRecord, Organization, Review, ReviewInput, ReviewModeration, ReviewQuery, Source, Store, Widget } from './types.ts';
 import { mongoTargets, openMongoStore, type MongoTarget } from '../test/mongo-suites.ts';
 
 interface Subject {
@@ -438,6 +438,77 @@ for (const subject of subjects) {
       await store.reviews.upsert(o.id, [review('b', '2026-03-01T00:00:00.000Z', 3)], now);
       expect((await store.reviews.monthly(range)).filter((r) => r.platform === 'GOOGLE').map((r) => [r.month, r.count])).toEqual([['2026-03', 2]]);
     });
+
+    it('removes reviews from every answer, keeps them with removedAt, and brings them back as they were', async () => {
+      const o = org('Removal');
+      await store.orgs.create(o);
+      const review = (externalId: string, date: string, rating: number | null, platform = 'TRUSTPILOT', content = 'Good service'): ReviewInput => ({
+        platform, externalId, authorName: 'Ann', authorAvatar: null, rating, content, date, url: null, language: 'en', isVerified: false,
+        sentiment: 0.5, sentimentLabel: 'POSITIVE', aiSummary: null, aiThemes: ['service'],
+      });
+      const now = new Date('2026-11-21T12:00:00Z');
+      await store.reviews.upsert(o.id, [review('t1', '2026-11-20T10:00:00.000Z', 5), review('t2', '2026-10-01T10:00:00.000Z', 2), review('t3', '2026-10-02T10:00:00.000Z', null), review('g1', '2026-11-01T00:00:00.000Z', 4, 'GOOGLE')], now);
+      const before = (await store.reviews.list({ orgId: o.id, limit: 100, offset: 0 })).items;
+      const t2 = before.find((r) => r.externalId === 't2')!;
+      expect((await store.reviews.externalIds(o.id, 'TRUSTPILOT')).sort()).toEqual(['t1', 't2', 't3']);
+
+      const at = new Date('2026-11-21T13:00:00.000Z');
+      // Unknown ids and another platform's are not touched.
+      expect(await store.reviews.remove(o.id, 'TRUSTPILOT', ['t2', 't3', 'nope', 'g1'], at)).toBe(2);
+      const live = (await store.reviews.list({ orgId: o.id, limit: 100, offset: 0 })).items;
+      expect(live.map((r) => r.externalId).sort()).toEqual(['g1', 't1']);
+      expect(await store.reviews.count(o.id)).toBe(2);
+      expect((await store.reviews.list({ orgId: o.id, platforms: ['TRUSTPILOT'], limit: 100, offset: 0 })).total).toBe(1);
+      expect((await store.reviews.list({ orgId: o.id, minRating: 1, maxRating: 2, limit: 100, offset: 0 })).items).toEqual([]);
+      expect((await store.reviews.list({ orgId: o.id, language: 'en', limit: 100, offset: 0 })).total).toBe(2);
+      expect(await store.reviews.stats({ orgId: o.id, now: at })).toEqual(referenceStats(live, { orgId: o.id, now: at }));
+      expect((await store.reviews.stats({ orgId: o.id, now: at })).totalReviews).toBe(2);
+      const range = { orgId: o.id, from: '2026-01', to: '2026-12' };
+      expect(await store.reviews.monthly(range)).toEqual(referenceMonthly(live, range));
+      expect(await store.reviews.get(o.id, t2.id)).toBeNull();
+      expect((await store.reviews.externalIds(o.id, 'TRUSTPILOT')).sort()).toEqual(['t1']);
+      const removed = await store.reviews.listRemoved(o.id);
+      expect(removed.map((r) => [r.externalId, r.removedAt])).toEqual([['t3', at.toISOString()], ['t2', at.toISOString()]]);
+      expect(removed[1]).toEqual({ ...t2, removedAt: at.toISOString() });
+      // Removing again changes nothing.
+      expect(await store.reviews.remove(o.id, 'TRUSTPILOT', ['t2'], at)).toBe(0);
+
+      // Listed again: the same review (id, createdAt), the new text, in every answer again.
+      const later = new Date('2026-11-22T12:00:00Z');
+      const result = await store.reviews.upsert(o.id, [review('t2', '2026-10-01T10:00:00.000Z', 2, 'TRUSTPILOT', 'Edited while away')], later);
+      expect(result).toEqual({ imported: 0, updated: 1 });
+      const back = await store.reviews.get(o.id, t2.id);
+      expect(back).toMatchObject({ id: t2.id, createdAt: t2.createdAt, content: 'Edited while away', updatedAt: later.toISOString() });
+      expect(back).not.toHaveProperty('removedAt');
+      expect((await store.reviews.listRemoved(o.id)).map((r) => r.externalId)).toEqual(['t3']);
+      const after = (await store.reviews.list({ orgId: o.id, limit: 100, offset: 0 })).items;
+      expect(after.map((r) => r.externalId).sort()).toEqual(['g1', 't1', 't2']);
+      expect(await store.reviews.stats({ orgId: o.id, now: later })).toEqual(referenceStats(after, { orgId: o.id, now: later }));
+      expect(await store.reviews.monthly(range)).toEqual(referenceMonthly(after, range));
+    });
+
+    it('keeps sources: create, get, list per organization and all, update (merge), delete', async () => {
+      const o = org('Sources');
+      await store.orgs.create(o);
+      const stamp = '2026-11-21T12:00:00.000Z';
+      const source: Source = {
+        id: newId('src'), orgId: o.id, platform: 'TRUSTPILOT', account: 'bu-1', name: 'Main', state: 'active', everyMinutes: 60,
+        credentials: 'v1.sealed', cursor: null, lastSyncAt: null, lastSuccessAt: null, lastFullAt: null, nextSyncAt: stamp,
+        lastError: null, failures: 0, createdAt: stamp, updatedAt: stamp,
+      };
+      await store.sources.create(source);
+      expect(await store.sources.get(source.id)).toEqual(source);
+      expect(await store.sources.get('src_missing')).toBeNull();
+      expect(await store.sources.listByOrg(o.id)).toEqual([source]);
+      expect((await store.sources.listAll()).map((s) => s.id)).toContain(source.id);
+      const updated = await store.sources.update(source.id, { state: 'failing', failures: 3, lastError: 'Trustpilot answered 500', cursor: '2026-11-20T00:00:00.000Z' });
+      expect(updated).toMatchObject({ id: source.id, state: 'failing', failures: 3, account: 'bu-1', credentials: 'v1.sealed', cursor: '2026-11-20T00:00:00.000Z' });
+      expect(await store.sources.get(source.id)).toEqual(updated);
+      expect(await store.sources.update('src_missing', { state: 'active' })).toBeNull();
+      expect(await store.sources.delete(source.id)).toBe(true);
+      expect(await store.sources.delete(source.id)).toBe(false);
+      expect(await store.sources.listByOrg(o.id)).toEqual([]);
+    });
   });
 }
 
@@ -508,6 +579,43 @@ describe('embedded store durability', () => {
       expect(await second.reviews.list({ orgId, limit: 50, offset: 10 })).toEqual(beforePage);
       expect(await second.moderation.listByOrg(orgId)).toEqual([moderation(hidden)]);
       await second.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('embedded store: removals and sources after a restart and a compaction', () => {
+  it('replays removed reviews and sources, and a compaction keeps both', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'store-removed-'));
+    try {
+      const fixture = generateFixture({ sizes: [200] });
+      const [orgId] = fixture.orgIds as [string];
+      const first = await EmbeddedStore.open(dir);
+      await first.orgs.create({ ...org('Replay'), id: orgId });
+      await first.reviews.upsert(orgId, fixture.inputs(orgId), fixture.now);
+      const all = (await first.reviews.list({ orgId, limit: 1000, offset: 0 })).items;
+      const gone = all.slice(0, 5);
+      for (const r of gone) await first.reviews.remove(orgId, r.platform, [r.externalId], fixture.now);
+      const stamp = fixture.now.toISOString();
+      await first.sources.create({
+        id: newId('src'), orgId, platform: 'YELP', account: 'biz', name: 'Yelp', state: 'active', everyMinutes: 60, credentials: 'v1.x',
+        cursor: null, lastSyncAt: null, lastSuccessAt: null, lastFullAt: null, nextSyncAt: stamp, lastError: null, failures: 0, createdAt: stamp, updatedAt: stamp,
+      });
+      const stats = await first.reviews.stats({ orgId, now: fixture.now });
+      const removed = await first.reviews.listRemoved(orgId);
+      const sources = await first.sources.listByOrg(orgId);
+      expect(stats.totalReviews).toBe(all.length - 5);
+      await first.close();
+      for (let round = 0; round < 2; round++) {
+        const again = await EmbeddedStore.open(dir);
+        expect(await again.reviews.stats({ orgId, now: fixture.now })).toEqual(stats);
+        expect(await again.reviews.listRemoved(orgId)).toEqual(removed);
+        expect(await again.sources.listByOrg(orgId)).toEqual(sources);
+        // The second round reads the compacted log.
+        if (round === 0) await (again as unknown as { compact(): Promise<void> }).compact();
+        await again.close();
+      }
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -61,6 +61,9 @@ export const AUDIT_ACTIONS = [
   'member.role_changed',
   'review.hidden',
   'review.shown',
+  'source.connected',
+  'source.reconnected',
+  'source.removed',
   'widget.changed',
   'widget.created',
 ] as const;

@@ -294,6 +294,17 @@ export interface ReviewStore {
    * moves. Absent where another process may write (MongoDB).
    */
   generation?(orgId: string): number;
+  /**
+   * The reviews of (orgId, platform) with these external ids leave every
+   * answer (lists, statistics, counts, months) and are kept with `removedAt`;
+   * an upsert of the same natural key later brings the review back with its id
+   * and createdAt. Answers how many were removed.
+   */
+  remove(orgId: string, platform: string, externalIds: string[], at: Date): Promise<number>;
+  /** The external ids of an organization's live (not removed) reviews of one platform. */
+  externalIds(orgId: string, platform: string): Promise<string[]>;
+  /** Removed reviews of an organization, for tests and by-hand checks. */
+  listRemoved(orgId: string): Promise<RemovedReview[]>;
 }
 
 /** Why an Owner or Admin hid a review (CONTRACT §7). */
@@ -325,6 +336,59 @@ export interface ModerationStore {
   listByOrg(orgId: string): Promise<ReviewModeration[]>;
 }
 
+export const SOURCE_PLATFORMS = ['GOOGLE', 'TRUSTPILOT', 'YELP', 'FACEBOOK', 'G2'] as const;
+export type SourcePlatform = (typeof SOURCE_PLATFORMS)[number];
+
+export const SOURCE_STATES = ['active', 'paused', 'needs_reauth', 'failing'] as const;
+export type SourceState = (typeof SOURCE_STATES)[number];
+
+/**
+ * A connected platform account (CONTRACT §11). `credentials` is sealed
+ * (api/secrets): the store never sees the plain secret, and no answer
+ * carries this field.
+ */
+export interface Source {
+  id: string;
+  orgId: string;
+  platform: SourcePlatform;
+  /** The platform's account id (a Google location name, a Trustpilot business unit id, …). */
+  account: string;
+  name: string;
+  state: SourceState;
+  /** Minutes between syncs (at least 1). */
+  everyMinutes: number;
+  /** Sealed credentials JSON (SecretBox, aad = the source id). */
+  credentials: string;
+  /** The newest platform time (ISO) of what the last complete incremental pass saw; null before the first. */
+  cursor: string | null;
+  lastSyncAt: string | null;
+  lastSuccessAt: string | null;
+  /** When the last complete full pass ended (removal runs only after one). */
+  lastFullAt: string | null;
+  nextSyncAt: string;
+  lastError: string | null;
+  /** Failed syncs in a row. */
+  failures: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type SourcePatch = Partial<Omit<Source, 'id' | 'orgId' | 'platform' | 'createdAt'>>;
+
+export interface SourceStore {
+  create(source: Source): Promise<void>;
+  get(id: string): Promise<Source | null>;
+  listByOrg(orgId: string): Promise<Source[]>;
+  /** Every source of every organization (the scheduler's view). */
+  listAll(): Promise<Source[]>;
+  update(id: string, patch: SourcePatch): Promise<Source | null>;
+  /** Forgets the source (its reviews stay); false when it was not there. */
+  delete(id: string): Promise<boolean>;
+}
+
+/** A review the platform no longer lists: kept out of every answer, back as it was if listed again. */
+export type RemovedReview = Review & { removedAt: string };
+
 export interface Store {
   readonly kind: 'embedded' | 'mongodb';
   /** Dashboard users, sessions, invitations, audit (people-types.ts). */
@@ -335,6 +399,8 @@ export interface Store {
   readonly reviews: ReviewStore;
   /** Hidden reviews (moderation with disclosure, CONTRACT §7). */
   readonly moderation: ModerationStore;
+  /** Connected platform accounts (CONTRACT §11). */
+  readonly sources: SourceStore;
   /** Throws when the store cannot answer (readiness). */
   ping(): Promise<void>;
   /** Flush and close; later calls fail. */

@@ -36,6 +36,7 @@ export async function openGatedStore(): Promise<GatedStore> {
     widgets: real.widgets,
     people: real.people,
     moderation: real.moderation,
+    sources: real.sources,
     reviews: {
       ...real.reviews,
       list: async (q) => {

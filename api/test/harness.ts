@@ -56,6 +56,8 @@ export interface StartTestOptions {
   env?: Record<string, string>;
   store?: Store;
   dataDir?: string;
+  /** A logger of the test's own (to read what the service logs). */
+  logger?: import('../logger.ts').Logger;
 }
 
 function collect(res: import('node:http').IncomingMessage): Promise<TestResponse> {
@@ -112,7 +114,7 @@ export async function startTestService(options: StartTestOptions = {}): Promise<
   const config = loadConfig(env);
   const service = await startService(config, {
     ephemeralPorts: true,
-    logger: createLogger(env.LOG_LEVEL ?? 'silent'),
+    logger: options.logger ?? createLogger(env.LOG_LEVEL ?? 'silent'),
     ...(options.store && { store: options.store }),
     ...(owned && { store: owned.store }),
   });

@@ -34,6 +34,7 @@ async function countingStore(kind: Store['kind'] = 'embedded') {
     keys: real.keys,
     people: real.people,
     moderation: real.moderation,
+    sources: real.sources,
     widgets: { ...real.widgets, get: (id) => (counts.widgetGet++, real.widgets.get(id)) },
     reviews: {
       ...real.reviews,

@@ -399,6 +399,19 @@ class OrgReviews {
     state.add(record, 1);
   }
 
+  /** Takes a review out of every list and aggregate (a removal); its record, or null. */
+  drop(platform: string, externalId: string): Review | null {
+    const key = naturalKey(platform, externalId);
+    const old = this.byKey.get(key);
+    if (!old) return null;
+    this.generation++;
+    this.platform(old.platform).add(old, -1);
+    // Flush takes it out of the lists (or out of `pending`), as for a replaced record.
+    this.removed.add(old);
+    this.byKey.delete(key);
+    return old;
+  }
+
   /** Bring every list up to date with the pending writes. */
   flush(): void {
     if (this.pending.length === 0 && this.removed.size === 0) return;
@@ -678,6 +691,22 @@ export class ReviewIndex {
     const org = this.orgs.get(orgId);
     if (org) for (const review of org.byKey.values()) if (review.id === id) return review;
     return null;
+  }
+
+  /** Takes the review out of the index (a removal); its record, or null when it was not there. */
+  drop(orgId: string, platform: string, externalId: string): Review | null {
+    const org = this.orgs.get(orgId);
+    const old = org?.drop(platform, externalId) ?? null;
+    if (org && old) this.settle(orgId);
+    return old;
+  }
+
+  /** The external ids of an organization's reviews of one platform. */
+  externalIds(orgId: string, platform: string): string[] {
+    const out: string[] = [];
+    const org = this.orgs.get(orgId);
+    if (org) for (const review of org.byKey.values()) if (review.platform === platform) out.push(review.externalId);
+    return out;
   }
 
   findByExternal(orgId: string, platform: string, externalId: string): Review | null {

@@ -33,6 +33,12 @@ export class ShardedMap<V> {
     this.count += shard.size - before;
   }
 
+  delete(key: string): boolean {
+    const gone = this.shards[shardOf(key)]!.delete(key);
+    if (gone) this.count--;
+    return gone;
+  }
+
   *values(): IterableIterator<V> {
     for (const shard of this.shards) yield* shard.values();
   }

@@ -13,8 +13,11 @@ import type {
   ModerationStore,
   Organization,
   OrgStore,
+  RemovedReview,
   Review,
   ReviewInput,
+  Source,
+  SourceStore,
   ReviewModeration,
   ReviewPage,
   ReviewQuery,
@@ -44,13 +47,18 @@ type Entry =
   | { t: 'hide'; v: ReviewModeration }
   | { t: 'show'; orgId: string; reviewId: string }
   /** A key's lastUsedAt: ~80 bytes instead of the whole key record again. */
-  | { t: 'used'; id: string; at: string };
+  | { t: 'used'; id: string; at: string }
+  /** Reviews the platform no longer lists: out of the index, kept here until listed again. */
+  | { t: 'removed'; v: RemovedReview[] }
+  | { t: 'source'; v: Source }
+  | { t: 'source-gone'; id: string };
 
 /** Records decided in the current group-commit round and not yet durable. */
 interface Draft {
   orgs: Map<string, Organization>;
   keys: Map<string, ApiKeyRecord>;
   widgets: Map<string, Widget>;
+  sources: Map<string, Source | null>;
 }
 
 /**
@@ -68,7 +76,9 @@ interface Prepared extends UpsertResult {
 const PREPARE_SLICE_MS = 5;
 
 /** Records an entry stands for (a review batch: one per review). */
-const recordsIn = (entry: Entry): number => (entry.t === 'reviews' ? entry.v.length : 1);
+const recordsIn = (entry: Entry): number => (entry.t === 'reviews' || entry.t === 'removed' ? entry.v.length : 1);
+
+const naturalKey = (platform: string, externalId: string): string => `${platform}\u0000${externalId}`;
 
 const clone = <T>(value: T): T => structuredClone(value);
 
@@ -119,6 +129,9 @@ export class EmbeddedStore implements Store {
   /** Key records created or revoked so far (keys.changes()). */
   private keyChanges = 0;
   private readonly widgetMap = new Map<string, Widget>();
+  private readonly sourceMap = new Map<string, Source>();
+  /** Removed reviews by organization, then natural key (platform NUL externalId). */
+  private readonly removedMap = new Map<string, Map<string, RemovedReview>>();
   private readonly index = new ReviewIndex();
   /** Hidden reviews by organization, then review id. */
   private readonly hidden = new Map<string, Map<string, ReviewModeration>>();
@@ -136,9 +149,11 @@ export class EmbeddedStore implements Store {
   info!: EmbeddedStoreInfo;
 
   private readonly commits = new GroupCommit<Entry, Draft>({
-    draft: () => ({ orgs: new Map(), keys: new Map(), widgets: new Map() }),
+    draft: () => ({ orgs: new Map(), keys: new Map(), widgets: new Map(), sources: new Map() }),
     put: (draft, entry) => {
       if (entry.t === 'org') draft.orgs.set(entry.v.id, entry.v);
+      else if (entry.t === 'source') draft.sources.set(entry.v.id, entry.v);
+      else if (entry.t === 'source-gone') draft.sources.set(entry.id, null);
       else if (entry.t === 'key') draft.keys.set(entry.v.id, entry.v);
       else if (entry.t === 'widget') draft.widgets.set(entry.v.id, entry.v);
       else if (entry.t === 'used') {
@@ -227,7 +242,9 @@ export class EmbeddedStore implements Store {
   private liveRecords(): number {
     let hidden = 0;
     for (const org of this.hidden.values()) hidden += org.size;
-    return this.orgMap.size + this.keyMap.size + this.widgetMap.size + this.index.size + hidden;
+    let removed = 0;
+    for (const org of this.removedMap.values()) removed += org.size;
+    return this.orgMap.size + this.keyMap.size + this.widgetMap.size + this.sourceMap.size + this.index.size + hidden + removed;
   }
 
   /** The current state as log entries (reviews in batches), for compaction. */
@@ -235,6 +252,8 @@ export class EmbeddedStore implements Store {
     for (const v of this.orgMap.values()) yield { t: 'org', v };
     for (const v of this.keyMap.values()) yield { t: 'key', v };
     for (const v of this.widgetMap.values()) yield { t: 'widget', v };
+    for (const v of this.sourceMap.values()) yield { t: 'source', v };
+    for (const org of this.removedMap.values()) if (org.size > 0) yield { t: 'removed', v: [...org.values()] };
     for (const org of this.hidden.values()) for (const v of org.values()) yield { t: 'hide', v };
     let batch: Review[] = [];
     for (const review of this.index.all()) {
@@ -248,7 +267,7 @@ export class EmbeddedStore implements Store {
   }
 
   private apply(entry: Entry): void {
-    if (entry.t !== 'reviews' && entry.t !== 'used' && entry.t !== 'show') deepFreeze(entry.v);
+    if (entry.t !== 'reviews' && entry.t !== 'used' && entry.t !== 'show' && entry.t !== 'source-gone') deepFreeze(entry.v);
     switch (entry.t) {
       case 'used': {
         const key = this.keyMap.get(entry.id);
@@ -266,8 +285,27 @@ export class EmbeddedStore implements Store {
       case 'widget':
         this.widgetMap.set(entry.v.id, entry.v);
         break;
+      case 'source':
+        this.sourceMap.set(entry.v.id, entry.v);
+        break;
+      case 'source-gone':
+        this.sourceMap.delete(entry.id);
+        break;
+      case 'removed':
+        for (const review of entry.v) {
+          this.index.drop(review.orgId, review.platform, review.externalId);
+          let org = this.removedMap.get(review.orgId);
+          if (!org) this.removedMap.set(review.orgId, (org = new Map()));
+          org.set(naturalKey(review.platform, review.externalId), review);
+        }
+        for (const orgId of new Set(entry.v.map((r) => r.orgId))) this.reviewWrites.set(orgId, (this.reviewWrites.get(orgId) ?? 0) + 1);
+        break;
       case 'reviews':
-        for (const review of entry.v) this.index.apply(review);
+        for (const review of entry.v) {
+          // Listed again: back as it was (the record keeps the removed one's id and createdAt, prepareInto).
+          this.removedMap.get(review.orgId)?.delete(naturalKey(review.platform, review.externalId));
+          this.index.apply(review);
+        }
         for (const orgId of new Set(entry.v.map((r) => r.orgId))) {
           this.index.settle(orgId);
           this.reviewWrites.set(orgId, (this.reviewWrites.get(orgId) ?? 0) + 1);
@@ -302,6 +340,27 @@ export class EmbeddedStore implements Store {
   private widget(d: Draft, id: string): Widget | null {
     return d.widgets.get(id) ?? this.widgetMap.get(id) ?? null;
   }
+
+  private source(d: Draft, id: string): Source | null {
+    const drafted = d.sources.get(id);
+    return drafted === undefined ? (this.sourceMap.get(id) ?? null) : drafted;
+  }
+
+  readonly sources: SourceStore = {
+    create: (source) => this.commit(() => ({ entries: [{ t: 'source', v: clone(source) }], result: undefined })),
+    get: async (id) => this.sourceMap.get(id) ?? null,
+    listByOrg: async (orgId) =>
+      [...this.sourceMap.values()].filter((s) => s.orgId === orgId).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id)),
+    listAll: async () => [...this.sourceMap.values()].sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id)),
+    update: (id, patch) =>
+      this.commit((d) => {
+        const source = this.source(d, id);
+        if (!source) return { entries: [], result: null };
+        const next: Source = { ...source, ...clone(patch), id: source.id, orgId: source.orgId, platform: source.platform, createdAt: source.createdAt, updatedAt: new Date().toISOString() };
+        return { entries: [{ t: 'source', v: next }], result: next };
+      }),
+    delete: (id) => this.commit((d) => (this.source(d, id) ? { entries: [{ t: 'source-gone', id }], result: true } : { entries: [], result: false })),
+  };
 
   readonly orgs: OrgStore = {
     create: (org) => this.commit(() => ({ entries: [{ t: 'org', v: clone(org) }], result: undefined })),
@@ -361,6 +420,19 @@ export class EmbeddedStore implements Store {
     monthly: async (query) => this.index.monthly(query),
     generation: (orgId: string) => this.index.generation(orgId),
     upsert: (orgId: string, inputs: ReviewInput[], now: Date): Promise<UpsertResult> => this.upsertReviews(orgId, inputs, now),
+    // Alone in its round, resolved against the committed index: a removal never races a batch of the same organization.
+    remove: (orgId, platform, externalIds, at) =>
+      this.commit(() => {
+        const removedAt = at.toISOString();
+        const v: RemovedReview[] = [];
+        for (const externalId of new Set(externalIds)) {
+          const live = this.index.findByExternal(orgId, platform, externalId);
+          if (live) v.push({ ...live, aiThemes: [...live.aiThemes], removedAt });
+        }
+        return { entries: v.length > 0 ? [{ t: 'removed', v }] : [], result: v.length };
+      }, true),
+    externalIds: async (orgId, platform) => this.index.externalIds(orgId, platform),
+    listRemoved: async (orgId) => [...(this.removedMap.get(orgId)?.values() ?? [])].sort((a, b) => b.date.localeCompare(a.date) || b.id.localeCompare(a.id)),
   };
 
   /**
@@ -455,7 +527,7 @@ export class EmbeddedStore implements Store {
         records[at] = checked(makeRecord(input, input.date, earlier.id, orgId, earlier.createdAt, stamp));
         continue;
       }
-      const existing = this.index.findByExternal(orgId, input.platform, input.externalId);
+      const existing = this.index.findByExternal(orgId, input.platform, input.externalId) ?? this.removedMap.get(orgId)?.get(natural) ?? null;
       if (existing) {
         into.updated++;
         records.push(checked(makeRecord(input, input.date, existing.id, orgId, existing.createdAt, stamp)));

@@ -26,8 +26,11 @@ import {
   type Organization,
   type OrgStore,
   type ReviewInput,
+  type RemovedReview,
   type ReviewModeration,
   type ReviewStore,
+  type Source,
+  type SourceStore,
   type Store,
   type UpsertResult,
   type Widget,
@@ -41,6 +44,7 @@ import {
   listFilter,
   listSort,
   reviewIndexes,
+  reviewKey,
   statsQueries,
   toDocument,
   type ReviewDocument,
@@ -85,6 +89,9 @@ export class MongoStore implements Store {
   private readonly widgetCol: Collection<WithMongoId<Widget>>;
   private readonly reviewCol: Collection<ReviewDocument>;
   private readonly moderationCol: Collection<WithMongoId<ReviewModeration>>;
+  private readonly sourceCol: Collection<WithMongoId<Source>>;
+  /** Reviews the platform no longer lists: the review document, moved here with `removedAt`, same natural `_id`. */
+  private readonly removedCol: Collection<ReviewDocument & { removedAt: Date }>;
   readonly people: MongoPeople;
   private readonly lockCol: Collection<LockDocument>;
   /** Maintained per-month aggregates: statistics and the Overview's series (review-months.ts). */
@@ -99,6 +106,8 @@ export class MongoStore implements Store {
     this.widgetCol = db.collection('widgets');
     this.reviewCol = db.collection('reviews');
     this.moderationCol = db.collection('review_moderation');
+    this.sourceCol = db.collection('sources');
+    this.removedCol = db.collection('removed_reviews');
     this.people = new MongoPeople(db, unavailable);
     this.lockCol = db.collection('locks');
     this.reviewMonths = new ReviewMonths(db, this.reviewCol, this.lockCol);
@@ -124,6 +133,8 @@ export class MongoStore implements Store {
       ...reviewIndexes.map((spec) => this.reviewCol.createIndex(spec.key, spec.options)),
       this.reviewCol.createIndex({ orgId: 1, id: 1 }, { name: 'org_id' }),
       this.moderationCol.createIndex({ orgId: 1, hiddenAt: 1 }, { name: 'org_hidden' }),
+      this.sourceCol.createIndex({ orgId: 1, createdAt: 1 }, { name: 'org_created' }),
+      this.removedCol.createIndex({ orgId: 1 }, { name: 'org' }),
       this.people.ensureIndexes(),
     ]);
     await this.reviewMonths.ensureIndexes(async () => (await this.orgCol.find({}, { projection: { _id: 1 } }).toArray()).map((o) => o._id));
@@ -199,6 +210,33 @@ export class MongoStore implements Store {
       const doc = await this.reviewCol.findOne({ orgId, id }, { projection: { _id: 0 } });
       return doc ? fromDocument(doc) : null;
     },
+    /**
+     * Moved, not flagged: copied to `removed_reviews` first, then deleted from
+     * `reviews`, then the months marked. A crash between the two leaves the
+     * review live and its copy behind, which the next upsert or removal of it
+     * settles; nothing is lost either way.
+     */
+    remove: async (orgId, platform, externalIds, at) => {
+      const keys = [...new Set(externalIds)].map((e) => reviewKey(orgId, platform, e));
+      let removed = 0;
+      for (let i = 0; i < keys.length; i += WRITE_BATCH) {
+        const docs = await this.reviewCol.find({ _id: { $in: keys.slice(i, i + WRITE_BATCH) } }).toArray();
+        if (docs.length === 0) continue;
+        await this.removedCol.bulkWrite(
+          docs.map((doc) => ({ replaceOne: { filter: { _id: doc._id }, replacement: { ...doc, removedAt: at }, upsert: true } })),
+          { ordered: false },
+        );
+        removed += (await this.reviewCol.deleteMany({ _id: { $in: docs.map((d) => d._id) } })).deletedCount;
+        await this.reviewMonths.mark(orgId, new Set(docs.map((d) => monthOf(d.date))));
+      }
+      return removed;
+    },
+    externalIds: async (orgId, platform) =>
+      (await this.reviewCol.find({ orgId, platform }, { projection: { _id: 0, externalId: 1 } }).toArray()).map((d) => d.externalId),
+    listRemoved: async (orgId) =>
+      (await this.removedCol.find({ orgId }).sort({ date: -1, id: -1 }).toArray()).map(
+        (doc): RemovedReview => ({ ...fromDocument(doc), removedAt: doc.removedAt.toISOString() }),
+      ),
     upsert: async (orgId, inputs: ReviewInput[], now) => {
       // Last one wins inside a batch, as in the embedded store.
       const unique = new Map<string, ReviewInput>();
@@ -210,9 +248,19 @@ export class MongoStore implements Store {
         const batch = docs.slice(i, i + WRITE_BATCH);
         let written: (UpsertResult & { months: Set<string> }) | null = null;
         try {
+          // Removed reviews listed again come back as they were: their id and createdAt.
+          const back = await this.removedCol.find({ _id: { $in: batch.map((d) => d._id) } }, { projection: { id: 1, createdAt: 1 } }).toArray();
+          const returning = new Map(back.map((b) => [b._id, b]));
+          for (const doc of batch) {
+            const was = returning.get(doc._id);
+            if (was) Object.assign(doc, { id: was.id, createdAt: was.createdAt });
+          }
           written = await this.writeReviews(batch);
-          result.imported += written.imported;
-          result.updated += written.updated;
+          if (back.length > 0) await this.removedCol.deleteMany({ _id: { $in: back.map((b) => b._id) } });
+          // A review back is the same review: an update, not a new one.
+          const moved = Math.min(back.length, written.imported);
+          result.imported += written.imported - moved;
+          result.updated += written.updated + moved;
         } finally {
           // After the writes landed: the months they touched, old and new (review-months.ts). A
           // batch that failed part-way may have written some: its new months are marked all the
@@ -239,6 +287,21 @@ export class MongoStore implements Store {
     show: async (orgId, reviewId) => (await this.moderationCol.deleteOne({ _id: reviewId, orgId })).deletedCount === 1,
     listByOrg: async (orgId) =>
       (await this.moderationCol.find({ orgId }).sort({ hiddenAt: 1, _id: 1 }).toArray()).map((d) => strip<ReviewModeration>(d)!),
+  }, unavailable);
+
+  /** Sources by id; credentials sealed (api/secrets) before they get here. */
+  readonly sources: SourceStore = translateErrors<SourceStore>({
+    create: async (source) => {
+      await this.sourceCol.insertOne({ _id: source.id, ...source });
+    },
+    get: async (id) => strip(await this.sourceCol.findOne({ _id: id })),
+    listByOrg: async (orgId) => (await this.sourceCol.find({ orgId }).sort({ createdAt: 1, _id: 1 }).toArray()).map((d) => strip<Source>(d)!),
+    listAll: async () => (await this.sourceCol.find({}).sort({ createdAt: 1, _id: 1 }).toArray()).map((d) => strip<Source>(d)!),
+    update: async (id, patch) => {
+      const { id: _i, orgId: _o, platform: _p, createdAt: _c, ...fields } = patch as Partial<Source>;
+      return strip(await this.sourceCol.findOneAndUpdate({ _id: id }, { $set: { ...fields, updatedAt: new Date().toISOString() } }, { returnDocument: 'after' }));
+    },
+    delete: async (id) => (await this.sourceCol.deleteOne({ _id: id })).deletedCount === 1,
   }, unavailable);
 
   /**

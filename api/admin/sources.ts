@@ -1,0 +1,87 @@
+/**
+ * The admin API's review sources (CONTRACT §11), behind the CLI's `sources`
+ * commands. Credentials arrive in the body (the CLI reads them from stdin) and
+ * are never answered, logged or audited: the answers are the shapes of §11.
+ */
+import type Router from '@koa/router';
+import { audit, OPERATOR } from '../dashboard/audit.ts';
+import { badRequest } from '../errors.ts';
+import type { SourcesService } from '../sources/service.ts';
+import type { Store } from '../store/types.ts';
+import { readJson } from './body.ts';
+import { requireOrg } from './orgs.ts';
+
+function field(body: Record<string, unknown>, name: string, required = true): string | undefined {
+  const value = body[name];
+  if (value === undefined && !required) return undefined;
+  if (typeof value !== 'string') throw badRequest(`${name} must be a string`, [{ parameter: name, message: 'must be a string' }]);
+  return value;
+}
+
+function credentialsOf(body: Record<string, unknown>): unknown {
+  const credentials = body.credentials;
+  if (credentials === null || typeof credentials !== 'object' || Array.isArray(credentials)) {
+    throw badRequest('credentials must be a JSON object (the CLI reads it from stdin)', [{ parameter: 'credentials', message: 'must be an object' }]);
+  }
+  return credentials;
+}
+
+export function sourceRoutes(router: Router, store: Store, sources: SourcesService): void {
+  router.post('/sources', async (ctx) => {
+    const body = (await readJson(ctx)) as Record<string, unknown>;
+    const orgId = field(body, 'orgId')!;
+    await requireOrg(store, orgId);
+    const added = await sources.add({
+      orgId,
+      platform: field(body, 'platform')!,
+      account: field(body, 'account')!,
+      name: field(body, 'name', false),
+      every: body.every,
+      credentials: credentialsOf(body),
+    });
+    await audit(store, orgId, OPERATOR, 'source.connected', { id: added.id, label: `${added.platform} ${added.account}` });
+    ctx.status = 201;
+    ctx.body = { id: added.id, orgId: added.orgId, platform: added.platform, account: added.account, name: added.name, state: added.state, every: added.every, nextSyncAt: added.nextSyncAt };
+  });
+
+  router.get('/sources', async (ctx) => {
+    const orgId = ctx.query.orgId;
+    if (typeof orgId !== 'string') throw badRequest('Give the organization: ?orgId=…', [{ parameter: 'orgId', message: 'is required' }]);
+    await requireOrg(store, orgId);
+    ctx.body = {
+      data: (await sources.list(orgId)).map((s) => ({
+        id: s.id,
+        platform: s.platform,
+        account: s.account,
+        name: s.name,
+        state: s.state,
+        every: s.every,
+        lastSyncAt: s.lastSyncAt,
+        lastSuccessAt: s.lastSuccessAt,
+        nextSyncAt: s.nextSyncAt,
+        lastError: s.lastError,
+        reviewCount: s.reviewCount ?? 0,
+      })),
+    };
+  });
+
+  router.post('/sources/:id/sync', async (ctx) => {
+    const full = ctx.query.full;
+    if (full !== undefined && full !== 'true' && full !== 'false') throw badRequest('full must be true or false', [{ parameter: 'full', message: 'must be true or false' }]);
+    ctx.body = await sources.sync(ctx.params.id!, full === 'true');
+  });
+
+  router.post('/sources/:id/reconnect', async (ctx) => {
+    const body = (await readJson(ctx)) as Record<string, unknown>;
+    const source = await sources.get(ctx.params.id!);
+    const updated = await sources.reconnect(source.id, credentialsOf(body));
+    await audit(store, source.orgId, OPERATOR, 'source.reconnected', { id: source.id, label: `${updated.platform} ${updated.account}` });
+    ctx.body = { id: updated.id, orgId: updated.orgId, platform: updated.platform, account: updated.account, name: updated.name, state: updated.state, every: updated.every, nextSyncAt: updated.nextSyncAt };
+  });
+
+  router.delete('/sources/:id', async (ctx) => {
+    const { id, source } = await sources.remove(ctx.params.id!);
+    await audit(store, source.orgId, OPERATOR, 'source.removed', { id, label: `${source.platform.toLowerCase()} ${source.account}` });
+    ctx.body = { id, removed: true };
+  });
+}

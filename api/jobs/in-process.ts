@@ -1,0 +1,98 @@
+/**
+ * Jobs without Redis: a timer in this process looks for due sources (the
+ * store's `nextSyncAt`, so a schedule survives a restart) and runs them, a
+ * few at a time, never two runs of one source at once. Right for the
+ * embedded store, which has one writer process anyway.
+ */
+import type { Logger } from '../logger.ts';
+import type { Due, JobResult, Jobs, SyncHandler, SyncJob } from './jobs.ts';
+
+export interface InProcessOptions<R> {
+  handler: SyncHandler<R>;
+  /** The sources due at `now` (active or failing, nextSyncAt reached). */
+  due: (now: Date) => Promise<Due[]>;
+  logger: Logger;
+  /** How often due sources are looked for. */
+  tickMs?: number;
+  concurrency?: number;
+}
+
+export class InProcessJobs<R> implements Jobs<R> {
+  readonly kind = 'in-process' as const;
+  private timer: NodeJS.Timeout | null = null;
+  /** The run in progress (or queued) per source. */
+  private readonly running = new Map<string, Promise<JobResult<R>>>();
+  private active = 0;
+  private closed = false;
+  private ticking: Promise<void> | null = null;
+
+  constructor(private readonly options: InProcessOptions<R>) {}
+
+  async schedule(): Promise<void> {
+    // The store's nextSyncAt is the schedule: nothing to keep here.
+  }
+
+  async unschedule(): Promise<void> {}
+
+  async runNow(job: SyncJob): Promise<R> {
+    return (await this.run(job)).value;
+  }
+
+  /** One run of the source at a time: a second waits for the first, then runs. */
+  private run(job: SyncJob): Promise<JobResult<R>> {
+    const before = this.running.get(job.sourceId) ?? Promise.resolve(null);
+    const mine = before
+      .catch(() => undefined)
+      .then(async () => {
+        this.active++;
+        try {
+          return await this.options.handler(job);
+        } finally {
+          this.active--;
+        }
+      });
+    this.running.set(job.sourceId, mine);
+    const forget = () => {
+      if (this.running.get(job.sourceId) === mine) this.running.delete(job.sourceId);
+    };
+    mine.then(forget, forget);
+    return mine;
+  }
+
+  async start(): Promise<void> {
+    const tick = this.options.tickMs ?? 15_000;
+    const loop = () => {
+      if (this.closed) return;
+      this.ticking = this.tick().finally(() => {
+        this.ticking = null;
+        if (!this.closed) this.timer = setTimeout(loop, tick);
+      });
+    };
+    this.timer = setTimeout(loop, Math.min(tick, 1000));
+  }
+
+  private async tick(): Promise<void> {
+    const limit = this.options.concurrency ?? 4;
+    let due: Due[];
+    try {
+      due = await this.options.due(new Date());
+    } catch (err) {
+      this.options.logger.warn({ err: (err as Error).message }, 'sources: could not read the due sources');
+      return;
+    }
+    const queue = due.filter((d) => !this.running.has(d.sourceId));
+    const workers = Array.from({ length: Math.min(limit, queue.length) }, async () => {
+      for (let d = queue.shift(); d && !this.closed; d = queue.shift()) {
+        await this.run({ sourceId: d.sourceId }).catch((err: unknown) => this.options.logger.error({ err, sourceId: d!.sourceId }, 'source sync crashed'));
+      }
+    });
+    await Promise.all(workers);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.ticking;
+    await Promise.allSettled([...this.running.values()]);
+  }
+}

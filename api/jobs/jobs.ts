@@ -1,0 +1,46 @@
+/**
+ * Background work has one door (STYLE.md): `Jobs`, with two implementations
+ * chosen once in the composition root (server.ts): BullMQ on Redis
+ * (bullmq.ts) when REDIS_URL is set, in process (in-process.ts) otherwise.
+ * The handler is a plain function of the job's data; it never knows which
+ * queue runs it. Today's one job: a source's sync.
+ */
+export interface SyncJob {
+  sourceId: string;
+  full?: boolean;
+}
+
+/** What a run answers; `retry` asks the queue to try again with back-off (a failure worth retrying). */
+export interface JobResult<R> {
+  value: R;
+  retry: string | null;
+}
+
+export type SyncHandler<R> = (job: SyncJob) => Promise<JobResult<R>>;
+
+/** A source's schedule as the store holds it (the in-process scheduler reads these). */
+export interface Due {
+  sourceId: string;
+  /** When it is due (ISO). */
+  nextSyncAt: string;
+}
+
+export interface Jobs<R> {
+  readonly kind: 'bullmq' | 'in-process';
+  /** The source is synced every `everyMs` from now on (idempotent: a schedule is replaced). */
+  schedule(sourceId: string, everyMs: number): Promise<void>;
+  unschedule(sourceId: string): Promise<void>;
+  /** Runs the source's sync now, after any run of it in progress anywhere, and answers its result. */
+  runNow(job: SyncJob): Promise<R>;
+  /** Starts taking work. */
+  start(): Promise<void>;
+  /** Stops taking work and waits for the runs in progress. */
+  close(): Promise<void>;
+}
+
+/** Interval units: a source's `every` is in minutes; tests shorten the minute (SOURCES_MINUTE_MS). */
+export function minuteMs(env: Record<string, string | undefined> = process.env): number {
+  const raw = env.SOURCES_MINUTE_MS;
+  const n = raw === undefined || raw === '' ? 60_000 : Number(raw);
+  return Number.isInteger(n) && n >= 100 ? n : 60_000;
+}

@@ -1,0 +1,137 @@
+/**
+ * One connector per platform (google.ts, trustpilot.ts, yelp.ts, facebook.ts,
+ * g2.ts), behind this interface. A connector knows its platform's shapes and
+ * nothing else: paging state, the cursor, back-off, locking and storage live
+ * once, in sync.ts. `map` is a pure function (fixtures beside it, *.test.ts).
+ */
+import type { SourceUrls } from '../config.ts';
+import type { SourcePlatform } from '../store/types.ts';
+import type { HttpClient, HttpResponse } from './http.ts';
+
+/** What `map` gives: an import record (CONTRACT §2 field names), validated like a file's record. */
+export interface ImportRecord {
+  platform: SourcePlatform;
+  externalId: string;
+  authorName: string;
+  authorAvatar: string | null;
+  rating: number | null;
+  content: string;
+  /** ISO 8601 UTC. */
+  date: string;
+  url: string | null;
+  isVerified: boolean;
+}
+
+export interface ConnectorContext<C> {
+  account: string;
+  credentials: C;
+  http: HttpClient;
+  urls: SourceUrls;
+  googleOAuth: { clientId: string; clientSecret: string } | null;
+  /** Per sync: what a connector keeps between its calls (Google's access token). */
+  session: Map<string, unknown>;
+}
+
+export interface Page<R> {
+  records: R[];
+  /** Where the next page starts (a token, a URL, a page number): null at the end. */
+  next: string | null;
+}
+
+export interface Connector<C = unknown, R = unknown> {
+  platform: SourcePlatform;
+  /** The credentials JSON's fields, all strings (the dashboard's form; the CLI's stdin). */
+  credentialFields: readonly string[];
+  /** False where the API never lists everything (Yelp: 3 excerpts): no removal. */
+  removal: boolean;
+  /** The credentials JSON checked; throws a CredentialsError naming what is wrong. */
+  parseCredentials(raw: unknown): C;
+  /** One page, newest first, from `next` (null = the first page). */
+  fetchPage(ctx: ConnectorContext<C>, next: string | null): Promise<Page<R>>;
+  map(record: R): ImportRecord;
+  /** The time the sync's cursor compares (ISO UTC): Google `updateTime`, else the creation time. */
+  cursorTime(record: R): string;
+}
+
+/** The credentials given are malformed (not the platform's refusal). */
+export class CredentialsError extends Error {
+  override name = 'CredentialsError';
+}
+
+/** The platform refused the credentials: the source needs to be reconnected; no more calls. */
+export class AuthError extends Error {
+  override name = 'AuthError';
+}
+
+/** The platform's quota: wait `retryAfterMs` (from Retry-After) or back off. */
+export class RateLimitError extends Error {
+  override name = 'RateLimitError';
+  constructor(
+    message: string,
+    readonly retryAfterMs: number | null,
+  ) {
+    super(message);
+  }
+}
+
+/** Any other failure, in words a person can act on. */
+export class PlatformError extends Error {
+  override name = 'PlatformError';
+}
+
+/** Retry-After as milliseconds: seconds or an HTTP date; null when absent or unreadable. */
+export function retryAfterMs(value: string | string[] | undefined, now = Date.now()): number | null {
+  const raw = Array.isArray(value) ? value[0] : value;
+  if (raw === undefined || raw.trim() === '') return null;
+  if (/^\d+$/.test(raw.trim())) return Number(raw.trim()) * 1000;
+  const at = Date.parse(raw);
+  return Number.isNaN(at) ? null : Math.max(0, at - now);
+}
+
+/**
+ * The answer's JSON when it is a success; else the error it stands for:
+ * 429 → RateLimitError, `isAuth` (401/403 by default) → AuthError, the rest → PlatformError.
+ */
+export function jsonOrThrow<T>(res: HttpResponse, label: string, isAuth: (res: HttpResponse) => boolean = (r) => r.status === 401 || r.status === 403): T {
+  if (res.status === 429) throw new RateLimitError(`${label} is rate limiting this account (429)`, retryAfterMs(res.headers['retry-after']));
+  if (isAuth(res)) throw new AuthError(`${label} refused the credentials (${res.status}): reconnect the source with new credentials`);
+  if (res.status < 200 || res.status >= 300) {
+    throw new PlatformError(
+      res.status >= 500
+        ? `${label} is failing (${res.status}); it will be tried again with back-off`
+        : res.status === 404
+          ? `${label} does not know this account (404): check the account id`
+          : `${label} refused the request (${res.status})`,
+    );
+  }
+  try {
+    return JSON.parse(res.text) as T;
+  } catch {
+    throw new PlatformError(`${label} answered something that is not JSON (${res.status})`);
+  }
+}
+
+/** A non-empty string field of the credentials JSON. */
+export function credentialString(raw: unknown, field: string): string {
+  const value = raw !== null && typeof raw === 'object' ? (raw as Record<string, unknown>)[field] : undefined;
+  if (typeof value !== 'string' || value.trim() === '') throw new CredentialsError(`the credentials JSON needs "${field}" (a non-empty string)`);
+  return value.trim();
+}
+
+/** Only https: avatars are kept (CONTRACT §11). */
+export function httpsOrNull(value: unknown): string | null {
+  if (typeof value !== 'string' || value === '') return null;
+  try {
+    return new URL(value).protocol === 'https:' ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A platform date (any ISO 8601 form, `+0000` offsets included) as canonical UTC; the text unchanged when unreadable (validation rejects it). */
+export function utc(value: unknown): string {
+  if (typeof value !== 'string') return '';
+  const fixed = value.replace(/([+-]\d{2})(\d{2})$/, '$1:$2');
+  const ms = Date.parse(fixed);
+  return Number.isNaN(ms) ? value : new Date(ms).toISOString();
+}

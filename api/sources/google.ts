@@ -1,0 +1,113 @@
+/**
+ * Google: Business Profile API v4, `GET {GOOGLE_BUSINESS_API_URL}/v4/{accounts/a/locations/l}/reviews`
+ * (`pageSize=50`, `orderBy=updateTime desc`, `pageToken`), with an access
+ * token obtained from the stored refresh token at `GOOGLE_OAUTH_TOKEN_URL`
+ * (grant_type=refresh_token, the operator's OAuth client; scope
+ * business.manage). The access token lives for the sync only; a 401 in the
+ * middle of a sync (it expired) is answered by one refresh and one retry. An
+ * `invalid_grant` from the token endpoint, or a 401 with a fresh token, means
+ * the person must connect again.
+ */
+import { AuthError, credentialString, httpsOrNull, jsonOrThrow, PlatformError, RateLimitError, retryAfterMs, utc, type Connector, type ConnectorContext, type ImportRecord } from './connector.ts';
+
+export interface GoogleCredentials {
+  refreshToken: string;
+}
+
+export interface GoogleReview {
+  name?: string;
+  reviewId: string;
+  reviewer?: { displayName?: string | null; profilePhotoUrl?: string | null; isAnonymous?: boolean } | null;
+  starRating?: 'STAR_RATING_UNSPECIFIED' | 'ONE' | 'TWO' | 'THREE' | 'FOUR' | 'FIVE' | string;
+  comment?: string | null;
+  createTime: string;
+  updateTime?: string | null;
+}
+
+interface ReviewsAnswer {
+  reviews?: GoogleReview[];
+  nextPageToken?: string;
+}
+
+const STARS: Record<string, number> = { ONE: 1, TWO: 2, THREE: 3, FOUR: 4, FIVE: 5 };
+
+const TRANSLATED = '(Translated by Google)';
+const ORIGINAL = '(Original)';
+
+/**
+ * Where Google added a machine translation only the original text is kept:
+ * `(Translated by Google) <translation>\n\n(Original)\n<original>`, and the
+ * other order, `<original>\n\n(Translated by Google)\n<translation>`.
+ */
+export function originalText(comment: string): string {
+  const text = comment.trim();
+  const o = text.indexOf(ORIGINAL);
+  const t = text.indexOf(TRANSLATED);
+  if (t === -1) return text;
+  if (o !== -1 && o > t) return text.slice(o + ORIGINAL.length).trim();
+  if (o !== -1 && o < t) return text.slice(o + ORIGINAL.length, t).trim();
+  return t > 0 ? text.slice(0, t).trim() : text.slice(TRANSLATED.length).trim();
+}
+
+export function mapGoogle(r: GoogleReview): ImportRecord {
+  const anonymous = r.reviewer?.isAnonymous === true;
+  return {
+    platform: 'GOOGLE',
+    externalId: r.reviewId,
+    authorName: anonymous ? 'A Google user' : r.reviewer?.displayName?.trim() || 'A Google user',
+    authorAvatar: anonymous ? null : httpsOrNull(r.reviewer?.profilePhotoUrl),
+    rating: STARS[r.starRating ?? ''] ?? null,
+    content: originalText(r.comment ?? ''),
+    date: utc(r.createTime),
+    url: null,
+    isVerified: false,
+  };
+}
+
+const TOKEN_KEY = 'google.accessToken';
+
+async function accessToken(ctx: ConnectorContext<GoogleCredentials>, fresh = false): Promise<string> {
+  const kept = ctx.session.get(TOKEN_KEY) as string | undefined;
+  if (kept && !fresh) return kept;
+  if (!ctx.googleOAuth) throw new PlatformError('Google sources need the operator\'s OAuth client: set GOOGLE_OAUTH_CLIENT_ID and GOOGLE_OAUTH_CLIENT_SECRET');
+  const body = new URLSearchParams({
+    grant_type: 'refresh_token',
+    refresh_token: ctx.credentials.refreshToken,
+    client_id: ctx.googleOAuth.clientId,
+    client_secret: ctx.googleOAuth.clientSecret,
+  }).toString();
+  const res = await ctx.http.call(ctx.urls.googleToken, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body });
+  if (res.status === 400 || res.status === 401) {
+    let error = '';
+    try {
+      error = String((JSON.parse(res.text) as { error?: string }).error ?? '');
+    } catch {
+      // Named by status below.
+    }
+    if (error === 'invalid_grant' || res.status === 401) throw new AuthError('Google refused the stored authorization (invalid_grant: revoked, expired or the password changed): reconnect the source');
+  }
+  const token = jsonOrThrow<{ access_token?: string }>(res, 'Google\'s token endpoint').access_token;
+  if (!token) throw new PlatformError('Google\'s token endpoint answered without an access token');
+  ctx.session.set(TOKEN_KEY, token);
+  return token;
+}
+
+export const google: Connector<GoogleCredentials, GoogleReview> = {
+  platform: 'GOOGLE',
+  credentialFields: ['refreshToken'],
+  removal: true,
+  parseCredentials: (raw) => ({ refreshToken: credentialString(raw, 'refreshToken') }),
+  async fetchPage(ctx, next) {
+    if (!/^accounts\/[^/]+\/locations\/[^/]+$/.test(ctx.account)) throw new PlatformError('a Google account id is the location\'s resource name, accounts/{account}/locations/{location}');
+    const url = `${ctx.urls.googleBusiness}/v4/${ctx.account.split('/').map(encodeURIComponent).join('/')}/reviews?pageSize=50&orderBy=${encodeURIComponent('updateTime desc')}${next ? `&pageToken=${encodeURIComponent(next)}` : ''}`;
+    let res = await ctx.http.call(url, { headers: { authorization: `Bearer ${await accessToken(ctx)}` } });
+    // The access token expired during the sync: one refresh, one retry.
+    if (res.status === 401) res = await ctx.http.call(url, { headers: { authorization: `Bearer ${await accessToken(ctx, true)}` } });
+    if (res.status === 429) throw new RateLimitError('Google is rate limiting this project (429)', retryAfterMs(res.headers['retry-after']));
+    const body = jsonOrThrow<ReviewsAnswer>(res, 'Google', (r) => r.status === 401);
+    const records = Array.isArray(body.reviews) ? body.reviews : [];
+    return { records, next: body.nextPageToken && records.length > 0 ? body.nextPageToken : null };
+  },
+  map: mapGoogle,
+  cursorTime: (r) => utc(r.updateTime ?? r.createTime),
+};

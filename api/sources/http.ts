@@ -1,0 +1,114 @@
+/**
+ * Outgoing calls to the review platforms: HTTPS only, trusting Node's bundled
+ * roots, the system's CA bundle and NODE_EXTRA_CA_CERTS (CONTRACT §11), with a
+ * timeout and a bounded answer. Each call is counted (a sync reports its
+ * `requests`). The secrets a call carries (headers, query) are never logged
+ * here, and an error names the host and status only.
+ */
+import { readFileSync } from 'node:fs';
+import { Agent, request } from 'node:https';
+import { rootCertificates } from 'node:tls';
+
+/** Where Debian/Ubuntu, RHEL and Alpine keep the system's CA bundle. */
+const SYSTEM_BUNDLES = ['/etc/ssl/certs/ca-certificates.crt', '/etc/pki/tls/certs/ca-bundle.crt', '/etc/ssl/cert.pem'];
+
+const MAX_BODY = 16 * 1024 * 1024;
+const TIMEOUT_MS = 30_000;
+
+function readPem(path: string): string | null {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+/** Node's roots + the system bundle + NODE_EXTRA_CA_CERTS (+ `extra`, tests): given together, since `ca` replaces the default set. */
+export function trustedCas(extra: string[] = []): string[] {
+  const cas: string[] = [...rootCertificates];
+  for (const path of SYSTEM_BUNDLES) {
+    const pem = readPem(path);
+    if (pem) {
+      cas.push(pem);
+      break;
+    }
+  }
+  const extraFile = process.env.NODE_EXTRA_CA_CERTS;
+  if (extraFile) {
+    const pem = readPem(extraFile);
+    if (pem) cas.push(pem);
+  }
+  return [...cas, ...extra];
+}
+
+export interface HttpResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
+
+export interface HttpRequest {
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+export class NetworkError extends Error {
+  constructor(host: string, cause: Error) {
+    super(`could not reach ${host} (${(cause as NodeJS.ErrnoException).code ?? cause.message})`);
+    this.name = 'NetworkError';
+  }
+}
+
+export class HttpClient {
+  private readonly agent: Agent;
+  /** Calls made (every attempt counts). */
+  requests = 0;
+
+  constructor(options: { agent?: Agent; extraCa?: string[] } = {}) {
+    this.agent = options.agent ?? new Agent({ keepAlive: true, maxSockets: 8, ca: trustedCas(options.extraCa) });
+  }
+
+  /** A client sharing this one's agent (connections, trust) with its own request count: one per sync. */
+  fork(): HttpClient {
+    return new HttpClient({ agent: this.agent });
+  }
+
+  call(url: string, init: HttpRequest = {}): Promise<HttpResponse> {
+    const target = new URL(url);
+    if (target.protocol !== 'https:') return Promise.reject(new Error(`refusing a non-https platform URL (${target.protocol})`));
+    this.requests++;
+    return new Promise((resolve, reject) => {
+      const req = request(
+        target,
+        {
+          method: init.method ?? 'GET',
+          agent: this.agent,
+          headers: { accept: 'application/json', 'user-agent': 'review-proof-sources/1', ...init.headers, ...(init.body !== undefined && { 'content-length': Buffer.byteLength(init.body).toString() }) },
+          timeout: TIMEOUT_MS,
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          let size = 0;
+          res.on('data', (chunk: Buffer) => {
+            size += chunk.length;
+            if (size > MAX_BODY) {
+              req.destroy(new Error(`${target.host} answered more than ${MAX_BODY} bytes`));
+              return;
+            }
+            chunks.push(chunk);
+          });
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+          res.on('error', (err) => reject(new NetworkError(target.host, err)));
+        },
+      );
+      req.on('timeout', () => req.destroy(new Error('timed out')));
+      req.on('error', (err) => reject(err instanceof NetworkError ? err : new NetworkError(target.host, err)));
+      req.end(init.body);
+    });
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+}

@@ -1,0 +1,197 @@
+/**
+ * Sources as the admin API and the dashboard use them (CONTRACT §11): add,
+ * list, sync now, reconnect, remove. Credentials are sealed here, before the
+ * store sees them, and never leave: `view` is the only shape answered.
+ */
+import type { SourceUrls } from '../config.ts';
+import { badRequest, notFound, ApiError } from '../errors.ts';
+import type { Logger } from '../logger.ts';
+import type { Jobs, JobResult, SyncJob } from '../jobs/jobs.ts';
+import type { SecretBox } from '../secrets/secrets.ts';
+import { newId } from '../store/ids.ts';
+import { SOURCE_PLATFORMS, type Source, type SourcePlatform, type Store } from '../store/types.ts';
+import { CredentialsError } from './connector.ts';
+import { CONNECTORS } from './connectors.ts';
+import { syncSource, type SyncDeps, type SyncOutcome, type SyncSummary } from './sync.ts';
+
+export const DEFAULT_EVERY_MINUTES = 60;
+export const MIN_EVERY_MINUTES = 1;
+export const MAX_EVERY_MINUTES = 7 * 24 * 60;
+
+/** `60m`, `2h`, `1d` or a number of minutes. */
+export function parseEvery(value: unknown): number {
+  if (value === undefined || value === null) return DEFAULT_EVERY_MINUTES;
+  const m = /^(\d+)\s*(m|min|h|d)?$/.exec(String(value).trim());
+  const minutes = m ? Number(m[1]) * (m[2] === 'h' ? 60 : m[2] === 'd' ? 1440 : 1) : Number.NaN;
+  if (!Number.isInteger(minutes) || minutes < MIN_EVERY_MINUTES || minutes > MAX_EVERY_MINUTES) {
+    throw badRequest('every must be a duration such as 15m, 2h or 1d, at least 1 minute', [{ parameter: 'every', message: 'at least 1m, at most 7d' }]);
+  }
+  return minutes;
+}
+
+export function formatEvery(minutes: number): string {
+  return minutes % 1440 === 0 ? `${minutes / 1440}d` : minutes % 60 === 0 ? `${minutes / 60}h` : `${minutes}m`;
+}
+
+export interface SourceView {
+  id: string;
+  orgId: string;
+  platform: string;
+  account: string;
+  name: string;
+  state: Source['state'];
+  every: string;
+  lastSyncAt: string | null;
+  lastSuccessAt: string | null;
+  nextSyncAt: string;
+  lastError: string | null;
+  reviewCount?: number;
+}
+
+export function view(source: Source): SourceView {
+  return {
+    id: source.id,
+    orgId: source.orgId,
+    platform: source.platform.toLowerCase(),
+    account: source.account,
+    name: source.name,
+    state: source.state,
+    every: formatEvery(source.everyMinutes),
+    lastSyncAt: source.lastSyncAt,
+    lastSuccessAt: source.lastSuccessAt,
+    nextSyncAt: source.nextSyncAt,
+    lastError: source.lastError,
+  };
+}
+
+export interface AddSource {
+  orgId: string;
+  platform: string;
+  account: string;
+  name?: string;
+  every?: unknown;
+  credentials: unknown;
+}
+
+function platformOf(value: string): SourcePlatform {
+  const upper = value.trim().toUpperCase();
+  if (upper === 'CAPTERRA') throw badRequest('Capterra has no public reviews API: import its reviews from a file (reviews import)', [{ parameter: 'platform', message: 'file import only' }]);
+  if (!(SOURCE_PLATFORMS as readonly string[]).includes(upper)) {
+    throw badRequest(`platform must be one of ${SOURCE_PLATFORMS.map((p) => p.toLowerCase()).join(', ')}`, [{ parameter: 'platform', message: 'unknown platform' }]);
+  }
+  return upper as SourcePlatform;
+}
+
+export class SourcesService {
+  constructor(
+    private readonly store: Store,
+    private readonly box: SecretBox,
+    private readonly jobs: Jobs<SyncSummary>,
+    private readonly minuteMs: number,
+  ) {}
+
+  /** The handler the jobs run: a plain function of the job's data. */
+  static handler(deps: SyncDeps): (job: SyncJob) => Promise<JobResult<SyncSummary>> {
+    return async (job) => {
+      const outcome: SyncOutcome = await syncSource(deps, job.sourceId, { full: job.full });
+      return { value: outcome.summary, retry: outcome.error };
+    };
+  }
+
+  private seal(platform: SourcePlatform, id: string, credentials: unknown): string {
+    try {
+      // Checked (the platform's fields) before anything is stored; only the checked fields are kept.
+      return this.box.sealJson(CONNECTORS[platform].parseCredentials(credentials), id);
+    } catch (err) {
+      if (err instanceof CredentialsError) throw badRequest(err.message, [{ parameter: 'credentials', message: err.message }]);
+      throw err;
+    }
+  }
+
+  async add(input: AddSource): Promise<SourceView> {
+    const platform = platformOf(input.platform);
+    const account = input.account.trim();
+    if (account === '' || account.length > 300) throw badRequest('account is required (the platform\'s id of the business)', [{ parameter: 'account', message: 'is required' }]);
+    const everyMinutes = parseEvery(input.every);
+    // One source per platform and organization: a full pass removes the platform's reviews it no longer lists.
+    const existing = (await this.store.sources.listByOrg(input.orgId)).find((s) => s.platform === platform);
+    if (existing) throw new ApiError(409, 'conflict', `This organization already has a ${platform.toLowerCase()} source (${existing.id}); remove it first or reconnect it.`);
+    const id = newId('src');
+    const now = new Date();
+    const source: Source = {
+      id,
+      orgId: input.orgId,
+      platform,
+      account,
+      name: (input.name ?? '').trim().slice(0, 200) || `${platform.charAt(0)}${platform.slice(1).toLowerCase()} ${account}`.slice(0, 200),
+      state: 'active',
+      everyMinutes,
+      credentials: this.seal(platform, id, input.credentials),
+      cursor: null,
+      lastSyncAt: null,
+      lastSuccessAt: null,
+      lastFullAt: null,
+      nextSyncAt: now.toISOString(),
+      lastError: null,
+      failures: 0,
+      createdAt: now.toISOString(),
+      updatedAt: now.toISOString(),
+    };
+    await this.store.sources.create(source);
+    await this.jobs.schedule(id, everyMinutes * this.minuteMs);
+    return view(source);
+  }
+
+  async get(id: string): Promise<Source> {
+    const source = await this.store.sources.get(id);
+    if (!source) throw notFound('Source');
+    return source;
+  }
+
+  async list(orgId: string): Promise<SourceView[]> {
+    const sources = await this.store.sources.listByOrg(orgId);
+    if (sources.length === 0) return [];
+    const stats = await this.store.reviews.stats({ orgId, now: new Date() });
+    return sources.map((s) => ({ ...view(s), reviewCount: stats.platforms.find((p) => p.platform === s.platform)?.count ?? 0 }));
+  }
+
+  async sync(id: string, full: boolean): Promise<SyncSummary> {
+    await this.get(id);
+    return this.jobs.runNow({ sourceId: id, full });
+  }
+
+  async reconnect(id: string, credentials: unknown): Promise<SourceView> {
+    const source = await this.get(id);
+    const updated = await this.store.sources.update(id, {
+      credentials: this.seal(source.platform, id, credentials),
+      state: 'active',
+      failures: 0,
+      lastError: null,
+      nextSyncAt: new Date().toISOString(),
+    });
+    if (!updated) throw notFound('Source');
+    await this.jobs.schedule(id, updated.everyMinutes * this.minuteMs);
+    return view(updated);
+  }
+
+  async remove(id: string): Promise<{ id: string; removed: true; source: Source }> {
+    const source = await this.get(id);
+    await this.jobs.unschedule(id);
+    await this.store.sources.delete(id);
+    return { id, removed: true, source };
+  }
+
+  /** At start-up: every source's schedule is there (idempotent; BullMQ keeps them in Redis). */
+  async ensureSchedules(): Promise<void> {
+    for (const source of await this.store.sources.listAll()) await this.jobs.schedule(source.id, source.everyMinutes * this.minuteMs);
+  }
+}
+
+/** The sources due at `now` for the in-process scheduler: active or failing, nextSyncAt reached. */
+export async function dueSources(store: Store, now: Date): Promise<{ sourceId: string; nextSyncAt: string }[]> {
+  const at = now.toISOString();
+  return (await store.sources.listAll())
+    .filter((s) => (s.state === 'active' || s.state === 'failing') && s.nextSyncAt <= at)
+    .sort((a, b) => a.nextSyncAt.localeCompare(b.nextSyncAt))
+    .map((s) => ({ sourceId: s.id, nextSyncAt: s.nextSyncAt }));
+}

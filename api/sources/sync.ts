@@ -1,0 +1,196 @@
+/**
+ * One sync of one source (CONTRACT §11). Connectors know their platform; the
+ * paging, the cursor, the quota, the states and the storage live here, once.
+ *
+ * - Newest first. An incremental pass stops at the first page holding a
+ *   record no newer than the cursor (one request when nothing is new).
+ * - A full pass (the first, `--full`, and once a day) reads every page; when
+ *   it ends complete, the reviews of the platform it did not list are removed
+ *   (never after a failed or partial pass; never for Yelp).
+ * - Each page is committed as it comes through the file import's door
+ *   (importRecords: same validation, enrichment and natural-key upsert). The
+ *   cursor moves only when the pass ends well, so a sync killed half-way
+ *   keeps every page it committed and the next one reads them again
+ *   (idempotent) and finishes.
+ * - 429: Retry-After (else exponential back-off) is waited, up to a bound.
+ *   Refused credentials: `needs_reauth`, no more calls. Anything else: the
+ *   failure is counted; the third in a row makes the source `failing`.
+ */
+import { importRecords } from '../admin/import.ts';
+import type { SourceUrls } from '../config.ts';
+import type { EnrichPool } from '../intelligence/pool.ts';
+import type { Logger } from '../logger.ts';
+import type { SecretBox } from '../secrets/secrets.ts';
+import type { Source, SourcePatch, SourceState, Store } from '../store/types.ts';
+import { AuthError, CredentialsError, RateLimitError, type ConnectorContext, type ImportRecord } from './connector.ts';
+import { CONNECTORS } from './connectors.ts';
+import type { HttpClient } from './http.ts';
+
+export const DAY_MS = 24 * 3600_000;
+/** Failed syncs in a row that make a source `failing`. */
+export const FAILING_AFTER = 3;
+/** Rejections listed in a summary (the count is `fetched - created - updated`). */
+const MAX_REJECTED = 100;
+
+export interface SyncDeps {
+  store: Store;
+  box: SecretBox;
+  /** Shared connections and trust; each sync counts its own requests (fork()). */
+  http: HttpClient;
+  urls: SourceUrls;
+  googleOAuth: { clientId: string; clientSecret: string } | null;
+  logger: Logger;
+  pool?: EnrichPool | null;
+  now?: () => Date;
+  sleep?: (ms: number) => Promise<void>;
+  /** The longest platform wait (Retry-After or back-off) taken inside one sync; beyond it the sync ends and the next is put off. */
+  maxWaitMs?: number;
+  /** Milliseconds per minute of a source's interval (tests shorten it; jobs.ts minuteMs). */
+  minuteMs?: number;
+}
+
+export interface SyncSummary {
+  id: string;
+  state: SourceState;
+  fetched: number;
+  created: number;
+  updated: number;
+  removed: number;
+  rejected: { externalId: string; reason: string }[];
+  requests: number;
+}
+
+export interface SyncOutcome {
+  summary: SyncSummary;
+  /** Set when the sync failed for a reason worth retrying (not refused credentials). */
+  error: string | null;
+}
+
+const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Back-off after `failures` failed syncs in a row: 1, 2, 4 … minutes, never beyond the source's interval. */
+export function backoffMs(failures: number, everyMinutes: number, minuteMs = 60_000): number {
+  return Math.min(everyMinutes * minuteMs, minuteMs * 2 ** Math.max(0, failures - 1));
+}
+
+export class SourceNotFoundError extends Error {}
+
+export async function syncSource(deps: SyncDeps, sourceId: string, options: { full?: boolean } = {}): Promise<SyncOutcome> {
+  const { store, logger } = deps;
+  const now = deps.now ?? (() => new Date());
+  const sleep = deps.sleep ?? defaultSleep;
+  const maxWaitMs = deps.maxWaitMs ?? 60_000;
+  const minute = deps.minuteMs ?? 60_000;
+  const source = await store.sources.get(sourceId);
+  if (!source) throw new SourceNotFoundError(`source ${sourceId} was not found`);
+  const summary: SyncSummary = { id: source.id, state: source.state, fetched: 0, created: 0, updated: 0, removed: 0, rejected: [], requests: 0 };
+  // Waiting for a person: no call at all until the source is reconnected.
+  if (source.state === 'needs_reauth' || source.state === 'paused') return { summary, error: null };
+  const org = await store.orgs.get(source.orgId);
+  if (!org) throw new SourceNotFoundError(`the organization of source ${sourceId} was not found`);
+  const connector = CONNECTORS[source.platform];
+  const http = deps.http.fork();
+  const started = now();
+  const log = logger.child({ sourceId: source.id, platform: source.platform });
+
+  const finish = async (patch: SourcePatch, error: string | null): Promise<SyncOutcome> => {
+    summary.requests = http.requests;
+    const updated = await store.sources.update(source.id, { lastSyncAt: started.toISOString(), ...patch });
+    summary.state = updated?.state ?? source.state;
+    log.info({ state: summary.state, fetched: summary.fetched, created: summary.created, updated: summary.updated, removed: summary.removed, rejected: summary.rejected.length, requests: summary.requests }, error ? 'source sync failed' : 'source synced');
+    return { summary, error };
+  };
+
+  let credentials: unknown;
+  try {
+    credentials = connector.parseCredentials(deps.box.openJson(source.credentials, source.id));
+  } catch (err) {
+    const why = err instanceof CredentialsError ? err.message : 'the stored credentials cannot be opened with this SECRETS_KEY';
+    return finish({ state: 'needs_reauth', lastError: `${why}: reconnect the source` }, null);
+  }
+  const ctx: ConnectorContext<unknown> = { account: source.account, credentials, http, urls: deps.urls, googleOAuth: deps.googleOAuth, session: new Map() };
+  const full = options.full === true || source.cursor === null || source.lastFullAt === null || started.getTime() - Date.parse(source.lastFullAt) >= DAY_MS;
+  const seen = new Set<string>();
+  let newest = source.cursor;
+  let next: string | null = null;
+  let reachedEnd = false;
+
+  const fetchPage = async () => {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await connector.fetchPage(ctx, next);
+      } catch (err) {
+        if (!(err instanceof RateLimitError)) throw err;
+        const wait = err.retryAfterMs ?? 1000 * 2 ** attempt;
+        if (wait > maxWaitMs || attempt >= 5) throw err;
+        log.info({ waitMs: wait }, 'platform rate limit: waiting');
+        await sleep(wait);
+      }
+    }
+  };
+
+  try {
+    for (;;) {
+      const page = await fetchPage();
+      summary.fetched += page.records.length;
+      let atCursor = false;
+      const fresh: ImportRecord[] = [];
+      for (const record of page.records) {
+        const time = connector.cursorTime(record);
+        const mapped = connector.map(record);
+        seen.add(mapped.externalId);
+        if (newest === null || time > newest) newest = time;
+        if (!full && source.cursor !== null && time <= source.cursor) {
+          atCursor = true;
+          continue;
+        }
+        fresh.push(mapped);
+      }
+      if (fresh.length > 0) {
+        // The file import's door: same validation, enrichment and upsert by platform + externalId.
+        const result = await importRecords(store, org, fresh.map((record, i) => ({ line: i + 1, record })), deps.pool);
+        summary.created += result.imported;
+        summary.updated += result.updated;
+        for (const r of result.rejected) {
+          if (summary.rejected.length < MAX_REJECTED) summary.rejected.push({ externalId: fresh[r.line - 1]?.externalId ?? '', reason: r.reason });
+        }
+      }
+      if (page.next === null) {
+        reachedEnd = true;
+        break;
+      }
+      if (atCursor) break;
+      next = page.next;
+    }
+  } catch (err) {
+    const at = now();
+    if (err instanceof AuthError) {
+      return finish({ state: 'needs_reauth', lastError: err.message, nextSyncAt: new Date(at.getTime() + source.everyMinutes * minute).toISOString() }, null);
+    }
+    const failures = source.failures + 1;
+    const message = err instanceof Error && err.name !== 'Error' ? err.message : `unexpected error while syncing (${(err as Error).message ?? String(err)})`;
+    const waitMs = err instanceof RateLimitError ? Math.max(err.retryAfterMs ?? 0, backoffMs(failures, source.everyMinutes, minute)) : backoffMs(failures, source.everyMinutes, minute);
+    const state: SourceState = failures >= FAILING_AFTER ? 'failing' : source.state;
+    const lastError = failures >= FAILING_AFTER ? `${failures} syncs in a row failed; the last: ${message}` : message;
+    return finish({ state, failures, lastError, nextSyncAt: new Date(at.getTime() + waitMs).toISOString() }, lastError);
+  }
+
+  // A complete full pass: what the platform no longer lists is removed (never for Yelp).
+  if (full && reachedEnd && connector.removal) {
+    const gone = (await store.reviews.externalIds(source.orgId, source.platform)).filter((id) => !seen.has(id));
+    if (gone.length > 0) summary.removed = await store.reviews.remove(source.orgId, source.platform, gone, now());
+  }
+  const at = now();
+  return finish(
+    {
+      state: 'active',
+      failures: 0,
+      lastError: null,
+      cursor: newest,
+      lastSuccessAt: at.toISOString(),
+      ...(full && reachedEnd && { lastFullAt: at.toISOString() }),
+      nextSyncAt: new Date(at.getTime() + source.everyMinutes * minute).toISOString(),
+    },
+    null,
+  );
+}

@@ -1,0 +1,202 @@
+/**
+ * Test code only: one local HTTPS server standing in for the five platforms'
+ * APIs (and Google's token endpoint), serving their documented shapes from
+ * lists the test controls, newest first. It checks each platform's
+ * credentials the platform's way, pages as the platform pages, records every
+ * request, and can be told to answer the next calls with something else (a
+ * 429 with Retry-After, a 500, an expired token).
+ */
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { generate } from 'selfsigned';
+import type { SourceUrls } from '../../config.ts';
+import type { FacebookRating } from '../facebook.ts';
+import type { G2SurveyResponse } from '../g2.ts';
+import type { GoogleReview } from '../google.ts';
+import type { TrustpilotReview } from '../trustpilot.ts';
+import type { YelpReview } from '../yelp.ts';
+
+export interface SeenRequest {
+  method: string;
+  path: string;
+  platform: 'google' | 'google-token' | 'trustpilot' | 'yelp' | 'facebook' | 'g2' | 'unknown';
+}
+
+export interface Forced {
+  status: number;
+  headers?: Record<string, string>;
+  body: unknown;
+}
+
+let material: { cert: string; key: string } | null = null;
+
+async function certificate(): Promise<{ cert: string; key: string }> {
+  if (material) return material;
+  const pems = await generate([{ name: 'commonName', value: 'platform-fake.localhost' }], {
+    keySize: 2048,
+    algorithm: 'sha256',
+    extensions: [
+      { name: 'basicConstraints', cA: true },
+      { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, keyCertSign: true },
+      { name: 'extKeyUsage', serverAuth: true },
+      { name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }] },
+    ],
+  } as Parameters<typeof generate>[1]);
+  material = { cert: pems.cert, key: pems.private };
+  return material;
+}
+
+export class PlatformFake {
+  google: GoogleReview[] = [];
+  trustpilot: TrustpilotReview[] = [];
+  /** Business units with a list of their own (the others get `trustpilot`). */
+  readonly trustpilotUnits = new Map<string, TrustpilotReview[]>();
+  yelp: YelpReview[] = [];
+  facebook: FacebookRating[] = [];
+  g2: G2SurveyResponse[] = [];
+  readonly requests: SeenRequest[] = [];
+  /** Answers given instead of the real one, to the next calls of a platform. */
+  readonly forced: Partial<Record<SeenRequest['platform'], Forced[]>> = {};
+  readonly keys = { trustpilot: 'tp-key-raw-4f1c', yelp: 'yelp-key-raw-88aa', facebook: 'fb-page-token-raw-31', g2: 'g2-token-raw-77', googleRefresh: 'google-refresh-raw-5e' };
+  /** Google access tokens handed out and still valid. */
+  readonly googleAccess = new Set<string>();
+  private issued = 0;
+  /** Calls of a platform beyond this many are never answered (a sync to kill half-way). */
+  readonly hangAfter: Partial<Record<SeenRequest['platform'], number>> = {};
+  trustpilotPerPage = 100;
+  googlePageSize = 50;
+  facebookLimit = 100;
+
+  private constructor(
+    private readonly server: Server,
+    readonly url: string,
+    readonly ca: string,
+  ) {}
+
+  static async start(): Promise<PlatformFake> {
+    const { cert, key } = await certificate();
+    let fake!: PlatformFake;
+    const server = createServer({ cert, key }, (req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const answer = fake.answer(req.method ?? 'GET', new URL(req.url ?? '/', 'https://x'), req.headers, Buffer.concat(chunks).toString('utf8'));
+        if (answer === null) return;
+        res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
+        res.end(JSON.stringify(answer.body));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    fake = new PlatformFake(server, `https://localhost:${(server.address() as AddressInfo).port}`, cert);
+    return fake;
+  }
+
+  urls(): SourceUrls {
+    return {
+      googleBusiness: this.url,
+      googleToken: `${this.url}/token`,
+      googleAuthorize: `${this.url}/o/oauth2/v2/auth`,
+      trustpilot: this.url,
+      yelp: this.url,
+      facebook: `${this.url}/v21.0`,
+      g2: this.url,
+    };
+  }
+
+  /** Requests to one platform so far. */
+  count(platform: SeenRequest['platform']): number {
+    return this.requests.filter((r) => r.platform === platform).length;
+  }
+
+  force(platform: SeenRequest['platform'], ...answers: Forced[]): void {
+    (this.forced[platform] ??= []).push(...answers);
+  }
+
+  /** Every Google access token handed out stops working (they expired). */
+  expireGoogleTokens(): void {
+    this.googleAccess.clear();
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => {
+      this.server.closeAllConnections();
+      this.server.close(() => resolve());
+    });
+  }
+
+  private answer(method: string, url: URL, headers: Record<string, string | string[] | undefined>, body: string): Forced | null {
+    const path = url.pathname;
+    const platform: SeenRequest['platform'] = path === '/token'
+      ? 'google-token'
+      : path.startsWith('/v4/')
+        ? 'google'
+        : path.startsWith('/v1/business-units/')
+          ? 'trustpilot'
+          : path.startsWith('/v3/businesses/')
+            ? 'yelp'
+            : path.startsWith('/v21.0/')
+              ? 'facebook'
+              : path.startsWith('/api/v1/products/')
+                ? 'g2'
+                : 'unknown';
+    this.requests.push({ method, path: `${path}${url.search}`, platform });
+    const limit = this.hangAfter[platform];
+    if (limit !== undefined && this.count(platform) > limit) return null;
+    const forced = this.forced[platform]?.shift();
+    if (forced) return forced;
+    const q = url.searchParams;
+    const auth = String(headers.authorization ?? '');
+    switch (platform) {
+      case 'google-token': {
+        const form = new URLSearchParams(body);
+        if (form.get('grant_type') !== 'refresh_token' || form.get('refresh_token') !== this.keys.googleRefresh) return { status: 400, body: { error: 'invalid_grant', error_description: 'Token has been expired or revoked.' } };
+        const token = `ya29.fake-${++this.issued}`;
+        this.googleAccess.add(token);
+        return { status: 200, body: { access_token: token, expires_in: 3599, token_type: 'Bearer', scope: 'https://www.googleapis.com/auth/business.manage' } };
+      }
+      case 'google': {
+        if (!this.googleAccess.has(auth.replace(/^Bearer /, ''))) return { status: 401, body: { error: { code: 401, status: 'UNAUTHENTICATED', message: 'Request had invalid authentication credentials.' } } };
+        const sorted = [...this.google].sort((a, b) => (b.updateTime ?? b.createTime).localeCompare(a.updateTime ?? a.createTime));
+        const from = Number(q.get('pageToken') ?? 0);
+        const size = Math.min(Number(q.get('pageSize') ?? 50), this.googlePageSize);
+        const reviews = sorted.slice(from, from + size);
+        return { status: 200, body: { reviews, averageRating: 4.2, totalReviewCount: sorted.length, ...(from + size < sorted.length && { nextPageToken: String(from + size) }) } };
+      }
+      case 'trustpilot': {
+        if (headers.apikey !== this.keys.trustpilot) return { status: 401, body: { message: 'Unauthorized' } };
+        const unit = decodeURIComponent(path.split('/')[3] ?? '');
+        const sorted = [...(this.trustpilotUnits.get(unit) ?? this.trustpilot)].sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+        const page = Number(q.get('page') ?? 1);
+        const per = Math.min(Number(q.get('perPage') ?? 20), this.trustpilotPerPage);
+        const reviews = sorted.slice((page - 1) * per, page * per);
+        const links = [{ href: url.href, method: 'GET', rel: 'self' }];
+        if (page * per < sorted.length) links.push({ href: `${this.url}${path}?page=${page + 1}`, method: 'GET', rel: 'next-page' });
+        return { status: 200, body: { reviews, links } };
+      }
+      case 'yelp': {
+        if (auth !== `Bearer ${this.keys.yelp}`) return { status: 401, body: { error: { code: 'UNAUTHORIZED_ACCESS_TOKEN', description: 'The access token provided is not currently able to query this endpoint.' } } };
+        const sorted = [...this.yelp].sort((a, b) => b.time_created.localeCompare(a.time_created));
+        return { status: 200, body: { reviews: sorted.slice(0, 3), total: sorted.length, possible_languages: ['en'] } };
+      }
+      case 'facebook': {
+        if (auth !== `Bearer ${this.keys.facebook}`) return { status: 400, body: { error: { message: 'Error validating access token: Session has expired', type: 'OAuthException', code: 190, error_subcode: 463 } } };
+        const sorted = [...this.facebook].sort((a, b) => Date.parse(b.created_time.replace(/(\d{2})(\d{2})$/, '$1:$2')) - Date.parse(a.created_time.replace(/(\d{2})(\d{2})$/, '$1:$2')));
+        const from = q.get('after') ? Number(Buffer.from(q.get('after')!, 'base64').toString()) : 0;
+        const limit = Math.min(Number(q.get('limit') ?? 25), this.facebookLimit);
+        const data = sorted.slice(from, from + limit);
+        const after = Buffer.from(String(from + limit)).toString('base64');
+        return { status: 200, body: { data, paging: { cursors: { before: Buffer.from(String(from)).toString('base64'), after }, ...(from + limit < sorted.length && { next: `https://graph.facebook.com/v21.0${path.slice(6)}?limit=${limit}&after=${after}` }) } } };
+      }
+      case 'g2': {
+        if (auth !== `Token token=${this.keys.g2}`) return { status: 401, body: { errors: [{ status: '401', title: 'Unauthorized' }] } };
+        const sorted = [...this.g2].sort((a, b) => String(b.attributes.submitted_at).localeCompare(String(a.attributes.submitted_at)));
+        const page = Number(q.get('page[number]') ?? 1);
+        const size = Number(q.get('page[size]') ?? 10);
+        const data = sorted.slice((page - 1) * size, page * size);
+        return { status: 200, body: { data, links: { self: url.href, ...(page * size < sorted.length && { next: `${this.url}${path}?page[number]=${page + 1}` }) }, meta: { record_count: sorted.length } } };
+      }
+      default:
+        return { status: 404, body: { error: 'not found' } };
+    }
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * Trustpilot: Business Units API, `GET {TRUSTPILOT_API_URL}/v1/business-units/{id}/reviews`
+ * with the `apikey` header, `orderBy=createdat.desc`, `perPage=100`, `page=N`
+ * (the answer's `links` holds a `next-page` link while there is one).
+ */
+import { credentialString, httpsOrNull, jsonOrThrow, utc, type Connector, type ImportRecord } from './connector.ts';
+
+export interface TrustpilotCredentials {
+  apiKey: string;
+}
+
+export interface TrustpilotReview {
+  id: string;
+  stars?: number | null;
+  title?: string | null;
+  text?: string | null;
+  createdAt: string;
+  updatedAt?: string | null;
+  isVerified?: boolean;
+  verificationLevel?: string;
+  consumer?: { id?: string; displayName?: string | null; imageUrl?: string | null } | null;
+}
+
+interface ReviewsAnswer {
+  reviews?: TrustpilotReview[];
+  links?: { rel?: string; href?: string }[];
+}
+
+export const PER_PAGE = 100;
+
+/** "Great service" / "Great service, fast delivery": a title that is the text's start adds nothing. */
+function repeatsStart(title: string, text: string): boolean {
+  const t = title.replace(/(\.\.\.|…)$/u, '').trim().toLowerCase();
+  return t !== '' && text.trim().toLowerCase().startsWith(t);
+}
+
+export function trustpilotContent(title: string, text: string): string {
+  const ti = title.trim();
+  const tx = text.trim();
+  if (ti === '' || repeatsStart(ti, tx)) return tx;
+  if (tx === '') return ti;
+  return `${ti}\n\n${tx}`;
+}
+
+export function mapTrustpilot(r: TrustpilotReview): ImportRecord {
+  return {
+    platform: 'TRUSTPILOT',
+    externalId: r.id,
+    authorName: r.consumer?.displayName?.trim() || 'A Trustpilot user',
+    authorAvatar: httpsOrNull(r.consumer?.imageUrl),
+    rating: typeof r.stars === 'number' ? r.stars : null,
+    content: trustpilotContent(r.title ?? '', r.text ?? ''),
+    date: utc(r.createdAt),
+    url: `https://www.trustpilot.com/reviews/${encodeURIComponent(r.id)}`,
+    isVerified: r.isVerified === true || r.verificationLevel === 'verified',
+  };
+}
+
+export const trustpilot: Connector<TrustpilotCredentials, TrustpilotReview> = {
+  platform: 'TRUSTPILOT',
+  credentialFields: ['apiKey'],
+  removal: true,
+  parseCredentials: (raw) => ({ apiKey: credentialString(raw, 'apiKey') }),
+  async fetchPage(ctx, next) {
+    const page = next === null ? 1 : Number(next);
+    const url = `${ctx.urls.trustpilot}/v1/business-units/${encodeURIComponent(ctx.account)}/reviews?orderBy=createdat.desc&perPage=${PER_PAGE}&page=${page}`;
+    const body = jsonOrThrow<ReviewsAnswer>(await ctx.http.call(url, { headers: { apikey: ctx.credentials.apiKey } }), 'Trustpilot');
+    const records = Array.isArray(body.reviews) ? body.reviews : [];
+    const more = (body.links ?? []).some((l) => l.rel === 'next-page') && records.length > 0;
+    return { records, next: more ? String(page + 1) : null };
+  },
+  map: mapTrustpilot,
+  cursorTime: (r) => utc(r.createdAt),
+};

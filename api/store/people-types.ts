@@ -86,6 +86,18 @@ export class DuplicateEmailError extends Error {
   }
 }
 
+/**
+ * A role change or removal that would leave an organization with no Owner.
+ * The stores check it in the same atomic step as the change (two Owners
+ * demoting each other at once: one wins, the other gets this).
+ */
+export class LastOwnerError extends Error {
+  override name = 'LastOwnerError';
+  constructor() {
+    super('An organization keeps at least one Owner.');
+  }
+}
+
 export interface UserStore {
   /** Throws DuplicateEmailError when emailKey is taken. */
   create(user: User): Promise<void>;
@@ -93,8 +105,12 @@ export interface UserStore {
   findByEmail(email: string): Promise<User | null>;
   /** Oldest first. */
   listByOrg(orgId: string): Promise<User[]>;
+  /** Throws LastOwnerError, changing nothing, when it would demote the organization's last Owner. */
   update(id: string, patch: Partial<Pick<User, 'role' | 'passwordHash' | 'lastSignInAt'>>): Promise<User | null>;
-  /** Also ends every session of the user. False when there was no such user. */
+  /**
+   * Also ends every session of the user. False when there was no such user.
+   * Throws LastOwnerError, removing nothing, when the user is the organization's last Owner.
+   */
   remove(id: string): Promise<boolean>;
 }
 

@@ -66,6 +66,13 @@ export interface ImportSummary {
   rejectedTotal: number;
 }
 
+export interface ImportOptions {
+  /** Runs before each batch is written; throwing ends the import there (the dashboard re-checks the uploader's session and role). */
+  beforeWrite?: () => Promise<void>;
+  /** Filled in as batches land, so the counts so far are known when the import fails or is interrupted. */
+  progress?: ImportSummary;
+}
+
 export async function importReviews(
   store: Store,
   org: Organization,
@@ -73,11 +80,13 @@ export async function importReviews(
   format: ImportFormat,
   logger: Logger,
   pool: EnrichPool | null = sharedEnrichPool(),
+  options: ImportOptions = {},
 ): Promise<ImportSummary> {
+  const { beforeWrite } = options;
   const orgId = org.id;
   logger.info({ orgId, format }, 'import started');
   const pause = yieldEvery();
-  const summary: ImportSummary = { imported: 0, updated: 0, rejected: [], rejectedTotal: 0 };
+  const summary: ImportSummary = options.progress ?? { imported: 0, updated: 0, rejected: [], rejectedTotal: 0 };
   let batch: ReviewInput[] = [];
   let batchChars = 0;
   // One batch is written (prepared, logged, synced) while the next one is read and analysed; a
@@ -89,6 +98,7 @@ export async function importReviews(
     batch = [];
     batchChars = 0;
     if (writing) await writing;
+    if (beforeWrite) await beforeWrite();
     writing = store.reviews.upsert(orgId, records, new Date()).then((result) => {
       summary.imported += result.imported;
       summary.updated += result.updated;

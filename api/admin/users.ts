@@ -8,6 +8,7 @@ import { newId } from '../store/ids.ts';
 import { DuplicateEmailError, LastOwnerError, normalizeEmail, ROLES, type Role, type SessionStore, type User } from '../store/people-types.ts';
 import type { Store } from '../store/types.ts';
 import { generatePassword, hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../dashboard/password.ts';
+import { endUploadsOf, IMPORT_ROLES } from '../dashboard/routes/reviews-import.ts';
 import { Checker, objectBody } from './validation.ts';
 
 /** Deliberately loose (a dot in the domain, no spaces): the invitation link is the real check. */
@@ -92,14 +93,18 @@ async function keepingAnOwner<T>(change: () => Promise<T>): Promise<T> {
 }
 
 /** Changes a role; 409 last_owner when it would leave the organization without an Owner. */
-export function changeUserRole(store: Store, user: User, role: Role): Promise<User | null> {
-  return keepingAnOwner(() => store.people.users.update(user.id, { role }));
+export async function changeUserRole(store: Store, user: User, role: Role): Promise<User | null> {
+  const updated = await keepingAnOwner(() => store.people.users.update(user.id, { role }));
+  // Uploads check the role before each batch; this ends them at once in this process.
+  if (!IMPORT_ROLES.includes(role)) await endUploadsOf(user.id);
+  return updated;
 }
 
 /** Removes the user and ends every session at once (the store's and, with Redis, the shared ones); 409 last_owner for the last Owner. */
 export async function removeUser(store: Store, sessions: SessionStore, user: User): Promise<void> {
   await keepingAnOwner(() => store.people.users.remove(user.id));
   await sessions.removeByUser(user.id);
+  await endUploadsOf(user.id);
 }
 
 export function invalidUserId(): ApiError {

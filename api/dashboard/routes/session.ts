@@ -63,6 +63,8 @@ export function signIn(deps: DashboardDeps) {
     const previous = (ctx.state.dashboard as DashboardAuth | undefined)?.session ?? null;
     const { session } = await startSession(ctx, sessions, user, previous);
     const signedIn = (await store.people.users.update(user.id, { lastSignInAt: session.createdAt })) ?? user;
+    // A security event the organization's Owners read in the audit log: who, and from where.
+    await audit(store, org.id, user, 'security.signed_in', { id: user.id, label: user.email }, { address: ctx.ip });
     ctx.body = sessionBody(signedIn, org, session.csrfToken);
   };
 }

@@ -122,6 +122,12 @@ export interface UserStore {
 }
 
 export interface SessionStore {
+  /**
+   * Throws (a 503) when a session could not be stored right now. Sign-in asks
+   * first, so that an outage never tells a right password from a wrong one.
+   * Absent: sessions live in the store, whose own outage is a 503 anyway.
+   */
+  assertWritable?(): Promise<void>;
   create(session: Session): Promise<void>;
   get(id: string): Promise<Session | null>;
   touch(id: string, at: Date): Promise<void>;

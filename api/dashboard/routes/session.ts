@@ -44,6 +44,9 @@ export function signIn(deps: DashboardDeps) {
   const { store, sessions, throttle } = deps;
   return async function signIn(ctx: Context): Promise<void> {
     const body = parseBody<{ email: string; password: string }>('SignIn', await readJson(ctx));
+    // Before the throttle and the password: while sessions cannot be stored every attempt is the
+    // same 503 (a right password is not told from a wrong one) and no guess is counted or spent.
+    await sessions.assertWritable?.();
     const ids = SignInThrottle.ids(body.email, ctx.ip);
     const attempt = await throttle.begin(ids);
     const wait = attempt.retryAfter;

@@ -41,6 +41,10 @@ export class EmbeddedPeople implements PeopleStore {
   private readonly invitationMap = new Map<string, Invitation>();
   private readonly auditList: AuditRecord[] = [];
   private log!: DurableLog;
+  /** The people log's disk error, until a write succeeds (the store's readiness). */
+  get diskFailure(): Error | null {
+    return this.log.diskFailure;
+  }
   private closed = false;
   private queue: Promise<unknown> = Promise.resolve();
 

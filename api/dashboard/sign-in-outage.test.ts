@@ -50,3 +50,34 @@ describe('sign-in while sessions cannot be stored', () => {
     }
   });
 });
+
+describe('sign-in security events', () => {
+  let t: TestService;
+  let agent: Agent;
+  let orgId: string;
+  beforeAll(async () => {
+    t = await startTestService({ redis: false });
+    agent = new Agent({ ca: readFileSync(join(t.dataDir, 'tls-cert.pem'), 'utf8'), keepAlive: true, servername: 'localhost' });
+    orgId = (await t.org('starter')).orgId;
+    expect((await t.admin('POST', '/admin/users', { orgId, email: 'owner@events.example', role: 'owner', password: PASSWORD })).status).toBe(201);
+  });
+  afterAll(async () => {
+    agent?.destroy();
+    await t?.close();
+  });
+
+  it('records a sign-in and the failure that locks an email out in the audit log the Owner reads', async () => {
+    const owner = new Client(t, agent);
+    expect((await owner.signIn('owner@events.example', PASSWORD)).status).toBe(200);
+    const guesser = new Client(t, agent);
+    for (let i = 0; i < 10; i++) expect((await guesser.signIn('owner@events.example', `guess ${i}`)).status).toBe(401);
+    expect((await guesser.signIn('owner@events.example', 'guess 11')).status).toBe(429);
+    const log = (await owner.send('GET', '/dashboard/api/audit')).body.data as { action: string; actor: { email: string }; target: { label: string } }[];
+    const events = log.filter((r) => r.action.startsWith('security.'));
+    expect(events.map((r) => [r.action, r.target.label])).toEqual([
+      ['security.locked_out', 'owner@events.example'],
+      ['security.signed_in', 'owner@events.example'],
+    ]);
+    expect(events[0]!.actor.email).toMatch(/^sign-in from /);
+  });
+});

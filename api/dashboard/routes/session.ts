@@ -62,6 +62,10 @@ export function signIn(deps: DashboardDeps) {
     } finally {
       await attempt.settle(failed);
     }
+    // The failure that locks a known person's email out is a security event their Owners read.
+    if (failed && user && attempt.locksOut) {
+      await audit(store, user.orgId, { userId: null, email: `sign-in from ${ctx.ip}` }, 'security.locked_out', { id: user.id, label: user.email }, { address: ctx.ip });
+    }
     if (failed || !user || !org) throw badCredentials();
     const previous = (ctx.state.dashboard as DashboardAuth | undefined)?.session ?? null;
     const { session } = await startSession(ctx, sessions, user, previous);

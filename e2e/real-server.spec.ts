@@ -207,6 +207,33 @@ test('GET /demo renders the four demo widgets with the reviews in the store; ful
   await testInfo.attach('demo-page', { path, contentType: 'image/png' });
 });
 
+test('the pages with tenant content on the service origin are sandboxed (CSP) and still work: /demo draws its widgets, /public/v1/widgets/{id}/html its reviews', async ({ page }) => {
+  const seen = watch(page);
+  const csp: string[] = [];
+  page.on('console', (m) => {
+    if (/Content Security Policy/i.test(m.text())) csp.push(m.text());
+  });
+  const demo = await page.goto(`${service.origin}/demo`);
+  expect(demo!.headers()['content-security-policy']).toMatch(/^sandbox allow-scripts; default-src 'none'; /);
+  expect(demo!.headers()['x-frame-options']).toBe('DENY');
+  await waitForWidgets(page, 4);
+  await page.waitForLoadState('networkidle');
+  // An opaque origin: script on the page cannot read the service's cookies (nor call the dashboard's API with them).
+  expect(await page.evaluate(() => window.origin)).toBe('null');
+  expect(await page.evaluate(() => { try { return document.cookie; } catch { return 'blocked'; } })).toBe('blocked');
+  expect(seen.problems).toEqual([]);
+  expect(csp).toEqual([]);
+
+  const w = widget('list');
+  const data = await publicData(w.id);
+  const html = await page.goto(`${service.origin}/public/v1/widgets/${w.id}/html`);
+  expect(html!.headers()['content-security-policy']).toMatch(/^sandbox; default-src 'none'; /);
+  await expect(page.locator(`[data-rv-widget="${w.id}"] .rv.list`)).toBeVisible();
+  await expect(page.locator(`[data-rv-widget="${w.id}"] .rv.list`)).toContainText(data.reviews[0]!.authorName);
+  expect(await page.evaluate(() => window.origin)).toBe('null');
+  expect(csp).toEqual([]);
+});
+
 test('a host page on another origin pastes the embed snippet: the public reviews render, the API key never travels', async ({ page }) => {
   const w = widget('carousel');
   // The banner's widget is the first demo widget, the carousel.

@@ -12,7 +12,8 @@ import { requestId } from '../middleware/request-id.ts';
 import type { Metrics } from '../ops/metrics.ts';
 import type { Store } from '../store/types.ts';
 import { drainBody, readJson } from './body.ts';
-import { importReviews, IMPORT_FORMATS, type ImportFormat } from './import.ts';
+import { auditedImport } from './audited-import.ts';
+import { IMPORT_FORMATS, type ImportFormat } from './import.ts';
 import { enrichStored } from './enrich.ts';
 import { createKey, keyListItem, parseKeyCreate } from './keys.ts';
 import { createOrganization, parseOrgCreate, parseOrgUpdate, requireOrg } from './orgs.ts';
@@ -21,7 +22,7 @@ import { createWidget, parseWidgetCreate, parseWidgetUpdate } from './widgets.ts
 import { lintWidget } from '../widgets/lint.ts';
 import type { SessionStore } from '../store/people-types.ts';
 import { audit, OPERATOR } from '../dashboard/audit.ts';
-import { assertNotLastOwner, createUser, parseUserCreate, removeUser, userListItem } from './users.ts';
+import { createUser, parseUserCreate, removeUser, userListItem } from './users.ts';
 import type { SourcesService } from '../sources/service.ts';
 import { sourceRoutes } from './sources.ts';
 
@@ -67,8 +68,19 @@ export function createAdminApp(deps: AdminDeps): Koa {
   });
   router.patch('/orgs/:id', async (ctx) => {
     const patch = parseOrgUpdate(await readJson(ctx));
-    await requireOrg(store, ctx.params.id!);
-    ctx.body = await store.orgs.update(ctx.params.id!, patch);
+    const before = await requireOrg(store, ctx.params.id!);
+    const after = await store.orgs.update(ctx.params.id!, patch);
+    // Operator changes that decide what an organization gets are audited (CONTRACT §6): its plan, its rate, its language.
+    if (after && (after.plan !== before.plan || after.rateLimit !== before.rateLimit)) {
+      await audit(store, before.id, OPERATOR, 'org.plan_changed', { id: before.id, label: before.name }, {
+        from: `${before.plan}${before.rateLimit === null ? '' : ` (${before.rateLimit}/min)`}`,
+        to: `${after.plan}${after.rateLimit === null ? '' : ` (${after.rateLimit}/min)`}`,
+      });
+    }
+    if (after && after.language !== before.language) {
+      await audit(store, before.id, OPERATOR, 'org.language_changed', { id: before.id, label: before.name }, { from: before.language, to: after.language });
+    }
+    ctx.body = after;
   });
 
   router.post('/keys', async (ctx) => {
@@ -98,6 +110,7 @@ export function createAdminApp(deps: AdminDeps): Koa {
     const input = parseUserCreate(await readJson(ctx));
     await requireOrg(store, input.orgId);
     const { user, password } = await createUser(store, input);
+    await audit(store, user.orgId, OPERATOR, 'member.created', { id: user.id, label: user.email }, { role: user.role });
     ctx.status = 201;
     // `password` only when generated: the one time it is shown.
     ctx.body = { id: user.id, email: user.email, orgId: user.orgId, role: user.role, ...(password !== null && { password }) };
@@ -111,7 +124,6 @@ export function createAdminApp(deps: AdminDeps): Koa {
   router.delete('/users/:id', async (ctx) => {
     const user = await store.people.users.get(ctx.params.id!);
     if (!user) throw notFound(`User ${JSON.stringify(ctx.params.id!.slice(0, 64))}`);
-    await assertNotLastOwner(store, user, null);
     await removeUser(store, sessions, user);
     await audit(store, user.orgId, OPERATOR, 'member.removed', { id: user.id, label: user.email }, { role: user.role });
     ctx.body = { id: user.id, removed: true };
@@ -158,7 +170,7 @@ export function createAdminApp(deps: AdminDeps): Koa {
       throw badRequest(`format must be one of ${IMPORT_FORMATS.join(', ')}`, [{ parameter: 'format', message: 'unknown format' }]);
     }
     // A parser that stops early must not destroy the request: the summary saying why has to arrive.
-    ctx.body = await importReviews(store, org, ctx.req.iterator({ destroyOnReturn: false }), format as ImportFormat, ctx.state.log as Logger);
+    ctx.body = await auditedImport(store, org, OPERATOR, ctx.req.iterator({ destroyOnReturn: false }), format as ImportFormat, ctx.state.log as Logger);
     await drainBody(ctx.req);
   });
 

@@ -73,6 +73,17 @@ export interface ImportSummary {
   datesWithoutOffset: number;
 }
 
+export interface ImportOptions {
+  /** Runs before each batch is written; throwing ends the import there (the dashboard re-checks the uploader's session and role). */
+  beforeWrite?: () => Promise<void>;
+  /**
+   * Told the counts each time a batch has landed (the same summary object, filled in as they
+   * land): the counts so far are known when the import fails or is interrupted (the audit record),
+   * and the dashboard shows them after a reload.
+   */
+  progress?: (summary: Readonly<ImportSummary>) => void;
+}
+
 export async function importReviews(
   store: Store,
   org: Organization,
@@ -80,11 +91,10 @@ export async function importReviews(
   format: ImportFormat,
   logger: Logger,
   pool: EnrichPool | null = sharedEnrichPool(),
-  /** Told the counts each time a batch is written (the dashboard shows them after a reload). */
-  progress: (summary: Readonly<ImportSummary>) => void = () => undefined,
+  options: ImportOptions = {},
 ): Promise<ImportSummary> {
   logger.info({ orgId: org.id, format }, 'import started');
-  const summary = await importRecords(store, org, parseRecords(source, format), pool, progress);
+  const summary = await importRecords(store, org, parseRecords(source, format), pool, options);
   logger.info({ orgId: org.id, imported: summary.imported, updated: summary.updated, rejected: summary.rejectedTotal }, 'import finished');
   return summary;
 }
@@ -100,9 +110,9 @@ export async function importRecords(
   org: Organization,
   records: AsyncIterable<ParsedRecord> | Iterable<ParsedRecord>,
   pool: EnrichPool | null = sharedEnrichPool(),
-  /** Told the counts each time a batch is written. */
-  progress: (summary: Readonly<ImportSummary>) => void = () => undefined,
+  options: ImportOptions = {},
 ): Promise<ImportSummary> {
+  const { beforeWrite, progress } = options;
   const orgId = org.id;
   const pause = yieldEvery();
   const summary: ImportSummary = { imported: 0, updated: 0, rejected: [], rejectedTotal: 0, fileError: null, datesWithoutOffset: 0 };
@@ -117,10 +127,11 @@ export async function importRecords(
     batch = [];
     batchChars = 0;
     if (writing) await writing;
+    if (beforeWrite) await beforeWrite();
     writing = store.reviews.upsert(orgId, records, new Date()).then((result) => {
       summary.imported += result.imported;
       summary.updated += result.updated;
-      progress(summary);
+      progress?.(summary);
     });
     // Handled where it is awaited: by the next flush, or at the end.
     writing.catch(() => undefined);

@@ -5,9 +5,10 @@
  */
 import { ApiError, badRequest } from '../errors.ts';
 import { newId } from '../store/ids.ts';
-import { DuplicateEmailError, normalizeEmail, ROLES, type Role, type SessionStore, type User } from '../store/people-types.ts';
+import { DuplicateEmailError, LastOwnerError, normalizeEmail, ROLES, type Role, type SessionStore, type User } from '../store/people-types.ts';
 import type { Store } from '../store/types.ts';
 import { generatePassword, hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../dashboard/password.ts';
+import { endUploadsOf, IMPORT_ROLES } from '../dashboard/routes/reviews-import.ts';
 import { Checker, objectBody } from './validation.ts';
 
 /** Deliberately loose (a dot in the domain, no spaces): the invitation link is the real check. */
@@ -75,19 +76,35 @@ export function userListItem(user: User) {
   return { id: user.id, email: user.email, role: user.role, createdAt: user.createdAt, lastSignInAt: user.lastSignInAt };
 }
 
-/** The last Owner of an organization stays: removing or demoting them is refused. */
-export async function assertNotLastOwner(store: Store, user: User, nextRole: Role | null): Promise<void> {
-  if (user.role !== 'owner' || nextRole === 'owner') return;
-  const owners = (await store.people.users.listByOrg(user.orgId)).filter((u) => u.role === 'owner');
-  if (owners.length <= 1) {
-    throw new ApiError(409, 'last_owner', 'An organization keeps at least one Owner: make another member Owner first.');
+const lastOwner = (): ApiError => new ApiError(409, 'last_owner', 'An organization keeps at least one Owner: make another member Owner first.');
+
+/**
+ * The last Owner of an organization stays: the store refuses, in the same
+ * atomic step as the change, a role change or removal that would leave no
+ * Owner (LastOwnerError), whoever else is changing roles at the same moment.
+ */
+async function keepingAnOwner<T>(change: () => Promise<T>): Promise<T> {
+  try {
+    return await change();
+  } catch (err) {
+    if (err instanceof LastOwnerError) throw lastOwner();
+    throw err;
   }
 }
 
-/** Removes the user and ends every session at once (the store's and, with Redis, the shared ones). */
+/** Changes a role; 409 last_owner when it would leave the organization without an Owner. */
+export async function changeUserRole(store: Store, user: User, role: Role): Promise<User | null> {
+  const updated = await keepingAnOwner(() => store.people.users.update(user.id, { role }));
+  // Uploads check the role before each batch; this ends them at once in this process.
+  if (!IMPORT_ROLES.includes(role)) await endUploadsOf(user.id);
+  return updated;
+}
+
+/** Removes the user and ends every session at once (the store's and, with Redis, the shared ones); 409 last_owner for the last Owner. */
 export async function removeUser(store: Store, sessions: SessionStore, user: User): Promise<void> {
-  await store.people.users.remove(user.id);
+  await keepingAnOwner(() => store.people.users.remove(user.id));
   await sessions.removeByUser(user.id);
+  await endUploadsOf(user.id);
 }
 
 export function invalidUserId(): ApiError {

@@ -9,7 +9,8 @@ export const OPERATOR = { userId: null, email: 'operator' } as const;
 export async function audit(
   store: Store,
   orgId: string,
-  actor: Pick<User, 'id' | 'email'> | typeof OPERATOR,
+  /** A user; the operator; or someone unnamed (a sign-in from an address). */
+  actor: Pick<User, 'id' | 'email'> | { userId: null; email: string },
   action: AuditAction,
   target: { id: string; label: string },
   details: Record<string, string> = {},

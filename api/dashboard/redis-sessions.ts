@@ -27,6 +27,12 @@ export class RedisSessions implements SessionStore {
     return Math.max(1, Math.min(Date.parse(session.expiresAt), Date.parse(session.lastSeenAt) + IDLE_MS) - Date.now());
   }
 
+  assertWritable(): Promise<void> {
+    return this.run(async () => {
+      await this.redis.client.ping();
+    });
+  }
+
   create(session: Session): Promise<void> {
     return this.run(async () => {
       await this.redis.client

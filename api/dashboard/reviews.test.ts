@@ -167,7 +167,9 @@ describe('dashboard Reviews: list, import upload, moderation', () => {
       headers: { cookie: [...owner.cookies].map(([k, v]) => `${k}=${v}`).join('; '), origin: t.service.config.publicUrl, 'x-csrf-token': owner.csrf, 'content-length': String(1024 * 1024) },
     });
     slow.on('error', () => undefined);
-    slow.write(`${HEADER}\n`);
+    // Sent (its TLS handshake done and its first bytes on the wire) before the second upload starts:
+    // otherwise the second one may take the slot first and the slow one is the 429.
+    await new Promise<void>((resolve) => slow.write(`${HEADER}\n`, () => resolve()));
     try {
       const second = await eventually(
         () => admin.upload('csv', `${HEADER}\n`),

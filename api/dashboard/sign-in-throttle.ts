@@ -19,6 +19,8 @@ export const WINDOW_MS = 15 * 60_000;
 export interface Attempt {
   /** Seconds until an attempt is allowed again; 0: this one may check its password. */
   readonly retryAfter: number;
+  /** True when this attempt, if it fails, is the one that locks its email out (a security event). */
+  readonly locksOut: boolean;
   /** A failure stays counted; a success (or a refused attempt) takes the entry back. */
   settle(failed: boolean): Promise<void>;
 }
@@ -48,6 +50,8 @@ export class SignInThrottle {
     }
     const attempt: Attempt = {
       retryAfter: waitMs > 0 ? Math.ceil(waitMs / 1000) : 0,
+      // ids[0] is the email's (SignInThrottle.ids).
+      locksOut: waitMs === 0 && others[0]!.length + 1 === MAX_FAILURES,
       settle: async (failed) => {
         if (!failed) await this.forget(ids, member);
       },

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EmbeddedStore } from './embedded/store.ts';
 import { newId } from './ids.ts';
-import { DuplicateEmailError, normalizeEmail, type AuditRecord, type Invitation, type Session, type User } from './people-types.ts';
+import { DuplicateEmailError, LastOwnerError, normalizeEmail, type AuditRecord, type Invitation, type Session, type User } from './people-types.ts';
 import type { Store } from './types.ts';
 import { describeOn, mongoTargets } from '../test/mongo-suites.ts';
 
@@ -110,6 +110,33 @@ for (const subject of subjects) {
       const again = user(orgA, 'Member@example.com');
       await store.people.users.create(again);
       expect((await store.people.users.findByEmail('member@example.com'))?.id).toBe(again.id);
+    });
+
+    it('never leaves an organization without an Owner, even when Owners demote or remove each other at once', async () => {
+      for (let round = 0; round < 3; round++) {
+        const org = newId('org');
+        const a = user(org, `a${round}-${Date.now()}@example.com`, 'owner');
+        const b = user(org, `b${round}-${Date.now()}@example.com`, 'owner');
+        await store.people.users.create(a);
+        await store.people.users.create(b);
+        const changes = [
+          store.people.users.update(a.id, { role: 'admin' }),
+          round === 1 ? store.people.users.remove(b.id) : store.people.users.update(b.id, { role: 'member' }),
+        ];
+        const settled = await Promise.allSettled(changes);
+        expect(settled.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+        const refused = settled.find((r) => r.status === 'rejected');
+        expect((refused as PromiseRejectedResult).reason).toBeInstanceOf(LastOwnerError);
+        expect((await store.people.users.listByOrg(org)).filter((u) => u.role === 'owner')).toHaveLength(1);
+      }
+      // The last Owner alone: refused, nothing changed; promoting and other fields still work.
+      const org = newId('org');
+      const only = user(org, `only-${Date.now()}@example.com`, 'owner');
+      await store.people.users.create(only);
+      await expect(store.people.users.update(only.id, { role: 'member' })).rejects.toBeInstanceOf(LastOwnerError);
+      await expect(store.people.users.remove(only.id)).rejects.toBeInstanceOf(LastOwnerError);
+      expect(await store.people.users.get(only.id)).toEqual(only);
+      expect(await store.people.users.update(only.id, { role: 'owner', lastSignInAt: '2026-02-02T00:00:00.000Z' })).toMatchObject({ role: 'owner' });
     });
 
     it('keeps sessions, touches them, and ends them one by one or all of a removed user at once', async () => {

@@ -59,11 +59,18 @@ export const AUDIT_ACTIONS = [
   'member.joined',
   'member.removed',
   'member.role_changed',
+  'member.created',
+  'member.invitation_revoked',
+  'org.plan_changed',
+  'org.language_changed',
   'review.hidden',
   'review.shown',
   'source.connected',
   'source.reconnected',
   'source.removed',
+  'reviews.imported',
+  'security.signed_in',
+  'security.locked_out',
   'widget.changed',
   'widget.created',
 ] as const;
@@ -89,6 +96,18 @@ export class DuplicateEmailError extends Error {
   }
 }
 
+/**
+ * A role change or removal that would leave an organization with no Owner.
+ * The stores check it in the same atomic step as the change (two Owners
+ * demoting each other at once: one wins, the other gets this).
+ */
+export class LastOwnerError extends Error {
+  override name = 'LastOwnerError';
+  constructor() {
+    super('An organization keeps at least one Owner.');
+  }
+}
+
 export interface UserStore {
   /** Throws DuplicateEmailError when emailKey is taken. */
   create(user: User): Promise<void>;
@@ -96,12 +115,22 @@ export interface UserStore {
   findByEmail(email: string): Promise<User | null>;
   /** Oldest first. */
   listByOrg(orgId: string): Promise<User[]>;
+  /** Throws LastOwnerError, changing nothing, when it would demote the organization's last Owner. */
   update(id: string, patch: Partial<Pick<User, 'role' | 'passwordHash' | 'lastSignInAt'>>): Promise<User | null>;
-  /** Also ends every session of the user. False when there was no such user. */
+  /**
+   * Also ends every session of the user. False when there was no such user.
+   * Throws LastOwnerError, removing nothing, when the user is the organization's last Owner.
+   */
   remove(id: string): Promise<boolean>;
 }
 
 export interface SessionStore {
+  /**
+   * Throws (a 503) when a session could not be stored right now. Sign-in asks
+   * first, so that an outage never tells a right password from a wrong one.
+   * Absent: sessions live in the store, whose own outage is a 503 anyway.
+   */
+  assertWritable?(): Promise<void>;
   create(session: Session): Promise<void>;
   get(id: string): Promise<Session | null>;
   touch(id: string, at: Date): Promise<void>;

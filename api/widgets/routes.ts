@@ -11,13 +11,15 @@ import { layoutHeight } from '../../widget/src/layout-height.ts';
 import type { RouteMethodRegistrar } from '../app.ts';
 import type { AuthState } from '../auth/authenticate.ts';
 import type { Config } from '../config.ts';
-import { notFound } from '../errors.ts';
+import { METHODS } from 'node:http';
+import { methodNotAllowed, notFound } from '../errors.ts';
 import { validQuery } from '../openapi/params.ts';
 import { isRecordId } from '../store/ids.ts';
 import type { Store, Widget } from '../store/types.ts';
 import { sendAsset, type WidgetAssets } from './assets.ts';
 import { assetCacheControl, assetType, type CachedPublic, etagOf, matches, PUBLIC_CACHE, PUBLIC_CORS, PUBLIC_TTL_MS, type PublicWidgetCache } from './public-answers.ts';
 import { demoPage } from './demo-page.ts';
+import { demoCsp, WIDGET_HTML_CSP } from './page-policies.ts';
 import { displayedReviews, widgetStats } from './public-data.ts';
 import { widgetHtml } from './widget-html.tsx';
 
@@ -69,6 +71,12 @@ export function registerWidgetRoutes(deps: WidgetRouteDeps): void {
     for (const [name, value] of PUBLIC_CORS) ctx.set(name, value);
   };
 
+  // The public data also answers OPTIONS (CORS preflight): its 405 says so, like its OPTIONS answer's Allow.
+  router.register('/public/v1/widgets/:id', METHODS.filter((m) => !['GET', 'HEAD', 'OPTIONS'].includes(m)), [
+    async function notAllowed(): Promise<void> {
+      throw methodNotAllowed(['GET', 'HEAD', 'OPTIONS']);
+    },
+  ]);
   router.options('/public/v1/widgets/:id', async function preflight(ctx: Context) {
     cors(ctx);
     ctx.set('Allow', 'GET, HEAD, OPTIONS');
@@ -117,6 +125,7 @@ export function registerWidgetRoutes(deps: WidgetRouteDeps): void {
     ctx.set('ETag', hit.etag);
     ctx.set('Cache-Control', PUBLIC_CACHE);
     ctx.set('Vary', 'Accept-Encoding');
+    ctx.set('Content-Security-Policy', WIDGET_HTML_CSP);
     if (matches(ctx.get('if-none-match'), hit.etag)) {
       ctx.status = 304;
       return;
@@ -144,6 +153,8 @@ export function registerWidgetRoutes(deps: WidgetRouteDeps): void {
       demoOrgId = page.orgId;
       ctx.type = 'text/html; charset=utf-8';
       ctx.set('Cache-Control', 'no-store');
+      ctx.set('Content-Security-Policy', demoCsp(new URL(origin).origin));
+      ctx.set('X-Frame-Options', 'DENY');
       ctx.body = page.html;
     });
   }

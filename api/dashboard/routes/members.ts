@@ -5,7 +5,7 @@
  */
 import type { Context } from 'koa';
 import { readJson } from '../../admin/body.ts';
-import { assertNotLastOwner, removeUser, userListItem } from '../../admin/users.ts';
+import { changeUserRole, removeUser, userListItem } from '../../admin/users.ts';
 import { ApiError, notFound } from '../../errors.ts';
 import type { Invitation, Role, User } from '../../store/people-types.ts';
 import { normalizeEmail } from '../../store/people-types.ts';
@@ -75,8 +75,7 @@ export function changeRole(deps: DashboardDeps) {
     const { role } = parseBody<{ role: Role }>('RoleChange', await readJson(ctx));
     const target = await member(deps, ctx);
     if ((role === 'owner' || target.role === 'owner') && user.role !== 'owner' && role !== target.role) throw ownerOnly();
-    await assertNotLastOwner(deps.store, target, role);
-    const updated = role === target.role ? target : await deps.store.people.users.update(target.id, { role });
+    const updated = role === target.role ? target : await changeUserRole(deps.store, target, role);
     if (!updated) throw notFound('Member');
     if (role !== target.role) await audit(deps.store, org.id, user, 'member.role_changed', { id: target.id, label: target.email }, { from: target.role, to: role });
     ctx.body = userListItem(updated);
@@ -88,7 +87,6 @@ export function removeMember(deps: DashboardDeps) {
     const { user, org } = auth(ctx);
     const target = await member(deps, ctx);
     if (target.role === 'owner' && user.role !== 'owner') throw ownerOnly();
-    await assertNotLastOwner(deps.store, target, null);
     await removeUser(deps.store, deps.sessions, target);
     await audit(deps.store, org.id, user, 'member.removed', { id: target.id, label: target.email }, { role: target.role });
     ctx.status = 204;

@@ -11,35 +11,74 @@
  * 30 s (`requestTimeout`, the slow-body defence). An import of 100 MB takes
  * longer than that, so this one request leaves Node's request-timeout list
  * (the parser's `remove()`: the next request on the connection is timed again)
- * and gets a defence of its own instead: the socket is destroyed after
- * UPLOAD_IDLE_MS without a byte arriving, or when the file takes longer than
- * at 32 KiB/s; one upload per organization and four per process at a time
- * (429 otherwise); shutdown ends uploads still running after its drain time.
+ * and gets a defence of its own instead, on the bytes actually received
+ * (`paced`): only time spent waiting for the client counts (never the import's
+ * own pauses for analysis and writes), and the client must have sent
+ * `uploadPace.minBytesPerSecond` for each second of it after a grace period,
+ * and never wait `uploadPace.idleMs` for a byte; otherwise the connection is
+ * cut. The declared length sets no deadline (it is the client's word).
+ *
+ * Slots: one upload per organization, and `MAX_UPLOADS_PER_PROCESS` at a time
+ * (429 otherwise). One organization holds at most one slot, and a slot held
+ * by a client below the minimum rate is freed after the grace period, so no
+ * tenant (nor four) keeps the others out for longer than that.
+ *
+ * The uploader: the session and role are checked again before each batch is
+ * written (another process may have removed or demoted the person), and
+ * removing or demoting someone in this process ends their uploads at once
+ * (`endUploadsOf`). A batch whose write had already begun still lands.
+ * Every upload is audited (`reviews.imported`, api/admin/audited-import.ts),
+ * interrupted ones too. Shutdown ends uploads still running after its drain time.
  */
 import type { Socket } from 'node:net';
 import type { Context } from 'koa';
+import { auditedImport } from '../../admin/audited-import.ts';
 import { drainBody } from '../../admin/body.ts';
-import { importReviews, IMPORT_FORMATS, type ImportFormat } from '../../admin/import.ts';
+import { IMPORT_FORMATS, type ImportFormat } from '../../admin/import.ts';
 import { ApiError, badRequest, payloadTooLarge } from '../../errors.ts';
 import type { Logger } from '../../logger.ts';
 import { importRun, startImportRun } from '../import-runs.ts';
-import { auth } from '../session.ts';
+import type { Role } from '../../store/people-types.ts';
+import { auth, expired, signInRequired, type DashboardAuth } from '../session.ts';
 import type { DashboardDeps } from './deps.ts';
 
 /** The largest file the dashboard takes (512 MiB); larger imports go through the CLI. */
 export const MAX_IMPORT_BYTES = 512 * 1024 * 1024;
-/** An upload that sends nothing for this long is cut off. */
-export const UPLOAD_IDLE_MS = 60_000;
+/** Who may import (the route's role check, repeated before each batch). */
+export const IMPORT_ROLES: readonly Role[] = ['owner', 'admin'];
 
 const lengthRequired = (): ApiError =>
   new ApiError(411, 'length_required', 'Send the file with a Content-Length header (browsers do this for a file upload).');
 
 /** Uploads at once: one per organization, a few per process (each holds up to a batch in memory). */
 export const MAX_UPLOADS_PER_PROCESS = 4;
-/** The slowest upload kept: below this average rate (after the first two minutes) it is cut off. */
-export const MIN_UPLOAD_BYTES_PER_SECOND = 32 * 1024;
+/**
+ * The slowest upload kept, measured on bytes received over the time spent
+ * waiting for them: after `graceMs`, a client must have sent
+ * `minBytesPerSecond` for each second waited, and never go `idleMs` without a
+ * byte. A variable (not a constant) so that tests can shorten the grace.
+ */
+export const uploadPace = { graceMs: 20_000, minBytesPerSecond: 32 * 1024, idleMs: 60_000 };
 
 const uploadingOrgs = new Set<string>();
+interface InFlight {
+  cut(): void;
+  /** Settles once the upload's last write has landed (or failed). */
+  finished: Promise<void>;
+}
+/** The in-flight uploads of each person. */
+const uploadsByUser = new Map<string, Set<InFlight>>();
+
+/**
+ * Ends a person's uploads in this process (they were removed, or demoted
+ * below IMPORT_ROLES) and waits until their last write has landed, so that
+ * nothing they upload is written after the removal is answered and audited.
+ */
+export async function endUploadsOf(userId: string): Promise<void> {
+  const uploads = [...(uploadsByUser.get(userId) ?? [])];
+  for (const upload of uploads) upload.cut();
+  await Promise.all(uploads.map((u) => u.finished));
+}
 /** The sockets carrying an upload, per server: they left Node's connection list, so shutdown ends them itself. */
 const uploadSockets = new WeakMap<object, Set<Socket>>();
 
@@ -61,18 +100,10 @@ export function importStatus() {
 
 /**
  * Takes this request out of Node's whole-request deadline (see the module
- * comment) and gives it its own: UPLOAD_IDLE_MS without a byte, or longer
- * than the file takes at MIN_UPLOAD_BYTES_PER_SECOND (two minutes at least).
+ * comment); `paced` gives it its own. Registers the socket so that shutdown can end it.
  */
-function allowLongBody(socket: Socket, bytes: number): () => void {
+function allowLongBody(socket: Socket): () => void {
   (socket as Socket & { parser?: { remove?: () => void } }).parser?.remove?.();
-  const end = (): void => {
-    socket.destroy();
-  };
-  socket.setTimeout(UPLOAD_IDLE_MS);
-  socket.on('timeout', end);
-  const deadline = setTimeout(end, Math.max(120_000, (bytes / MIN_UPLOAD_BYTES_PER_SECOND) * 1000));
-  deadline.unref();
   const server = (socket as Socket & { server?: object }).server;
   let sockets: Set<Socket> | undefined;
   if (server) {
@@ -80,17 +111,55 @@ function allowLongBody(socket: Socket, bytes: number): () => void {
     uploadSockets.set(server, sockets.add(socket));
   }
   return () => {
-    socket.setTimeout(0);
-    socket.off('timeout', end);
-    clearTimeout(deadline);
     sockets?.delete(socket);
   };
 }
 
+/**
+ * The body as the import reads it, held to `uploadPace` (module comment):
+ * the clock runs only while the import waits for the next chunk, and `cut`
+ * ends the connection when the wait outlasts what the bytes so far allow.
+ */
+export async function* paced(source: AsyncIterable<Buffer>, cut: () => void): AsyncGenerator<Buffer> {
+  const chunks = source[Symbol.asyncIterator]();
+  let bytes = 0;
+  let waited = 0;
+  try {
+    for (;;) {
+      const allowed = uploadPace.graceMs + (bytes / uploadPace.minBytesPerSecond) * 1000 - waited;
+      const started = Date.now();
+      const timer = setTimeout(cut, Math.max(0, Math.min(uploadPace.idleMs, allowed)));
+      let next: IteratorResult<Buffer>;
+      try {
+        next = await chunks.next();
+      } finally {
+        clearTimeout(timer);
+      }
+      waited += Date.now() - started;
+      if (next.done) return;
+      bytes += next.value.length;
+      yield next.value;
+    }
+  } finally {
+    await chunks.return?.();
+  }
+}
 
-export function importUpload({ store }: DashboardDeps) {
+/** Throws when the uploader's session has ended or their role no longer allows importing. */
+function uploaderCheck({ store, sessions }: DashboardDeps, { session }: DashboardAuth): () => Promise<void> {
+  return async function uploaderStillAllowed(): Promise<void> {
+    const current = await sessions.get(session.id);
+    const user = current && !expired(current, Date.now()) ? await store.people.users.get(current.userId) : null;
+    if (!user || user.orgId !== session.orgId) throw signInRequired();
+    if (!IMPORT_ROLES.includes(user.role)) throw new ApiError(403, 'forbidden_role', 'Your role no longer allows importing: the upload was stopped. Reviews already imported are kept.');
+  };
+}
+
+export function importUpload(deps: DashboardDeps) {
+  const { store } = deps;
   return async function importUpload(ctx: Context): Promise<void> {
-    const { org } = auth(ctx);
+    const signedIn = auth(ctx);
+    const { org, user } = signedIn;
     const query = new URLSearchParams(ctx.querystring);
     const format = query.get('format');
     const unknown = [...query.keys()].filter((k) => k !== 'format');
@@ -115,19 +184,35 @@ export function importUpload({ store }: DashboardDeps) {
       throw busy();
     }
     uploadingOrgs.add(org.id);
-    const restore = allowLongBody(ctx.req.socket, Number(declared));
+    const socket = ctx.req.socket;
+    const restore = allowLongBody(socket);
+    const cut = (): void => {
+      socket.destroy();
+    };
+    let finish!: () => void;
+    const inFlight: InFlight = { cut, finished: new Promise<void>((resolve) => (finish = resolve)) };
+    const mine = uploadsByUser.get(user.id) ?? new Set();
+    uploadsByUser.set(user.id, mine.add(inFlight));
     // What it keeps, for the person who reloads the page or opens another tab (GET /reviews/import).
     const run = startImportRun(org.id);
     try {
       // A parser that stops early (a JSON file that is not an array) must not destroy the request:
       // the summary saying why still has to reach the person.
-      const summary = await importReviews(store, org, ctx.req.iterator({ destroyOnReturn: false }), format as ImportFormat, ctx.state.log as Logger, undefined, run.progress);
+      const body = paced(ctx.req.iterator({ destroyOnReturn: false }), cut);
+      const summary = await auditedImport(store, org, user, body, format as ImportFormat, ctx.state.log as Logger, { beforeWrite: uploaderCheck(deps, signedIn), progress: run.progress });
       run.progress(summary);
       run.end('finished');
       ctx.body = summary;
       await drainBody(ctx.req);
     } catch (err) {
-      // The person cancelled or lost the connection: what was written stays (batches are atomic); not our 500.
+      // The rest of the body is not read: the connection cannot carry another request.
+      ctx.set('Connection', 'close');
+      // The uploader's session or role ended (uploaderCheck): its own answer.
+      if (err instanceof ApiError) {
+        run.end('interrupted');
+        throw err;
+      }
+      // The person cancelled or lost the connection, or was cut off: what was written stays (batches are atomic); not our 500.
       if (ctx.req.destroyed || ctx.req.readableAborted) {
         run.end('interrupted');
         throw new ApiError(400, 'upload_interrupted', 'The upload stopped before the whole file arrived. Reviews already imported are kept; upload the file again to finish (re-importing updates, never duplicates).');
@@ -137,10 +222,19 @@ export function importUpload({ store }: DashboardDeps) {
       throw err;
     } finally {
       restore();
+      mine.delete(inFlight);
+      if (mine.size === 0) uploadsByUser.delete(user.id);
+      finish();
       uploadingOrgs.delete(org.id);
     }
     ctx.set('Cache-Control', 'no-store');
   };
 }
 
-const formatMiB = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(bytes < 10 * 1024 * 1024 ? 1 : 0)} MiB`;
+/** Never rounds a size over the limit down to the limit: 512 MiB + 1 byte reads "512.01 MiB". */
+const formatMiB = (bytes: number): string => {
+  const mib = bytes / 1024 / 1024;
+  const digits = bytes < 10 * 1024 * 1024 ? 1 : 0;
+  const shown = mib.toFixed(digits);
+  return `${Number(shown) * 1024 * 1024 < bytes ? (Math.ceil(mib * 100) / 100).toFixed(2) : shown} MiB`;
+};

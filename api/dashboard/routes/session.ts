@@ -44,6 +44,9 @@ export function signIn(deps: DashboardDeps) {
   const { store, sessions, throttle } = deps;
   return async function signIn(ctx: Context): Promise<void> {
     const body = parseBody<{ email: string; password: string }>('SignIn', await readJson(ctx));
+    // Before the throttle and the password: while sessions cannot be stored every attempt is the
+    // same 503 (a right password is not told from a wrong one) and no guess is counted or spent.
+    await sessions.assertWritable?.();
     const ids = SignInThrottle.ids(body.email, ctx.ip);
     const attempt = await throttle.begin(ids);
     const wait = attempt.retryAfter;
@@ -59,10 +62,16 @@ export function signIn(deps: DashboardDeps) {
     } finally {
       await attempt.settle(failed);
     }
+    // The failure that locks a known person's email out is a security event their Owners read.
+    if (failed && user && attempt.locksOut) {
+      await audit(store, user.orgId, { userId: null, email: `sign-in from ${ctx.ip}` }, 'security.locked_out', { id: user.id, label: user.email }, { address: ctx.ip });
+    }
     if (failed || !user || !org) throw badCredentials();
     const previous = (ctx.state.dashboard as DashboardAuth | undefined)?.session ?? null;
     const { session } = await startSession(ctx, sessions, user, previous);
     const signedIn = (await store.people.users.update(user.id, { lastSignInAt: session.createdAt })) ?? user;
+    // A security event the organization's Owners read in the audit log: who, and from where.
+    await audit(store, org.id, user, 'security.signed_in', { id: user.id, label: user.email }, { address: ctx.ip });
     ctx.body = sessionBody(signedIn, org, session.csrfToken);
   };
 }

@@ -115,7 +115,8 @@ describe('the durable log syncs what it acknowledges', () => {
     const key = keyRecord('org_x', 1);
     await store.keys.create(key);
     state.failSyncs = 1;
-    await expect(store.keys.revoke(key.id, new Date())).rejects.toThrow(/injected sync failure/);
+    // EIO: the disk's trouble, answered as the store being unavailable (a 503), the cause kept.
+    await expect(store.keys.revoke(key.id, new Date())).rejects.toMatchObject({ name: 'StoreUnavailableError', cause: { message: expect.stringMatching(/injected sync failure/) } });
     expect((await store.keys.get(key.id))?.revokedAt).toBeNull();
     expect((await store.keys.revoke(key.id, new Date()))?.revokedAt).not.toBeNull();
     await store.close();

@@ -12,6 +12,7 @@
 import { open as openFile, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { crc32 } from 'node:zlib';
+import { StoreUnavailableError } from '../unavailable.ts';
 
 /**
  * How files are opened: `fs/promises.open` unless a test injects a wrapper
@@ -99,7 +100,17 @@ interface Pending {
   reject: (err: Error) => void;
 }
 
+/**
+ * The disk refusing writes (full, over quota, failing): a condition of the
+ * machine that may pass, answered 503 with Retry-After (StoreUnavailableError)
+ * rather than 500, the store reported not ready until a write succeeds again.
+ */
+const DISK_CODES = new Set(['ENOSPC', 'EDQUOT', 'EIO']);
+export const isDiskError = (err: unknown): boolean => DISK_CODES.has((err as NodeJS.ErrnoException)?.code ?? '');
+
 export class DurableLog {
+  /** The disk error of the last write round, until a round succeeds. */
+  diskFailure: Error | null = null;
   private queue: Pending[] = [];
   private writing: Promise<void> | null = null;
   private closed = false;
@@ -274,6 +285,7 @@ export class DurableLog {
       }
       await this.file.datasync();
       this.size += data.length;
+      this.diskFailure = null;
       for (const p of batch) p.resolve();
     } catch (err) {
       // Cut a partial write back off, durably, so that later appends stay
@@ -286,7 +298,10 @@ export class DurableLog {
       } catch {
         this.broken = err as Error;
       }
-      for (const p of batch) p.reject(err as Error);
+      const disk = !this.broken && isDiskError(err);
+      if (disk) this.diskFailure = err as Error;
+      const refusal = disk ? new StoreUnavailableError('embedded', { cause: err }) : (err as Error);
+      for (const p of batch) p.reject(refusal);
     }
   }
 

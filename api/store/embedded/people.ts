@@ -10,6 +10,7 @@ import { rm } from 'node:fs/promises';
 import { DurableLog } from './durable-log.ts';
 import {
   DuplicateEmailError,
+  LastOwnerError,
   normalizeEmail,
   type AuditRecord,
   type AuditStore,
@@ -40,6 +41,10 @@ export class EmbeddedPeople implements PeopleStore {
   private readonly invitationMap = new Map<string, Invitation>();
   private readonly auditList: AuditRecord[] = [];
   private log!: DurableLog;
+  /** The people log's disk error, until a write succeeds (the store's readiness). */
+  get diskFailure(): Error | null {
+    return this.log.diskFailure;
+  }
   private closed = false;
   private queue: Promise<unknown> = Promise.resolve();
 
@@ -115,6 +120,12 @@ export class EmbeddedPeople implements PeopleStore {
     this.apply(entry);
   }
 
+  /** Inside `exclusive`: the check and the change it guards are one step. */
+  private assertOwnerRemains(user: User): void {
+    for (const other of this.userMap.values()) if (other.orgId === user.orgId && other.role === 'owner' && other.id !== user.id) return;
+    throw new LastOwnerError();
+  }
+
   readonly users: UserStore = {
     create: (user) =>
       this.exclusive(async () => {
@@ -132,13 +143,16 @@ export class EmbeddedPeople implements PeopleStore {
       this.exclusive(async () => {
         const user = this.userMap.get(id);
         if (!user) return null;
+        if (user.role === 'owner' && patch.role !== undefined && patch.role !== 'owner') this.assertOwnerRemains(user);
         const next: User = { ...user, ...patch };
         await this.write({ t: 'user', v: next });
         return next;
       }),
     remove: (id) =>
       this.exclusive(async () => {
-        if (!this.userMap.has(id)) return false;
+        const user = this.userMap.get(id);
+        if (!user) return false;
+        if (user.role === 'owner') this.assertOwnerRemains(user);
         await this.write({ t: 'user-', id });
         return true;
       }),

@@ -37,6 +37,7 @@ import { withOrgDefaults } from '../types.ts';
 import { checked, makeRecord, ReviewIndex } from './review-index.ts';
 import { EmbeddedPeople } from './people.ts';
 import { DataDirLock } from './data-dir-lock.ts';
+import { StoreUnavailableError } from '../unavailable.ts';
 
 type Entry =
   | { t: 'org'; v: Organization }
@@ -146,6 +147,7 @@ export class EmbeddedStore implements Store {
   /** Records the log holds, superseded ones included. */
   private logRecords = 0;
   private openFile: OpenFile = open;
+  private dataDir = '';
   info!: EmbeddedStoreInfo;
 
   private readonly commits = new GroupCommit<Entry, Draft>({
@@ -175,6 +177,7 @@ export class EmbeddedStore implements Store {
     await mkdir(dataDir, { recursive: true, mode: 0o700 });
     const store = new EmbeddedStore();
     if (options.open) store.openFile = options.open;
+    store.dataDir = dataDir;
     store.lock = await DataDirLock.acquire(dataDir);
     const path = join(dataDir, 'store.log');
     try {
@@ -539,8 +542,29 @@ export class EmbeddedStore implements Store {
     }
   }
 
+  /**
+   * Not ready while the disk refuses writes: after a log's write failed for
+   * want of space (or an I/O error), a probe file in DATA_DIR is written and
+   * synced on each ping until one succeeds (the disk took a write again), so
+   * an instance taken out of rotation sees its own recovery.
+   */
   async ping(): Promise<void> {
     if (this.closed) throw new Error('the store is closed');
+    const failure = this.log.diskFailure ?? this.people.diskFailure;
+    if (!failure) return;
+    const probe = join(this.dataDir, '.write-probe');
+    try {
+      const file = await this.openFile(probe, 'w', 0o600);
+      try {
+        await file.write(Buffer.alloc(4096));
+        await file.datasync();
+      } finally {
+        await file.close();
+        await rm(probe, { force: true });
+      }
+    } catch (err) {
+      throw new StoreUnavailableError('embedded', { cause: err });
+    }
   }
 
   async close(): Promise<void> {

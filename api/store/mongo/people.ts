@@ -7,8 +7,10 @@
  */
 import { MongoServerError, type Collection, type Db } from 'mongodb';
 import { translateErrors } from '../unavailable.ts';
+import { withDocumentLock, type LockDocument } from './document-lock.ts';
 import {
   DuplicateEmailError,
+  LastOwnerError,
   normalizeEmail,
   type AuditRecord,
   type AuditStore,
@@ -37,6 +39,7 @@ export class MongoPeople implements PeopleStore {
   private readonly invitationCol: Collection<Doc<Invitation>>;
   private readonly auditCol: Collection<Doc<AuditRecord>>;
   private readonly claimCol: Collection<{ _id: string; at: string }>;
+  private readonly lockCol: Collection<LockDocument>;
 
   /** `translate`: the store's mapping of a lost server to StoreUnavailableError (a 503, never a 500). */
   constructor(
@@ -48,6 +51,29 @@ export class MongoPeople implements PeopleStore {
     this.invitationCol = db.collection('invitations');
     this.auditCol = db.collection('audit');
     this.claimCol = db.collection('invitation_claims');
+    this.lockCol = db.collection('locks');
+  }
+
+  /**
+   * Role changes and removals of one organization run one at a time under its
+   * `owners:` document lock, so "unless it leaves no Owner" is checked and
+   * acted on in one step (FerretDB has no transactions; two Owners demoting
+   * each other at once otherwise both passed the check).
+   */
+  private underOwnerRule<T>(id: string, work: (user: User) => Promise<T>, missing: T): Promise<T> {
+    return (async () => {
+      const found = strip<User>(await this.userCol.findOne({ _id: id }));
+      if (!found) return missing;
+      return withDocumentLock(this.lockCol, `owners:${found.orgId}`, async () => {
+        const user = strip<User>(await this.userCol.findOne({ _id: id }));
+        return user ? work(user) : missing;
+      });
+    })();
+  }
+
+  private async assertOwnerRemains(user: User): Promise<void> {
+    const other = await this.userCol.findOne({ orgId: user.orgId, role: 'owner', _id: { $ne: user.id } });
+    if (!other) throw new LastOwnerError();
   }
 
   async ensureIndexes(): Promise<void> {
@@ -72,11 +98,20 @@ export class MongoPeople implements PeopleStore {
     get: async (id) => strip(await this.userCol.findOne({ _id: id })),
     findByEmail: async (email) => strip(await this.userCol.findOne({ emailKey: normalizeEmail(email) })),
     listByOrg: async (orgId) => all(await this.userCol.find({ orgId }).sort({ createdAt: 1, _id: 1 }).toArray()),
-    update: async (id, patch) => strip(await this.userCol.findOneAndUpdate({ _id: id }, { $set: patch }, { returnDocument: 'after' })),
+    update: async (id, patch) => {
+      if (patch.role === undefined) return strip(await this.userCol.findOneAndUpdate({ _id: id }, { $set: patch }, { returnDocument: 'after' }));
+      return this.underOwnerRule(id, async (user) => {
+        if (user.role === 'owner' && patch.role !== 'owner') await this.assertOwnerRemains(user);
+        return strip<User>(await this.userCol.findOneAndUpdate({ _id: id }, { $set: patch }, { returnDocument: 'after' }));
+      }, null);
+    },
     remove: async (id) => {
-      const { deletedCount } = await this.userCol.deleteOne({ _id: id });
+      const removed = await this.underOwnerRule(id, async (user) => {
+        if (user.role === 'owner') await this.assertOwnerRemains(user);
+        return (await this.userCol.deleteOne({ _id: id })).deletedCount === 1;
+      }, false);
       await this.sessionCol.deleteMany({ userId: id });
-      return deletedCount === 1;
+      return removed;
     },
   }, (err) => this.translate(err));
 

@@ -11,8 +11,15 @@ const ACTIONS: Record<string, string> = {
   'member.joined': 'Joined',
   'member.removed': 'Removed member',
   'member.role_changed': 'Changed role',
+  'member.created': 'Added member',
+  'member.invitation_revoked': 'Revoked invitation',
+  'org.plan_changed': 'Changed plan',
+  'org.language_changed': 'Changed language',
   'review.hidden': 'Hid review',
   'review.shown': 'Showed review',
+  'reviews.imported': 'Imported reviews',
+  'security.signed_in': 'Signed in',
+  'security.locked_out': 'Sign-in locked',
   'widget.changed': 'Changed widget',
   'widget.created': 'Created widget',
 };
@@ -27,6 +34,8 @@ function detail(r: AuditRecord): string {
   if (r.details.changes) return r.details.changes;
   // Records written before changes were described: the internal field names, made readable.
   if (r.details.fields) return r.details.fields.replace(/\b(options|subject)\./g, '').replace(/([a-z])([A-Z])/g, (_, a: string, b: string) => `${a} ${b.toLowerCase()}`);
+  if (r.details.format) return `${r.details.imported} new, ${r.details.updated} updated, ${r.details.rejected} rejected${r.details.interrupted === 'yes' ? ' (interrupted)' : ''}`;
+  if (r.details.address) return `from ${r.details.address}`;
   return '';
 }
 

@@ -8,6 +8,7 @@ import type { ClientRequest } from 'node:http';
 import { Agent, request } from 'node:https';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { requestDeadline } from '../server.ts';
 import { startTestService, type TestService } from '../test/harness.ts';
 import { uploadPace } from './routes/reviews-import.ts';
 import { Client } from './test-client.ts';
@@ -76,15 +77,44 @@ describe('dashboard import upload: uploader checks, pace, slots, audit', () => {
   }
   const auditOf = async (orgId: string) => (await t.admin('GET', `/admin/orgs/${orgId}/audit`)).body.data as { action: string; actor: { email: string }; details: Record<string, string> }[];
 
+  const deadline = { ...requestDeadline };
   beforeAll(async () => {
+    // Node's whole-request deadline at 2 s (checked every 100 ms), so that an upload outlasting it is quick to show.
+    Object.assign(requestDeadline, { ms: 2_000, checkEveryMs: 100 });
     t = await startTestService({ redis: false });
     ca = readFileSync(join(t.dataDir, 'tls-cert.pem'), 'utf8');
     agent = new Agent({ ca, keepAlive: true, servername: 'localhost' });
   });
   afterEach(() => Object.assign(uploadPace, pace));
   afterAll(async () => {
+    Object.assign(requestDeadline, deadline);
     agent?.destroy();
     await t?.close();
+  });
+
+  it('lets an upload run past Node’s whole-request deadline while it keeps its pace (a slow body elsewhere is still cut)', async () => {
+    const { orgId } = await t.org('growth', 100_000);
+    const admin = await member(orgId, 'admin@long.example', 'admin');
+    const body = `${HEADER}\n${lines(0, 300, 'l')}`;
+    const up = upload(admin.client, Buffer.byteLength(body));
+    // Three parts over about 3 s: past the 2 s deadline, well within the pace's grace period.
+    const third = Math.ceil(body.length / 3);
+    for (let i = 0; i < 3; i++) {
+      up.req.write(body.slice(i * third, (i + 1) * third));
+      await new Promise((r) => setTimeout(r, 1_000));
+    }
+    up.req.end();
+    const answer = await up.ended;
+    expect([answer.status, answer.body.imported]).toEqual([200, 300]);
+    // Any other request whose body is not in by the deadline is still cut (the connection ends, no answer).
+    const slow = request({ host: '127.0.0.1', port: t.service.ports.https, path: '/dashboard/api/keys', method: 'POST', agent: false, ca, servername: 'localhost', headers: { cookie: admin.client.cookieHeader(), origin: t.service.config.publicUrl, 'x-csrf-token': admin.client.csrf, 'content-type': 'application/json', 'content-length': '100' } });
+    const status = await new Promise<number>((resolve) => {
+      slow.on('response', (res) => resolve(res.statusCode ?? 0));
+      slow.on('error', () => resolve(0));
+      slow.write('{');
+    });
+    slow.destroy();
+    expect(status).toBe(0);
   });
 
   it('ends an Admin’s upload when an Owner removes them mid-upload: nothing of the rest is stored, and the import is audited as interrupted', async () => {

@@ -9,9 +9,10 @@
  *
  * Long uploads: the HTTPS server ends any request not fully received within
  * 30 s (`requestTimeout`, the slow-body defence). An import of 100 MB takes
- * longer than that, so this one request leaves Node's request-timeout list
- * (the parser's `remove()`: the next request on the connection is timed again)
- * and gets a defence of its own instead, on the bytes actually received
+ * longer than that, so Node's request timeout is ignored for this one request
+ * (`isLongUpload`, asked by the server's `clientError` handler when Node reports
+ * ERR_HTTP_REQUEST_TIMEOUT; the next request on the connection is timed again)
+ * and it gets a defence of its own instead, on the bytes actually received
  * (`paced`): only time spent waiting for the client counts (never the import's
  * own pauses for analysis and writes), and the client must have sent
  * `uploadPace.minBytesPerSecond` for each second of it after a grace period,
@@ -99,11 +100,22 @@ export function importStatus() {
 }
 
 /**
+ * Whether Node's whole-request deadline is to be ignored for this connection's
+ * request: it is an upload in progress, which `paced` holds to its own rate.
+ * (Node 24 no longer lets a request leave the deadline's list: its parser's
+ * `remove()` stops the body from being read at all.)
+ */
+export function isLongUpload(socket: object): boolean {
+  const server = (socket as Socket & { server?: object }).server;
+  return server !== undefined && (uploadSockets.get(server)?.has(socket as Socket) ?? false);
+}
+
+/**
  * Takes this request out of Node's whole-request deadline (see the module
- * comment); `paced` gives it its own. Registers the socket so that shutdown can end it.
+ * comment); `paced` gives it its own. Registers the socket so that the server
+ * lets its request run past the deadline and shutdown can end it.
  */
 function allowLongBody(socket: Socket): () => void {
-  (socket as Socket & { parser?: { remove?: () => void } }).parser?.remove?.();
   const server = (socket as Socket & { server?: object }).server;
   let sockets: Set<Socket> | undefined;
   if (server) {

@@ -73,7 +73,9 @@ describe('GET /widgets/{id}/schema', () => {
     const stats = await t.service.store.reviews.stats({ orgId, now: new Date(), platforms: ['GOOGLE', 'TRUSTPILOT'] });
     const rated = stats.ratingDistribution.filter((b) => b.rating !== null).reduce((s, b) => s + b.count, 0);
     const sum = stats.ratingDistribution.reduce((s, b) => s + (b.rating ?? 0) * b.count, 0);
-    expect(doc.aggregateRating).toEqual({ '@type': 'AggregateRating', ratingValue: Math.round((sum * 10) / rated) / 10, reviewCount: rated, bestRating: 5, worstRating: 1 });
+    // The data, as /reviews/stats gives it: two decimals (people see it rounded to one, in the widget).
+    expect(doc.aggregateRating).toEqual({ '@type': 'AggregateRating', ratingValue: Math.round((sum * 100) / rated) / 100, reviewCount: rated, bestRating: 5, worstRating: 1 });
+    expect((doc.aggregateRating as { ratingValue: number }).ratingValue).toBe(stats.averageRating);
     const reviews = doc.review as { reviewRating: { ratingValue: number } }[];
     expect(reviews.length).toBeGreaterThan(0);
     expect(reviews.length).toBeLessThanOrEqual(6);

@@ -1,7 +1,7 @@
 /** Sign-in, sign-out, the session's own view, and accepting an invitation. */
 import type { Context } from 'koa';
 import { readJson } from '../../admin/body.ts';
-import { createUser, emailTaken } from '../../admin/users.ts';
+import { createUser, emailTaken, mayInvite } from '../../admin/users.ts';
 import { ApiError, rateLimited } from '../../errors.ts';
 import { hasApiAccess, requestsPerMinute } from '../../limits/plans.ts';
 import type { Invitation, User } from '../../store/people-types.ts';
@@ -89,12 +89,13 @@ const invitationGone = (): ApiError => new ApiError(404, 'invitation_invalid', '
 
 async function openInvitation(deps: DashboardDeps, token: string): Promise<Invitation> {
   const invitation = await deps.store.people.invitations.get(sha256(token));
-  if (!invitation || invitation.acceptedAt !== null || Date.parse(invitation.expiresAt) <= Date.now()) throw invitationGone();
+  if (!invitation || invitation.acceptedAt !== null || invitation.voidedAt !== null || Date.parse(invitation.expiresAt) <= Date.now()) throw invitationGone();
   // An invitation is only as good as its sender's standing now: one left open by
-  // someone since removed or demoted (to regain access afterwards) is void.
+  // someone since removed or demoted (to regain access afterwards) is void. The
+  // demotion or removal voided it in the store too (voidedAt), so a promotion
+  // in between does not bring it back; this check covers the moment between.
   const sender = await deps.store.people.users.get(invitation.invitedBy);
-  const senderMay = sender !== null && sender.orgId === invitation.orgId && (sender.role === 'owner' || (sender.role === 'admin' && invitation.role !== 'owner'));
-  if (!senderMay) throw invitationGone();
+  if (sender === null || sender.orgId !== invitation.orgId || !mayInvite(sender.role, invitation.role)) throw invitationGone();
   return invitation;
 }
 

@@ -54,6 +54,10 @@ for (const redis of [true, false]) {
       expect(ok.body).toMatchObject({ user: { id: ownerId, role: 'owner' }, org: { id: orgId, plan: 'starter', apiAccess: false, requestsPerMinute: null } });
       const setCookie = (ok.headers['set-cookie'] as string[]).find((l) => l.startsWith('rp_session='))!;
       expect(setCookie).toMatch(/^rp_session=[A-Za-z0-9_-]{43}; Path=\/dashboard; Max-Age=604800; HttpOnly; Secure; SameSite=Lax$/);
+      // The device cookie (exempts this browser from the per-email sign-in limits): set on success only, never on a failure.
+      const device = (ok.headers['set-cookie'] as string[]).find((l) => l.startsWith('rp_device='))!;
+      expect(device).toMatch(/^rp_device=[A-Za-z0-9_-]{65}; Path=\/dashboard; Max-Age=31536000; HttpOnly; Secure; SameSite=Lax$/);
+      expect([unknown, wrong].flatMap((r) => (r.headers['set-cookie'] as string[] | undefined) ?? []).some((l) => l.startsWith('rp_device='))).toBe(false);
       const first = c.cookies.get('rp_session')!;
 
       // Signing in again (e.g. on a shared computer) replaces the id; the old one is dead.

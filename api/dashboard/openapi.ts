@@ -210,7 +210,7 @@ const STAFF = ['owner', 'admin'] as const;
 export const OPERATIONS: Operation[] = [
   { method: 'get', path: '/openapi.json', summary: 'This document', responses: { 200: 'Document' }, roles: 'public' },
   { method: 'get', path: '/session', summary: 'Who is signed in, the organization and plan, and the CSRF token', responses: { 200: 'Session' }, roles: 'public' },
-  { method: 'post', path: '/sign-in', summary: 'Sign in with email and password; sets a new session cookie', request: 'SignIn', responses: { 200: 'Session' }, roles: 'public' },
+  { method: 'post', path: '/sign-in', summary: 'Sign in with email and password; sets a new session cookie and the device cookie rp_device (exempts this browser from the per-email sign-in limits for that email)', request: 'SignIn', responses: { 200: 'Session' }, roles: 'public' },
   { method: 'post', path: '/sign-out', summary: 'End this session on the server', responses: { 204: null } },
   { method: 'get', path: '/overview', summary: 'Figures and chart series (last 12 UTC months) for the overview page, from maintained aggregates', responses: { 200: 'Overview' } },
   {

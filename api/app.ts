@@ -31,6 +31,7 @@ import { dashboardRouter } from './dashboard/router.ts';
 import { favicon } from './site/favicon.ts';
 import { landingPage } from './site/landing.ts';
 import type { DashboardAssets } from './dashboard/pages.ts';
+import { DeviceCookies } from './dashboard/device-cookie.ts';
 import { SignInThrottle } from './dashboard/sign-in-throttle.ts';
 import type { SessionStore } from './store/people-types.ts';
 
@@ -44,6 +45,8 @@ export interface AppDeps {
   /** The dashboard's files, and where sessions live (Redis when configured, else the store). */
   dashboardAssets: DashboardAssets;
   sessions: SessionStore;
+  /** SECRETS_KEY (or the key generated into DATA_DIR): the device cookie's key is derived from it. */
+  secretsKey: Buffer;
   /** Set while shutting down: /readyz then answers 503 so balancers stop sending work. */
   lifecycle?: { draining: boolean };
 }
@@ -154,7 +157,7 @@ export function createApp(deps: AppDeps): App {
   });
 
   koa.use(frontDoor({ logger, metrics, proxies }));
-  const dashboard = dashboardRouter({ config, store, sessions: deps.sessions, throttle: new SignInThrottle(redis), assets: deps.dashboardAssets }).routes();
+  const dashboard = dashboardRouter({ config, store, sessions: deps.sessions, throttle: new SignInThrottle(redis), devices: new DeviceCookies(deps.secretsKey), assets: deps.dashboardAssets }).routes();
   const routes = router.routes();
   // Every dashboard route is under /dashboard (matched case-insensitively, as the router does): other requests skip its route table.
   koa.use(function routeTables(ctx: Context, next: Next) {

@@ -192,7 +192,8 @@ export async function startService(config: Config, options: StartOptions = {}): 
   const lifecycle = { draining: false };
   const sessions = redisHealth ? new RedisSessions(redisHealth) : store.people.sessions;
   const dashboardAssets = await loadDashboardAssets();
-  const app = createApp({ config, store, logger, redis: redisHealth, metrics, assets, lifecycle, dashboardAssets, sessions });
+  const secretsKey = await ensureSecretsKey(config.secretsKey, config.dataDir);
+  const app = createApp({ config, store, logger, redis: redisHealth, metrics, assets, lifecycle, dashboardAssets, sessions, secretsKey });
   const https = createHttpsServer({ cert: tls.cert, key: tls.key, maxHeaderSize: 16 * 1024, connectionsCheckingInterval: requestDeadline.checkEveryMs }, app.handler);
   https.headersTimeout = Math.min(10_000, requestDeadline.ms);
   https.requestTimeout = requestDeadline.ms;
@@ -213,7 +214,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
   if (http) trackResponses(http);
   // Review sources (CONTRACT §11): credentials sealed with SECRETS_KEY; background syncs through the one job
   // interface, BullMQ when Redis is there, in process otherwise (chosen here, once).
-  const box = new SecretBox(await ensureSecretsKey(config.secretsKey, config.dataDir));
+  const box = new SecretBox(secretsKey);
   const platformHttp = new HttpClient();
   const minute = minuteMs();
   const handler = SourcesService.handler({ store, box, http: platformHttp, urls: config.sourceUrls, googleOAuth: config.googleOAuth, logger, minuteMs: minute });

@@ -110,6 +110,8 @@ export interface Member {
   lastSignInAt: string | null;
 }
 export interface PendingInvitation {
+  /** Names it for revoking; not the link's token. */
+  id: string;
   email: string;
   role: Role;
   createdAt: string;

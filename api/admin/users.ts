@@ -92,9 +92,25 @@ async function keepingAnOwner<T>(change: () => Promise<T>): Promise<T> {
   }
 }
 
+/** Whether someone with this role (null: no longer a member) may send an invitation for that role. */
+export const mayInvite = (sender: Role | null, invited: Role): boolean => sender === 'owner' || (sender === 'admin' && invited !== 'owner');
+
+/**
+ * Voids, for good, the open invitations the user sent that their new role (or
+ * their removal) no longer allows: a promotion later does not bring them back.
+ */
+async function voidInvitationsOf(store: Store, user: User, role: Role | null): Promise<void> {
+  const at = new Date();
+  for (const invitation of await store.people.invitations.listByOrg(user.orgId)) {
+    if (invitation.invitedBy !== user.id || invitation.acceptedAt !== null || invitation.voidedAt !== null) continue;
+    if (!mayInvite(role, invitation.role)) await store.people.invitations.void(invitation.id, at);
+  }
+}
+
 /** Changes a role; 409 last_owner when it would leave the organization without an Owner. */
 export async function changeUserRole(store: Store, user: User, role: Role): Promise<User | null> {
   const updated = await keepingAnOwner(() => store.people.users.update(user.id, { role }));
+  await voidInvitationsOf(store, user, role);
   // Uploads check the role before each batch; this ends them at once in this process.
   if (!IMPORT_ROLES.includes(role)) await endUploadsOf(user.id);
   return updated;
@@ -103,6 +119,7 @@ export async function changeUserRole(store: Store, user: User, role: Role): Prom
 /** Removes the user and ends every session at once (the store's and, with Redis, the shared ones); 409 last_owner for the last Owner. */
 export async function removeUser(store: Store, sessions: SessionStore, user: User): Promise<void> {
   await keepingAnOwner(() => store.people.users.remove(user.id));
+  await voidInvitationsOf(store, user, null);
   await sessions.removeByUser(user.id);
   await endUploadsOf(user.id);
 }

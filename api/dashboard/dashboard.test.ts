@@ -54,6 +54,10 @@ for (const redis of [true, false]) {
       expect(ok.body).toMatchObject({ user: { id: ownerId, role: 'owner' }, org: { id: orgId, plan: 'starter', apiAccess: false, requestsPerMinute: null } });
       const setCookie = (ok.headers['set-cookie'] as string[]).find((l) => l.startsWith('rp_session='))!;
       expect(setCookie).toMatch(/^rp_session=[A-Za-z0-9_-]{43}; Path=\/dashboard; Max-Age=604800; HttpOnly; Secure; SameSite=Lax$/);
+      // The device cookie (exempts this browser from the per-email sign-in limits): set on success only, never on a failure.
+      const device = (ok.headers['set-cookie'] as string[]).find((l) => l.startsWith('rp_device='))!;
+      expect(device).toMatch(/^rp_device=[A-Za-z0-9_-]{65}; Path=\/dashboard; Max-Age=31536000; HttpOnly; Secure; SameSite=Lax$/);
+      expect([unknown, wrong].flatMap((r) => (r.headers['set-cookie'] as string[] | undefined) ?? []).some((l) => l.startsWith('rp_device='))).toBe(false);
       const first = c.cookies.get('rp_session')!;
 
       // Signing in again (e.g. on a shared computer) replaces the id; the old one is dead.
@@ -202,6 +206,60 @@ for (const redis of [true, false]) {
       await guest.start();
       expect((await guest.send('POST', '/dashboard/api/invitations/lookup', { token })).body.error).toBe('invitation_invalid');
       expect((await guest.send('POST', '/dashboard/api/invitations/accept', { token, password: PASSWORD })).body.error).toBe('invitation_invalid');
+    });
+
+    it('keeps an invitation void once its sender was demoted, even after a promotion', async () => {
+      const sender = await user('demoted.admin@example.com', 'admin');
+      const admin = client();
+      expect((await admin.signIn('demoted.admin@example.com', PASSWORD)).status).toBe(200);
+      const invited = await admin.send('POST', '/dashboard/api/invitations', { email: 'comeback@example.com', role: 'admin' });
+      const token = /#([A-Za-z0-9_-]+)$/.exec(invited.body.link as string)![1]!;
+      const owner = client();
+      expect((await owner.signIn('owner@example.com', PASSWORD)).status).toBe(200);
+      expect((await owner.send('PATCH', `/dashboard/api/members/${sender}`, { role: 'member' })).status).toBe(200);
+      expect((await owner.send('PATCH', `/dashboard/api/members/${sender}`, { role: 'admin' })).status).toBe(200);
+      const guest = client();
+      await guest.start();
+      expect((await guest.send('POST', '/dashboard/api/invitations/lookup', { token })).body.error).toBe('invitation_invalid');
+      expect((await guest.send('POST', '/dashboard/api/invitations/accept', { token, password: PASSWORD })).body.error).toBe('invitation_invalid');
+      const listed = (await owner.send('GET', '/dashboard/api/members')).body.invitations as { email: string }[];
+      expect(listed.some((i) => i.email === 'comeback@example.com')).toBe(false);
+    });
+
+    it('revokes an open invitation for good (Owner, Admin; an Owner invitation only by an Owner), audited', async () => {
+      await user('revoking.admin@example.com', 'admin');
+      await user('revoking.member@example.com', 'member');
+      const owner = client();
+      expect((await owner.signIn('owner@example.com', PASSWORD)).status).toBe(200);
+      const invited = await owner.send('POST', '/dashboard/api/invitations', { email: 'revoked.person@example.com', role: 'member' });
+      const boss = await owner.send('POST', '/dashboard/api/invitations', { email: 'revoked.boss@example.com', role: 'owner' });
+      const token = /#([A-Za-z0-9_-]+)$/.exec(invited.body.link as string)![1]!;
+      const listed = (await owner.send('GET', '/dashboard/api/members')).body.invitations as { id: string; email: string }[];
+      const id = listed.find((i) => i.email === 'revoked.person@example.com')!.id;
+      const bossId = listed.find((i) => i.email === 'revoked.boss@example.com')!.id;
+      expect(boss.status).toBe(201);
+
+      const member = client();
+      expect((await member.signIn('revoking.member@example.com', PASSWORD)).status).toBe(200);
+      expect((await member.send('DELETE', `/dashboard/api/invitations/${id}`)).status).toBe(403);
+      const admin = client();
+      expect((await admin.signIn('revoking.admin@example.com', PASSWORD)).status).toBe(200);
+      expect((await admin.send('DELETE', `/dashboard/api/invitations/${bossId}`)).body.error).toBe('forbidden_role');
+      expect((await admin.send('DELETE', `/dashboard/api/invitations/${id}`, undefined, { origin: 'https://evil.example' })).body.error).toBe('csrf_failed');
+      expect((await admin.send('DELETE', `/dashboard/api/invitations/${id}`)).status).toBe(204);
+      expect((await admin.send('DELETE', `/dashboard/api/invitations/${id}`)).status).toBe(404);
+      expect((await owner.send('DELETE', `/dashboard/api/invitations/${bossId}`)).status).toBe(204);
+
+      const guest = client();
+      await guest.start();
+      expect((await guest.send('POST', '/dashboard/api/invitations/accept', { token, password: PASSWORD })).body.error).toBe('invitation_invalid');
+      const after = (await owner.send('GET', '/dashboard/api/members')).body.invitations as { email: string }[];
+      expect(after.some((i) => i.email.startsWith('revoked.'))).toBe(false);
+      const audit = (await owner.send('GET', '/dashboard/api/audit')).body.data as { action: string; actor: { email: string }; target: { label: string } }[];
+      expect(audit.filter((r) => r.action === 'member.invitation_revoked').map((r) => [r.actor.email, r.target.label])).toEqual([
+        ['owner@example.com', 'revoked.boss@example.com'],
+        ['revoking.admin@example.com', 'revoked.person@example.com'],
+      ]);
     });
 
     it('refuses state changes without our Origin or without the CSRF token, and ignores Bearer keys', async () => {

@@ -55,7 +55,7 @@ const schemas: Record<string, Schema> = {
   KeyList: list('Key'),
   RevokedKey: object({ id: str(), state: { const: 'revoked' } }),
   Member: object({ id: str(), email: str(), role, createdAt: dateTime, lastSignInAt: nullable(dateTime) }),
-  PendingInvitation: object({ email: str(), role, createdAt: dateTime, expiresAt: dateTime }),
+  PendingInvitation: object({ id: str({ description: 'Names the invitation for revoking it; not the link\'s token and no use for accepting it' }), email: str(), role, createdAt: dateTime, expiresAt: dateTime }),
   MemberList: object({ data: { type: 'array', items: ref('Member') }, invitations: { type: 'array', items: ref('PendingInvitation') } }),
   Invite: object({ email, role }),
   InvitationCreated: object({ email: str(), role, expiresAt: dateTime, link: str({ format: 'uri' }) }),
@@ -210,7 +210,7 @@ const STAFF = ['owner', 'admin'] as const;
 export const OPERATIONS: Operation[] = [
   { method: 'get', path: '/openapi.json', summary: 'This document', responses: { 200: 'Document' }, roles: 'public' },
   { method: 'get', path: '/session', summary: 'Who is signed in, the organization and plan, and the CSRF token', responses: { 200: 'Session' }, roles: 'public' },
-  { method: 'post', path: '/sign-in', summary: 'Sign in with email and password; sets a new session cookie', request: 'SignIn', responses: { 200: 'Session' }, roles: 'public' },
+  { method: 'post', path: '/sign-in', summary: 'Sign in with email and password; sets a new session cookie and the device cookie rp_device (exempts this browser from the per-email sign-in limits for that email)', request: 'SignIn', responses: { 200: 'Session' }, roles: 'public' },
   { method: 'post', path: '/sign-out', summary: 'End this session on the server', responses: { 204: null } },
   { method: 'get', path: '/overview', summary: 'Figures and chart series (last 12 UTC months) for the overview page, from maintained aggregates', responses: { 200: 'Overview' } },
   {
@@ -252,6 +252,7 @@ export const OPERATIONS: Operation[] = [
   { method: 'post', path: '/keys/{id}/revoke', summary: 'Revoke a key, for good', responses: { 200: 'RevokedKey' }, roles: STAFF },
   { method: 'get', path: '/members', summary: 'Members and open invitations', responses: { 200: 'MemberList' } },
   { method: 'post', path: '/invitations', summary: 'Invite by email and role: a one-time link valid 7 days', request: 'Invite', responses: { 201: 'InvitationCreated' }, roles: STAFF },
+  { method: 'delete', path: '/invitations/{id}', summary: 'Revoke an open invitation, for good: its link stops working (audit-logged; an Owner invitation only by an Owner)', responses: { 204: null }, roles: STAFF },
   { method: 'patch', path: '/members/{id}', summary: "Change a member's role", request: 'RoleChange', responses: { 200: 'Member' }, roles: STAFF },
   { method: 'delete', path: '/members/{id}', summary: 'Remove a member; their sessions end at once', responses: { 204: null }, roles: STAFF },
   { method: 'post', path: '/invitations/lookup', summary: 'What an invitation link is for (the token is in the body, never in a URL)', request: 'InvitationToken', responses: { 200: 'InvitationInfo' }, roles: 'public' },

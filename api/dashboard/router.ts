@@ -13,7 +13,7 @@ import { dashboardHeaders, PAGE_PATHS, serveAsset, servePage, servePageNotFound,
 import { csrfToken, loadSession, requireRole, requireSession, sameOrigin } from './session.ts';
 import { createApiKey, listKeys, revokeApiKey } from './routes/api-keys.ts';
 import type { DashboardDeps } from './routes/deps.ts';
-import { changeRole, invite, listMembers, removeMember } from './routes/members.ts';
+import { changeRole, invite, listMembers, removeMember, revokeInvitation } from './routes/members.ts';
 import { auditLog, overview } from './routes/overview.ts';
 import { hideReview, listReviews, showReview } from './routes/reviews.ts';
 import { importStatus, importUpload } from './routes/reviews-import.ts';
@@ -66,6 +66,7 @@ export function dashboardRouter(deps: DashboardDeps & { assets: DashboardAssets 
 
   api.get('/members', signedIn, listMembers(deps));
   api.post('/invitations', staff, invite(deps));
+  api.delete('/invitations/:id', staff, revokeInvitation(deps));
   api.patch('/members/:id', staff, changeRole(deps));
   api.delete('/members/:id', staff, removeMember(deps));
 

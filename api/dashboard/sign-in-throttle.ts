@@ -1,8 +1,16 @@
 /**
- * Failed sign-ins: 10 per email and 10 per client address in any 15 minutes
- * (a sliding window), then 429 with Retry-After until the oldest failure
- * leaves the window. Only failures count; a correct password after the limit
- * is refused too (otherwise the limit would not stop guessing).
+ * Failed sign-ins in any 15 minutes (a sliding window), then 429 with
+ * Retry-After until the oldest failure leaves the window:
+ * - 10 per client address (an IPv6 client by its /64);
+ * - 10 per email from one network (an IPv4 /24, an IPv6 /64): guesses from
+ *   one place lock that email out there, not everywhere;
+ * - 100 per email from anywhere (EMAIL_CEILING), against guessing spread
+ *   over many networks.
+ * A browser holding a device cookie for the email (device-cookie.ts: it signed
+ * in as that email before) is exempt from both per-email limits, not from the
+ * per-address one, so nobody can lock a person out of a browser they use.
+ * Only failures count; a correct password after a limit is refused too
+ * (otherwise the limit would not stop guessing).
  *
  * With REDIS_URL the failures live in Redis (one sorted set per email and per
  * address, shared by every instance); without it, or while Redis is away, in
@@ -13,7 +21,24 @@ import { addressKey } from '../limits/address-key.ts';
 import type { RedisHealth } from '../limits/redis-health.ts';
 
 export const MAX_FAILURES = 10;
+/** Failures per email from every network together, in the window. */
+export const EMAIL_CEILING = 100;
 export const WINDOW_MS = 15 * 60_000;
+
+/** A count an attempt is recorded under, and how many failures it allows. */
+export interface Limit {
+  id: string;
+  max: number;
+  /** A per-email limit: reaching it locks a person's email out (a security event). */
+  email: boolean;
+}
+
+/** The network an address is in, for the per-email limit: an IPv4 /24, an IPv6 /64. */
+export function networkKey(address: string): string {
+  const key = addressKey(address);
+  const v4 = /^(\d+)\.(\d+)\.(\d+)\.\d+$/.exec(key);
+  return v4 ? `${v4[1]}.${v4[2]}.${v4[3]}.0/24` : key;
+}
 
 /** One sign-in attempt, counted before its password is checked; settled when the check is done. */
 export interface Attempt {
@@ -36,22 +61,30 @@ export class SignInThrottle {
 
   constructor(private readonly redis: RedisHealth | null) {}
 
-  /** Ids a sign-in attempt is counted under (an IPv6 client by its /64, like the other per-address limits). */
-  static ids(email: string, address: string): string[] {
-    return [`email:${email.trim().toLowerCase()}`, `ip:${addressKey(address)}`];
+  /**
+   * The limits a sign-in attempt is counted under: the client's address, and
+   * unless `trustedDevice` (a valid device cookie for this email), the email
+   * from the client's network and the email from anywhere.
+   */
+  static limits(email: string, address: string, trustedDevice = false): Limit[] {
+    const key = email.trim().toLowerCase();
+    const perAddress: Limit = { id: `ip:${addressKey(address)}`, max: MAX_FAILURES, email: false };
+    if (trustedDevice) return [perAddress];
+    return [perAddress, { id: `email:${key}:net:${networkKey(address)}`, max: MAX_FAILURES, email: true }, { id: `email:${key}`, max: EMAIL_CEILING, email: true }];
   }
 
-  async begin(ids: string[], now = Date.now()): Promise<Attempt> {
+  async begin(limits: Limit[], now = Date.now()): Promise<Attempt> {
+    const ids = limits.map((l) => l.id);
     const member = `${now}:${randomBytes(6).toString('hex')}`;
     const others = await this.record(ids, member, now);
     let waitMs = 0;
-    for (const times of others) {
-      if (times.length >= MAX_FAILURES) waitMs = Math.max(waitMs, times[times.length - MAX_FAILURES]! + WINDOW_MS - now, 1);
-    }
+    others.forEach((times, i) => {
+      const { max } = limits[i]!;
+      if (times.length >= max) waitMs = Math.max(waitMs, times[times.length - max]! + WINDOW_MS - now, 1);
+    });
     const attempt: Attempt = {
       retryAfter: waitMs > 0 ? Math.ceil(waitMs / 1000) : 0,
-      // ids[0] is the email's (SignInThrottle.ids).
-      locksOut: waitMs === 0 && others[0]!.length + 1 === MAX_FAILURES,
+      locksOut: waitMs === 0 && others.some((times, i) => limits[i]!.email && times.length + 1 === limits[i]!.max),
       settle: async (failed) => {
         if (!failed) await this.forget(ids, member);
       },

@@ -171,6 +171,7 @@ for (const subject of subjects) {
         createdAt: iso(now),
         expiresAt: iso(now + 7 * 86_400_000),
         acceptedAt: null,
+        voidedAt: null,
       };
       const later: Invitation = { ...invitation, id: 'c'.repeat(64), createdAt: iso(now + 1000), email: 'x@example.com', emailKey: 'x@example.com' };
       await store.people.invitations.create(invitation);
@@ -185,6 +186,60 @@ for (const subject of subjects) {
       expect(results.find((r) => r !== null)).toEqual({ ...invitation, acceptedAt: at.toISOString() });
       expect(await store.people.invitations.consume(invitation.id, at)).toBeNull();
       expect(await store.people.invitations.consume('d'.repeat(64), at)).toBeNull();
+    });
+
+    it('voids an invitation for good: never accepted afterwards, never voided twice', async () => {
+      const now = Date.now();
+      const invitation: Invitation = {
+        id: 'e'.repeat(64),
+        orgId: orgA,
+        email: 'void@example.com',
+        emailKey: 'void@example.com',
+        role: 'member',
+        invitedBy: 'usr_x',
+        createdAt: iso(now),
+        expiresAt: iso(now + 7 * 86_400_000),
+        acceptedAt: null,
+        voidedAt: null,
+      };
+      await store.people.invitations.create(invitation);
+      const at = new Date('2026-06-02T00:00:00Z');
+      expect(await store.people.invitations.void(invitation.id, at)).toEqual({ ...invitation, voidedAt: at.toISOString() });
+      expect(await store.people.invitations.get(invitation.id)).toEqual({ ...invitation, voidedAt: at.toISOString() });
+      expect(await store.people.invitations.consume(invitation.id, at)).toBeNull();
+      expect(await store.people.invitations.void(invitation.id, at)).toBeNull();
+      expect(await store.people.invitations.void('f'.repeat(64), at)).toBeNull();
+      expect((await store.people.invitations.get(invitation.id))?.acceptedAt).toBeNull();
+    });
+
+    it('of an acceptance and a revocation racing, exactly one happens', async () => {
+      const now = Date.now();
+      const at = new Date('2026-06-03T00:00:00Z');
+      for (let round = 0; round < 8; round++) {
+        const invitation: Invitation = {
+          id: round.toString(16).padStart(64, '7'),
+          orgId: orgA,
+          email: `race${round}@example.com`,
+          emailKey: `race${round}@example.com`,
+          role: 'member',
+          invitedBy: 'usr_x',
+          createdAt: iso(now),
+          expiresAt: iso(now + 7 * 86_400_000),
+          acceptedAt: null,
+          voidedAt: null,
+        };
+        await store.people.invitations.create(invitation);
+        const first = round % 2 === 0 ? 'consume' : 'void';
+        const [a, b] = await Promise.all(
+          first === 'consume'
+            ? [store.people.invitations.consume(invitation.id, at), store.people.invitations.void(invitation.id, at)]
+            : [store.people.invitations.void(invitation.id, at), store.people.invitations.consume(invitation.id, at)],
+        );
+        expect([a, b].filter((r) => r !== null)).toHaveLength(1);
+        const stored = await store.people.invitations.get(invitation.id);
+        expect([stored?.acceptedAt, stored?.voidedAt].filter((v) => v !== null)).toHaveLength(1);
+        expect(stored).toEqual([a, b].find((r) => r !== null));
+      }
     });
 
     it('lists audit records of one organization, newest first, at most the limit', async () => {

@@ -50,6 +50,12 @@ export interface Invitation {
   createdAt: string;
   expiresAt: string;
   acceptedAt: string | null;
+  /**
+   * When it was revoked, or voided by its sender's demotion or removal: for
+   * good, whatever happens to the sender afterwards. Accepted and voided
+   * exclude each other (the store decides, even when they race).
+   */
+  voidedAt: string | null;
 }
 
 export const AUDIT_ACTIONS = [
@@ -143,8 +149,13 @@ export interface InvitationStore {
   get(id: string): Promise<Invitation | null>;
   /** Open invitations and accepted ones, newest first. */
   listByOrg(orgId: string): Promise<Invitation[]>;
-  /** Marks it accepted, once: null when it was already accepted or does not exist. */
+  /** Marks it accepted, once: null when it was already accepted, is void, or does not exist. */
   consume(id: string, at: Date): Promise<Invitation | null>;
+  /**
+   * Marks it void, once: null when it was already accepted, is void, or does
+   * not exist. Of a `consume` and a `void` racing, exactly one succeeds.
+   */
+  void(id: string, at: Date): Promise<Invitation | null>;
 }
 
 export interface AuditStore {

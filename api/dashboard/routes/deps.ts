@@ -1,7 +1,8 @@
-/** What every dashboard route needs: the stores, the session store in use, the sign-in throttle. */
+/** What every dashboard route needs: the stores, the session store in use, the sign-in throttle and device cookies. */
 import type { Config } from '../../config.ts';
 import type { SessionStore } from '../../store/people-types.ts';
 import type { Store } from '../../store/types.ts';
+import type { DeviceCookies } from '../device-cookie.ts';
 import type { SignInThrottle } from '../sign-in-throttle.ts';
 
 export interface DashboardDeps {
@@ -9,4 +10,6 @@ export interface DashboardDeps {
   store: Store;
   sessions: SessionStore;
   throttle: SignInThrottle;
+  /** Signs and checks the device cookie that exempts a known browser from the per-email sign-in limits. */
+  devices: DeviceCookies;
 }

@@ -22,10 +22,10 @@ export function listMembers({ store }: DashboardDeps) {
   return async function listMembers(ctx: Context): Promise<void> {
     const { org } = auth(ctx);
     const now = Date.now();
-    const open = (await store.people.invitations.listByOrg(org.id)).filter((i) => i.acceptedAt === null && Date.parse(i.expiresAt) > now);
+    const open = (await store.people.invitations.listByOrg(org.id)).filter((i) => i.acceptedAt === null && i.voidedAt === null && Date.parse(i.expiresAt) > now);
     ctx.body = {
       data: (await store.people.users.listByOrg(org.id)).map(userListItem),
-      invitations: open.map((i) => ({ email: i.email, role: i.role, createdAt: i.createdAt, expiresAt: i.expiresAt })),
+      invitations: open.map((i) => ({ id: i.id, email: i.email, role: i.role, createdAt: i.createdAt, expiresAt: i.expiresAt })),
     };
   };
 }
@@ -53,6 +53,7 @@ export function invite({ store, config }: DashboardDeps) {
       createdAt: new Date(now).toISOString(),
       expiresAt: new Date(now + INVITATION_DAYS * 86_400_000).toISOString(),
       acceptedAt: null,
+      voidedAt: null,
     };
     await store.people.invitations.create(invitation);
     await audit(store, org.id, user, 'member.invited', { id: invitation.email, label: invitation.email }, { role: invitation.role });
@@ -89,6 +90,20 @@ export function removeMember(deps: DashboardDeps) {
     if (target.role === 'owner' && user.role !== 'owner') throw ownerOnly();
     await removeUser(deps.store, deps.sessions, target);
     await audit(deps.store, org.id, user, 'member.removed', { id: target.id, label: target.email }, { role: target.role });
+    ctx.status = 204;
+  };
+}
+
+/** Revokes an open invitation for good; an Owner invitation only by an Owner (as only an Owner sends one). */
+export function revokeInvitation({ store }: DashboardDeps) {
+  return async function revokeInvitation(ctx: Context): Promise<void> {
+    const { user, org } = auth(ctx);
+    const invitation = await store.people.invitations.get(String(ctx.params.id));
+    if (!invitation || invitation.orgId !== org.id || invitation.acceptedAt !== null || invitation.voidedAt !== null) throw notFound('Invitation');
+    if (invitation.role === 'owner' && user.role !== 'owner') throw ownerOnly();
+    // Null when it was accepted (or revoked) a moment ago: the store lets only one of them happen.
+    if (!(await store.people.invitations.void(invitation.id, new Date()))) throw notFound('Invitation');
+    await audit(store, org.id, user, 'member.invitation_revoked', { id: invitation.email, label: invitation.email }, { role: invitation.role });
     ctx.status = 204;
   };
 }

@@ -1,12 +1,13 @@
 /** Sign-in, sign-out, the session's own view, and accepting an invitation. */
 import type { Context } from 'koa';
 import { readJson } from '../../admin/body.ts';
-import { createUser, emailTaken } from '../../admin/users.ts';
+import { createUser, emailTaken, mayInvite } from '../../admin/users.ts';
 import { ApiError, rateLimited } from '../../errors.ts';
 import { hasApiAccess, requestsPerMinute } from '../../limits/plans.ts';
 import type { Invitation, User } from '../../store/people-types.ts';
 import type { Organization } from '../../store/types.ts';
 import { audit } from '../audit.ts';
+import { DEVICE_COOKIE, DEVICE_COOKIE_SECONDS } from '../device-cookie.ts';
 import { decoyHash, verifyPassword } from '../password.ts';
 import { PRESESSION_COOKIE, randomToken, readCookie, setCookie, sha256, startSession, type DashboardAuth } from '../session.ts';
 import { SignInThrottle } from '../sign-in-throttle.ts';
@@ -41,14 +42,15 @@ export function showSession() {
 const badCredentials = (): ApiError => new ApiError(401, 'invalid_credentials', 'The email or password is not correct.');
 
 export function signIn(deps: DashboardDeps) {
-  const { store, sessions, throttle } = deps;
+  const { store, sessions, throttle, devices } = deps;
   return async function signIn(ctx: Context): Promise<void> {
     const body = parseBody<{ email: string; password: string }>('SignIn', await readJson(ctx));
     // Before the throttle and the password: while sessions cannot be stored every attempt is the
     // same 503 (a right password is not told from a wrong one) and no guess is counted or spent.
     await sessions.assertWritable?.();
-    const ids = SignInThrottle.ids(body.email, ctx.ip);
-    const attempt = await throttle.begin(ids);
+    // A browser that signed in as this email before is exempt from the per-email limits.
+    const trustedDevice = devices.verify(readCookie(ctx, DEVICE_COOKIE), body.email);
+    const attempt = await throttle.begin(SignInThrottle.limits(body.email, ctx.ip, trustedDevice));
     const wait = attempt.retryAfter;
     if (wait > 0) throw rateLimited(wait, `Too many failed sign-ins: try again in ${Math.ceil(wait / 60)} minute(s).`);
     let failed = true;
@@ -69,6 +71,7 @@ export function signIn(deps: DashboardDeps) {
     if (failed || !user || !org) throw badCredentials();
     const previous = (ctx.state.dashboard as DashboardAuth | undefined)?.session ?? null;
     const { session } = await startSession(ctx, sessions, user, previous);
+    setCookie(ctx, DEVICE_COOKIE, devices.issue(user.email), DEVICE_COOKIE_SECONDS);
     const signedIn = (await store.people.users.update(user.id, { lastSignInAt: session.createdAt })) ?? user;
     // A security event the organization's Owners read in the audit log: who, and from where.
     await audit(store, org.id, user, 'security.signed_in', { id: user.id, label: user.email }, { address: ctx.ip });
@@ -89,12 +92,13 @@ const invitationGone = (): ApiError => new ApiError(404, 'invitation_invalid', '
 
 async function openInvitation(deps: DashboardDeps, token: string): Promise<Invitation> {
   const invitation = await deps.store.people.invitations.get(sha256(token));
-  if (!invitation || invitation.acceptedAt !== null || Date.parse(invitation.expiresAt) <= Date.now()) throw invitationGone();
+  if (!invitation || invitation.acceptedAt !== null || invitation.voidedAt !== null || Date.parse(invitation.expiresAt) <= Date.now()) throw invitationGone();
   // An invitation is only as good as its sender's standing now: one left open by
-  // someone since removed or demoted (to regain access afterwards) is void.
+  // someone since removed or demoted (to regain access afterwards) is void. The
+  // demotion or removal voided it in the store too (voidedAt), so a promotion
+  // in between does not bring it back; this check covers the moment between.
   const sender = await deps.store.people.users.get(invitation.invitedBy);
-  const senderMay = sender !== null && sender.orgId === invitation.orgId && (sender.role === 'owner' || (sender.role === 'admin' && invitation.role !== 'owner'));
-  if (!senderMay) throw invitationGone();
+  if (sender === null || sender.orgId !== invitation.orgId || !mayInvite(sender.role, invitation.role)) throw invitationGone();
   return invitation;
 }
 

@@ -100,7 +100,8 @@ export class EmbeddedPeople implements PeopleStore {
         for (const id of entry.ids) this.sessionMap.delete(id);
         break;
       case 'inv':
-        this.invitationMap.set(entry.v.id, Object.freeze(entry.v));
+        // Lines written before voidedAt existed read as never voided.
+        this.invitationMap.set(entry.v.id, Object.freeze({ ...entry.v, voidedAt: entry.v.voidedAt ?? null }));
         break;
       case 'audit':
         this.auditList.push(Object.freeze(entry.v));
@@ -183,15 +184,20 @@ export class EmbeddedPeople implements PeopleStore {
     get: async (id) => this.invitationMap.get(id) ?? null,
     listByOrg: async (orgId) =>
       [...this.invitationMap.values()].filter((i) => i.orgId === orgId).sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id)),
-    consume: (id, at) =>
-      this.exclusive(async () => {
-        const invitation = this.invitationMap.get(id);
-        if (!invitation || invitation.acceptedAt !== null) return null;
-        const next = { ...invitation, acceptedAt: at.toISOString() };
-        await this.write({ t: 'inv', v: next });
-        return next;
-      }),
+    consume: (id, at) => this.settleInvitation(id, { acceptedAt: at.toISOString() }),
+    void: (id, at) => this.settleInvitation(id, { voidedAt: at.toISOString() }),
   };
+
+  /** Accepts or voids an open invitation; one at a time, so the first of the two wins. */
+  private settleInvitation(id: string, change: Pick<Invitation, 'acceptedAt'> | Pick<Invitation, 'voidedAt'>): Promise<Invitation | null> {
+    return this.exclusive(async () => {
+      const invitation = this.invitationMap.get(id);
+      if (!invitation || invitation.acceptedAt !== null || invitation.voidedAt !== null) return null;
+      const next = { ...invitation, ...change };
+      await this.write({ t: 'inv', v: next });
+      return next;
+    });
+  }
 
   readonly audit: AuditStore = {
     append: (record) => this.exclusive(async () => this.write({ t: 'audit', v: { ...record } })),

@@ -33,12 +33,18 @@ function strip<T>(doc: (T & { _id?: unknown }) | null): T | null {
 
 const all = <T>(docs: Doc<T>[]): T[] => docs.map((d) => strip<T>(d)!);
 
+/** Documents written before voidedAt existed read as never voided. */
+function invitation(doc: Doc<Invitation> | null): Invitation | null {
+  const found = strip<Invitation>(doc);
+  return found && { ...found, voidedAt: found.voidedAt ?? null };
+}
+
 export class MongoPeople implements PeopleStore {
   private readonly userCol: Collection<Doc<User>>;
   private readonly sessionCol: Collection<Doc<Session>>;
   private readonly invitationCol: Collection<Doc<Invitation>>;
   private readonly auditCol: Collection<Doc<AuditRecord>>;
-  private readonly claimCol: Collection<{ _id: string; at: string }>;
+  private readonly claimCol: Collection<{ _id: string; at: string; as?: 'acceptedAt' | 'voidedAt' }>;
   private readonly lockCol: Collection<LockDocument>;
 
   /** `translate`: the store's mapping of a lost server to StoreUnavailableError (a 503, never a 500). */
@@ -135,27 +141,33 @@ export class MongoPeople implements PeopleStore {
     create: async (invitation) => {
       await this.invitationCol.insertOne({ _id: invitation.id, ...invitation });
     },
-    get: async (id) => strip(await this.invitationCol.findOne({ _id: id })),
-    listByOrg: async (orgId) => all(await this.invitationCol.find({ orgId }).sort({ createdAt: -1, _id: -1 }).toArray()),
-    /**
-     * Exactly once, even when two acceptances race: the winner is whoever
-     * inserts the claim document keyed by the invitation's _id (a duplicate
-     * _id is refused atomically everywhere). A conditional findOneAndUpdate is
-     * not enough: measured on FerretDB 1.24 (SQLite), two concurrent ones both matched.
-     */
-    consume: async (id, at) => {
-      const open = await this.invitationCol.findOne({ _id: id, acceptedAt: null });
-      if (!open) return null;
-      try {
-        await this.claimCol.insertOne({ _id: id, at: at.toISOString() });
-      } catch (err) {
-        if (err instanceof MongoServerError && err.code === 11000) return null;
-        throw err;
-      }
-      await this.invitationCol.updateOne({ _id: id }, { $set: { acceptedAt: at.toISOString() } });
-      return strip<Invitation>({ ...open, acceptedAt: at.toISOString() });
-    },
+    get: async (id) => invitation(await this.invitationCol.findOne({ _id: id })),
+    listByOrg: async (orgId) => (await this.invitationCol.find({ orgId }).sort({ createdAt: -1, _id: -1 }).toArray()).map((d) => invitation(d)!),
+    consume: (id, at) => this.settleInvitation(id, 'acceptedAt', at),
+    void: (id, at) => this.settleInvitation(id, 'voidedAt', at),
   }, (err) => this.translate(err));
+
+  /**
+   * Accepts or voids an invitation, exactly once and never both, even when an
+   * acceptance and a revocation (or two of either) race: the winner is whoever
+   * inserts the claim document keyed by the invitation's _id (a duplicate _id
+   * is refused atomically everywhere). A conditional update of the invitation
+   * alone is not enough: measured on FerretDB 1.24 (SQLite), two concurrent
+   * findOneAndUpdate calls both matched. The update that follows is
+   * conditional too, so the invitation document never shows both.
+   */
+  private async settleInvitation(id: string, field: 'acceptedAt' | 'voidedAt', at: Date): Promise<Invitation | null> {
+    const open = invitation(await this.invitationCol.findOne({ _id: id, acceptedAt: null, voidedAt: null }));
+    if (!open) return null;
+    try {
+      await this.claimCol.insertOne({ _id: id, at: at.toISOString(), as: field });
+    } catch (err) {
+      if (err instanceof MongoServerError && err.code === 11000) return null;
+      throw err;
+    }
+    const { matchedCount } = await this.invitationCol.updateOne({ _id: id, acceptedAt: null, voidedAt: null }, { $set: { [field]: at.toISOString() } });
+    return matchedCount === 1 ? { ...open, [field]: at.toISOString() } : null;
+  }
 
   readonly audit: AuditStore = translateErrors<AuditStore>({
     append: async (record) => {

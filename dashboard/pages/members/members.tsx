@@ -1,7 +1,8 @@
 /**
  * Members: everyone in the organization with their role and last sign-in;
  * Owners and Admins invite (a one-time link valid 7 days, shown to copy: no
- * mail server is assumed), change roles and remove people. The server keeps
+ * mail server is assumed), revoke an open invitation (its link stops working
+ * for good), change roles and remove people. The server keeps
  * the last Owner and says so; the page shows its message.
  */
 import { useEffect, useState } from 'preact/hooks';
@@ -105,6 +106,24 @@ function RemoveDialog(props: { member: Member; onClose: () => void; onRemoved: (
   );
 }
 
+function RevokeDialog(props: { invitation: PendingInvitation; onClose: () => void; onRevoked: () => void }) {
+  const [error, setError] = useState('');
+  const revoke = async () => {
+    try {
+      await call('DELETE', `/invitations/${encodeURIComponent(props.invitation.id)}`);
+      props.onRevoked();
+    } catch (err) {
+      setError(err instanceof DashboardError ? err.message : 'Something went wrong. Try again.');
+    }
+  };
+  return (
+    <Dialog id="revoke-invitation" title={`Revoke the invitation for ${props.invitation.email}?`} onClose={props.onClose}>
+      <p>Its link stops working for good. You can invite them again later.</p>
+      <ConfirmActions error={error} label="Revoke invitation" onCancel={props.onClose} onConfirm={revoke} />
+    </Dialog>
+  );
+}
+
 export function MembersPage(props: { session: SessionInfo }) {
   const me = props.session.user!;
   const staff = me.role !== 'member';
@@ -114,6 +133,7 @@ export function MembersPage(props: { session: SessionInfo }) {
   const [status, setStatus] = useState('');
   const [inviting, setInviting] = useState(false);
   const [removing, setRemoving] = useState<Member | null>(null);
+  const [revoking, setRevoking] = useState<PendingInvitation | null>(null);
 
   const load = () =>
     call<{ data: Member[]; invitations: PendingInvitation[] }>('GET', '/members').then(
@@ -217,16 +237,34 @@ export function MembersPage(props: { session: SessionInfo }) {
       {invitations.length > 0 && (
         <section class="section" aria-labelledby="pending-title">
           <h2 id="pending-title">Open invitations</h2>
-          <ul class="plain-list">
+          <ul class="invitation-list card">
             {invitations.map((i) => (
-              <li key={`${i.email}-${i.createdAt}`}>
-                <strong>{i.email}</strong> as {ROLE_LABELS[i.role]} · link valid until {formatDate(i.expiresAt)}
+              <li key={i.id} class="invitation-row">
+                <span>
+                  <strong>{i.email}</strong> as {ROLE_LABELS[i.role]} · link valid until {formatDate(i.expiresAt)}
+                </span>
+                {staff && (me.role === 'owner' || i.role !== 'owner') && (
+                  <button type="button" class="button danger-outline small" aria-label={`Revoke the invitation for ${i.email}`} onClick={() => setRevoking(i)}>
+                    Revoke
+                  </button>
+                )}
               </li>
             ))}
           </ul>
         </section>
       )}
       {inviting && <InviteDialog canGrantOwner={me.role === 'owner'} onClose={() => setInviting(false)} onInvited={() => void load()} />}
+      {revoking && (
+        <RevokeDialog
+          invitation={revoking}
+          onClose={() => setRevoking(null)}
+          onRevoked={() => {
+            setStatus(`The invitation for ${revoking.email} was revoked.`);
+            setRevoking(null);
+            void load();
+          }}
+        />
+      )}
       {removing && (
         <RemoveDialog
           member={removing}

@@ -2,6 +2,8 @@
 import type { Config } from '../../config.ts';
 import type { SessionStore } from '../../store/people-types.ts';
 import type { Store } from '../../store/types.ts';
+import type { HttpClient } from '../../sources/http.ts';
+import type { SourcesService } from '../../sources/service.ts';
 import type { SignInThrottle } from '../sign-in-throttle.ts';
 
 export interface DashboardDeps {
@@ -9,4 +11,7 @@ export interface DashboardDeps {
   store: Store;
   sessions: SessionStore;
   throttle: SignInThrottle;
+  /** Review sources: absent where the app runs without them (some tests); the routes then answer 503. */
+  sources?: SourcesService;
+  platformHttp?: HttpClient;
 }

@@ -10,6 +10,7 @@ import { InvitationPage } from './pages/invitation/invitation.tsx';
 import { MembersPage } from './pages/members/members.tsx';
 import { NotFoundPage } from './pages/not-found/not-found.tsx';
 import { OverviewPage } from './pages/overview/overview.tsx';
+import { SourcesPage } from './pages/sources/sources.tsx';
 import { SignInPage } from './pages/sign-in/sign-in.tsx';
 import { WidgetsPage } from './pages/widgets/widgets.tsx';
 import { navigate, PATHS, usePath } from './router.ts';
@@ -35,6 +36,8 @@ function Page(props: { path: string; session: SessionInfo }) {
       return <ApiKeysPage session={props.session} />;
     case PATHS.members:
       return <MembersPage session={props.session} />;
+    case PATHS.sources:
+      return <SourcesPage session={props.session} />;
     case PATHS.audit:
       return <AuditPage session={props.session} />;
     case PATHS.overview:

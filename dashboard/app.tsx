@@ -10,7 +10,6 @@ import { InvitationPage } from './pages/invitation/invitation.tsx';
 import { MembersPage } from './pages/members/members.tsx';
 import { NotFoundPage } from './pages/not-found/not-found.tsx';
 import { OverviewPage } from './pages/overview/overview.tsx';
-import { SourcesPage } from './pages/sources/sources.tsx';
 import { SignInPage } from './pages/sign-in/sign-in.tsx';
 import { WidgetsPage } from './pages/widgets/widgets.tsx';
 import { navigate, PATHS, usePath } from './router.ts';
@@ -18,6 +17,8 @@ import { navigate, PATHS, usePath } from './router.ts';
 /** The widget builder is the largest page: its code (and the preview's) loads only when it is opened. */
 /** The Reviews page (filters, import, moderation) too: the other pages, the Overview first, stay small. */
 const ReviewsPage = lazyPage('the reviews', () => import('./pages/reviews/reviews.tsx').then((m) => m.ReviewsPage));
+/** Sources (connect forms, Google, dialogs): only when opened. */
+const SourcesPage = lazyPage('the sources', () => import('./pages/sources/sources.tsx').then((m) => m.SourcesPage));
 const WidgetBuilderPage = lazyPage('the widget builder', () => import('./pages/widgets/builder.tsx').then((m) => m.WidgetBuilderPage));
 
 function Page(props: { path: string; session: SessionInfo }) {

@@ -117,7 +117,7 @@ test('connects Trustpilot from the keyboard, syncs it, and its reviews reach the
 
   // Sync now: progress while it runs, then the summary (the background first sync may have taken some already;
   // the full pass removes the demo's Trustpilot reviews that the platform does not list).
-  await row(page, 'Trustpilot').getByRole('button', { name: 'Sync Trustpilot Web shop now' }).click();
+  await row(page, 'Trustpilot').getByRole('button', { name: 'Sync now: Trustpilot Web shop' }).click();
   await expect(page.getByText(/Sync of Trustpilot Web shop done: \d+ fetched, \d+ created, 0 updated, \d+ removed, 0 rejected\./)).toBeVisible();
   await expect(row(page, 'Trustpilot').getByRole('cell', { name: '12', exact: true })).toBeVisible();
   await expectNoAxeViolations(page, 'Sources, after Sync now');
@@ -147,12 +147,12 @@ test('connects Google through the OAuth consent and token exchange, then the loc
   const location = page.getByRole('region', { name: 'Choose the Google location' });
   await expectNoAxeViolations(page, 'Sources, Google authorized');
   await shots(page, 'sources-google-location');
-  await page.getByLabel('Location').fill('accounts/42/locations/7');
-  await page.getByLabel('Name (optional)').last().fill('High street');
+  await location.getByRole('textbox', { name: 'Location' }).fill('accounts/42/locations/7');
+  await location.getByLabel('Name (optional)').fill('High street');
   await page.getByRole('button', { name: 'Connect location' }).click();
   await expect(page.getByText('Google High street connected.')).toBeVisible();
   await expect(location).toHaveCount(0);
-  await row(page, 'Google').getByRole('button', { name: 'Sync Google High street now' }).click();
+  await row(page, 'Google').getByRole('button', { name: 'Sync now: Google High street' }).click();
   await expect(page.getByText(/Sync of Google High street done: 1 fetched/)).toBeVisible();
   expect(fake.count('google-auth')).toBe(1);
 });

@@ -390,7 +390,7 @@ export function SourcesPage(props: { session: SessionInfo }) {
                   <td class="break">{s.lastError ?? '–'}</td>
                   {staff && (
                     <td class="actions">
-                      <button type="button" class="button secondary small" aria-label={`Sync ${labelOf(s)} now`} disabled={syncing !== null || s.state === 'needs_reauth'} onClick={() => void syncNow(s)}>
+                      <button type="button" class="button secondary small" aria-label={`Sync now: ${labelOf(s)}`} disabled={syncing !== null || s.state === 'needs_reauth'} onClick={() => void syncNow(s)}>
                         Sync now
                       </button>{' '}
                       {s.state === 'needs_reauth' &&

@@ -306,7 +306,10 @@ export function SourcesPage(props: { session: SessionInfo }) {
           )
         }
       />
-      <div role="status">{status && <Notice tone="success">{status}</Notice>}</div>
+      <p class="sr-only" role="status">
+        {status}
+      </p>
+      {status && <Notice tone="success">{status}</Notice>}
       {googleOutcome && (
         <Notice tone={googleOutcome.tone} role={googleOutcome.tone === 'error' ? 'alert' : 'status'}>
           {googleOutcome.text}

@@ -45,6 +45,7 @@ test.beforeAll(async ({ browser }) => {
   fake = await PlatformFake.start();
   fake.trustpilot = trustpilotReviews(12, Date.now() - 3600_000, 'e2e');
   fake.google = [{ reviewId: 'g-e2e-1', reviewer: { displayName: 'Grace from Google' }, starRating: 'FIVE', comment: 'Lovely place, friendly people.', createTime: new Date(Date.now() - 7200_000).toISOString(), updateTime: new Date(Date.now() - 7200_000).toISOString() }];
+  fake.googleLocations = [{ account: { name: 'accounts/42', accountName: 'Acme Coffee Roasters' }, locations: [{ name: 'locations/6', title: 'Station kiosk' }, { name: 'locations/7', title: 'High street café' }] }];
   caDir = mkdtempSync(join(tmpdir(), 'sources-e2e-ca-'));
   writeFileSync(join(caDir, 'fake-ca.pem'), fake.ca);
   const urls = fake.urls();
@@ -55,6 +56,8 @@ test.beforeAll(async ({ browser }) => {
       GOOGLE_BUSINESS_API_URL: urls.googleBusiness,
       GOOGLE_OAUTH_TOKEN_URL: urls.googleToken,
       GOOGLE_OAUTH_AUTHORIZE_URL: urls.googleAuthorize,
+      GOOGLE_ACCOUNT_MANAGEMENT_API_URL: urls.googleAccounts,
+      GOOGLE_BUSINESS_INFORMATION_API_URL: urls.googleLocations,
       GOOGLE_OAUTH_CLIENT_ID: 'e2e-client.apps.example',
       GOOGLE_OAUTH_CLIENT_SECRET: 'e2e-client-secret',
     },
@@ -145,9 +148,11 @@ test('connects Google through the OAuth consent and token exchange, then the loc
   await expect(page.getByText('Google authorized access.')).toBeVisible();
   expect(new URL(page.url()).pathname).toBe('/dashboard/sources');
   const location = page.getByRole('region', { name: 'Choose the Google location' });
+  await expect(location.getByRole('combobox', { name: 'Location' })).toBeVisible();
   await expectNoAxeViolations(page, 'Sources, Google authorized');
   await shots(page, 'sources-google-location');
-  await location.getByRole('textbox', { name: 'Location' }).fill('accounts/42/locations/7');
+  // The locations Google lists for the person (Account Management + Business Information APIs of the fake).
+  await location.getByRole('combobox', { name: 'Location' }).selectOption({ label: 'High street café (Acme Coffee Roasters)' });
   await location.getByLabel('Name (optional)').fill('High street');
   await page.getByRole('button', { name: 'Connect location' }).click();
   await expect(page.getByText('Google High street connected.')).toBeVisible();
@@ -155,6 +160,7 @@ test('connects Google through the OAuth consent and token exchange, then the loc
   await row(page, 'Google').getByRole('button', { name: 'Sync now: Google High street' }).click();
   await expect(page.getByText(/Sync of Google High street done: 1 fetched/)).toBeVisible();
   expect(fake.count('google-auth')).toBe(1);
+  await expect(row(page, 'Google')).toContainText('accounts/42/locations/7');
 });
 
 test('removes a source with the confirmation dialog, from the keyboard', async () => {

@@ -209,6 +209,10 @@ function widgetSchemas(): Record<string, Schema> {
     ),
     SourceReconnect: object({ credentials: { type: 'object', additionalProperties: str({ maxLength: 4096 }) } }),
     GoogleConnect: object({ account: str({ minLength: 1, maxLength: 300, description: 'The location: accounts/{account}/locations/{location}' }), name: str({ maxLength: 200 }) }, ['account']),
+    GoogleLocations: object({
+      data: { type: 'array', items: object({ account: str(), title: str(), accountName: str() }) },
+      error: nullable(str()),
+    }),
     GoogleStart: object({ authorizationUrl: str({ format: 'uri' }) }),
     SyncSummary: object({
       id: str(),
@@ -301,6 +305,7 @@ export const OPERATIONS: Operation[] = [
   { method: 'get', path: '/sources', summary: 'Review sources with their state, last and next sync, review count and last error; whether Google can be connected', responses: { 200: 'SourceList' } },
   { method: 'post', path: '/sources', summary: 'Connect a source with its credentials (in this body only, never answered; audit-logged). Google: /sources/google/start', request: 'SourceConnect', responses: { 201: 'SourceItem' }, roles: STAFF },
   { method: 'post', path: '/sources/google/start', summary: "Start Google's OAuth 2.0 authorization-code flow with PKCE: the URL to send the browser to (state bound to this session, single use, 10 minutes)", responses: { 200: 'GoogleStart' }, roles: STAFF },
+  { method: 'get', path: '/sources/google/locations', summary: 'The Business Profile locations the person who authorized Google manages (Account Management and Business Information APIs); error set when Google did not list them', responses: { 200: 'GoogleLocations' }, roles: STAFF },
   { method: 'post', path: '/sources/google', summary: 'After Google authorized this session: connect (or reconnect) the Google location named (audit-logged)', request: 'GoogleConnect', responses: { 200: 'SourceItem', 201: 'SourceItem' }, roles: STAFF },
   { method: 'post', path: '/sources/{id}/sync', summary: 'Sync now (incremental); answers the summary when done', responses: { 200: 'SyncSummary' }, roles: STAFF },
   { method: 'post', path: '/sources/{id}/reconnect', summary: 'New credentials for a source (needs_reauth → active; audit-logged)', request: 'SourceReconnect', responses: { 200: 'SourceItem' }, roles: STAFF },

@@ -17,7 +17,7 @@ import { changeRole, invite, listMembers, removeMember } from './routes/members.
 import { auditLog, overview } from './routes/overview.ts';
 import { hideReview, listReviews, showReview } from './routes/reviews.ts';
 import { importStatus, importUpload } from './routes/reviews-import.ts';
-import { connectGoogle, connectSource, googleCallback, GoogleConnections, GOOGLE_CALLBACK_PATH, listSources, reconnectSource, removeSource, startGoogle, syncSourceNow } from './routes/sources.ts';
+import { connectGoogle, connectSource, googleCallback, GoogleConnections, googleLocations, GOOGLE_CALLBACK_PATH, listSources, reconnectSource, removeSource, startGoogle, syncSourceNow } from './routes/sources.ts';
 import { acceptInvitation, lookupInvitation, showSession, signIn, signOut } from './routes/session.ts';
 import { createDashboardWidget, previewWidget, showWidget, updateDashboardWidget, widgetList } from './routes/widgets.ts';
 
@@ -77,6 +77,7 @@ export function dashboardRouter(deps: DashboardDeps & { assets: DashboardAssets 
   api.get('/sources', signedIn, listSources(deps, google));
   api.post('/sources', staff, connectSource(deps));
   api.post('/sources/google/start', staff, startGoogle(deps, google));
+  api.get('/sources/google/locations', staff, googleLocations(deps, google));
   api.post('/sources/google', staff, connectGoogle(deps, google));
   api.post('/sources/:id/sync', staff, syncSourceNow(deps));
   api.post('/sources/:id/reconnect', staff, reconnectSource(deps));

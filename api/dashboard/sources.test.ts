@@ -74,6 +74,8 @@ beforeAll(async () => {
       GOOGLE_BUSINESS_API_URL: urls.googleBusiness,
       GOOGLE_OAUTH_TOKEN_URL: urls.googleToken,
       GOOGLE_OAUTH_AUTHORIZE_URL: urls.googleAuthorize,
+      GOOGLE_ACCOUNT_MANAGEMENT_API_URL: urls.googleAccounts,
+      GOOGLE_BUSINESS_INFORMATION_API_URL: urls.googleLocations,
       GOOGLE_OAUTH_CLIENT_ID: 'client-id-1.apps.example',
       GOOGLE_OAUTH_CLIENT_SECRET: CLIENT_SECRET,
     },
@@ -204,6 +206,11 @@ describe('dashboard sources', () => {
     // Another session has no grant to use.
     expect((await another.send('POST', '/dashboard/api/sources/google', { account: 'accounts/1/locations/2' })).status).toBe(409);
 
+    // The person's locations, from the Account Management and Business Information APIs (the fake's v1 shapes).
+    fake.googleLocations = [{ account: { name: 'accounts/1', accountName: 'Ana Ltd' }, locations: [{ name: 'locations/2', title: 'Main street' }] }];
+    const locations = await owner.send('GET', '/dashboard/api/sources/google/locations');
+    expect(locations.body).toEqual({ data: [{ account: 'accounts/1/locations/2', title: 'Main street', accountName: 'Ana Ltd' }], error: null });
+    expect((await another.send('GET', '/dashboard/api/sources/google/locations')).status).toBe(409);
     const wrongShape = await owner.send('POST', '/dashboard/api/sources/google', { account: 'locations/2' });
     expect(wrongShape.status).toBe(400);
     fake.google = [{ reviewId: 'g1', reviewer: { displayName: 'Ana' }, starRating: 'FIVE', comment: 'Great', createTime: '2026-11-01T10:00:00Z', updateTime: '2026-11-01T10:00:00Z' }];

@@ -39,6 +39,8 @@ interface PendingState {
 interface PendingGrant {
   orgId: string;
   refreshToken: string;
+  /** From the same exchange: lists the person's locations (it lives an hour; the grant 15 minutes). */
+  accessToken: string | null;
   expiresAt: number;
 }
 
@@ -222,6 +224,7 @@ export function googleCallback(deps: DashboardDeps, google: GoogleConnections) {
     const client = deps.config.googleOAuth;
     if (!code || !client) return back(ctx, 'failed');
     let refreshToken: string | undefined;
+    let accessToken: string | null = null;
     try {
       const res = await http.call(deps.config.sourceUrls.googleToken, {
         method: 'POST',
@@ -235,12 +238,16 @@ export function googleCallback(deps: DashboardDeps, google: GoogleConnections) {
           code_verifier: pending.verifier,
         }).toString(),
       });
-      if (res.status === 200) refreshToken = (JSON.parse(res.text) as { refresh_token?: unknown }).refresh_token as string | undefined;
+      if (res.status === 200) {
+        const answer = JSON.parse(res.text) as { refresh_token?: unknown; access_token?: unknown };
+        refreshToken = typeof answer.refresh_token === 'string' ? answer.refresh_token : undefined;
+        accessToken = typeof answer.access_token === 'string' ? answer.access_token : null;
+      }
     } catch {
       // Answered as failed below.
     }
     if (typeof refreshToken !== 'string' || refreshToken === '') return back(ctx, 'failed');
-    google.grants.set(session.id, { orgId: org.id, refreshToken, expiresAt: Date.now() + GRANT_MS });
+    google.grants.set(session.id, { orgId: org.id, refreshToken, accessToken, expiresAt: Date.now() + GRANT_MS });
     back(ctx, 'authorized');
   };
 }
@@ -268,5 +275,49 @@ export function connectGoogle(deps: DashboardDeps, google: GoogleConnections) {
     await audit(deps.store, org.id, user, 'source.connected', { id: added.id, label: label(added) });
     ctx.status = 201;
     ctx.body = item({ ...added, reviewCount: 0 });
+  };
+}
+
+export interface GoogleLocation {
+  /** The resource name the reviews API takes: accounts/{a}/locations/{l}. */
+  account: string;
+  title: string;
+  accountName: string;
+}
+
+/**
+ * The locations the authorized person manages: the Account Management API's
+ * `GET /v1/accounts`, then the Business Information API's
+ * `GET /v1/{account}/locations?readMask=name,title` for each (first page of
+ * each, up to 20 accounts). When Google refuses or the APIs are not enabled
+ * for the project, `error` says so and the page asks for the resource name.
+ */
+export function googleLocations(deps: DashboardDeps, google: GoogleConnections) {
+  const http = deps.platformHttp ?? new HttpClient();
+  return async function googleLocations(ctx: Context): Promise<void> {
+    const { org, session } = auth(ctx);
+    const grant = google.grant(session.id, org.id);
+    if (!grant) throw new ApiError(409, 'conflict', 'Google has not authorized this session yet (or it was more than 15 minutes ago): use Connect Google first.');
+    const urls = deps.config.sourceUrls;
+    const headers = { authorization: `Bearer ${grant.accessToken ?? ''}` };
+    const data: GoogleLocation[] = [];
+    try {
+      if (!grant.accessToken) throw new Error('no access token');
+      const accounts = await http.call(`${urls.googleAccounts}/v1/accounts?pageSize=20`, { headers });
+      if (accounts.status !== 200) throw new Error(`accounts: ${accounts.status}`);
+      for (const account of ((JSON.parse(accounts.text) as { accounts?: { name?: unknown; accountName?: unknown }[] }).accounts ?? []).slice(0, 20)) {
+        if (typeof account.name !== 'string' || !/^accounts\/[^/]+$/.test(account.name)) continue;
+        const res = await http.call(`${urls.googleLocations}/v1/${account.name.split('/').map(encodeURIComponent).join('/')}/locations?readMask=name,title&pageSize=100`, { headers });
+        if (res.status !== 200) throw new Error(`locations: ${res.status}`);
+        for (const location of (JSON.parse(res.text) as { locations?: { name?: unknown; title?: unknown }[] }).locations ?? []) {
+          if (typeof location.name !== 'string' || !/^locations\/[^/]+$/.test(location.name)) continue;
+          data.push({ account: `${account.name}/${location.name}`, title: typeof location.title === 'string' ? location.title : location.name, accountName: typeof account.accountName === 'string' ? account.accountName : account.name });
+        }
+      }
+    } catch {
+      ctx.body = { data, error: 'Google did not list the locations (the Business Profile APIs may not be enabled for this project): enter the location\'s resource name.' };
+      return;
+    }
+    ctx.body = { data, error: null };
   };
 }

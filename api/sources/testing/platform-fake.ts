@@ -20,7 +20,7 @@ import type { YelpReview } from '../yelp.ts';
 export interface SeenRequest {
   method: string;
   path: string;
-  platform: 'google' | 'google-token' | 'google-auth' | 'trustpilot' | 'yelp' | 'facebook' | 'g2' | 'unknown';
+  platform: 'google' | 'google-token' | 'google-auth' | 'google-info' | 'trustpilot' | 'yelp' | 'facebook' | 'g2' | 'unknown';
 }
 
 export interface Forced {
@@ -49,6 +49,8 @@ async function certificate(): Promise<{ cert: string; key: string }> {
 
 export class PlatformFake {
   google: GoogleReview[] = [];
+  /** The Business Profile accounts and their locations (Account Management and Business Information APIs, v1 shapes). */
+  googleLocations: { account: { name: string; accountName: string }; locations: { name: string; title: string }[] }[] = [];
   trustpilot: TrustpilotReview[] = [];
   /** Business units with a list of their own (the others get `trustpilot`). */
   readonly trustpilotUnits = new Map<string, TrustpilotReview[]>();
@@ -99,6 +101,8 @@ export class PlatformFake {
       googleBusiness: this.url,
       googleToken: `${this.url}/token`,
       googleAuthorize: `${this.url}/o/oauth2/v2/auth`,
+      googleAccounts: this.url,
+      googleLocations: this.url,
       trustpilot: this.url,
       yelp: this.url,
       facebook: `${this.url}/v21.0`,
@@ -133,7 +137,9 @@ export class PlatformFake {
       ? 'google-token'
       : path === '/o/oauth2/v2/auth'
         ? 'google-auth'
-        : path.startsWith('/v4/')
+        : path.startsWith('/v1/accounts')
+          ? 'google-info'
+          : path.startsWith('/v4/')
         ? 'google'
         : path.startsWith('/v1/business-units/')
           ? 'trustpilot'
@@ -181,6 +187,14 @@ export class PlatformFake {
         const token = `ya29.fake-${++this.issued}`;
         this.googleAccess.add(token);
         return { status: 200, body: { access_token: token, expires_in: 3599, token_type: 'Bearer', scope: 'https://www.googleapis.com/auth/business.manage' } };
+      }
+      case 'google-info': {
+        if (!this.googleAccess.has(auth.replace(/^Bearer /, ''))) return { status: 401, body: { error: { code: 401, status: 'UNAUTHENTICATED', message: 'Request had invalid authentication credentials.' } } };
+        if (path === '/v1/accounts') return { status: 200, body: { accounts: this.googleLocations.map((g) => ({ ...g.account, type: 'LOCATION_GROUP' })) } };
+        const account = this.googleLocations.find((g) => path === `/v1/${g.account.name}/locations`);
+        if (!account) return { status: 404, body: { error: { code: 404, status: 'NOT_FOUND', message: 'Requested entity was not found.' } } };
+        if (!q.get('readMask')) return { status: 400, body: { error: { code: 400, status: 'INVALID_ARGUMENT', message: 'Request contains an invalid argument.' } } };
+        return { status: 200, body: { locations: account.locations } };
       }
       case 'google': {
         if (!this.googleAccess.has(auth.replace(/^Bearer /, ''))) return { status: 401, body: { error: { code: 401, status: 'UNAUTHENTICATED', message: 'Request had invalid authentication credentials.' } } };

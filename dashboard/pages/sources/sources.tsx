@@ -189,7 +189,17 @@ function RemoveDialog(props: { source: SourceItem; onClose: () => void; onRemove
 }
 
 function GoogleLocation(props: { onConnected: (s: SourceItem) => void }) {
+  const [listed, setListed] = useState<{ data: { account: string; title: string; accountName: string }[]; error: string | null } | null>(null);
   const [account, setAccount] = useState('');
+  useEffect(() => {
+    call<NonNullable<typeof listed>>('GET', '/sources/google/locations').then(
+      (res) => {
+        setListed(res);
+        if (res.data[0]) setAccount(res.data[0].account);
+      },
+      () => setListed({ data: [], error: 'Google did not list the locations: enter the location\'s resource name.' }),
+    );
+  }, []);
   const [name, setName] = useState('');
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
@@ -210,13 +220,28 @@ function GoogleLocation(props: { onConnected: (s: SourceItem) => void }) {
       <h2 id="google-location-title">Choose the Google location</h2>
       <form onSubmit={submit}>
         <div class="field-row">
-          <div class="field">
-            <label for="google-location">Location</label>
-            <input id="google-location" required autoComplete="off" placeholder="accounts/123/locations/456" value={account} onInput={(e) => setAccount(e.currentTarget.value)} aria-describedby="google-location-hint" />
-            <p class="hint" id="google-location-hint">
-              The location's resource name in the Business Profile API: accounts/&#123;account&#125;/locations/&#123;location&#125;.
-            </p>
-          </div>
+          {!listed ? (
+            <Loading what="your Google locations" />
+          ) : listed.data.length > 0 ? (
+            <div class="field">
+              <label for="google-location">Location</label>
+              <select id="google-location" value={account} onChange={(e) => setAccount(e.currentTarget.value)}>
+                {listed.data.map((l) => (
+                  <option key={l.account} value={l.account}>
+                    {l.title} ({l.accountName})
+                  </option>
+                ))}
+              </select>
+            </div>
+          ) : (
+            <div class="field">
+              <label for="google-location">Location</label>
+              <input id="google-location" required autoComplete="off" placeholder="accounts/123/locations/456" value={account} onInput={(e) => setAccount(e.currentTarget.value)} aria-describedby="google-location-hint" />
+              <p class="hint" id="google-location-hint">
+                {listed.error ?? 'Google lists no location for this account.'} The resource name is accounts/&#123;account&#125;/locations/&#123;location&#125;.
+              </p>
+            </div>
+          )}
           <div class="field">
             <label for="google-name">Name (optional)</label>
             <input id="google-name" autoComplete="off" maxLength={200} value={name} onInput={(e) => setName(e.currentTarget.value)} />

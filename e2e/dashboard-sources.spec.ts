@@ -38,6 +38,8 @@ async function shots(p: Page, name: string): Promise<void> {
   await p.setViewportSize({ width: 1280, height: 800 });
 }
 
+/** The visible notice (the live region beside it says the same for screen readers). */
+const notice = (p: Page, text: string) => p.getByRole('main').locator('.notice', { hasText: text });
 const row = (p: Page, platform: string) => p.getByRole('region', { name: 'Sources' }).getByRole('row').filter({ has: p.getByRole('cell', { name: platform, exact: true }) });
 
 test.beforeAll(async ({ browser }) => {
@@ -113,7 +115,7 @@ test('connects Trustpilot from the keyboard, syncs it, and its reviews reach the
   await shots(page, 'sources-connect');
   await page.keyboard.press('Enter');
   await expect(dialog).toBeHidden();
-  await expect(page.getByText('Trustpilot Web shop connected.')).toBeVisible();
+  await expect(notice(page, 'Trustpilot Web shop connected.')).toBeVisible();
   await expect(row(page, 'Trustpilot')).toContainText('e2e-unit');
   // The credential is nowhere on the page.
   expect(await page.content()).not.toContain(fake.keys.trustpilot);
@@ -155,7 +157,7 @@ test('connects Google through the OAuth consent and token exchange, then the loc
   await location.getByRole('combobox', { name: 'Location' }).selectOption({ label: 'High street café (Acme Coffee Roasters)' });
   await location.getByLabel('Name (optional)').fill('High street');
   await page.getByRole('button', { name: 'Connect location' }).click();
-  await expect(page.getByText('Google High street connected.')).toBeVisible();
+  await expect(notice(page, 'Google High street connected.')).toBeVisible();
   await expect(location).toHaveCount(0);
   await row(page, 'Google').getByRole('button', { name: 'Sync now: Google High street' }).click();
   await expect(page.getByText(/Sync of Google High street done: 1 fetched/)).toBeVisible();
@@ -182,7 +184,7 @@ test('removes a source with the confirmation dialog, from the keyboard', async (
   await expect(dialog.getByRole('button', { name: 'Remove source' })).toBeFocused();
   await page.keyboard.press('Enter');
   await expect(dialog).toBeHidden();
-  await expect(page.getByText('Google High street removed.')).toBeVisible();
+  await expect(notice(page, 'Google High street removed.')).toBeVisible();
   await expect(row(page, 'Google')).toHaveCount(0);
   await expect(row(page, 'Trustpilot')).toHaveCount(1);
 });

@@ -189,6 +189,28 @@ test('removes a source with the confirmation dialog, from the keyboard', async (
   await expect(row(page, 'Trustpilot')).toHaveCount(1);
 });
 
+test('a refused key puts the source in Needs reconnecting; Reconnect with a new key, from the keyboard', async () => {
+  await page.goto(`${service.origin}/dashboard/sources`);
+  fake.force('trustpilot', { status: 401, body: { message: 'Unauthorized' } });
+  await row(page, 'Trustpilot').getByRole('button', { name: 'Sync now: Trustpilot Web shop' }).click();
+  await expect(row(page, 'Trustpilot').getByText('Needs reconnecting')).toBeVisible();
+  await expect(row(page, 'Trustpilot').getByRole('button', { name: 'Sync now: Trustpilot Web shop' })).toBeDisabled();
+  await expectNoAxeViolations(page, 'Sources, needs reconnecting');
+  await shots(page, 'sources-needs-reauth');
+  const reconnect = row(page, 'Trustpilot').getByRole('button', { name: 'Reconnect Trustpilot Web shop' });
+  await reconnect.focus();
+  await page.keyboard.press('Enter');
+  const dialog = page.getByRole('dialog', { name: 'Reconnect Trustpilot Web shop' });
+  await expect(dialog).toBeVisible();
+  await expect(dialog.getByLabel('New API key')).toBeFocused();
+  await page.keyboard.type(fake.keys.trustpilot);
+  await page.keyboard.press('Enter');
+  await expect(dialog).toBeHidden();
+  await expect(notice(page, 'Trustpilot Web shop reconnected.')).toBeVisible();
+  await expect(row(page, 'Trustpilot').getByText('Active')).toBeVisible();
+  expect(await page.content()).not.toContain(fake.keys.trustpilot);
+});
+
 test('a Member sees the list and no buttons', async ({ browser }) => {
   const res = await fetch(`${service.admin.url}/admin/users`, {
     method: 'POST',

@@ -366,6 +366,8 @@ export function SourcesPage(props: { session: SessionInfo }) {
         <Notice tone={summary.result.state === 'active' ? 'success' : 'warning'} role="status">
           Sync of {summary.label} done: {formatNumber(summary.result.fetched)} fetched, {formatNumber(summary.result.created)} created, {formatNumber(summary.result.updated)} updated,{' '}
           {formatNumber(summary.result.removed)} removed, {formatNumber(summary.result.rejected.length)} rejected.
+          {summary.result.state === 'needs_reauth' && ' The platform refused the credentials: reconnect the source.'}
+          {summary.result.state === 'failing' && ' The sync failed: see the last error.'}
           {summary.result.rejected.length > 0 && (
             <ul class="plain-list">
               {summary.result.rejected.slice(0, 20).map((r) => (
@@ -415,7 +417,7 @@ export function SourcesPage(props: { session: SessionInfo }) {
                     {s.state === 'needs_reauth' || s.state === 'paused' ? 'Not scheduled' : formatRelative(s.nextSyncAt)}
                   </td>
                   <td class="num">{formatNumber(s.reviewCount)}</td>
-                  <td class="break">{s.lastError ?? '–'}</td>
+                  <td class="error-text">{s.lastError ?? '–'}</td>
                   {staff && (
                     <td class="actions">
                       <button type="button" class="button secondary small" aria-label={`Sync now: ${labelOf(s)}`} disabled={syncing !== null || s.state === 'needs_reauth'} onClick={() => void syncNow(s)}>

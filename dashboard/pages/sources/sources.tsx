@@ -383,7 +383,7 @@ export function SourcesPage(props: { session: SessionInfo }) {
       {list && list.data.length === 0 && <p class="muted">No source is connected yet.{staff ? ' Connect one to collect reviews by itself.' : ''}</p>}
       {list && list.data.length > 0 && (
         <TableWrap label="Sources">
-          <table class="table">
+          <table class="table sources">
             <thead>
               <tr>
                 <th scope="col">Platform</th>

@@ -34,6 +34,8 @@ import type { DashboardAssets } from './dashboard/pages.ts';
 import { DeviceCookies } from './dashboard/device-cookie.ts';
 import { SignInThrottle } from './dashboard/sign-in-throttle.ts';
 import type { SessionStore } from './store/people-types.ts';
+import type { SourcesService } from './sources/service.ts';
+import type { HttpClient } from './sources/http.ts';
 
 export interface AppDeps {
   config: Config;
@@ -47,6 +49,9 @@ export interface AppDeps {
   sessions: SessionStore;
   /** SECRETS_KEY (or the key generated into DATA_DIR): the device cookie's key is derived from it. */
   secretsKey: Buffer;
+  /** Review sources (the dashboard's Sources page) and the client that calls the platforms (Google's token exchange). */
+  sources?: SourcesService;
+  platformHttp?: HttpClient;
   /** Set while shutting down: /readyz then answers 503 so balancers stop sending work. */
   lifecycle?: { draining: boolean };
 }
@@ -157,7 +162,7 @@ export function createApp(deps: AppDeps): App {
   });
 
   koa.use(frontDoor({ logger, metrics, proxies }));
-  const dashboard = dashboardRouter({ config, store, sessions: deps.sessions, throttle: new SignInThrottle(redis), devices: new DeviceCookies(deps.secretsKey), assets: deps.dashboardAssets }).routes();
+  const dashboard = dashboardRouter({ config, store, sessions: deps.sessions, throttle: new SignInThrottle(redis), devices: new DeviceCookies(deps.secretsKey), assets: deps.dashboardAssets, sources: deps.sources, platformHttp: deps.platformHttp }).routes();
   const routes = router.routes();
   // Every dashboard route is under /dashboard (matched case-insensitively, as the router does): other requests skip its route table.
   koa.use(function routeTables(ctx: Context, next: Next) {

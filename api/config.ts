@@ -43,6 +43,9 @@ export interface SourceUrls {
   googleBusiness: string;
   googleToken: string;
   googleAuthorize: string;
+  /** Business Profile: the accounts (Account Management API) and their locations (Business Information API), for the dashboard's location choice. */
+  googleAccounts: string;
+  googleLocations: string;
   trustpilot: string;
   yelp: string;
   facebook: string;
@@ -53,6 +56,8 @@ const SOURCE_URL_DEFAULTS: Record<keyof SourceUrls, [string, string]> = {
   googleBusiness: ['GOOGLE_BUSINESS_API_URL', 'https://mybusiness.googleapis.com'],
   googleToken: ['GOOGLE_OAUTH_TOKEN_URL', 'https://oauth2.googleapis.com/token'],
   googleAuthorize: ['GOOGLE_OAUTH_AUTHORIZE_URL', 'https://accounts.google.com/o/oauth2/v2/auth'],
+  googleAccounts: ['GOOGLE_ACCOUNT_MANAGEMENT_API_URL', 'https://mybusinessaccountmanagement.googleapis.com'],
+  googleLocations: ['GOOGLE_BUSINESS_INFORMATION_API_URL', 'https://mybusinessbusinessinformation.googleapis.com'],
   trustpilot: ['TRUSTPILOT_API_URL', 'https://api.trustpilot.com'],
   yelp: ['YELP_API_URL', 'https://api.yelp.com'],
   facebook: ['FACEBOOK_GRAPH_URL', 'https://graph.facebook.com/v21.0'],

@@ -193,7 +193,17 @@ export async function startService(config: Config, options: StartOptions = {}): 
   const sessions = redisHealth ? new RedisSessions(redisHealth) : store.people.sessions;
   const dashboardAssets = await loadDashboardAssets();
   const secretsKey = await ensureSecretsKey(config.secretsKey, config.dataDir);
-  const app = createApp({ config, store, logger, redis: redisHealth, metrics, assets, lifecycle, dashboardAssets, sessions, secretsKey });
+  // Review sources (CONTRACT §11): credentials sealed with SECRETS_KEY; background syncs through the one job
+  // interface, BullMQ when Redis is there, in process otherwise (chosen here, once).
+  const box = new SecretBox(secretsKey);
+  const platformHttp = new HttpClient();
+  const minute = minuteMs();
+  const handler = SourcesService.handler({ store, box, http: platformHttp, urls: config.sourceUrls, googleOAuth: config.googleOAuth, logger, minuteMs: minute });
+  const jobs: Jobs<SyncSummary> = config.redisUrl
+    ? new BullJobs({ redisUrl: config.redisUrl, keyPrefix: config.redisKeyPrefix, handler, logger, skipped: (job) => ({ id: job.sourceId, state: 'active', fetched: 0, created: 0, updated: 0, removed: 0, rejected: [], requests: 0 }) })
+    : new InProcessJobs({ handler, logger, due: (now) => dueSources(store, now), tickMs: Math.max(250, Math.min(15_000, minute / 4)) });
+  const sources = new SourcesService(store, box, jobs, minute);
+  const app = createApp({ config, store, logger, redis: redisHealth, metrics, assets, lifecycle, dashboardAssets, sessions, secretsKey, sources, platformHttp });
   const https = createHttpsServer({ cert: tls.cert, key: tls.key, maxHeaderSize: 16 * 1024, connectionsCheckingInterval: requestDeadline.checkEveryMs }, app.handler);
   https.headersTimeout = Math.min(10_000, requestDeadline.ms);
   https.requestTimeout = requestDeadline.ms;
@@ -212,16 +222,6 @@ export async function startService(config: Config, options: StartOptions = {}): 
       : createHttpServer({ maxHeaderSize: 16 * 1024 }, (req, res) => (proxies.trusts(req.socket.remoteAddress) ? appCallback(req, res) : refuseHttp(req, res)));
   http?.on('clientError', refuseMalformed);
   if (http) trackResponses(http);
-  // Review sources (CONTRACT §11): credentials sealed with SECRETS_KEY; background syncs through the one job
-  // interface, BullMQ when Redis is there, in process otherwise (chosen here, once).
-  const box = new SecretBox(secretsKey);
-  const platformHttp = new HttpClient();
-  const minute = minuteMs();
-  const handler = SourcesService.handler({ store, box, http: platformHttp, urls: config.sourceUrls, googleOAuth: config.googleOAuth, logger, minuteMs: minute });
-  const jobs: Jobs<SyncSummary> = config.redisUrl
-    ? new BullJobs({ redisUrl: config.redisUrl, keyPrefix: config.redisKeyPrefix, handler, logger, skipped: (job) => ({ id: job.sourceId, state: 'active', fetched: 0, created: 0, updated: 0, removed: 0, rejected: [], requests: 0 }) })
-    : new InProcessJobs({ handler, logger, due: (now) => dueSources(store, now), tickMs: Math.max(250, Math.min(15_000, minute / 4)) });
-  const sources = new SourcesService(store, box, jobs, minute);
   // Not awaited: a Redis that is away at start-up must not hold the service (schedules are kept once it is back).
   void (async () => {
     await jobs.start();

@@ -26,7 +26,7 @@ const deps: SyncDeps = {
   store,
   box,
   http,
-  urls: { googleBusiness: url, googleToken: `${url}/token`, googleAuthorize: `${url}/auth`, trustpilot: url, yelp: url, facebook: `${url}/v21.0`, g2: url },
+  urls: { googleBusiness: url, googleToken: `${url}/token`, googleAuthorize: `${url}/auth`, googleAccounts: url, googleLocations: url, trustpilot: url, yelp: url, facebook: `${url}/v21.0`, g2: url },
   googleOAuth: null,
   logger: createLogger('silent'),
   pool: sharedEnrichPool(),

@@ -241,3 +241,32 @@ export interface WidgetPreview {
   data: unknown;
   findings: LintFinding[];
 }
+
+export type SourcePlatform = 'google' | 'trustpilot' | 'yelp' | 'facebook' | 'g2';
+export interface SourceItem {
+  id: string;
+  platform: SourcePlatform;
+  account: string;
+  name: string;
+  state: 'active' | 'paused' | 'needs_reauth' | 'failing';
+  every: string;
+  lastSyncAt: string | null;
+  lastSuccessAt: string | null;
+  nextSyncAt: string;
+  lastError: string | null;
+  reviewCount: number;
+}
+export interface SourceList {
+  data: SourceItem[];
+  google: { configured: boolean; redirectUri: string; authorized: boolean };
+}
+export interface SyncSummary {
+  id: string;
+  state: SourceItem['state'];
+  fetched: number;
+  created: number;
+  updated: number;
+  removed: number;
+  rejected: { externalId: string; reason: string }[];
+  requests: number;
+}

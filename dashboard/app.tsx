@@ -17,6 +17,8 @@ import { navigate, PATHS, usePath } from './router.ts';
 /** The widget builder is the largest page: its code (and the preview's) loads only when it is opened. */
 /** The Reviews page (filters, import, moderation) too: the other pages, the Overview first, stay small. */
 const ReviewsPage = lazyPage('the reviews', () => import('./pages/reviews/reviews.tsx').then((m) => m.ReviewsPage));
+/** Sources (connect forms, Google, dialogs): only when opened. */
+const SourcesPage = lazyPage('the sources', () => import('./pages/sources/sources.tsx').then((m) => m.SourcesPage));
 const WidgetBuilderPage = lazyPage('the widget builder', () => import('./pages/widgets/builder.tsx').then((m) => m.WidgetBuilderPage));
 
 function Page(props: { path: string; session: SessionInfo }) {
@@ -35,6 +37,8 @@ function Page(props: { path: string; session: SessionInfo }) {
       return <ApiKeysPage session={props.session} />;
     case PATHS.members:
       return <MembersPage session={props.session} />;
+    case PATHS.sources:
+      return <SourcesPage session={props.session} />;
     case PATHS.audit:
       return <AuditPage session={props.session} />;
     case PATHS.overview:

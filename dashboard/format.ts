@@ -31,3 +31,17 @@ export function endOfLocalDay(date: string): string {
 
 export const ROLE_LABELS = { owner: 'Owner', admin: 'Admin', member: 'Member' } as const;
 export const PLAN_LABELS = { free: 'Free', starter: 'Starter', growth: 'Growth', agency: 'Agency' } as const;
+
+const relative = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
+const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
+  ['day', 86_400_000],
+  ['hour', 3_600_000],
+  ['minute', 60_000],
+];
+/** "5 minutes ago", "in 2 hours", "now"; `none` when there is no time. */
+export function formatRelative(iso: string | null, none = 'Never', now = Date.now()): string {
+  if (!iso) return none;
+  const diff = Date.parse(iso) - now;
+  for (const [unit, ms] of UNITS) if (Math.abs(diff) >= ms) return relative.format(Math.round(diff / ms), unit);
+  return diff < 0 ? 'just now' : 'within a minute';
+}

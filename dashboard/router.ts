@@ -9,6 +9,7 @@ export const PATHS = {
   apiKeys: '/dashboard/api-keys',
   members: '/dashboard/members',
   audit: '/dashboard/audit',
+  sources: '/dashboard/sources',
   invitation: '/dashboard/invitation',
 } as const;
 

@@ -5,7 +5,7 @@
  * Served at GET /dashboard/api/openapi.json.
  */
 import { ROLES, AUDIT_ACTIONS } from '../store/people-types.ts';
-import { HIDE_REASONS, PLANS, REVIEW_LANGUAGES, SUBJECT_TYPES, WIDGET_LAYOUTS } from '../store/types.ts';
+import { HIDE_REASONS, PLANS, SOURCE_STATES, REVIEW_LANGUAGES, SUBJECT_TYPES, WIDGET_LAYOUTS } from '../store/types.ts';
 import { COMPONENT_SCHEMAS } from '../openapi/schemas.ts';
 
 type Schema = Record<string, unknown>;
@@ -180,6 +180,51 @@ function widgetSchemas(): Record<string, Schema> {
       updatedAt: dateTime,
       snippet: str({ description: 'The embed snippet, exactly as GET /api/v1/widgets/{id}/embed answers it' }),
     }),
+    SourceItem: object({
+      id: str(),
+      platform: str({ enum: ['google', 'trustpilot', 'yelp', 'facebook', 'g2'] }),
+      account: str(),
+      name: str(),
+      state: str({ enum: [...SOURCE_STATES] }),
+      every: str(),
+      lastSyncAt: nullable(dateTime),
+      lastSuccessAt: nullable(dateTime),
+      nextSyncAt: dateTime,
+      lastError: nullable(str()),
+      reviewCount: { type: 'integer' },
+    }),
+    SourceList: object({
+      data: { type: 'array', items: ref('SourceItem') },
+      google: object({ configured: { type: 'boolean' }, redirectUri: str({ format: 'uri' }), authorized: { type: 'boolean' } }),
+    }),
+    SourceConnect: object(
+      {
+        platform: str({ minLength: 1, maxLength: 20 }),
+        account: str({ minLength: 1, maxLength: 300 }),
+        name: str({ maxLength: 200 }),
+        every: str({ maxLength: 20 }),
+        credentials: { type: 'object', additionalProperties: str({ maxLength: 4096 }), description: 'The platform\'s fields (Trustpilot, Yelp: apiKey; Facebook: pageAccessToken; G2: apiToken); never answered' },
+      },
+      ['platform', 'account', 'credentials'],
+    ),
+    SourceReconnect: object({ credentials: { type: 'object', additionalProperties: str({ maxLength: 4096 }) } }),
+    GoogleConnect: object({ account: str({ minLength: 1, maxLength: 300, description: 'The location: accounts/{account}/locations/{location}' }), name: str({ maxLength: 200 }) }, ['account']),
+    GoogleLocations: object({
+      data: { type: 'array', items: object({ account: str(), title: str(), accountName: str() }) },
+      error: nullable(str()),
+    }),
+    GoogleStart: object({ authorizationUrl: str({ format: 'uri' }) }),
+    SyncSummary: object({
+      id: str(),
+      state: str({ enum: [...SOURCE_STATES] }),
+      fetched: { type: 'integer' },
+      created: { type: 'integer' },
+      updated: { type: 'integer' },
+      removed: { type: 'integer' },
+      rejected: { type: 'array', items: object({ externalId: str(), reason: str() }) },
+      requests: { type: 'integer' },
+    }),
+    SourceRemoved: object({ id: str(), removed: { const: true } }),
     Finding: object({ rule: str(), severity: str({ enum: ['error', 'warning'] }), message: str(), link: str({ format: 'uri' }) }),
     WidgetPreview: object({ data: ref('PublicWidgetData'), findings: { type: 'array', items: ref('Finding') } }),
     // The public document's own schemas (/api/v1/openapi.json): the preview is the public data.
@@ -258,6 +303,14 @@ export const OPERATIONS: Operation[] = [
   { method: 'post', path: '/invitations/lookup', summary: 'What an invitation link is for (the token is in the body, never in a URL)', request: 'InvitationToken', responses: { 200: 'InvitationInfo' }, roles: 'public' },
   { method: 'post', path: '/invitations/accept', summary: 'Accept an invitation: set a password, get signed in', request: 'InvitationAccept', responses: { 200: 'Session' }, roles: 'public' },
   { method: 'get', path: '/audit', summary: 'Audit log, newest first (Owner, Admin)', responses: { 200: 'AuditList' }, roles: STAFF },
+  { method: 'get', path: '/sources', summary: 'Review sources with their state, last and next sync, review count and last error; whether Google can be connected', responses: { 200: 'SourceList' } },
+  { method: 'post', path: '/sources', summary: 'Connect a source with its credentials (in this body only, never answered; audit-logged). Google: /sources/google/start', request: 'SourceConnect', responses: { 201: 'SourceItem' }, roles: STAFF },
+  { method: 'post', path: '/sources/google/start', summary: "Start Google's OAuth 2.0 authorization-code flow with PKCE: the URL to send the browser to (state bound to this session, single use, 10 minutes)", responses: { 200: 'GoogleStart' }, roles: STAFF },
+  { method: 'get', path: '/sources/google/locations', summary: 'The Business Profile locations the person who authorized Google manages (Account Management and Business Information APIs); error set when Google did not list them', responses: { 200: 'GoogleLocations' }, roles: STAFF },
+  { method: 'post', path: '/sources/google', summary: 'After Google authorized this session: connect (or reconnect) the Google location named (audit-logged)', request: 'GoogleConnect', responses: { 200: 'SourceItem', 201: 'SourceItem' }, roles: STAFF },
+  { method: 'post', path: '/sources/{id}/sync', summary: 'Sync now (incremental); answers the summary when done', responses: { 200: 'SyncSummary' }, roles: STAFF },
+  { method: 'post', path: '/sources/{id}/reconnect', summary: 'New credentials for a source (needs_reauth → active; audit-logged)', request: 'SourceReconnect', responses: { 200: 'SourceItem' }, roles: STAFF },
+  { method: 'delete', path: '/sources/{id}', summary: 'Remove a source and its schedule (its reviews stay; audit-logged)', responses: { 200: 'SourceRemoved' }, roles: STAFF },
 ];
 
 export function dashboardOpenApi(): Record<string, unknown> {

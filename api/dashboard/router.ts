@@ -17,6 +17,7 @@ import { changeRole, invite, listMembers, removeMember, revokeInvitation } from 
 import { auditLog, overview } from './routes/overview.ts';
 import { hideReview, listReviews, showReview } from './routes/reviews.ts';
 import { importStatus, importUpload } from './routes/reviews-import.ts';
+import { connectGoogle, connectSource, googleCallback, GoogleConnections, googleLocations, GOOGLE_CALLBACK_PATH, listSources, reconnectSource, removeSource, startGoogle, syncSourceNow } from './routes/sources.ts';
 import { acceptInvitation, lookupInvitation, showSession, signIn, signOut } from './routes/session.ts';
 import { createDashboardWidget, previewWidget, showWidget, updateDashboardWidget, widgetList } from './routes/widgets.ts';
 
@@ -71,6 +72,19 @@ export function dashboardRouter(deps: DashboardDeps & { assets: DashboardAssets 
   api.delete('/members/:id', staff, removeMember(deps));
 
   api.get('/audit', staff, auditLog(deps));
+
+  // Review sources: everyone sees the list; Owner and Admin connect, sync, reconnect and remove.
+  const google = new GoogleConnections();
+  api.get('/sources', signedIn, listSources(deps, google));
+  api.post('/sources', staff, connectSource(deps));
+  api.post('/sources/google/start', staff, startGoogle(deps, google));
+  api.get('/sources/google/locations', staff, googleLocations(deps, google));
+  api.post('/sources/google', staff, connectGoogle(deps, google));
+  api.post('/sources/:id/sync', staff, syncSourceNow(deps));
+  api.post('/sources/:id/reconnect', staff, reconnectSource(deps));
+  api.delete('/sources/:id', staff, removeSource(deps));
+  // Google's redirect back (a top-level GET: the Lax session cookie comes with it); the state is the CSRF check.
+  router.get(GOOGLE_CALLBACK_PATH, headers, loadSession(deps), googleCallback(deps, google));
   // Last: an unknown page path (not the API's, not a file's) gets the dashboard's own not-found page.
   router.get('/dashboard/{*rest}', headers, servePageNotFound(deps.assets));
   return router;

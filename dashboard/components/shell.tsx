@@ -21,6 +21,7 @@ const NAV: NavItem[] = [
   { href: PATHS.overview, label: 'Overview' },
   { href: PATHS.reviews, label: 'Reviews' },
   { href: PATHS.widgets, label: 'Widgets' },
+  { href: PATHS.sources, label: 'Sources' },
   { href: PATHS.apiKeys, label: 'API Keys', staffOnly: true },
   { href: PATHS.members, label: 'Members' },
   { href: PATHS.audit, label: 'Audit log', staffOnly: true },

@@ -86,7 +86,8 @@ export function parseBanner(text: string): Banner {
 const START_TIMEOUT_MS = 120_000;
 const STOP_TIMEOUT_MS = 12_000;
 
-export async function startRealService(): Promise<RealService> {
+/** `env`: more of the service's environment (a platform fake's URLs, NODE_EXTRA_CA_CERTS for its certificate). */
+export async function startRealService(options: { env?: Record<string, string> } = {}): Promise<RealService> {
   const dataDir = mkdtempSync(join(tmpdir(), 'rv-e2e-'));
   const [port, adminPort] = (await freePorts(2)) as [number, number];
   const origin = `https://127.0.0.1:${port}`;
@@ -102,6 +103,7 @@ export async function startRealService(): Promise<RealService> {
     ADMIN_TOKEN: adminToken,
     PUBLIC_URL: origin,
     LOG_LEVEL: 'warn',
+    ...options.env,
   });
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'api', 'main.ts')], {
     cwd: ROOT,

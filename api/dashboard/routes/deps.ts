@@ -3,6 +3,8 @@ import type { Config } from '../../config.ts';
 import type { SessionStore } from '../../store/people-types.ts';
 import type { Store } from '../../store/types.ts';
 import type { DeviceCookies } from '../device-cookie.ts';
+import type { HttpClient } from '../../sources/http.ts';
+import type { SourcesService } from '../../sources/service.ts';
 import type { SignInThrottle } from '../sign-in-throttle.ts';
 
 export interface DashboardDeps {
@@ -12,4 +14,7 @@ export interface DashboardDeps {
   throttle: SignInThrottle;
   /** Signs and checks the device cookie that exempts a known browser from the per-email sign-in limits. */
   devices: DeviceCookies;
+  /** Review sources: absent where the app runs without them (some tests); the routes then answer 503. */
+  sources?: SourcesService;
+  platformHttp?: HttpClient;
 }

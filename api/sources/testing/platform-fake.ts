@@ -6,6 +6,7 @@
  * request, and can be told to answer the next calls with something else (a
  * 429 with Retry-After, a 500, an expired token).
  */
+import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { generate } from 'selfsigned';
@@ -19,7 +20,7 @@ import type { YelpReview } from '../yelp.ts';
 export interface SeenRequest {
   method: string;
   path: string;
-  platform: 'google' | 'google-token' | 'trustpilot' | 'yelp' | 'facebook' | 'g2' | 'unknown';
+  platform: 'google' | 'google-token' | 'google-auth' | 'google-info' | 'trustpilot' | 'yelp' | 'facebook' | 'g2' | 'unknown';
 }
 
 export interface Forced {
@@ -48,6 +49,8 @@ async function certificate(): Promise<{ cert: string; key: string }> {
 
 export class PlatformFake {
   google: GoogleReview[] = [];
+  /** The Business Profile accounts and their locations (Account Management and Business Information APIs, v1 shapes). */
+  googleLocations: { account: { name: string; accountName: string }; locations: { name: string; title: string }[] }[] = [];
   trustpilot: TrustpilotReview[] = [];
   /** Business units with a list of their own (the others get `trustpilot`). */
   readonly trustpilotUnits = new Map<string, TrustpilotReview[]>();
@@ -61,6 +64,8 @@ export class PlatformFake {
   /** Google access tokens handed out and still valid. */
   readonly googleAccess = new Set<string>();
   private issued = 0;
+  /** Authorization codes handed out by the consent endpoint: what the token exchange must match (PKCE). */
+  readonly googleCodes = new Map<string, { challenge: string; redirectUri: string; clientId: string }>();
   /** Calls of a platform beyond this many are never answered (a sync to kill half-way). */
   readonly hangAfter: Partial<Record<SeenRequest['platform'], number>> = {};
   trustpilotPerPage = 100;
@@ -96,6 +101,8 @@ export class PlatformFake {
       googleBusiness: this.url,
       googleToken: `${this.url}/token`,
       googleAuthorize: `${this.url}/o/oauth2/v2/auth`,
+      googleAccounts: this.url,
+      googleLocations: this.url,
       trustpilot: this.url,
       yelp: this.url,
       facebook: `${this.url}/v21.0`,
@@ -128,7 +135,11 @@ export class PlatformFake {
     const path = url.pathname;
     const platform: SeenRequest['platform'] = path === '/token'
       ? 'google-token'
-      : path.startsWith('/v4/')
+      : path === '/o/oauth2/v2/auth'
+        ? 'google-auth'
+        : path.startsWith('/v1/accounts')
+          ? 'google-info'
+          : path.startsWith('/v4/')
         ? 'google'
         : path.startsWith('/v1/business-units/')
           ? 'trustpilot'
@@ -147,12 +158,43 @@ export class PlatformFake {
     const q = url.searchParams;
     const auth = String(headers.authorization ?? '');
     switch (platform) {
+      case 'google-auth': {
+        // Consent given at once: back to the redirect URI with a code bound to the PKCE challenge.
+        const redirect = q.get('redirect_uri') ?? '';
+        if (q.get('response_type') !== 'code' || q.get('code_challenge_method') !== 'S256' || !q.get('code_challenge') || !redirect) return { status: 400, body: { error: 'invalid_request' } };
+        const code = `4/fake-code-${++this.issued}`;
+        this.googleCodes.set(code, { challenge: q.get('code_challenge')!, redirectUri: redirect, clientId: q.get('client_id') ?? '' });
+        const back = new URL(redirect);
+        back.searchParams.set('code', code);
+        back.searchParams.set('state', q.get('state') ?? '');
+        back.searchParams.set('scope', q.get('scope') ?? '');
+        return { status: 302, headers: { location: back.toString() }, body: {} };
+      }
       case 'google-token': {
         const form = new URLSearchParams(body);
+        if (form.get('grant_type') === 'authorization_code') {
+          const issued = this.googleCodes.get(form.get('code') ?? '');
+          this.googleCodes.delete(form.get('code') ?? '');
+          const verifier = form.get('code_verifier') ?? '';
+          if (!issued || issued.redirectUri !== form.get('redirect_uri') || issued.clientId !== form.get('client_id') || createHash('sha256').update(verifier).digest('base64url') !== issued.challenge) {
+            return { status: 400, body: { error: 'invalid_grant', error_description: 'Bad Request' } };
+          }
+          const token = `ya29.fake-${++this.issued}`;
+          this.googleAccess.add(token);
+          return { status: 200, body: { access_token: token, refresh_token: this.keys.googleRefresh, expires_in: 3599, token_type: 'Bearer', scope: 'https://www.googleapis.com/auth/business.manage' } };
+        }
         if (form.get('grant_type') !== 'refresh_token' || form.get('refresh_token') !== this.keys.googleRefresh) return { status: 400, body: { error: 'invalid_grant', error_description: 'Token has been expired or revoked.' } };
         const token = `ya29.fake-${++this.issued}`;
         this.googleAccess.add(token);
         return { status: 200, body: { access_token: token, expires_in: 3599, token_type: 'Bearer', scope: 'https://www.googleapis.com/auth/business.manage' } };
+      }
+      case 'google-info': {
+        if (!this.googleAccess.has(auth.replace(/^Bearer /, ''))) return { status: 401, body: { error: { code: 401, status: 'UNAUTHENTICATED', message: 'Request had invalid authentication credentials.' } } };
+        if (path === '/v1/accounts') return { status: 200, body: { accounts: this.googleLocations.map((g) => ({ ...g.account, type: 'LOCATION_GROUP' })) } };
+        const account = this.googleLocations.find((g) => path === `/v1/${g.account.name}/locations`);
+        if (!account) return { status: 404, body: { error: { code: 404, status: 'NOT_FOUND', message: 'Requested entity was not found.' } } };
+        if (!q.get('readMask')) return { status: 400, body: { error: { code: 400, status: 'INVALID_ARGUMENT', message: 'Request contains an invalid argument.' } } };
+        return { status: 200, body: { locations: account.locations } };
       }
       case 'google': {
         if (!this.googleAccess.has(auth.replace(/^Bearer /, ''))) return { status: 401, body: { error: { code: 401, status: 'UNAUTHENTICATED', message: 'Request had invalid authentication credentials.' } } };

@@ -19,7 +19,7 @@ const outcome = await syncSource(
     store,
     box: new SecretBox(Buffer.from(env.SECRETS_KEY!, 'base64')),
     http: new HttpClient(),
-    urls: { googleBusiness: url, googleToken: `${url}/token`, googleAuthorize: `${url}/auth`, trustpilot: url, yelp: url, facebook: `${url}/v21.0`, g2: url },
+    urls: { googleBusiness: url, googleToken: `${url}/token`, googleAuthorize: `${url}/auth`, googleAccounts: url, googleLocations: url, trustpilot: url, yelp: url, facebook: `${url}/v21.0`, g2: url },
     googleOAuth: null,
     logger: createLogger('silent'),
     pool: null,

@@ -1,0 +1,236 @@
+/**
+ * The dashboard's Sources endpoints against a real service and the local HTTPS
+ * platform fake (trusted through NODE_EXTRA_CA_CERTS): roles (Member 403 on
+ * every change), Origin and CSRF like every dashboard route, credentials in no
+ * answer, another organization's source unseen, the audit records, and the
+ * Google OAuth callback refusing a wrong, foreign, replayed or missing state.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { Agent, request } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestService, type TestService } from '../test/harness.ts';
+import { trustpilotReviews } from '../sources/testing/generate.ts';
+import { PlatformFake } from '../sources/testing/platform-fake.ts';
+import { Client, type Answer } from './test-client.ts';
+
+const PASSWORD = 'a long enough password';
+const CLIENT_SECRET = 'google-client-secret-raw-9d';
+
+let t: TestService;
+let fake: PlatformFake;
+let agent: Agent;
+let fakeAgent: Agent;
+let caDir: string;
+let orgId: string;
+const savedExtra = process.env.NODE_EXTRA_CA_CERTS;
+/** Every answer any client received, to grep for credentials. */
+const seen: string[] = [];
+
+class RecordingClient extends Client {
+  override async send(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
+    const answer = await super.send(method, path, body, headers);
+    seen.push(JSON.stringify(answer.body), JSON.stringify(answer.headers));
+    return answer;
+  }
+}
+
+async function signedIn(email: string, role: string, org = orgId): Promise<Client> {
+  expect((await t.admin('POST', '/admin/users', { orgId: org, email, role, password: PASSWORD })).status).toBe(201);
+  const c = new RecordingClient(t, agent);
+  expect((await c.signIn(email, PASSWORD)).status).toBe(200);
+  return c;
+}
+
+/** A plain GET (a browser following a redirect): status and Location, with the client's cookies. */
+function follow(url: string, cookie = ''): Promise<{ status: number; location: string }> {
+  const target = new URL(url);
+  const local = target.port === String(t.service.ports.https);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: '127.0.0.1', port: target.port, path: `${target.pathname}${target.search}`, agent: local ? agent : fakeAgent, headers: cookie ? { cookie } : {} },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, location: String(res.headers.location ?? '') }));
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+beforeAll(async () => {
+  fake = await PlatformFake.start();
+  fake.trustpilot = trustpilotReviews(30);
+  caDir = mkdtempSync(join(tmpdir(), 'sources-page-ca-'));
+  writeFileSync(join(caDir, 'fake-ca.pem'), fake.ca);
+  process.env.NODE_EXTRA_CA_CERTS = join(caDir, 'fake-ca.pem');
+  const urls = fake.urls();
+  t = await startTestService({
+    redis: false,
+    env: {
+      TRUSTPILOT_API_URL: urls.trustpilot,
+      GOOGLE_BUSINESS_API_URL: urls.googleBusiness,
+      GOOGLE_OAUTH_TOKEN_URL: urls.googleToken,
+      GOOGLE_OAUTH_AUTHORIZE_URL: urls.googleAuthorize,
+      GOOGLE_ACCOUNT_MANAGEMENT_API_URL: urls.googleAccounts,
+      GOOGLE_BUSINESS_INFORMATION_API_URL: urls.googleLocations,
+      GOOGLE_OAUTH_CLIENT_ID: 'client-id-1.apps.example',
+      GOOGLE_OAUTH_CLIENT_SECRET: CLIENT_SECRET,
+    },
+  });
+  agent = new Agent({ ca: readFileSync(join(t.dataDir, 'tls-cert.pem'), 'utf8'), keepAlive: true, servername: 'localhost' });
+  fakeAgent = new Agent({ ca: fake.ca, servername: 'localhost' });
+  orgId = (await t.org('growth')).orgId;
+}, 60_000);
+
+afterAll(async () => {
+  agent?.destroy();
+  fakeAgent?.destroy();
+  await t?.close();
+  await fake?.close();
+  if (savedExtra === undefined) delete process.env.NODE_EXTRA_CA_CERTS;
+  else process.env.NODE_EXTRA_CA_CERTS = savedExtra;
+  rmSync(caDir, { recursive: true, force: true });
+});
+
+describe('dashboard sources', () => {
+  let owner: Client;
+  let member: Client;
+  let sourceId: string;
+
+  it('lets an Owner connect, sync, reconnect and remove a Trustpilot source, audited, with the credentials in no answer', async () => {
+    owner = await signedIn('owner@example.com', 'owner');
+    const empty = await owner.send('GET', '/dashboard/api/sources');
+    expect(empty.status).toBe(200);
+    expect(empty.body).toMatchObject({ data: [], google: { configured: true, authorized: false, redirectUri: `${t.service.config.publicUrl}/dashboard/sources/google/callback` } });
+
+    const bad = await owner.send('POST', '/dashboard/api/sources', { platform: 'trustpilot', account: 'unit-1', credentials: {} });
+    expect(bad.status).toBe(400);
+    const capterra = await owner.send('POST', '/dashboard/api/sources', { platform: 'capterra', account: 'x', credentials: {} });
+    expect(capterra.status).toBe(400);
+    expect(capterra.body.message).toMatch(/file/);
+
+    const created = await owner.send('POST', '/dashboard/api/sources', { platform: 'trustpilot', account: 'unit-1', name: 'Shop', credentials: { apiKey: fake.keys.trustpilot } });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ platform: 'trustpilot', account: 'unit-1', name: 'Shop', state: 'active', reviewCount: 0 });
+    sourceId = created.body.id as string;
+
+    const summary = await owner.send('POST', `/dashboard/api/sources/${sourceId}/sync`);
+    expect(summary.status).toBe(200);
+    expect(summary.body).toMatchObject({ id: sourceId, fetched: 30, created: 30, updated: 0, removed: 0, rejected: [] });
+    const listed = await owner.send('GET', '/dashboard/api/sources');
+    expect(listed.body.data).toEqual([expect.objectContaining({ id: sourceId, reviewCount: 30, lastError: null })]);
+    expect(listed.body.data as unknown[]).toHaveLength(1);
+    expect((listed.body.data as Record<string, unknown>[])[0]!.lastSyncAt).not.toBeNull();
+
+    const reconnected = await owner.send('POST', `/dashboard/api/sources/${sourceId}/reconnect`, { credentials: { apiKey: fake.keys.trustpilot } });
+    expect(reconnected.status).toBe(200);
+    expect(reconnected.body).toMatchObject({ id: sourceId, state: 'active' });
+
+    const audit = await owner.send('GET', '/dashboard/api/audit');
+    const actions = (audit.body.data as { action: string; actor: { email: string }; target: { id: string } }[]).filter((r) => r.target.id === sourceId);
+    expect(actions.map((r) => r.action).sort()).toEqual(['source.connected', 'source.reconnected']);
+    expect(actions.every((r) => r.actor.email === 'owner@example.com')).toBe(true);
+  });
+
+  it('refuses every change from a Member (403) and shows them the list', async () => {
+    member = await signedIn('member@example.com', 'member');
+    expect((await member.send('GET', '/dashboard/api/sources')).status).toBe(200);
+    const attempts = await Promise.all([
+      member.send('POST', '/dashboard/api/sources', { platform: 'yelp', account: 'b', credentials: { apiKey: fake.keys.yelp } }),
+      member.send('POST', `/dashboard/api/sources/${sourceId}/sync`),
+      member.send('POST', `/dashboard/api/sources/${sourceId}/reconnect`, { credentials: { apiKey: 'x' } }),
+      member.send('DELETE', `/dashboard/api/sources/${sourceId}`),
+      member.send('POST', '/dashboard/api/sources/google/start'),
+      member.send('POST', '/dashboard/api/sources/google', { account: 'accounts/1/locations/2' }),
+    ]);
+    expect(attempts.map((a) => a.status)).toEqual([403, 403, 403, 403, 403, 403]);
+    expect(attempts.every((a) => a.body.error === 'forbidden_role')).toBe(true);
+  });
+
+  it('needs our Origin and the CSRF token on every change, and hides another organization\'s source', async () => {
+    const noToken = await owner.send('DELETE', `/dashboard/api/sources/${sourceId}`, undefined, { 'x-csrf-token': '' });
+    expect([noToken.status, noToken.body.error]).toEqual([403, 'csrf_failed']);
+    const elsewhere = await owner.send('POST', `/dashboard/api/sources/${sourceId}/sync`, undefined, { origin: 'https://evil.example' });
+    expect([elsewhere.status, elsewhere.body.error]).toEqual([403, 'csrf_failed']);
+
+    const other = (await t.org('growth')).orgId;
+    const stranger = await signedIn('stranger@example.com', 'owner', other);
+    expect((await stranger.send('GET', '/dashboard/api/sources')).body.data).toEqual([]);
+    for (const [method, path] of [['POST', `/sources/${sourceId}/sync`], ['POST', `/sources/${sourceId}/reconnect`], ['DELETE', `/sources/${sourceId}`]] as const) {
+      expect((await stranger.send(method, `/dashboard/api${path}`, method === 'DELETE' ? undefined : { credentials: { apiKey: 'x' } })).status).toBe(404);
+    }
+    expect((await owner.send('GET', '/dashboard/api/sources')).body.data).toHaveLength(1);
+  });
+
+  it('runs the Google flow with PKCE and refuses a state that is wrong, another session\'s, or used already', async () => {
+    const start = await owner.send('POST', '/dashboard/api/sources/google/start');
+    expect(start.status).toBe(200);
+    const authorize = new URL(start.body.authorizationUrl as string);
+    expect(Object.fromEntries(authorize.searchParams)).toMatchObject({
+      response_type: 'code',
+      client_id: 'client-id-1.apps.example',
+      redirect_uri: `${t.service.config.publicUrl}/dashboard/sources/google/callback`,
+      code_challenge_method: 'S256',
+      access_type: 'offline',
+    });
+    expect(authorize.searchParams.get('code_challenge')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const state = authorize.searchParams.get('state')!;
+
+    const consent = await follow(authorize.toString());
+    expect(consent.status).toBe(302);
+    const callback = new URL(consent.location);
+    const local = (u: URL) => `https://127.0.0.1:${t.service.ports.https}${u.pathname}${u.search}`;
+
+    // A forged state, and the right state from another person's session: refused, nothing exchanged.
+    const forged = new URL(callback);
+    forged.searchParams.set('state', 'forged-state-value-forged-state-value-000');
+    expect((await follow(local(forged), owner.cookieHeader())).location).toBe('/dashboard/sources?google=state');
+    const tokenCalls = fake.count('google-token');
+    const another = await signedIn('admin@example.com', 'admin');
+    expect((await follow(local(callback), another.cookieHeader())).location).toBe('/dashboard/sources?google=state');
+    // The state was single use: taken by the foreign attempt, it no longer works for its owner either.
+    expect((await follow(local(callback), owner.cookieHeader())).location).toBe('/dashboard/sources?google=state');
+    expect(fake.count('google-token')).toBe(tokenCalls);
+    expect(state).not.toBe('');
+
+    // A new run, followed by its owner: authorized once; the replay is refused.
+    const again = new URL(((await owner.send('POST', '/dashboard/api/sources/google/start')).body.authorizationUrl as string));
+    const back = new URL((await follow(again.toString())).location);
+    expect((await follow(local(back), owner.cookieHeader())).location).toBe('/dashboard/sources?google=authorized');
+    expect((await follow(local(back), owner.cookieHeader())).location).toBe('/dashboard/sources?google=state');
+    expect((await follow(local(back))).location).toBe('/dashboard/sign-in');
+    expect((await owner.send('GET', '/dashboard/api/sources')).body.google).toMatchObject({ authorized: true });
+    // Another session has no grant to use.
+    expect((await another.send('POST', '/dashboard/api/sources/google', { account: 'accounts/1/locations/2' })).status).toBe(409);
+
+    // The person's locations, from the Account Management and Business Information APIs (the fake's v1 shapes).
+    fake.googleLocations = [{ account: { name: 'accounts/1', accountName: 'Ana Ltd' }, locations: [{ name: 'locations/2', title: 'Main street' }] }];
+    const locations = await owner.send('GET', '/dashboard/api/sources/google/locations');
+    expect(locations.body).toEqual({ data: [{ account: 'accounts/1/locations/2', title: 'Main street', accountName: 'Ana Ltd' }], error: null });
+    expect((await another.send('GET', '/dashboard/api/sources/google/locations')).status).toBe(409);
+    const wrongShape = await owner.send('POST', '/dashboard/api/sources/google', { account: 'locations/2' });
+    expect(wrongShape.status).toBe(400);
+    fake.google = [{ reviewId: 'g1', reviewer: { displayName: 'Ana' }, starRating: 'FIVE', comment: 'Great', createTime: '2026-11-01T10:00:00Z', updateTime: '2026-11-01T10:00:00Z' }];
+    const connected = await owner.send('POST', '/dashboard/api/sources/google', { account: 'accounts/1/locations/2', name: 'Main street' });
+    expect(connected.status).toBe(201);
+    expect(connected.body).toMatchObject({ platform: 'google', account: 'accounts/1/locations/2', name: 'Main street', state: 'active' });
+    const synced = await owner.send('POST', `/dashboard/api/sources/${connected.body.id as string}/sync`);
+    expect(synced.body).toMatchObject({ created: 1 });
+    // The grant was used: a second connect needs a new authorization.
+    expect((await owner.send('POST', '/dashboard/api/sources/google', { account: 'accounts/1/locations/2' })).status).toBe(409);
+  });
+
+  it('removes with an audit record, and no answer ever held a credential', async () => {
+    const removed = await owner.send('DELETE', `/dashboard/api/sources/${sourceId}`);
+    expect(removed.status).toBe(200);
+    expect(removed.body).toEqual({ id: sourceId, removed: true });
+    const audit = await owner.send('GET', '/dashboard/api/audit');
+    expect((audit.body.data as { action: string; target: { id: string } }[]).some((r) => r.action === 'source.removed' && r.target.id === sourceId)).toBe(true);
+    const all = seen.join('\n');
+    for (const secret of [fake.keys.trustpilot, fake.keys.googleRefresh, CLIENT_SECRET]) expect(all).not.toContain(secret);
+    expect(all).toContain('source.removed');
+  });
+});

@@ -1,0 +1,231 @@
+/**
+ * The Sources page end to end, in Chromium against the real service over
+ * HTTPS, with a local HTTPS fake of the platforms (test code: the fake of
+ * api/sources/testing, its certificate trusted by the service through
+ * NODE_EXTRA_CA_CERTS, its URLs given as TRUSTPILOT_API_URL and Google's):
+ * connect Trustpilot from the keyboard, Sync now, the reviews in the Reviews
+ * page and in a widget's public data; Google's OAuth flow through the fake's
+ * consent and token endpoints, then the location; remove with the confirm
+ * dialog from the keyboard (Escape cancels); a Member sees no buttons; axe on
+ * every state; screenshots at 1280 and 390 px.
+ */
+import { expect, test, type BrowserContext, type Page } from '@playwright/test';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { trustpilotReviews } from '../api/sources/testing/generate.ts';
+import { PlatformFake } from '../api/sources/testing/platform-fake.ts';
+import { expectNoAxeViolations, ownerPassword, signIn } from './support/dashboard.ts';
+import { startRealService, type RealService } from './support/real-server.ts';
+
+test.describe.configure({ mode: 'serial', timeout: 120_000 });
+
+const SHOTS = process.env.SOURCES_SHOTS_DIR ?? join(tmpdir(), 'sources-page-shots');
+const MEMBER_PASSWORD = 'member password long enough';
+
+let service: RealService;
+let fake: PlatformFake;
+let caDir: string;
+let context: BrowserContext;
+let page: Page;
+
+async function shots(p: Page, name: string): Promise<void> {
+  mkdirSync(SHOTS, { recursive: true });
+  for (const width of [1280, 390]) {
+    await p.setViewportSize({ width, height: width === 1280 ? 800 : 844 });
+    await p.screenshot({ path: join(SHOTS, `${name}-${width}.png`), fullPage: true });
+  }
+  await p.setViewportSize({ width: 1280, height: 800 });
+}
+
+/** The visible notice (the live region beside it says the same for screen readers). */
+const notice = (p: Page, text: string) => p.getByRole('main').locator('.notice', { hasText: text });
+const row = (p: Page, platform: string) => p.getByRole('region', { name: 'Sources' }).getByRole('row').filter({ has: p.getByRole('cell', { name: platform, exact: true }) });
+
+test.beforeAll(async ({ browser }) => {
+  test.setTimeout(150_000);
+  fake = await PlatformFake.start();
+  fake.trustpilot = trustpilotReviews(12, Date.now() - 3600_000, 'e2e');
+  fake.google = [{ reviewId: 'g-e2e-1', reviewer: { displayName: 'Grace from Google' }, starRating: 'FIVE', comment: 'Lovely place, friendly people.', createTime: new Date(Date.now() - 7200_000).toISOString(), updateTime: new Date(Date.now() - 7200_000).toISOString() }];
+  fake.googleLocations = [{ account: { name: 'accounts/42', accountName: 'Acme Coffee Roasters' }, locations: [{ name: 'locations/6', title: 'Station kiosk' }, { name: 'locations/7', title: 'High street café' }] }];
+  caDir = mkdtempSync(join(tmpdir(), 'sources-e2e-ca-'));
+  writeFileSync(join(caDir, 'fake-ca.pem'), fake.ca);
+  const urls = fake.urls();
+  service = await startRealService({
+    env: {
+      NODE_EXTRA_CA_CERTS: join(caDir, 'fake-ca.pem'),
+      TRUSTPILOT_API_URL: urls.trustpilot,
+      GOOGLE_BUSINESS_API_URL: urls.googleBusiness,
+      GOOGLE_OAUTH_TOKEN_URL: urls.googleToken,
+      GOOGLE_OAUTH_AUTHORIZE_URL: urls.googleAuthorize,
+      GOOGLE_ACCOUNT_MANAGEMENT_API_URL: urls.googleAccounts,
+      GOOGLE_BUSINESS_INFORMATION_API_URL: urls.googleLocations,
+      GOOGLE_OAUTH_CLIENT_ID: 'e2e-client.apps.example',
+      GOOGLE_OAUTH_CLIENT_SECRET: 'e2e-client-secret',
+    },
+  });
+  context = await browser.newContext({ ignoreHTTPSErrors: true, locale: 'en-US', viewport: { width: 1280, height: 800 } });
+  page = await context.newPage();
+});
+
+test.afterAll(async () => {
+  await context?.close();
+  await service?.stop();
+  await fake?.close();
+  if (caDir) rmSync(caDir, { recursive: true, force: true });
+});
+
+test('connects Trustpilot from the keyboard, syncs it, and its reviews reach the Reviews page and a widget', async () => {
+  await signIn(page, service.origin, 'owner@demo.example', ownerPassword(service.banner.text));
+  await expect(page.getByRole('heading', { name: 'Overview', level: 1 })).toBeVisible();
+  await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Sources', exact: true }).click();
+  await expect(page.getByRole('heading', { name: 'Sources', level: 1 })).toBeVisible();
+  await expect(page.getByText('No source is connected yet.')).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Connect Google' })).toBeVisible();
+  await expectNoAxeViolations(page, 'Sources, empty');
+  await shots(page, 'sources-empty');
+
+  // Keyboard only: open, Escape cancels (focus back on the button), open again, fill, submit.
+  const connect = page.getByRole('button', { name: 'Connect source' });
+  await connect.focus();
+  await page.keyboard.press('Enter');
+  const dialog = page.getByRole('dialog', { name: 'Connect source' });
+  await expect(dialog).toBeVisible();
+  await page.keyboard.press('Escape');
+  await expect(dialog).toBeHidden();
+  await expect(connect).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect(dialog).toBeVisible();
+  // Capterra: no API, the file import is the way.
+  await dialog.getByLabel('Platform').selectOption('capterra');
+  await expect(dialog.getByText('Capterra has no public reviews API')).toBeVisible();
+  await expect(dialog.getByRole('button', { name: 'Connect', exact: true })).toHaveCount(0);
+  await expectNoAxeViolations(page, 'Connect source, Capterra');
+  await dialog.getByLabel('Platform').selectOption('trustpilot');
+  await expectNoAxeViolations(page, 'Connect source, Trustpilot');
+  await dialog.getByLabel('Platform').focus();
+  await page.keyboard.press('Tab'); // Account
+  await expect(dialog.getByLabel('Account')).toBeFocused();
+  await page.keyboard.type('e2e-unit');
+  await page.keyboard.press('Tab'); // Name (optional)
+  await page.keyboard.type('Web shop');
+  await page.keyboard.press('Tab'); // API key
+  await expect(dialog.getByLabel('API key')).toBeFocused();
+  await page.keyboard.type(fake.keys.trustpilot);
+  await shots(page, 'sources-connect');
+  await page.keyboard.press('Enter');
+  await expect(dialog).toBeHidden();
+  await expect(notice(page, 'Trustpilot Web shop connected.')).toBeVisible();
+  await expect(row(page, 'Trustpilot')).toContainText('e2e-unit');
+  // The credential is nowhere on the page.
+  expect(await page.content()).not.toContain(fake.keys.trustpilot);
+
+  // Sync now: progress while it runs, then the summary (the background first sync may have taken some already;
+  // the full pass removes the demo's Trustpilot reviews that the platform does not list).
+  await row(page, 'Trustpilot').getByRole('button', { name: 'Sync now: Trustpilot Web shop' }).click();
+  await expect(page.getByText(/Sync of Trustpilot Web shop done: \d+ fetched, \d+ created, 0 updated, \d+ removed, 0 rejected\./)).toBeVisible();
+  await expect(row(page, 'Trustpilot').getByRole('cell', { name: '12', exact: true })).toBeVisible();
+  await expectNoAxeViolations(page, 'Sources, after Sync now');
+  await shots(page, 'sources-synced');
+
+  await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Reviews', exact: true }).click();
+  await expect(page.getByRole('heading', { name: 'Reviews', level: 1 })).toBeVisible();
+  await expect(page.getByText('Customer 1', { exact: true }).first()).toBeVisible();
+
+  // A widget's public data (the demo widget, or the first one) carries the synced reviews.
+  const widgets = await service.widgets();
+  const found = await Promise.all(
+    widgets.map(async (w) => {
+      const res = await service.get<string | Record<string, unknown>>(`/public/v1/widgets/${w.id}`);
+      return JSON.stringify(res.body);
+    }),
+  );
+  expect(found.some((body) => body.includes('Customer 1') || /TRUSTPILOT/i.test(body))).toBe(true);
+});
+
+test('connects Google through the OAuth consent and token exchange, then the location', async () => {
+  await page.goto(`${service.origin}/dashboard/sources`);
+  await page.getByRole('button', { name: 'Connect Google' }).click();
+  // The fake's consent answers at once; the service exchanges the code (PKCE) and sends the browser back.
+  await expect(page.getByText('Google authorized access.')).toBeVisible();
+  expect(new URL(page.url()).pathname).toBe('/dashboard/sources');
+  const location = page.getByRole('region', { name: 'Choose the Google location' });
+  await expect(location.getByRole('combobox', { name: 'Location' })).toBeVisible();
+  await expectNoAxeViolations(page, 'Sources, Google authorized');
+  await shots(page, 'sources-google-location');
+  // The locations Google lists for the person (Account Management + Business Information APIs of the fake).
+  await location.getByRole('combobox', { name: 'Location' }).selectOption({ label: 'High street café (Acme Coffee Roasters)' });
+  await location.getByLabel('Name (optional)').fill('High street');
+  await page.getByRole('button', { name: 'Connect location' }).click();
+  await expect(notice(page, 'Google High street connected.')).toBeVisible();
+  await expect(location).toHaveCount(0);
+  await row(page, 'Google').getByRole('button', { name: 'Sync now: Google High street' }).click();
+  await expect(page.getByText(/Sync of Google High street done: 1 fetched/)).toBeVisible();
+  expect(fake.count('google-auth')).toBe(1);
+  await expect(row(page, 'Google')).toContainText('accounts/42/locations/7');
+});
+
+test('removes a source with the confirmation dialog, from the keyboard', async () => {
+  await page.goto(`${service.origin}/dashboard/sources`);
+  const remove = row(page, 'Google').getByRole('button', { name: 'Remove Google High street' });
+  await remove.focus();
+  await page.keyboard.press('Enter');
+  const dialog = page.getByRole('dialog', { name: 'Remove Google High street?' });
+  await expect(dialog).toBeVisible();
+  await expectNoAxeViolations(page, 'Remove source dialog');
+  await shots(page, 'sources-remove');
+  await page.keyboard.press('Escape');
+  await expect(dialog).toBeHidden();
+  await expect(remove).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect(dialog).toBeVisible();
+  await expect(dialog.getByRole('button', { name: 'Cancel' })).toBeFocused();
+  await page.keyboard.press('Tab');
+  await expect(dialog.getByRole('button', { name: 'Remove source' })).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect(dialog).toBeHidden();
+  await expect(notice(page, 'Google High street removed.')).toBeVisible();
+  await expect(row(page, 'Google')).toHaveCount(0);
+  await expect(row(page, 'Trustpilot')).toHaveCount(1);
+});
+
+test('a refused key puts the source in Needs reconnecting; Reconnect with a new key, from the keyboard', async () => {
+  await page.goto(`${service.origin}/dashboard/sources`);
+  fake.force('trustpilot', { status: 401, body: { message: 'Unauthorized' } });
+  await row(page, 'Trustpilot').getByRole('button', { name: 'Sync now: Trustpilot Web shop' }).click();
+  await expect(row(page, 'Trustpilot').getByText('Needs reconnecting')).toBeVisible();
+  await expect(row(page, 'Trustpilot').getByRole('button', { name: 'Sync now: Trustpilot Web shop' })).toBeDisabled();
+  await expectNoAxeViolations(page, 'Sources, needs reconnecting');
+  await shots(page, 'sources-needs-reauth');
+  const reconnect = row(page, 'Trustpilot').getByRole('button', { name: 'Reconnect Trustpilot Web shop' });
+  await reconnect.focus();
+  await page.keyboard.press('Enter');
+  const dialog = page.getByRole('dialog', { name: 'Reconnect Trustpilot Web shop' });
+  await expect(dialog).toBeVisible();
+  await expect(dialog.getByLabel('New API key')).toBeFocused();
+  await page.keyboard.type(fake.keys.trustpilot);
+  await page.keyboard.press('Enter');
+  await expect(dialog).toBeHidden();
+  await expect(notice(page, 'Trustpilot Web shop reconnected.')).toBeVisible();
+  await expect(row(page, 'Trustpilot').getByText('Active')).toBeVisible();
+  expect(await page.content()).not.toContain(fake.keys.trustpilot);
+});
+
+test('a Member sees the list and no buttons', async ({ browser }) => {
+  const res = await fetch(`${service.admin.url}/admin/users`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${service.admin.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ orgId: service.banner.orgId, email: 'member@demo.example', role: 'member', password: MEMBER_PASSWORD }),
+  });
+  expect(res.status).toBe(201);
+  const memberContext = await browser.newContext({ ignoreHTTPSErrors: true, locale: 'en-US', viewport: { width: 1280, height: 800 } });
+  const member = await memberContext.newPage();
+  await signIn(member, service.origin, 'member@demo.example', MEMBER_PASSWORD);
+  await expect(member.getByRole('heading', { name: 'Overview', level: 1 })).toBeVisible();
+  await member.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Sources', exact: true }).click();
+  await expect(row(member, 'Trustpilot')).toContainText('e2e-unit');
+  await expect(member.getByRole('main').getByRole('button')).toHaveCount(0);
+  await expectNoAxeViolations(member, 'Sources, Member');
+  await shots(member, 'sources-member');
+  await memberContext.close();
+});

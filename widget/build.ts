@@ -127,7 +127,8 @@ export function chunkBuildOptions(outDir: string, minify = true) {
     // The components extend Preact's Component (the server renders them with Preact); in the
     // browser dom-patch.ts draws them: 1.1 KB gzip instead of Preact's 4.4 KiB.
     alias: { preact: join(HERE, 'src', 'dom-patch.ts') },
-    define: { ...common.define, ...css },
+    // The chunks only ever run in a browser: server-only branches (review-card.tsx's guess) fold away.
+    define: { ...common.define, ...css, __RV_BROWSER__: 'true' },
   } as const;
 }
 

@@ -90,7 +90,9 @@ export const countLine = ({ totalReviews, hiddenReviews }: { totalReviews: numbe
   reviewCount(totalReviews, f) + (hiddenReviews ? ` · ${reviewCount(hiddenReviews, f, f.t.hidden)}` : '');
 
 /** An average rating as people read it: "4.2" for 4.15 (rating-display.ts), "4,2" in German. */
-export const formatAverage = (average: number, f: Formatter): string => formatNumber(displayRating(average), f, 1, true);
+export function formatAverage(average: number, f: Formatter): string {
+  return formatNumber(displayRating(average), f, 1, true);
+}
 
 /** "4.15 out of 5 stars": the exact value (two decimals at most), for assistive technology. */
 export function starsLabel(rating: number, f: Formatter): string {

@@ -37,8 +37,9 @@ function watchClamp(el: HTMLElement | null): void {
  * corrects it once it lays the text out, so a guess can only be wrong where
  * a text is within a few words of filling its lines.
  */
-const SERVER = typeof document === 'undefined';
-const guessCut = (text: string, row?: boolean): true | undefined => (SERVER && text.length > (row ? 300 : 170)) || undefined;
+const guessCut = (text: string, row?: boolean): true | undefined => (typeof document === 'undefined' && text.length > (row ? 300 : 170)) || undefined;
+/** Defined (true) in the browser's chunks only (widget/build.ts): the guess is left out of them. */
+declare const __RV_BROWSER__: boolean | undefined;
 
 export function ReviewHead({ review, f, showDates, mark }: Omit<CardProps, 'onReadMore'> & { mark: number }) {
   const relative = showDates ? relativeDate(review.date, f) : '';
@@ -107,7 +108,7 @@ export function Review(props: CardProps & { row?: boolean }) {
     </div>
   );
   return (
-    <article class={row ? 'row' : 'card'} aria-label={label} data-cut={guessCut(review.content, row)}>
+    <article class={row ? 'row' : 'card'} aria-label={label} data-cut={typeof __RV_BROWSER__ === 'undefined' ? guessCut(review.content, row) : undefined}>
       <div class="card-head">
         <ReviewHead {...props} mark={row ? 20 : 22} />
       </div>

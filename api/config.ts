@@ -7,6 +7,7 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { parseTrustedProxies } from './middleware/trusted-proxies.ts';
 import { parseSecretsKey } from './secrets/secrets.ts';
+import { parseAllowNetworks, type AllowedNetwork } from './webhooks/networks.ts';
 
 export interface Config {
   port: number;
@@ -34,6 +35,8 @@ export interface Config {
   sourceUrls: SourceUrls;
   /** The operator's Google OAuth client (for Google sources); null when not configured. */
   googleOAuth: { clientId: string; clientSecret: string } | null;
+  /** WEBHOOK_ALLOW_NETWORKS: private ranges webhooks may be sent to after all (CONTRACT §12); empty = none. */
+  webhookAllowNetworks: AllowedNetwork[];
 }
 
 export interface SourceUrls {
@@ -122,6 +125,14 @@ function trustedProxies(env: Env): string[] {
   }
 }
 
+function webhookAllowNetworks(env: Env): AllowedNetwork[] {
+  try {
+    return parseAllowNetworks(env.WEBHOOK_ALLOW_NETWORKS);
+  } catch (err) {
+    throw new ConfigError('WEBHOOK_ALLOW_NETWORKS', `${(err as Error).message}; expected a comma-separated list of CIDR ranges such as 10.20.0.0/16, fd00:1::/64`);
+  }
+}
+
 function optional(env: Env, name: string): string | null {
   const raw = env[name];
   return raw === undefined || raw === '' ? null : raw;
@@ -196,6 +207,7 @@ export function loadConfig(env: Env = process.env): Config {
     secretsKey: secretsKey(env),
     sourceUrls: sourceUrls(env),
     googleOAuth: googleOAuth(env),
+    webhookAllowNetworks: webhookAllowNetworks(env),
   };
 }
 

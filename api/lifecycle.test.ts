@@ -174,7 +174,7 @@ describe('service lifecycle', () => {
   }, 90_000);
 
   it('on SIGTERM finishes the in-flight request, refuses new connections and exits 0 within 10 s', async () => {
-    const e = await env();
+    const e: Record<string, string> = { ...(await env()), LOG_LEVEL: 'info' };
     const run = await start(e);
     const token = readFileSync(join(e.DATA_DIR!, 'admin-token'), 'utf8').trim();
     const orgId = ((await (
@@ -198,11 +198,20 @@ describe('service lifecycle', () => {
     });
     const record = (i: number) => `${JSON.stringify({ platform: 'GOOGLE', externalId: `slow-${i}`, authorName: 'A', rating: 4, content: 'ok', date: '2026-01-01', language: 'en' })}\n`;
     body.write(record(0));
-    await new Promise((r) => setTimeout(r, 300));
+    // In flight means the service is reading it (its log says so), not just that it was sent:
+    // a connection whose request has not been read yet is idle, and shutdown closes idle ones.
+    await expect.poll(() => run.stdout().includes('"msg":"import started"'), { timeout: 20_000 }).toBe(true);
     const stopAt = Date.now();
     run.child.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 300));
-    await expect(fetch(`http://127.0.0.1:${e.ADMIN_PORT}/admin/orgs`, { headers: { authorization: `Bearer ${token}` } })).rejects.toThrow();
+    const refused = async () => {
+      try {
+        await fetch(`http://127.0.0.1:${e.ADMIN_PORT}/admin/orgs`, { headers: { authorization: `Bearer ${token}` } });
+        return false;
+      } catch {
+        return true;
+      }
+    };
+    await expect.poll(refused, { timeout: 5_000 }).toBe(true);
     body.write(record(1));
     body.end(record(2));
     const res = await answer;

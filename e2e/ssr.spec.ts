@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import type { Page } from '@playwright/test';
+import { AVATAR_ORIGIN } from './support/fixtures.ts';
 import { differingBeyondShift } from './support/png.ts';
 import { expect, test } from './support/test.ts';
 
@@ -23,6 +24,21 @@ function tag(page: Page) {
   return page.evaluate((ids) => {
     for (const id of ids) for (const el of document.querySelector(`[data-rv-widget="${id}"]`)!.shadowRoot!.querySelectorAll('*')) (el as Element & { rvMark?: boolean }).rvMark = true;
   }, IDS);
+}
+
+/**
+ * How many of the widgets' pictures in view are still loading (neither loaded nor failed).
+ * Lazy pictures out of view (a carousel's later slides) are not asked for until they come near.
+ */
+function pictures(page: Page) {
+  return page.evaluate((ids) => ({
+    pending: ids
+      .flatMap((id) => [...document.querySelector(`[data-rv-widget="${id}"]`)!.shadowRoot!.querySelectorAll('img')])
+      .filter((img) => {
+        const box = img.getBoundingClientRect();
+        return !img.complete && box.right > 0 && box.bottom > 0 && box.left < innerWidth && box.top < innerHeight;
+      }).length,
+  }), IDS);
 }
 
 test.describe('with JavaScript disabled', () => {
@@ -63,9 +79,23 @@ test('the loader hydrates server-rendered widgets in place: the same nodes, same
     await held;
     await route.continue();
   });
+  // And the pictures until the page has been drawn without them, as on a slow network or a
+  // loaded machine: they come in after the first paint and before the bundle.
+  let showPictures!: () => void;
+  const pictured = new Promise<void>((resolve) => (showPictures = resolve));
+  await page.route(`${AVATAR_ORIGIN}/**`, async (route) => {
+    await pictured;
+    await new Promise((resolve) => setTimeout(resolve, 300)); // a slow picture server
+    await route.fallback();
+  });
   const since = origins.widget.requests.length;
   await page.goto(`${origins.host.origin}/ssr.html`, { waitUntil: 'domcontentloaded' });
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+  showPictures();
   await tag(page);
+  // The server's pictures (lazy avatars) load on their own time, hydration or not: the page as
+  // the server drew it is the page once they have loaded (or failed), so wait for that first.
+  await expect.poll(() => pictures(page)).toEqual({ pending: 0 });
   const before = await shape(page);
   expect(before.every((w) => !w.hydrated && w.marked === w.nodes)).toBe(true);
   const shotBefore = await page.screenshot({ animations: 'disabled' });

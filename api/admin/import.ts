@@ -74,6 +74,7 @@ export async function importReviews(
   logger: Logger,
   pool: EnrichPool | null = sharedEnrichPool(),
 ): Promise<ImportSummary> {
+  logger.info({ orgId: org.id, format }, 'import started');
   const summary = await importRecords(store, org, parseRecords(source, format), pool);
   logger.info({ orgId: org.id, imported: summary.imported, updated: summary.updated, rejected: summary.rejectedTotal }, 'import finished');
   return summary;

@@ -8,6 +8,7 @@ import { MAX_ERROR_DETAILS } from './error-schemas.ts';
 import { publicWidgetExample, reviewExample } from './examples.ts';
 import { HTML_LANG_PARAMETER, LIST_REVIEWS_PARAMETERS, WIDGET_ID_PARAMETER } from './parameters.ts';
 import { COMPONENT_SCHEMAS } from './schemas.ts';
+import { WEBHOOK_SCHEMAS, webhooksObject } from './webhooks.ts';
 import {
   JSON_CONTENT_TYPE,
   badRequest,
@@ -254,6 +255,7 @@ export function openApiDocument(opts: DocumentOptions = {}): OpenApiDocument {
       { name: 'Widgets', description: 'Embed code and structured data of review widgets.' },
       { name: 'Public', description: 'Key-less endpoints read by embedded widgets in browsers.' },
       { name: 'Service', description: 'This document and the health of the service.' },
+      { name: 'Webhooks', description: 'Events the service POSTs to the HTTPS endpoints an organization registered, signed per Standard Webhooks (standardwebhooks.com).' },
     ],
     paths: {
       '/reviews': pathItem(listReviews),
@@ -266,8 +268,9 @@ export function openApiDocument(opts: DocumentOptions = {}): OpenApiDocument {
       '/healthz': pathItem(getHealth, atOrigin),
       '/readyz': pathItem(getReady, atOrigin),
     },
+    webhooks: webhooksObject(),
     components: {
-      schemas: COMPONENT_SCHEMAS,
+      schemas: { ...COMPONENT_SCHEMAS, ...WEBHOOK_SCHEMAS },
       securitySchemes: {
         bearerAuth: {
           type: 'http',

@@ -94,6 +94,15 @@ function schemasIn(): { where: string; schema: JsonSchema; examples: unknown[] }
       }
     }
   }
+  for (const [event, item] of Object.entries(doc.webhooks)) {
+    const at = `webhook ${event}`;
+    for (const p of item.post.parameters ?? []) {
+      found.push({ where: `${at} header ${p.name}`, schema: p.schema, examples: p.example === undefined ? [] : [p.example] });
+    }
+    for (const [type, media] of Object.entries(item.post.requestBody.content)) {
+      found.push({ where: `${at} ${type}`, schema: media.schema, examples: Object.values(media.examples ?? {}).map((e) => e.value) });
+    }
+  }
   return found;
 }
 

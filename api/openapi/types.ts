@@ -68,6 +68,22 @@ export interface OperationObject {
   readonly responses: Readonly<Record<string, ResponseObject | Reference>>;
 }
 
+export interface RequestBodyObject {
+  readonly description: string;
+  readonly required: boolean;
+  readonly content: Readonly<Record<string, MediaType>>;
+}
+
+/** An operation the service performs on someone else's endpoint (a webhook delivery). */
+export interface WebhookOperationObject extends Omit<OperationObject, 'responses'> {
+  readonly requestBody: RequestBodyObject;
+  readonly responses: Readonly<Record<string, ResponseObject>>;
+}
+
+export interface WebhookItemObject {
+  readonly post: WebhookOperationObject;
+}
+
 export interface ServerObject {
   readonly url: string;
   readonly description?: string;
@@ -97,6 +113,8 @@ export interface OpenApiDocument {
   readonly security: readonly Readonly<Record<string, readonly string[]>>[];
   readonly tags: readonly { readonly name: string; readonly description: string }[];
   readonly paths: Readonly<Record<string, PathItemObject>>;
+  /** The events the service POSTs to subscribed endpoints, by event type. */
+  readonly webhooks: Readonly<Record<string, WebhookItemObject>>;
   readonly components: {
     readonly schemas: Readonly<Record<string, JsonSchema>>;
     readonly securitySchemes: Readonly<Record<string, Readonly<Record<string, string>>>>;

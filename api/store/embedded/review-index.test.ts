@@ -61,13 +61,13 @@ describe('ReviewIndex.list against the brute-force reference', () => {
     let checked = 0;
     for (const orgId of fixture.orgIds) {
       for (const filters of filterCombos(orgId)) {
-        const total = referenceList(fixture.reviews, { ...filters, limit: 0, offset: 0 }).total;
+        // The reference's answer for every offset at once (filter and sort once, slice per page).
+        const all = referenceList(fixture.reviews, { ...filters, limit: Infinity, offset: 0 });
+        const total = all.total;
         for (const [offset, limit] of [[0, 20], [1, 1], [Math.floor(total / 2), 37], [Math.max(0, total - 3), 100], [total, 10], [total + 5, 10]] as const) {
-          const q = { ...filters, offset, limit };
-          const expected = referenceList(fixture.reviews, q);
-          const actual = index.list(q);
-          expect(actual.total).toBe(expected.total);
-          expect(ids(actual.items)).toEqual(ids(expected.items));
+          const actual = index.list({ ...filters, offset, limit });
+          expect(actual.total).toBe(total);
+          expect(ids(actual.items)).toEqual(ids(all.items.slice(offset, offset + limit)));
           checked++;
         }
       }

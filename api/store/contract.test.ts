@@ -14,6 +14,8 @@ import { EmbeddedStore } from './embedded/store.ts';
 import { newId } from './ids.ts';
 import type { ApiKeyRecord, Organization, Review, ReviewInput, ReviewModeration, ReviewQuery, Source, Store, Widget } from './types.ts';
 import { mongoTargets, openMongoStore, type MongoTarget } from '../test/mongo-suites.ts';
+import { deliveryId, type WebhookDelivery, type WebhookEndpoint } from './webhook-types.ts';
+import { newMessageId } from '../webhooks/events.ts';
 
 interface Subject {
   name: string;
@@ -508,6 +510,47 @@ for (const subject of subjects) {
       expect(await store.sources.delete(source.id)).toBe(true);
       expect(await store.sources.delete(source.id)).toBe(false);
       expect(await store.sources.listByOrg(o.id)).toEqual([]);
+    });
+
+    it('keeps webhook endpoints: create, get, list per organization, update (merge), remove with their deliveries', async () => {
+      const o = org('Webhooks');
+      await store.orgs.create(o);
+      const stamp = '2026-11-21T12:00:00.000Z';
+      const endpoint: WebhookEndpoint = {
+        id: newId('wh'), orgId: o.id, url: 'https://hooks.example/a', events: ['review.created'], description: 'CRM', state: 'enabled',
+        disabledReason: null, createdAt: stamp, updatedAt: stamp, lastDeliveryAt: null, failingSince: null, secrets: 'v1.sealed',
+      };
+      await store.webhooks.create(endpoint);
+      expect(await store.webhooks.get(endpoint.id)).toEqual(endpoint);
+      expect(await store.webhooks.get('wh_missing')).toBeNull();
+      expect(await store.webhooks.listByOrg(o.id)).toEqual([endpoint]);
+      const updated = await store.webhooks.update(endpoint.id, { state: 'disabled', disabledReason: 'manual', failingSince: stamp });
+      expect(updated).toMatchObject({ id: endpoint.id, state: 'disabled', disabledReason: 'manual', failingSince: stamp, url: endpoint.url, secrets: 'v1.sealed' });
+      expect(await store.webhooks.get(endpoint.id)).toEqual(updated);
+      expect(await store.webhooks.update('wh_missing', { state: 'enabled' })).toBeNull();
+
+      const message = { id: newMessageId(), orgId: o.id, type: 'webhook.test' as const, body: '{"type":"webhook.test"}', createdAt: stamp, endpointId: endpoint.id };
+      await store.webhooks.addMessage(message);
+      expect(await store.webhooks.getMessage(message.id)).toEqual(message);
+      expect((await store.webhooks.unfanned(1000)).map((m) => m.id)).toContain(message.id);
+      const delivery: WebhookDelivery = {
+        id: deliveryId(message.id, endpoint.id), messageId: message.id, endpointId: endpoint.id, orgId: o.id, type: 'webhook.test', status: 'pending',
+        attempts: 0, lastStatusCode: null, lastError: null, lastAttemptAt: null, nextAttemptAt: stamp, createdAt: stamp,
+      };
+      await store.webhooks.fanOut(message.id, [delivery]);
+      // Fanned out twice (a crash before the mark): the delivery as it is now is kept.
+      await store.webhooks.putDelivery({ ...delivery, attempts: 1, lastStatusCode: 500 });
+      await store.webhooks.fanOut(message.id, [delivery]);
+      expect((await store.webhooks.unfanned(1000)).map((m) => m.id)).not.toContain(message.id);
+      expect(await store.webhooks.getDelivery(delivery.id)).toMatchObject({ attempts: 1, lastStatusCode: 500 });
+      expect((await store.webhooks.due(new Date(stamp), 1000)).map((d) => d.id)).toContain(delivery.id);
+      expect((await store.webhooks.due(new Date('2026-11-21T11:00:00.000Z'), 1000)).map((d) => d.id)).not.toContain(delivery.id);
+      expect((await store.webhooks.deliveries(endpoint.id, null, 10)).map((d) => d.id)).toEqual([delivery.id]);
+      expect(await store.webhooks.deliveries(endpoint.id, 'delivered', 10)).toEqual([]);
+      expect(await store.webhooks.remove(endpoint.id)).toBe(true);
+      expect(await store.webhooks.remove(endpoint.id)).toBe(false);
+      expect(await store.webhooks.listByOrg(o.id)).toEqual([]);
+      expect(await store.webhooks.getDelivery(delivery.id)).toBeNull();
     });
   });
 }

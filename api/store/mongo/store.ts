@@ -16,6 +16,7 @@
  */
 import { MongoBulkWriteError, MongoClient, MongoNetworkError, MongoServerSelectionError, type AnyBulkWriteOperation, type Collection, type Db } from 'mongodb';
 import { StoreUnavailableError, translateErrors } from '../unavailable.ts';
+import type { OutboxMessage, WebhookDelivery, WebhookEndpoint, WebhookStore } from '../webhook-types.ts';
 import { finishStats } from '../../reviews/stats-math.ts';
 import { newId } from '../ids.ts';
 import {
@@ -90,6 +91,10 @@ export class MongoStore implements Store {
   private readonly reviewCol: Collection<ReviewDocument>;
   private readonly moderationCol: Collection<WithMongoId<ReviewModeration>>;
   private readonly sourceCol: Collection<WithMongoId<Source>>;
+  private readonly webhookCol: Collection<WithMongoId<WebhookEndpoint>>;
+  /** The outbox; `fanned` false until its deliveries are written. */
+  private readonly messageCol: Collection<WithMongoId<OutboxMessage> & { fanned: boolean }>;
+  private readonly deliveryCol: Collection<WithMongoId<WebhookDelivery>>;
   /** Reviews the platform no longer lists: the review document, moved here with `removedAt`, same natural `_id`. */
   private readonly removedCol: Collection<ReviewDocument & { removedAt: Date }>;
   readonly people: MongoPeople;
@@ -107,6 +112,9 @@ export class MongoStore implements Store {
     this.reviewCol = db.collection('reviews');
     this.moderationCol = db.collection('review_moderation');
     this.sourceCol = db.collection('sources');
+    this.webhookCol = db.collection('webhooks');
+    this.messageCol = db.collection('webhook_messages');
+    this.deliveryCol = db.collection('webhook_deliveries');
     this.removedCol = db.collection('removed_reviews');
     this.people = new MongoPeople(db, unavailable);
     this.lockCol = db.collection('locks');
@@ -134,6 +142,10 @@ export class MongoStore implements Store {
       this.reviewCol.createIndex({ orgId: 1, id: 1 }, { name: 'org_id' }),
       this.moderationCol.createIndex({ orgId: 1, hiddenAt: 1 }, { name: 'org_hidden' }),
       this.sourceCol.createIndex({ orgId: 1, createdAt: 1 }, { name: 'org_created' }),
+      this.webhookCol.createIndex({ orgId: 1, createdAt: 1 }, { name: 'org_created' }),
+      this.messageCol.createIndex({ fanned: 1, createdAt: 1 }, { name: 'fanned_created' }),
+      this.deliveryCol.createIndex({ status: 1, nextAttemptAt: 1 }, { name: 'status_due' }),
+      this.deliveryCol.createIndex({ endpointId: 1, createdAt: -1 }, { name: 'endpoint_created' }),
       this.removedCol.createIndex({ orgId: 1 }, { name: 'org' }),
       this.people.ensureIndexes(),
     ]);
@@ -302,6 +314,55 @@ export class MongoStore implements Store {
       return strip(await this.sourceCol.findOneAndUpdate({ _id: id }, { $set: { ...fields, updatedAt: new Date().toISOString() } }, { returnDocument: 'after' }));
     },
     delete: async (id) => (await this.sourceCol.deleteOne({ _id: id })).deletedCount === 1,
+  }, unavailable);
+
+  /** Webhook endpoints, the outbox and delivery state (webhook-types.ts); ids are the `_id`s, so every write is idempotent. */
+  readonly webhooks: WebhookStore = translateErrors<WebhookStore>({
+    create: async (endpoint) => {
+      await this.webhookCol.insertOne({ _id: endpoint.id, ...endpoint });
+    },
+    get: async (id) => strip(await this.webhookCol.findOne({ _id: id })),
+    listByOrg: async (orgId) => (await this.webhookCol.find({ orgId }).sort({ createdAt: 1, _id: 1 }).toArray()).map((d) => strip<WebhookEndpoint>(d)!),
+    update: async (id, patch) => {
+      const { id: _i, orgId: _o, createdAt: _c, ...fields } = patch as Partial<WebhookEndpoint>;
+      return strip(await this.webhookCol.findOneAndUpdate({ _id: id }, { $set: { ...fields, updatedAt: new Date().toISOString() } }, { returnDocument: 'after' }));
+    },
+    remove: async (id) => {
+      const gone = (await this.webhookCol.deleteOne({ _id: id })).deletedCount === 1;
+      await this.deliveryCol.deleteMany({ endpointId: id });
+      return gone;
+    },
+    addMessage: async (message) => {
+      await this.messageCol.updateOne({ _id: message.id }, { $setOnInsert: { ...message, fanned: false } }, { upsert: true });
+    },
+    getMessage: async (id) => {
+      const doc = await this.messageCol.findOne({ _id: id }, { projection: { fanned: 0 } });
+      return strip<OutboxMessage>(doc);
+    },
+    unfanned: async (limit) =>
+      (await this.messageCol.find({ fanned: false }, { projection: { fanned: 0 } }).sort({ createdAt: 1, _id: 1 }).limit(limit).toArray()).map((d) => strip<OutboxMessage>(d)!),
+    fanOut: async (messageId, deliveries) => {
+      // Deliveries first (idempotent by id, an existing one kept), then the mark: a crash between them fans out again to the same records.
+      if (deliveries.length > 0) {
+        await this.deliveryCol.bulkWrite(
+          deliveries.map((d) => ({ updateOne: { filter: { _id: d.id }, update: { $setOnInsert: { ...d } }, upsert: true } })),
+          { ordered: false },
+        );
+      }
+      await this.messageCol.updateOne({ _id: messageId }, { $set: { fanned: true } });
+    },
+    putDelivery: async (delivery) => {
+      await this.deliveryCol.replaceOne({ _id: delivery.id }, { ...delivery }, { upsert: true });
+    },
+    getDelivery: async (id) => strip(await this.deliveryCol.findOne({ _id: id })),
+    due: async (now, limit) =>
+      (await this.deliveryCol.find({ status: 'pending', nextAttemptAt: { $ne: null, $lte: now.toISOString() } }).sort({ nextAttemptAt: 1, _id: 1 }).limit(limit).toArray()).map(
+        (d) => strip<WebhookDelivery>(d)!,
+      ),
+    deliveries: async (endpointId, status, limit) =>
+      (await this.deliveryCol.find(status === null ? { endpointId } : { endpointId, status }).sort({ createdAt: -1, _id: -1 }).limit(limit).toArray()).map(
+        (d) => strip<WebhookDelivery>(d)!,
+      ),
   }, unavailable);
 
   /**

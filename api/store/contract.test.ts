@@ -552,6 +552,50 @@ for (const subject of subjects) {
       expect(await store.webhooks.listByOrg(o.id)).toEqual([]);
       expect(await store.webhooks.getDelivery(delivery.id)).toBeNull();
     });
+
+    it('records review events in the outbox with the change: created, updated when a shown field changed, removed; nothing for identical data or without endpoints', async () => {
+      const o = org('Outbox');
+      await store.orgs.create(o);
+      const review = (externalId: string, content = 'Good service', rating = 5): ReviewInput => ({
+        platform: 'TRUSTPILOT', externalId, authorName: 'Ann', authorAvatar: null, rating, content, date: '2026-11-20T10:00:00.000Z', url: null,
+        language: 'en', isVerified: false, sentiment: 0.5, sentimentLabel: 'POSITIVE', aiSummary: null, aiThemes: ['service'],
+      });
+      const mine = async () => (await store.webhooks.unfanned(100_000)).filter((m) => m.orgId === o.id);
+      const t0 = new Date('2026-11-21T12:00:00Z');
+      // No endpoint yet: nothing recorded.
+      await store.reviews.upsert(o.id, [review('a')], t0);
+      expect(await mine()).toEqual([]);
+      const stamp = t0.toISOString();
+      await store.webhooks.create({
+        id: newId('wh'), orgId: o.id, url: 'https://hooks.example/b', events: ['review.created'], description: '', state: 'disabled',
+        disabledReason: 'manual', createdAt: stamp, updatedAt: stamp, lastDeliveryAt: null, failingSince: null, secrets: 'v1.sealed',
+      });
+      await store.reviews.upsert(o.id, [review('a'), review('b'), review('c', 'Fine')], new Date('2026-11-21T12:01:00Z'));
+      let events = await mine();
+      expect(events.map((m) => [m.type, (JSON.parse(m.body) as { data: { id: string } }).data.id])).toHaveLength(2);
+      expect(events.every((m) => m.type === 'review.created')).toBe(true);
+      const body = JSON.parse(events[0]!.body) as { type: string; timestamp: string; data: Record<string, unknown> };
+      expect(Object.keys(body)).toEqual(['type', 'timestamp', 'data']);
+      expect(body.data).not.toHaveProperty('orgId');
+      // Identical re-import: nothing. A shown field changed: updated.
+      await store.reviews.upsert(o.id, [review('a'), review('b'), review('c', 'Fine')], new Date('2026-11-21T12:02:00Z'));
+      expect(await mine()).toHaveLength(2);
+      await store.reviews.upsert(o.id, [review('a'), review('b', 'Changed', 2)], new Date('2026-11-21T12:03:00Z'));
+      events = await mine();
+      expect(events.map((m) => m.type).sort()).toEqual(['review.created', 'review.created', 'review.updated']);
+      const updated = JSON.parse(events.find((m) => m.type === 'review.updated')!.body) as { data: { content: string; rating: number } };
+      expect(updated.data).toMatchObject({ content: 'Changed', rating: 2 });
+      expect(await store.reviews.remove(o.id, 'TRUSTPILOT', ['c'], new Date('2026-11-21T12:04:00Z'))).toBe(1);
+      events = await mine();
+      const removed = events.filter((m) => m.type === 'review.removed');
+      expect(removed).toHaveLength(1);
+      expect((JSON.parse(removed[0]!.body) as { data: { content: string } }).data.content).toBe('Fine');
+      // Back again: created again.
+      await store.reviews.upsert(o.id, [review('c', 'Fine')], new Date('2026-11-21T12:05:00Z'));
+      expect((await mine()).filter((m) => m.type === 'review.created')).toHaveLength(3);
+      for (const m of await mine()) await store.webhooks.fanOut(m.id, []);
+      expect(await mine()).toEqual([]);
+    });
   });
 }
 

@@ -17,6 +17,22 @@
 import { MongoBulkWriteError, MongoClient, MongoNetworkError, MongoServerSelectionError, type AnyBulkWriteOperation, type Collection, type Db } from 'mongodb';
 import { StoreUnavailableError, translateErrors } from '../unavailable.ts';
 import type { OutboxMessage, WebhookDelivery, WebhookEndpoint, WebhookStore } from '../webhook-types.ts';
+import { changeMessage, removedMessage } from '../../webhooks/outbox.ts';
+
+/**
+ * The outbox on MongoDB, without transactions: a review change's events ride
+ * in the review's own document (`_events`, by message id, with the `_outbox: 1`
+ * mark), written by the same single-document write as the change, so they are
+ * stored exactly when it is. `relayOutbox` copies them into `webhook_messages`
+ * (idempotent by message id) and only then takes them off the review: a crash
+ * anywhere copies them again, never loses or invents one. A removal's event
+ * rides in the `removed_reviews` copy and is relayed only once the review has
+ * left `reviews` (the removal finished).
+ */
+interface OutboxFields {
+  _events?: Record<string, OutboxMessage>;
+  _outbox?: 1;
+}
 import { finishStats } from '../../reviews/stats-math.ts';
 import { newId } from '../ids.ts';
 import {
@@ -88,7 +104,7 @@ export class MongoStore implements Store {
   private readonly orgCol: Collection<WithMongoId<Organization>>;
   private readonly keyCol: Collection<WithMongoId<ApiKeyRecord>>;
   private readonly widgetCol: Collection<WithMongoId<Widget>>;
-  private readonly reviewCol: Collection<ReviewDocument>;
+  private readonly reviewCol: Collection<ReviewDocument & OutboxFields>;
   private readonly moderationCol: Collection<WithMongoId<ReviewModeration>>;
   private readonly sourceCol: Collection<WithMongoId<Source>>;
   private readonly webhookCol: Collection<WithMongoId<WebhookEndpoint>>;
@@ -96,7 +112,7 @@ export class MongoStore implements Store {
   private readonly messageCol: Collection<WithMongoId<OutboxMessage> & { fanned: boolean }>;
   private readonly deliveryCol: Collection<WithMongoId<WebhookDelivery>>;
   /** Reviews the platform no longer lists: the review document, moved here with `removedAt`, same natural `_id`. */
-  private readonly removedCol: Collection<ReviewDocument & { removedAt: Date }>;
+  private readonly removedCol: Collection<ReviewDocument & OutboxFields & { removedAt: Date }>;
   readonly people: MongoPeople;
   private readonly lockCol: Collection<LockDocument>;
   /** Maintained per-month aggregates: statistics and the Overview's series (review-months.ts). */
@@ -147,6 +163,8 @@ export class MongoStore implements Store {
       this.deliveryCol.createIndex({ status: 1, nextAttemptAt: 1 }, { name: 'status_due' }),
       this.deliveryCol.createIndex({ endpointId: 1, createdAt: -1 }, { name: 'endpoint_created' }),
       this.removedCol.createIndex({ orgId: 1 }, { name: 'org' }),
+      this.reviewCol.createIndex({ _outbox: 1 }, { name: 'outbox' }),
+      this.removedCol.createIndex({ _outbox: 1 }, { name: 'outbox' }),
       this.people.ensureIndexes(),
     ]);
     await this.reviewMonths.ensureIndexes(async () => (await this.orgCol.find({}, { projection: { _id: 1 } }).toArray()).map((o) => o._id));
@@ -234,8 +252,16 @@ export class MongoStore implements Store {
       for (let i = 0; i < keys.length; i += WRITE_BATCH) {
         const docs = await this.reviewCol.find({ _id: { $in: keys.slice(i, i + WRITE_BATCH) } }).toArray();
         if (docs.length === 0) continue;
+        const events = await this.recordsEvents(orgId);
         await this.removedCol.bulkWrite(
-          docs.map((doc) => ({ replaceOne: { filter: { _id: doc._id }, replacement: { ...doc, removedAt: at }, upsert: true } })),
+          docs.map((doc) => {
+            const replacement = { ...doc, removedAt: at };
+            if (events) {
+              const m = removedMessage(fromDocument(doc), at);
+              Object.assign(replacement, { _events: { ...doc._events, [m.id]: m }, _outbox: 1 });
+            }
+            return { replaceOne: { filter: { _id: doc._id }, replacement, upsert: true } };
+          }),
           { ordered: false },
         );
         removed += (await this.reviewCol.deleteMany({ _id: { $in: docs.map((d) => d._id) } })).deletedCount;
@@ -261,12 +287,16 @@ export class MongoStore implements Store {
         let written: (UpsertResult & { months: Set<string> }) | null = null;
         try {
           // Removed reviews listed again come back as they were: their id and createdAt.
-          const back = await this.removedCol.find({ _id: { $in: batch.map((d) => d._id) } }, { projection: { id: 1, createdAt: 1 } }).toArray();
+          const back = await this.removedCol.find({ _id: { $in: batch.map((d) => d._id) } }, { projection: { id: 1, createdAt: 1, _events: 1 } }).toArray();
           const returning = new Map(back.map((b) => [b._id, b]));
           for (const doc of batch) {
             const was = returning.get(doc._id);
             if (was) Object.assign(doc, { id: was.id, createdAt: was.createdAt });
           }
+          // A removal's events not relayed yet leave with the copy: relayed first (its removal did finish).
+          const unrelayed = back.flatMap((b) => Object.values(b._events ?? {}));
+          if (unrelayed.length > 0) await this.insertMessages(unrelayed);
+          if (await this.recordsEvents(orgId)) await this.attachEvents(batch, now);
           written = await this.writeReviews(batch);
           if (back.length > 0) await this.removedCol.deleteMany({ _id: { $in: back.map((b) => b._id) } });
           // A review back is the same review: an update, not a new one.
@@ -339,8 +369,10 @@ export class MongoStore implements Store {
       const doc = await this.messageCol.findOne({ _id: id }, { projection: { fanned: 0 } });
       return strip<OutboxMessage>(doc);
     },
-    unfanned: async (limit) =>
-      (await this.messageCol.find({ fanned: false }, { projection: { fanned: 0 } }).sort({ createdAt: 1, _id: 1 }).limit(limit).toArray()).map((d) => strip<OutboxMessage>(d)!),
+    unfanned: async (limit) => {
+      await this.relayOutbox(limit);
+      return (await this.messageCol.find({ fanned: false }, { projection: { fanned: 0 } }).sort({ createdAt: 1, _id: 1 }).limit(limit).toArray()).map((d) => strip<OutboxMessage>(d)!);
+    },
     fanOut: async (messageId, deliveries) => {
       // Deliveries first (idempotent by id, an existing one kept), then the mark: a crash between them fans out again to the same records.
       if (deliveries.length > 0) {
@@ -390,11 +422,76 @@ export class MongoStore implements Store {
     // The month each replaced review had: a re-import may move it to another month.
     const before = await this.reviewCol.find({ _id: { $in: existing.map((d) => d._id) } }, { projection: { date: 1 } }).toArray();
     for (const old of before) months.add(monthOf(old.date));
-    const ops: AnyBulkWriteOperation<ReviewDocument>[] = existing.map(({ _id, id, createdAt, ...fields }) => ({
-      updateOne: { filter: { _id }, update: { $set: fields, $setOnInsert: { id, createdAt } }, upsert: true },
-    }));
+    const ops: AnyBulkWriteOperation<ReviewDocument & OutboxFields>[] = existing.map(({ _id, id, createdAt, ...all }) => {
+      // Events are added beside those not relayed yet, never over them.
+      const { _events, _outbox, ...fields } = all as typeof all & OutboxFields;
+      const set: Record<string, unknown> = { ...fields };
+      for (const [mid, m] of Object.entries(_events ?? {})) set[`_events.${mid}`] = m;
+      if (_outbox) set._outbox = 1;
+      return { updateOne: { filter: { _id }, update: { $set: set, $setOnInsert: { id, createdAt } }, upsert: true } };
+    });
     const written = await this.reviewCol.bulkWrite(ops, { ordered: false });
     return { imported: imported + written.upsertedCount, updated: written.matchedCount, months };
+  }
+
+  /** An organization with an endpoint gets events recorded (webhook-types.ts). */
+  private async recordsEvents(orgId: string): Promise<boolean> {
+    return (await this.webhookCol.countDocuments({ orgId }, { limit: 1 })) > 0;
+  }
+
+  /**
+   * Puts each document's event (created, or updated when a field the API
+   * shows changed; none for identical data) into the document itself, from
+   * the live review it replaces. A review coming back from `removed_reviews`
+   * is created again.
+   */
+  private async attachEvents(batch: (ReviewDocument & OutboxFields)[], now: Date): Promise<void> {
+    const live = await this.reviewCol.find({ _id: { $in: batch.map((d) => d._id) } }).toArray();
+    const before = new Map(live.map((d) => [d._id, fromDocument(d)]));
+    for (const doc of batch) {
+      const was = before.get(doc._id) ?? null;
+      const after = fromDocument({ ...doc, ...(was ? { id: was.id, createdAt: new Date(was.createdAt) } : {}) });
+      const m = changeMessage(was, after, now);
+      if (m) Object.assign(doc, { _events: { [m.id]: m }, _outbox: 1 });
+    }
+  }
+
+  private async insertMessages(messages: OutboxMessage[]): Promise<void> {
+    await this.messageCol.bulkWrite(
+      messages.map((m) => ({ updateOne: { filter: { _id: m.id }, update: { $setOnInsert: { ...m, fanned: false } }, upsert: true } })),
+      { ordered: false },
+    );
+  }
+
+  /**
+   * Moves at most `limit` documents' events from the reviews into the outbox
+   * collection (see OutboxFields); answers how many documents it settled.
+   */
+  async relayOutbox(limit = 100): Promise<number> {
+    let settled = 0;
+    const take = async (col: Collection<ReviewDocument & OutboxFields>, finished: (ids: string[]) => Promise<Set<string>>): Promise<void> => {
+      const docs = await col.find({ _outbox: 1 }, { projection: { _events: 1 } }).limit(limit).toArray();
+      const ready = await finished(docs.map((d) => d._id));
+      for (const doc of docs) {
+        if (!ready.has(doc._id)) continue;
+        const messages = Object.values(doc._events ?? {});
+        if (messages.length > 0) await this.insertMessages(messages);
+        const unset: Record<string, ''> = {};
+        for (const mid of Object.keys(doc._events ?? {})) unset[`_events.${mid}`] = '';
+        if (messages.length > 0) await col.updateOne({ _id: doc._id }, { $unset: unset });
+        // The mark goes once nothing new arrived meanwhile (a later write set it again with its event).
+        const left = await col.findOne({ _id: doc._id }, { projection: { _events: 1 } });
+        if (left && Object.keys(left._events ?? {}).length === 0) await col.updateOne({ _id: doc._id, _events: left._events ?? {} }, { $unset: { _events: '', _outbox: '' } });
+        settled++;
+      }
+    };
+    await take(this.reviewCol, async (ids) => new Set(ids));
+    // A removal's event: only once the review left `reviews`.
+    await take(this.removedCol as unknown as Collection<ReviewDocument & OutboxFields>, async (ids) => {
+      const stillLive = new Set((await this.reviewCol.find({ _id: { $in: ids } }, { projection: { _id: 1 } }).toArray()).map((d) => d._id));
+      return new Set(ids.filter((id) => !stillLive.has(id)));
+    });
+    return settled;
   }
 
   async ping(): Promise<void> {

@@ -64,6 +64,13 @@ export const AUDIT_ACTIONS = [
   'source.connected',
   'source.reconnected',
   'source.removed',
+  'webhook.created',
+  'webhook.disabled',
+  'webhook.enabled',
+  'webhook.removed',
+  'webhook.replayed',
+  'webhook.secret_rotated',
+  'webhook.tested',
   'widget.changed',
   'widget.created',
 ] as const;

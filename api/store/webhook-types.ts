@@ -73,6 +73,8 @@ export interface WebhookStore {
   create(endpoint: WebhookEndpoint): Promise<void>;
   get(id: string): Promise<WebhookEndpoint | null>;
   listByOrg(orgId: string): Promise<WebhookEndpoint[]>;
+  /** Every endpoint (the dispatcher's view: a short list). */
+  listAll(): Promise<WebhookEndpoint[]>;
   update(id: string, patch: WebhookEndpointPatch): Promise<WebhookEndpoint | null>;
   /** Forgets the endpoint and its deliveries; false when it was not there. */
   remove(id: string): Promise<boolean>;
@@ -88,7 +90,7 @@ export interface WebhookStore {
   putDelivery(delivery: WebhookDelivery): Promise<void>;
   getDelivery(id: string): Promise<WebhookDelivery | null>;
   /** Pending deliveries due at `now` (nextAttemptAt <= now), oldest due first, at most `limit`. */
-  due(now: Date, limit: number): Promise<WebhookDelivery[]>;
+  due(now: Date, limit: number, endpointId?: string): Promise<WebhookDelivery[]>;
   /** An endpoint's deliveries, newest first, at most `limit`. */
   deliveries(endpointId: string, status: DeliveryStatus | null, limit: number): Promise<WebhookDelivery[]>;
 }

@@ -423,6 +423,7 @@ export class EmbeddedStore implements Store {
     get: async (id) => this.endpointMap.get(id) ?? null,
     listByOrg: async (orgId) =>
       [...this.endpointMap.values()].filter((e) => e.orgId === orgId).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id)),
+    listAll: async () => [...this.endpointMap.values()].sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id)),
     update: (id, patch) =>
       this.commit(() => {
         const endpoint = this.endpointMap.get(id);
@@ -445,9 +446,9 @@ export class EmbeddedStore implements Store {
       this.commit(() => ({ entries: this.unfannedSet.has(messageId) ? [{ t: 'fanned', id: messageId, d: clone(deliveries) }] : [], result: undefined }), true),
     putDelivery: (delivery) => this.commit(() => ({ entries: [{ t: 'delivery', v: clone(delivery) }], result: undefined }), true),
     getDelivery: async (id) => this.deliveryMap.get(id) ?? null,
-    due: async (now, limit) => {
+    due: async (now, limit, endpointId) => {
       const at = now.toISOString();
-      const due = [...this.deliveryMap.values()].filter((d) => d.status === 'pending' && d.nextAttemptAt !== null && d.nextAttemptAt <= at);
+      const due = [...this.deliveryMap.values()].filter((d) => d.status === 'pending' && d.nextAttemptAt !== null && d.nextAttemptAt <= at && (endpointId === undefined || d.endpointId === endpointId));
       return due.sort((a, b) => a.nextAttemptAt!.localeCompare(b.nextAttemptAt!) || a.id.localeCompare(b.id)).slice(0, limit);
     },
     deliveries: async (endpointId, status, limit) =>

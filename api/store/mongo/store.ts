@@ -353,6 +353,7 @@ export class MongoStore implements Store {
     },
     get: async (id) => strip(await this.webhookCol.findOne({ _id: id })),
     listByOrg: async (orgId) => (await this.webhookCol.find({ orgId }).sort({ createdAt: 1, _id: 1 }).toArray()).map((d) => strip<WebhookEndpoint>(d)!),
+    listAll: async () => (await this.webhookCol.find({}).sort({ createdAt: 1, _id: 1 }).toArray()).map((d) => strip<WebhookEndpoint>(d)!),
     update: async (id, patch) => {
       const { id: _i, orgId: _o, createdAt: _c, ...fields } = patch as Partial<WebhookEndpoint>;
       return strip(await this.webhookCol.findOneAndUpdate({ _id: id }, { $set: { ...fields, updatedAt: new Date().toISOString() } }, { returnDocument: 'after' }));
@@ -387,8 +388,8 @@ export class MongoStore implements Store {
       await this.deliveryCol.replaceOne({ _id: delivery.id }, { ...delivery }, { upsert: true });
     },
     getDelivery: async (id) => strip(await this.deliveryCol.findOne({ _id: id })),
-    due: async (now, limit) =>
-      (await this.deliveryCol.find({ status: 'pending', nextAttemptAt: { $ne: null, $lte: now.toISOString() } }).sort({ nextAttemptAt: 1, _id: 1 }).limit(limit).toArray()).map(
+    due: async (now, limit, endpointId) =>
+      (await this.deliveryCol.find({ status: 'pending', nextAttemptAt: { $ne: null, $lte: now.toISOString() }, ...(endpointId === undefined ? {} : { endpointId }) }).sort({ nextAttemptAt: 1, _id: 1 }).limit(limit).toArray()).map(
         (d) => strip<WebhookDelivery>(d)!,
       ),
     deliveries: async (endpointId, status, limit) =>

@@ -28,7 +28,7 @@ import { loadDashboardAssets } from './dashboard/pages.ts';
 import { RedisSessions } from './dashboard/redis-sessions.ts';
 import { endUploads } from './dashboard/routes/reviews-import.ts';
 import { ensureSecretsKey, SecretBox } from './secrets/secrets.ts';
-import { HttpClient } from './sources/http.ts';
+import { HttpClient, trustedCas } from './sources/http.ts';
 import { createDeliveryClient } from './webhooks/deliver.ts';
 import { Dispatcher } from './webhooks/dispatcher.ts';
 import { WebhooksService } from './webhooks/service.ts';
@@ -218,7 +218,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
   await sources.ensureSchedules();
   await jobs.start();
   // Webhooks (CONTRACT §12): the outbox is filled by the store; the dispatcher runs in process (no Redis needed).
-  const deliveryClient = createDeliveryClient({ allow: config.webhookAllowNetworks });
+  const deliveryClient = createDeliveryClient({ allow: config.webhookAllowNetworks, ca: trustedCas() });
   const dispatcher = new Dispatcher({ store, box, client: deliveryClient, logger, pollMs: webhookPollMs() });
   const webhooks = new WebhooksService({ store, box, dispatcher, allow: config.webhookAllowNetworks });
   dispatcher.start();

@@ -574,6 +574,7 @@ for (const subject of subjects) {
       let events = await mine();
       expect(events.map((m) => [m.type, (JSON.parse(m.body) as { data: { id: string } }).data.id])).toHaveLength(2);
       expect(events.every((m) => m.type === 'review.created')).toBe(true);
+      expect(events.every((m) => m.endpointId === null && m.orgId === o.id)).toBe(true);
       const body = JSON.parse(events[0]!.body) as { type: string; timestamp: string; data: Record<string, unknown> };
       expect(Object.keys(body)).toEqual(['type', 'timestamp', 'data']);
       expect(body.data).not.toHaveProperty('orgId');

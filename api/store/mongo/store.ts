@@ -93,6 +93,23 @@ function orgOrNull(org: Organization | null): Organization | null {
   return org && withOrgDefaults(org);
 }
 
+/**
+ * Two upserts of the same new `_id` at once (two relays, two fan-outs) may
+ * answer a duplicate key error to one of them: the record is there, which is
+ * all an idempotent write wanted. Anything else is thrown.
+ */
+function alreadyThere(err: unknown): void {
+  if (!(err instanceof MongoBulkWriteError)) throw err;
+  const errors = Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors];
+  if (errors.length === 0 || errors.some((e) => e.code !== DUPLICATE_KEY)) throw err;
+}
+
+/** A message as stored; a null `endpointId` may come back absent (FerretDB drops it from a nested document's dotted `$set`). */
+function messageOf(doc: OutboxMessage & { _id?: unknown; fanned?: boolean }): OutboxMessage {
+  const { _id, fanned: _f, ...message } = doc;
+  return { ...message, endpointId: message.endpointId ?? null };
+}
+
 function strip<T>(doc: (T & { _id?: unknown }) | null): T | null {
   if (!doc) return null;
   const { _id, ...rest } = doc;
@@ -368,19 +385,21 @@ export class MongoStore implements Store {
     },
     getMessage: async (id) => {
       const doc = await this.messageCol.findOne({ _id: id }, { projection: { fanned: 0 } });
-      return strip<OutboxMessage>(doc);
+      return doc ? messageOf(doc) : null;
     },
     unfanned: async (limit) => {
       await this.relayOutbox(limit);
-      return (await this.messageCol.find({ fanned: false }, { projection: { fanned: 0 } }).sort({ createdAt: 1, _id: 1 }).limit(limit).toArray()).map((d) => strip<OutboxMessage>(d)!);
+      return (await this.messageCol.find({ fanned: false }, { projection: { fanned: 0 } }).sort({ createdAt: 1, _id: 1 }).limit(limit).toArray()).map(messageOf);
     },
     fanOut: async (messageId, deliveries) => {
       // Deliveries first (idempotent by id, an existing one kept), then the mark: a crash between them fans out again to the same records.
       if (deliveries.length > 0) {
-        await this.deliveryCol.bulkWrite(
-          deliveries.map((d) => ({ updateOne: { filter: { _id: d.id }, update: { $setOnInsert: { ...d } }, upsert: true } })),
-          { ordered: false },
-        );
+        await this.deliveryCol
+          .bulkWrite(
+            deliveries.map((d) => ({ updateOne: { filter: { _id: d.id }, update: { $setOnInsert: { ...d } }, upsert: true } })),
+            { ordered: false },
+          )
+          .catch(alreadyThere);
       }
       await this.messageCol.updateOne({ _id: messageId }, { $set: { fanned: true } });
     },
@@ -458,10 +477,12 @@ export class MongoStore implements Store {
   }
 
   private async insertMessages(messages: OutboxMessage[]): Promise<void> {
-    await this.messageCol.bulkWrite(
-      messages.map((m) => ({ updateOne: { filter: { _id: m.id }, update: { $setOnInsert: { ...m, fanned: false } }, upsert: true } })),
-      { ordered: false },
-    );
+    await this.messageCol
+      .bulkWrite(
+        messages.map((m) => ({ updateOne: { filter: { _id: m.id }, update: { $setOnInsert: { ...m, fanned: false } }, upsert: true } })),
+        { ordered: false },
+      )
+      .catch(alreadyThere);
   }
 
   /**

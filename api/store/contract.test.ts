@@ -710,6 +710,49 @@ describe('embedded store: removals and sources after a restart and a compaction'
   });
 });
 
+describe('embedded store: webhooks after a restart and a compaction', () => {
+  it('replays endpoints, the outbox (fanned out or not) and deliveries, and a compaction keeps them', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'store-webhooks-'));
+    try {
+      const first = await EmbeddedStore.open(dir);
+      const o = org('Hooks');
+      await first.orgs.create(o);
+      const stamp = '2026-11-21T12:00:00.000Z';
+      const endpointId = newId('wh');
+      await first.webhooks.create({
+        id: endpointId, orgId: o.id, url: 'https://hooks.example/c', events: ['review.created'], description: '', state: 'enabled',
+        disabledReason: null, createdAt: stamp, updatedAt: stamp, lastDeliveryAt: null, failingSince: null, secrets: 'v1.sealed',
+      });
+      const input = (id: string): ReviewInput => ({
+        platform: 'GOOGLE', externalId: id, authorName: 'A', authorAvatar: null, rating: 4, content: id, date: stamp, url: null,
+        language: 'en', isVerified: false, sentiment: null, sentimentLabel: null, aiSummary: null, aiThemes: [],
+      });
+      await first.reviews.upsert(o.id, [input('x'), input('y'), input('z')], new Date(stamp));
+      const [m1] = await first.webhooks.unfanned(1);
+      const delivery: WebhookDelivery = {
+        id: deliveryId(m1!.id, endpointId), messageId: m1!.id, endpointId, orgId: o.id, type: 'review.created', status: 'delivered',
+        attempts: 1, lastStatusCode: 200, lastError: null, lastAttemptAt: stamp, nextAttemptAt: null, createdAt: stamp,
+      };
+      await first.webhooks.fanOut(m1!.id, [delivery]);
+      const unfanned = await first.webhooks.unfanned(100);
+      expect(unfanned).toHaveLength(2);
+      const endpoints = await first.webhooks.listByOrg(o.id);
+      await first.close();
+      for (let round = 0; round < 2; round++) {
+        const again = await EmbeddedStore.open(dir);
+        expect(await again.webhooks.listByOrg(o.id)).toEqual(endpoints);
+        expect(await again.webhooks.unfanned(100)).toEqual(unfanned);
+        expect(await again.webhooks.getMessage(m1!.id)).toEqual(m1);
+        expect(await again.webhooks.getDelivery(delivery.id)).toEqual(delivery);
+        if (round === 0) await (again as unknown as { compact(): Promise<void> }).compact();
+        await again.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('embedded store lock', () => {
   it('refuses a second open while the first holds the OS lock, whatever the lock file says; never deletes it', async () => {
     const { writeFileSync, existsSync } = await import('node:fs');

@@ -60,4 +60,43 @@ describe('dispatcher', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 60_000);
+
+  it('disables an endpoint whose every delivery failed for 5 days, with the reason, in the audit log', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'webhooks-5days-'));
+    const cert = await testCert();
+    const failing = await startReceiver(cert, (_req, res) => res.writeHead(500).end());
+    const store = await EmbeddedStore.open(dir);
+    const box = new SecretBox(Buffer.alloc(32, 2));
+    const client = createDeliveryClient({ allow: parseAllowNetworks('127.0.0.0/8'), ca: cert.cert });
+    const dispatcher = new Dispatcher({ store, box, client, logger: createLogger('silent'), pollMs: 50 });
+    try {
+      const stamp = new Date().toISOString();
+      const orgId = newId('org');
+      await store.orgs.create({ id: orgId, name: 'Failing', plan: 'growth', rateLimit: null, language: 'en', createdAt: stamp, updatedAt: stamp });
+      const id = newId('wh');
+      const fiveDaysAgo = new Date(Date.now() - 5 * 24 * 3600 * 1000 - 60_000).toISOString();
+      await store.webhooks.create({
+        id, orgId, url: failing.url(), events: ['review.created'], description: '', state: 'enabled', disabledReason: null, createdAt: stamp, updatedAt: stamp,
+        lastDeliveryAt: null, failingSince: fiveDaysAgo, secrets: sealSecrets(box, id, [{ secret: generateSecret(), createdAt: new Date(), expiresAt: null }]),
+      });
+      dispatcher.start();
+      await store.reviews.upsert(orgId, [{
+        platform: 'GOOGLE', externalId: 'f', authorName: 'A', authorAvatar: null, rating: 4, content: 'f', date: stamp, url: null,
+        language: 'en', isVerified: false, sentiment: null, sentimentLabel: null, aiSummary: null, aiThemes: [],
+      }], new Date());
+      const end = Date.now() + 30_000;
+      while ((await store.webhooks.get(id))!.state === 'enabled' && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+      expect(await store.webhooks.get(id)).toMatchObject({ state: 'disabled', failingSince: fiveDaysAgo, disabledReason: `every delivery failed since ${fiveDaysAgo} (5 days)` });
+      const audit = await store.people.audit.listByOrg(orgId, 10);
+      expect(audit.map((a) => [a.action, a.details.reason])).toContainEqual(['webhook.disabled', `every delivery failed since ${fiveDaysAgo} (5 days)`]);
+      // The message waits, pending, for the endpoint to be enabled again.
+      expect((await store.webhooks.deliveries(id, 'pending', 10)).length).toBe(1);
+    } finally {
+      await dispatcher.close();
+      client.close();
+      await failing.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

@@ -132,6 +132,21 @@ export function chunkBuildOptions(outDir: string, minify = true) {
   } as const;
 }
 
+/**
+ * A catalog as the browser gets it: a plural form that says the same as `other` is left out,
+ * since the widget falls back to `other` (format.ts reviewCount), e.g. Ukrainian's four
+ * identical "hidden by the owner" forms.
+ */
+function withoutRepeatedForms(messages: object): object {
+  return Object.fromEntries(
+    Object.entries(messages).map(([key, value]: [string, unknown]) => {
+      if (typeof value !== 'object' || value === null || !('other' in value)) return [key, value];
+      const forms = value as Record<string, string>;
+      return [key, Object.fromEntries(Object.entries(forms).filter(([form, text]) => form === 'other' || text !== forms.other))];
+    }),
+  );
+}
+
 function table(manifest: WidgetManifest, budgets: Budget[]): string[] {
   const pad = (s: string | number, n: number) => String(s).padStart(n);
   const lines = [`${'file'.padEnd(34)}${pad('raw', 9)}${pad('gzip', 9)}${pad('brotli', 9)}`];
@@ -183,7 +198,7 @@ export async function buildWidget(options: BuildOptions = {}): Promise<BuildResu
   // One JSON file per language, English included, each saying its language (formatter() reads it),
   // all named with one hash of every catalog, so a change renames them all.
   const languages = { en: EN, ...CATALOGS };
-  const catalogJson = Object.fromEntries(Object.entries(languages).map(([lang, messages]) => [lang, JSON.stringify({ ...messages, lang })]));
+  const catalogJson = Object.fromEntries(Object.entries(languages).map(([lang, messages]) => [lang, JSON.stringify({ ...withoutRepeatedForms(messages), lang })]));
   const catalogHash = createHash('sha256').update(JSON.stringify(catalogJson)).digest('hex').slice(0, 8).toUpperCase();
   const catalogPattern = `i18n-${catalogHash}-*.json`;
   const loaderOut = await build({

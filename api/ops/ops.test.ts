@@ -159,7 +159,6 @@ async function breakableStore(): Promise<{ store: Store; state: { ping: 'ok' | '
     reviews: inner.reviews,
     moderation: inner.moderation,
     sources: inner.sources,
-    webhooks: inner.webhooks,
     people: inner.people,
     ping: () => {
       if (state.ping === 'fail') return Promise.reject(new Error('store is not answering'));

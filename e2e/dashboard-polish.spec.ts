@@ -143,6 +143,8 @@ test('Overview: the six figures stand in one row at 1280 px (not 5 + 1), in rows
 /** A review text long enough to need more than a line anywhere. */
 async function longReviewRow(): Promise<{ row: Locator; content: string; author: string }> {
   const reviews = page.getByRole('table', { name: undefined }).locator('tbody tr');
+  // The page's code and its first page of reviews arrive after the navigation: wait for them.
+  await expect(reviews.first()).toBeVisible();
   const count = await reviews.count();
   for (let i = 0; i < count; i++) {
     const text = (await reviews.nth(i).locator('.r-text').textContent())!.trim();

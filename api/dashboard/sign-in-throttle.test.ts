@@ -73,10 +73,24 @@ describe.each([
     const elsewhere = await throttle.begin(SignInThrottle.limits('victim@example.com', '198.51.100.7'));
     expect(elsewhere.retryAfter).toBe(0);
     await elsewhere.settle(false);
-    // IPv6: the /64 is the network.
-    await fail(throttle, 'six@example.com', hosts('2001:db8:5:6::', MAX_FAILURES).map((a, i) => a.replace('2001:db8:5:6::', `2001:db8:5:6:${i + 1}::`)));
-    expect((await throttle.begin(SignInThrottle.limits('six@example.com', '2001:db8:5:6:ffff::1'))).retryAfter).toBeGreaterThan(0);
-    expect((await throttle.begin(SignInThrottle.limits('six@example.com', '2001:db8:5:7::1'))).retryAfter).toBe(0);
+    // IPv6: the /48 is the network (one site), whichever of its /64s the guesses come from.
+    await fail(throttle, 'six@example.com', Array.from({ length: MAX_FAILURES }, (_, i) => `2001:db8:5:${(i + 1).toString(16)}::1`));
+    expect((await throttle.begin(SignInThrottle.limits('six@example.com', '2001:db8:5:ff00::1'))).retryAfter).toBeGreaterThan(0);
+    expect((await throttle.begin(SignInThrottle.limits('six@example.com', '2001:db8:6::1'))).retryAfter).toBe(0);
+  });
+
+  it('does not let one IPv6 site (a /56 of 256 /64s) reach the ceiling and lock an email out everywhere', async () => {
+    const throttle = await make();
+    // One guess from each of 150 /64s of one /56: only the first 10 are checked (and counted).
+    let checked = 0;
+    for (let n = 0; n < 150; n++) {
+      const attempt = await throttle.begin(SignInThrottle.limits('victim6@example.com', `2001:db8:77:${(0x4200 + n).toString(16)}::9`));
+      if (attempt.retryAfter === 0) checked++;
+      await attempt.settle(true);
+    }
+    expect(checked).toBe(MAX_FAILURES);
+    // The owner, from another network, still signs in.
+    expect((await throttle.begin(SignInThrottle.limits('victim6@example.com', '198.51.100.7'))).retryAfter).toBe(0);
   });
 
   it(`stops an email at ${EMAIL_CEILING} failures from every network together (the ceiling), and says that failure locks it out`, async () => {

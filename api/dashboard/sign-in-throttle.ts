@@ -2,8 +2,11 @@
  * Failed sign-ins in any 15 minutes (a sliding window), then 429 with
  * Retry-After until the oldest failure leaves the window:
  * - 10 per client address (an IPv6 client by its /64);
- * - 10 per email from one network (an IPv4 /24, an IPv6 /64): guesses from
- *   one place lock that email out there, not everywhere;
+ * - 10 per email from one network (an IPv4 /24, an IPv6 /48): guesses from
+ *   one place lock that email out there, not everywhere. An IPv6 network is
+ *   a /48, the usual assignment to one site: a home or office holding a /56
+ *   or /48 has 256 or 65,536 /64s, and counting by /64 would let it reach
+ *   the ceiling below (and lock the email out everywhere) on its own;
  * - 100 per email from anywhere (EMAIL_CEILING), against guessing spread
  *   over many networks.
  * A browser holding a device cookie for the email (device-cookie.ts: it signed
@@ -33,11 +36,14 @@ export interface Limit {
   email: boolean;
 }
 
-/** The network an address is in, for the per-email limit: an IPv4 /24, an IPv6 /64. */
+/** The network an address is in, for the per-email limit: an IPv4 /24, an IPv6 /48. */
 export function networkKey(address: string): string {
   const key = addressKey(address);
   const v4 = /^(\d+)\.(\d+)\.(\d+)\.\d+$/.exec(key);
-  return v4 ? `${v4[1]}.${v4[2]}.${v4[3]}.0/24` : key;
+  if (v4) return `${v4[1]}.${v4[2]}.${v4[3]}.0/24`;
+  // addressKey gives an IPv6 client's /64 as its first four groups, `a:b:c:d::/64`.
+  const v6 = /^([0-9a-f]+):([0-9a-f]+):([0-9a-f]+):[0-9a-f]+::\/64$/.exec(key);
+  return v6 ? `${v6[1]}:${v6[2]}:${v6[3]}::/48` : key;
 }
 
 /** One sign-in attempt, counted before its password is checked; settled when the check is done. */

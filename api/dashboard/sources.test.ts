@@ -211,6 +211,15 @@ describe('dashboard sources', () => {
     const locations = await owner.send('GET', '/dashboard/api/sources/google/locations');
     expect(locations.body).toEqual({ data: [{ account: 'accounts/1/locations/2', title: 'Main street', accountName: 'Ana Ltd' }], error: null });
     expect((await another.send('GET', '/dashboard/api/sources/google/locations')).status).toBe(409);
+    // Names from Google go into the next URL's path: a dot segment or an escape is skipped, never called.
+    fake.googleLocations = [
+      { account: { name: 'accounts/..', accountName: 'Climbs out' }, locations: [{ name: 'locations/9', title: 'Nowhere' }] },
+      { account: { name: 'accounts/%2e%2e', accountName: 'Escaped' }, locations: [] },
+      { account: { name: 'accounts/1', accountName: 'Ana Ltd' }, locations: [{ name: 'locations/..', title: 'Up' }, { name: 'locations/2', title: 'Main street' }] },
+    ];
+    const before = fake.requests.length;
+    expect((await owner.send('GET', '/dashboard/api/sources/google/locations')).body).toEqual({ data: [{ account: 'accounts/1/locations/2', title: 'Main street', accountName: 'Ana Ltd' }], error: null });
+    expect(fake.requests.slice(before).map((r) => r.path.split('?')[0])).toEqual(['/v1/accounts', '/v1/accounts/1/locations']);
     const wrongShape = await owner.send('POST', '/dashboard/api/sources/google', { account: 'locations/2' });
     expect(wrongShape.status).toBe(400);
     fake.google = [{ reviewId: 'g1', reviewer: { displayName: 'Ana' }, starRating: 'FIVE', comment: 'Great', createTime: '2026-11-01T10:00:00Z', updateTime: '2026-11-01T10:00:00Z' }];
@@ -221,6 +230,23 @@ describe('dashboard sources', () => {
     expect(synced.body).toMatchObject({ created: 1 });
     // The grant was used: a second connect needs a new authorization.
     expect((await owner.send('POST', '/dashboard/api/sources/google', { account: 'accounts/1/locations/2' })).status).toBe(409);
+  });
+
+  it('refuses an account id that would leave its place in the platform\'s URL (400 naming account), on the dashboard and the admin API', async () => {
+    const requests = fake.requests.length;
+    for (const account of ['..', '.', '../../v1/other', 'unit?x=1', 'unit#x', '%2e%2e', '.%2E', 'a b']) {
+      const dashboard = await owner.send('POST', '/dashboard/api/sources', { platform: 'yelp', account, credentials: { apiKey: fake.keys.yelp } });
+      expect([dashboard.status, dashboard.body.error, (dashboard.body.details as { parameter: string }[])[0]?.parameter], account).toEqual([400, 'bad_request', 'account']);
+      expect(dashboard.body.message as string, account).toMatch(/^account /);
+      const admin = await t.admin('POST', '/admin/sources', { orgId, platform: 'g2', account, credentials: { apiToken: fake.keys.g2 } });
+      expect([admin.status, admin.body.error, (admin.body.details as { parameter: string }[])[0]?.parameter], account).toEqual([400, 'bad_request', 'account']);
+    }
+    for (const account of ['accounts/../locations/2', 'accounts/1/locations/..', 'accounts/1/locations/%2E%2E']) {
+      const google = await owner.send('POST', '/dashboard/api/sources/google', { account });
+      expect([google.status, (google.body.details as { parameter: string }[])[0]?.parameter], account).toEqual([400, 'account']);
+    }
+    expect(fake.requests.length).toBe(requests);
+    expect((await owner.send('GET', '/dashboard/api/sources')).body.data).toHaveLength(2);
   });
 
   it('removes with an audit record, and no answer ever held a credential', async () => {

@@ -5,6 +5,7 @@
  * had no stars since 2018 (`recommendation_type` alone is never a rating), and
  * Meta marks the edge deprecated from Graph v22.0 (error code 12).
  */
+import { accountPath } from './account.ts';
 import { AuthError, credentialString, jsonOrThrow, PlatformError, RateLimitError, retryAfterMs, utc, type Connector, type ImportRecord } from './connector.ts';
 import type { HttpResponse } from './http.ts';
 
@@ -63,7 +64,7 @@ export const facebook: Connector<FacebookCredentials, FacebookRating> = {
   parseCredentials: (raw) => ({ pageAccessToken: credentialString(raw, 'pageAccessToken') }),
   async fetchPage(ctx, next) {
     const fields = 'created_time,rating,review_text,recommendation_type,reviewer{id,name},open_graph_story{id}';
-    const url = `${ctx.urls.facebook}/${encodeURIComponent(ctx.account)}/ratings?fields=${encodeURIComponent(fields)}&limit=100${next ? `&after=${encodeURIComponent(next)}` : ''}`;
+    const url = `${ctx.urls.facebook}/${accountPath('FACEBOOK', ctx.account)}/ratings?fields=${encodeURIComponent(fields)}&limit=100${next ? `&after=${encodeURIComponent(next)}` : ''}`;
     const res = await ctx.http.call(url, { headers: { authorization: `Bearer ${ctx.credentials.pageAccessToken}` } });
     graphError(res);
     const body = jsonOrThrow<RatingsAnswer>(res, 'Facebook', (r) => r.status === 401);

@@ -8,6 +8,7 @@
  * `invalid_grant` from the token endpoint, or a 401 with a fresh token, means
  * the person must connect again.
  */
+import { accountPath } from './account.ts';
 import { AuthError, credentialString, httpsOrNull, jsonOrThrow, PlatformError, RateLimitError, retryAfterMs, utc, type Connector, type ConnectorContext, type ImportRecord } from './connector.ts';
 
 export interface GoogleCredentials {
@@ -98,8 +99,7 @@ export const google: Connector<GoogleCredentials, GoogleReview> = {
   removal: true,
   parseCredentials: (raw) => ({ refreshToken: credentialString(raw, 'refreshToken') }),
   async fetchPage(ctx, next) {
-    if (!/^accounts\/[^/]+\/locations\/[^/]+$/.test(ctx.account)) throw new PlatformError('a Google account id is the location\'s resource name, accounts/{account}/locations/{location}');
-    const url = `${ctx.urls.googleBusiness}/v4/${ctx.account.split('/').map(encodeURIComponent).join('/')}/reviews?pageSize=50&orderBy=${encodeURIComponent('updateTime desc')}${next ? `&pageToken=${encodeURIComponent(next)}` : ''}`;
+    const url = `${ctx.urls.googleBusiness}/v4/${accountPath('GOOGLE', ctx.account)}/reviews?pageSize=50&orderBy=${encodeURIComponent('updateTime desc')}${next ? `&pageToken=${encodeURIComponent(next)}` : ''}`;
     let res = await ctx.http.call(url, { headers: { authorization: `Bearer ${await accessToken(ctx)}` } });
     // The access token expired during the sync: one refresh, one retry.
     if (res.status === 401) res = await ctx.http.call(url, { headers: { authorization: `Bearer ${await accessToken(ctx, true)}` } });

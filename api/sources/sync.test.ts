@@ -242,5 +242,21 @@ for (const subject of storeSubjects('sources-sync')) {
       expect(refused.summary).toMatchObject({ state: 'needs_reauth', requests: 1 });
       expect((await store.sources.get(bad.id))!.lastError).toMatch(/code 190/);
     });
+
+    it('an account id stored before ids were checked (`..`) fails its sync without a single call', async () => {
+      const org = await newOrg();
+      const before = fake.requests.length;
+      for (const [platform, account, credentials] of [
+        ['TRUSTPILOT', '..', { apiKey: fake.keys.trustpilot }],
+        ['GOOGLE', 'accounts/1/locations/..', { refreshToken: fake.keys.googleRefresh }],
+        ['FACEBOOK', '%2e%2e', { pageAccessToken: fake.keys.facebook }],
+      ] as const) {
+        const source = await newSource(org, platform, account, credentials);
+        const outcome = await syncSource(deps, source.id);
+        expect(outcome.summary, platform).toMatchObject({ fetched: 0, requests: 0 });
+        expect(outcome.error, platform).toMatch(/account id .* connect it again with the right id/);
+      }
+      expect(fake.requests.length).toBe(before);
+    });
   });
 }

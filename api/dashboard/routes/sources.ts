@@ -19,6 +19,7 @@ import { readJson } from '../../admin/body.ts';
 import { ApiError, badRequest, notFound } from '../../errors.ts';
 import type { Source } from '../../store/types.ts';
 import { type SourceView, type SourcesService } from '../../sources/service.ts';
+import { accountSegments, segmentProblem } from '../../sources/account.ts';
 import { HttpClient } from '../../sources/http.ts';
 import { audit } from '../audit.ts';
 import { auth, sha256 } from '../session.ts';
@@ -257,7 +258,8 @@ export function connectGoogle(deps: DashboardDeps, google: GoogleConnections) {
     const { org, user, session } = auth(ctx);
     const body = (await readJson(ctx)) as Record<string, unknown>;
     const account = text(body, 'account')!.trim();
-    if (!/^accounts\/[^/\s]+\/locations\/[^/\s]+$/.test(account)) throw badRequest('The location is its resource name, accounts/{account}/locations/{location}', [{ parameter: 'account', message: 'must be accounts/{account}/locations/{location}' }]);
+    const checked = accountSegments('GOOGLE', account);
+    if ('problem' in checked) throw badRequest(`The location is its resource name, accounts/{account}/locations/{location}: the account ${checked.problem}`, [{ parameter: 'account', message: checked.problem }]);
     const grant = google.grant(session.id, org.id);
     if (!grant) throw new ApiError(409, 'conflict', 'Google has not authorized this session yet (or it was more than 15 minutes ago): use Connect Google first.');
     const sources = service(deps);
@@ -306,11 +308,12 @@ export function googleLocations(deps: DashboardDeps, google: GoogleConnections) 
       const accounts = await http.call(`${urls.googleAccounts}/v1/accounts?pageSize=20`, { headers });
       if (accounts.status !== 200) throw new Error(`accounts: ${accounts.status}`);
       for (const account of ((JSON.parse(accounts.text) as { accounts?: { name?: unknown; accountName?: unknown }[] }).accounts ?? []).slice(0, 20)) {
-        if (typeof account.name !== 'string' || !/^accounts\/[^/]+$/.test(account.name)) continue;
+        // Google's names go into the next URL's path: only well-formed ones (no `..`, `%`, `?` …: account.ts).
+        if (typeof account.name !== 'string' || !/^accounts\/[^/]+$/.test(account.name) || segmentProblem(account.name.slice('accounts/'.length)) !== null) continue;
         const res = await http.call(`${urls.googleLocations}/v1/${account.name.split('/').map(encodeURIComponent).join('/')}/locations?readMask=name,title&pageSize=100`, { headers });
         if (res.status !== 200) throw new Error(`locations: ${res.status}`);
         for (const location of (JSON.parse(res.text) as { locations?: { name?: unknown; title?: unknown }[] }).locations ?? []) {
-          if (typeof location.name !== 'string' || !/^locations\/[^/]+$/.test(location.name)) continue;
+          if (typeof location.name !== 'string' || !/^locations\/[^/]+$/.test(location.name) || segmentProblem(location.name.slice('locations/'.length)) !== null) continue;
           data.push({ account: `${account.name}/${location.name}`, title: typeof location.title === 'string' ? location.title : location.name, accountName: typeof account.accountName === 'string' ? account.accountName : account.name });
         }
       }

@@ -69,8 +69,9 @@ export const facebook: Connector<FacebookCredentials, FacebookRating> = {
     graphError(res);
     const body = jsonOrThrow<RatingsAnswer>(res, 'Facebook', (r) => r.status === 401);
     const records = Array.isArray(body.data) ? body.data : [];
+    // `paging.next` is there while more follow, even after an empty page (sync.ts reads on, up to a bound).
     const after = body.paging?.next ? body.paging.cursors?.after : undefined;
-    return { records, next: after && records.length > 0 ? after : null };
+    return { records, next: typeof after === 'string' && after !== '' ? after : null };
   },
   map: mapFacebook,
   cursorTime: (r) => utc(r.created_time),

@@ -106,7 +106,8 @@ export const google: Connector<GoogleCredentials, GoogleReview> = {
     if (res.status === 429) throw new RateLimitError('Google is rate limiting this project (429)', retryAfterMs(res.headers['retry-after']));
     const body = jsonOrThrow<ReviewsAnswer>(res, 'Google', (r) => r.status === 401);
     const records = Array.isArray(body.reviews) ? body.reviews : [];
-    return { records, next: body.nextPageToken && records.length > 0 ? body.nextPageToken : null };
+    // An empty page that still names a next one is not the end (sync.ts reads on, up to a bound).
+    return { records, next: typeof body.nextPageToken === 'string' && body.nextPageToken !== '' ? body.nextPageToken : null };
   },
   map: mapGoogle,
   cursorTime: (r) => utc(r.updateTime ?? r.createTime),

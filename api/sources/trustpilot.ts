@@ -67,7 +67,8 @@ export const trustpilot: Connector<TrustpilotCredentials, TrustpilotReview> = {
     const url = `${ctx.urls.trustpilot}/v1/business-units/${accountPath('TRUSTPILOT', ctx.account)}/reviews?orderBy=createdat.desc&perPage=${PER_PAGE}&page=${page}`;
     const body = jsonOrThrow<ReviewsAnswer>(await ctx.http.call(url, { headers: { apikey: ctx.credentials.apiKey } }), 'Trustpilot');
     const records = Array.isArray(body.reviews) ? body.reviews : [];
-    const more = (body.links ?? []).some((l) => l.rel === 'next-page') && records.length > 0;
+    // A `next-page` link after an empty page is not the end (sync.ts reads on, up to a bound).
+    const more = (body.links ?? []).some((l) => l.rel === 'next-page');
     return { records, next: more ? String(page + 1) : null };
   },
   map: mapTrustpilot,

@@ -193,7 +193,8 @@ export async function syncSource(deps: SyncDeps, sourceId: string, options: { fu
   // A complete full pass: what the platform no longer lists is removed (never for Yelp).
   if (full && reachedEnd && connector.removal) {
     const gone = (await store.reviews.externalIds(source.orgId, source.platform)).filter((id) => !seen.has(id));
-    if (gone.length > 0) summary.removed = await store.reviews.remove(source.orgId, source.platform, gone, now());
+    // Only what nobody wrote since this pass began: a review upserted meanwhile (an import) was seen again.
+    if (gone.length > 0) summary.removed = await store.reviews.remove(source.orgId, source.platform, gone, now(), started);
   }
   const at = now();
   return finish(

@@ -227,7 +227,9 @@ describe('dashboard sources', () => {
     expect(connected.status).toBe(201);
     expect(connected.body).toMatchObject({ platform: 'google', account: 'accounts/1/locations/2', name: 'Main street', state: 'active' });
     const synced = await owner.send('POST', `/dashboard/api/sources/${connected.body.id as string}/sync`);
-    expect(synced.body).toMatchObject({ created: 1 });
+    // The first scheduled sync (due at once) may have taken the review already: then this one finds nothing new.
+    expect(synced.body).toMatchObject({ state: 'active', fetched: 1, rejected: [] });
+    expect(((await owner.send('GET', '/dashboard/api/sources')).body.data as { platform: string; reviewCount: number }[]).find((x) => x.platform === 'google')?.reviewCount).toBe(1);
     // The grant was used: a second connect needs a new authorization.
     expect((await owner.send('POST', '/dashboard/api/sources/google', { account: 'accounts/1/locations/2' })).status).toBe(409);
   });
@@ -246,6 +248,36 @@ describe('dashboard sources', () => {
       expect([google.status, (google.body.details as { parameter: string }[])[0]?.parameter], account).toEqual([400, 'account']);
     }
     expect(fake.requests.length).toBe(requests);
+    expect((await owner.send('GET', '/dashboard/api/sources')).body.data).toHaveLength(2);
+  });
+
+  it('reads the sources bodies alike on both APIs: not an object, or a field of the wrong type, is a 400 naming it (never a 500)', async () => {
+    const json = { 'content-type': 'application/json' };
+    const cases: [string | Record<string, unknown>, string][] = [
+      ['null', 'body'], ['[]', 'body'], ['7', 'body'],
+      [{ platform: 5, account: 'a', credentials: {} }, 'platform'],
+      [{ platform: 'yelp', credentials: {} }, 'account'],
+      [{ platform: 'yelp', account: 'a', name: 3, credentials: {} }, 'name'],
+      [{ platform: 'yelp', account: 'a', credentials: 'the-key' }, 'credentials'],
+      [{ platform: 'yelp', account: 'a', credentials: ['the-key'] }, 'credentials'],
+    ];
+    const parameter = (a: { body: Record<string, unknown> }) => (a.body.details as { parameter: string }[] | undefined)?.[0]?.parameter;
+    for (const [body, named] of cases) {
+      const dashboard = await owner.send('POST', '/dashboard/api/sources', body, typeof body === 'string' ? json : {});
+      expect([dashboard.status, dashboard.body.error, parameter(dashboard)], JSON.stringify(body)).toEqual([400, 'bad_request', named]);
+      const admin = await t.admin('POST', '/admin/sources', typeof body === 'string' ? body : { orgId, ...body });
+      expect([admin.status, admin.body.error, parameter(admin)], JSON.stringify(body)).toEqual([400, 'bad_request', named]);
+    }
+    // Each API says where its credentials come from.
+    expect((await owner.send('POST', '/dashboard/api/sources', { platform: 'yelp', account: 'a', credentials: 'k' })).body.message).toBe('credentials must be an object of the platform\'s fields');
+    expect((await t.admin('POST', '/admin/sources', { orgId, platform: 'yelp', account: 'a', credentials: 'k' })).body.message).toBe('credentials must be a JSON object (the CLI reads it from stdin)');
+    // Reconnect and sync read theirs the same way.
+    const reconnect = await owner.send('POST', `/dashboard/api/sources/${sourceId}/reconnect`, 'null', json);
+    expect([reconnect.status, parameter(reconnect)]).toEqual([400, 'body']);
+    const adminReconnect = await t.admin('POST', `/admin/sources/${sourceId}/reconnect`, '[]');
+    expect([adminReconnect.status, parameter(adminReconnect)]).toEqual([400, 'body']);
+    const full = await t.admin('POST', `/admin/sources/${sourceId}/sync?full=yes`);
+    expect([full.status, parameter(full)]).toEqual([400, 'full']);
     expect((await owner.send('GET', '/dashboard/api/sources')).body.data).toHaveLength(2);
   });
 

@@ -7,7 +7,8 @@
  * page and in a widget's public data; Google's OAuth flow through the fake's
  * consent and token endpoints, then the location; remove with the confirm
  * dialog from the keyboard (Escape cancels); a Member sees no buttons; axe on
- * every state; screenshots at 1280 and 390 px.
+ * every state; at 390 px each source is a card whose actions are on screen
+ * and work (no sideways scrolling); screenshots at 1280 and 390 px.
  */
 import { expect, test, type BrowserContext, type Page } from '@playwright/test';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -20,7 +21,10 @@ import { startRealService, type RealService } from './support/real-server.ts';
 
 test.describe.configure({ mode: 'serial', timeout: 120_000 });
 
-const SHOTS = process.env.SOURCES_SHOTS_DIR ?? join(tmpdir(), 'sources-page-shots');
+/** Kept beside Playwright's own output (test-results/, outside the e2e folder it empties on every run). */
+const SHOTS = process.env.SOURCES_SHOTS_DIR ?? join(import.meta.dirname, '..', 'test-results', 'sources-page');
+/** A sync does real work (paging, enrichment, the store): its summary is awaited as long as a loaded machine may need. */
+const SYNC_MS = 60_000;
 const MEMBER_PASSWORD = 'member password long enough';
 
 let service: RealService;
@@ -55,6 +59,7 @@ test.beforeAll(async ({ browser }) => {
     env: {
       NODE_EXTRA_CA_CERTS: join(caDir, 'fake-ca.pem'),
       TRUSTPILOT_API_URL: urls.trustpilot,
+      YELP_API_URL: urls.yelp,
       GOOGLE_BUSINESS_API_URL: urls.googleBusiness,
       GOOGLE_OAUTH_TOKEN_URL: urls.googleToken,
       GOOGLE_OAUTH_AUTHORIZE_URL: urls.googleAuthorize,
@@ -123,7 +128,7 @@ test('connects Trustpilot from the keyboard, syncs it, and its reviews reach the
   // Sync now: progress while it runs, then the summary (the background first sync may have taken some already;
   // the full pass removes the demo's Trustpilot reviews that the platform does not list).
   await row(page, 'Trustpilot').getByRole('button', { name: 'Sync now: Trustpilot Web shop' }).click();
-  await expect(page.getByText(/Sync of Trustpilot Web shop done: \d+ fetched, \d+ created, 0 updated, \d+ removed, 0 rejected\./)).toBeVisible();
+  await expect(page.getByText(/Sync of Trustpilot Web shop done: \d+ fetched, \d+ created, 0 updated, \d+ removed, 0 rejected\./)).toBeVisible({ timeout: SYNC_MS });
   await expect(row(page, 'Trustpilot').getByRole('cell', { name: '12', exact: true })).toBeVisible();
   await expectNoAxeViolations(page, 'Sources, after Sync now');
   await shots(page, 'sources-synced');
@@ -160,7 +165,7 @@ test('connects Google through the OAuth consent and token exchange, then the loc
   await expect(notice(page, 'Google High street connected.')).toBeVisible();
   await expect(location).toHaveCount(0);
   await row(page, 'Google').getByRole('button', { name: 'Sync now: Google High street' }).click();
-  await expect(page.getByText(/Sync of Google High street done: 1 fetched/)).toBeVisible();
+  await expect(page.getByText(/Sync of Google High street done: 1 fetched/)).toBeVisible({ timeout: SYNC_MS });
   expect(fake.count('google-auth')).toBe(1);
   await expect(row(page, 'Google')).toContainText('accounts/42/locations/7');
 });
@@ -193,7 +198,7 @@ test('a refused key puts the source in Needs reconnecting; Reconnect with a new 
   await page.goto(`${service.origin}/dashboard/sources`);
   fake.force('trustpilot', { status: 401, body: { message: 'Unauthorized' } });
   await row(page, 'Trustpilot').getByRole('button', { name: 'Sync now: Trustpilot Web shop' }).click();
-  await expect(row(page, 'Trustpilot').getByText('Needs reconnecting')).toBeVisible();
+  await expect(row(page, 'Trustpilot').getByText('Needs reconnecting')).toBeVisible({ timeout: SYNC_MS });
   await expect(row(page, 'Trustpilot').getByRole('button', { name: 'Sync now: Trustpilot Web shop' })).toBeDisabled();
   await expectNoAxeViolations(page, 'Sources, needs reconnecting');
   await shots(page, 'sources-needs-reauth');
@@ -209,6 +214,63 @@ test('a refused key puts the source in Needs reconnecting; Reconnect with a new 
   await expect(notice(page, 'Trustpilot Web shop reconnected.')).toBeVisible();
   await expect(row(page, 'Trustpilot').getByText('Active')).toBeVisible();
   expect(await page.content()).not.toContain(fake.keys.trustpilot);
+});
+
+test('at 390 px each source is a card: its actions are on screen and work, nothing scrolls sideways', async () => {
+  // A second source with a long name and alias (the widest card), and Trustpilot refused again (three buttons: the most a card holds).
+  fake.yelp = [{ id: 'y-e2e-1', url: 'https://www.yelp.com/biz/x?hrid=y-e2e-1', text: 'Great coffee.', rating: 5, time_created: '2026-11-20 09:30:00', user: { name: 'Yolanda' } }];
+  const added = await fetch(`${service.admin.url}/admin/sources`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${service.admin.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ orgId: service.banner.orgId, platform: 'yelp', account: 'the-long-named-neighbourhood-coffee-roastery-san-francisco', name: 'Neighbourhood coffee roastery, Mission District', credentials: { apiKey: fake.keys.yelp } }),
+  });
+  expect(added.status).toBe(201);
+  await page.goto(`${service.origin}/dashboard/sources`);
+  fake.force('trustpilot', { status: 401, body: { message: 'Unauthorized' } });
+  await row(page, 'Trustpilot').getByRole('button', { name: 'Sync now: Trustpilot Web shop' }).click();
+  await expect(row(page, 'Trustpilot').getByText('Needs reconnecting')).toBeVisible({ timeout: SYNC_MS });
+  await expect(row(page, 'Yelp')).toContainText('Neighbourhood coffee roastery');
+  // At 1280 px the table fits beside the navigation: no column (the actions least of all) is cut off.
+  expect(await page.evaluate(() => { const wrap = document.querySelector('.table-wrap')!; return wrap.scrollWidth - wrap.clientWidth; })).toBeLessThanOrEqual(0);
+  await page.setViewportSize({ width: 390, height: 844 });
+
+  const region = page.getByRole('region', { name: 'Sources' });
+  const widths = await page.evaluate(() => {
+    const wrap = document.querySelector('.table-wrap')!;
+    return { doc: [document.documentElement.scrollWidth, document.documentElement.clientWidth], wrap: [wrap.scrollWidth, wrap.clientWidth] };
+  });
+  expect(widths.doc[0], 'the page scrolls sideways').toBeLessThanOrEqual(widths.doc[1]!);
+  expect(widths.wrap[0], 'the sources scroll sideways').toBeLessThanOrEqual(widths.wrap[1]!);
+  // Every source's every button is wholly inside the 390 px viewport (not merely in the document).
+  const buttons = region.getByRole('button');
+  expect(await buttons.count()).toBe(5); // Trustpilot: Sync now, Reconnect, Remove; Yelp: Sync now, Remove.
+  for (const button of await buttons.all()) {
+    // Measured before anything scrolls (scrolling it into view could scroll the list sideways and hide the problem).
+    const box = (await button.boundingBox())!;
+    const name = (await button.getAttribute('aria-label')) ?? '';
+    expect(box.x, name).toBeGreaterThanOrEqual(0);
+    expect(box.x + box.width, name).toBeLessThanOrEqual(390);
+    await button.scrollIntoViewIfNeeded();
+    await expect(button).toBeInViewport({ ratio: 1 });
+  }
+  // The cards still read as a table: the column headers name the cells.
+  await expect(region.getByRole('columnheader', { name: 'Last sync' })).toHaveCount(1);
+  await expectNoAxeViolations(page, 'Sources at 390 px');
+  await shots(page, 'sources-cards');
+
+  // Usable at 390 px: Sync now (the summary), Reconnect (the dialog), Remove (the dialog, cancelled).
+  await row(page, 'Yelp').getByRole('button', { name: 'Sync now: Yelp Neighbourhood coffee roastery, Mission District' }).click();
+  await expect(page.getByText(/Sync of Yelp Neighbourhood coffee roastery, Mission District done: 1 fetched/)).toBeVisible({ timeout: SYNC_MS });
+  await row(page, 'Trustpilot').getByRole('button', { name: 'Reconnect Trustpilot Web shop' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Reconnect Trustpilot Web shop' });
+  await dialog.getByLabel('New API key').fill(fake.keys.trustpilot);
+  await dialog.getByRole('button', { name: 'Reconnect' }).click();
+  await expect(notice(page, 'Trustpilot Web shop reconnected.')).toBeVisible();
+  await row(page, 'Yelp').getByRole('button', { name: 'Remove Yelp Neighbourhood coffee roastery, Mission District' }).click();
+  await expect(page.getByRole('dialog', { name: 'Remove Yelp Neighbourhood coffee roastery, Mission District?' })).toBeVisible();
+  await page.keyboard.press('Escape');
+  await expect(row(page, 'Yelp')).toHaveCount(1);
+  await page.setViewportSize({ width: 1280, height: 800 });
 });
 
 test('a Member sees the list and no buttons', async ({ browser }) => {

@@ -6,39 +6,21 @@
 import type Router from '@koa/router';
 import { audit, OPERATOR } from '../dashboard/audit.ts';
 import { badRequest } from '../errors.ts';
+import { addSourceBody, credentialsField, fullFlag, readBody, stringField } from '../sources/request.ts';
 import type { SourcesService } from '../sources/service.ts';
 import type { Store } from '../store/types.ts';
-import { readJson } from './body.ts';
 import { requireOrg } from './orgs.ts';
 
-function field(body: Record<string, unknown>, name: string, required = true): string | undefined {
-  const value = body[name];
-  if (value === undefined && !required) return undefined;
-  if (typeof value !== 'string') throw badRequest(`${name} must be a string`, [{ parameter: name, message: 'must be a string' }]);
-  return value;
-}
-
-function credentialsOf(body: Record<string, unknown>): unknown {
-  const credentials = body.credentials;
-  if (credentials === null || typeof credentials !== 'object' || Array.isArray(credentials)) {
-    throw badRequest('credentials must be a JSON object (the CLI reads it from stdin)', [{ parameter: 'credentials', message: 'must be an object' }]);
-  }
-  return credentials;
-}
+/** Where the CLI's credentials come from, for the 400 that says they are not an object. */
+const CREDENTIALS = 'a JSON object (the CLI reads it from stdin)';
 
 export function sourceRoutes(router: Router, store: Store, sources: SourcesService): void {
   router.post('/sources', async (ctx) => {
-    const body = (await readJson(ctx)) as Record<string, unknown>;
-    const orgId = field(body, 'orgId')!;
+    const body = await readBody(ctx);
+    const orgId = stringField(body, 'orgId', true);
     await requireOrg(store, orgId);
-    const added = await sources.add({
-      orgId,
-      platform: field(body, 'platform')!,
-      account: field(body, 'account')!,
-      name: field(body, 'name', false),
-      every: body.every,
-      credentials: credentialsOf(body),
-    });
+    const request = addSourceBody(body, CREDENTIALS);
+    const added = await sources.add({ orgId, ...request });
     await audit(store, orgId, OPERATOR, 'source.connected', { id: added.id, label: `${added.platform} ${added.account}` });
     ctx.status = 201;
     ctx.body = { id: added.id, orgId: added.orgId, platform: added.platform, account: added.account, name: added.name, state: added.state, every: added.every, nextSyncAt: added.nextSyncAt };
@@ -66,15 +48,13 @@ export function sourceRoutes(router: Router, store: Store, sources: SourcesServi
   });
 
   router.post('/sources/:id/sync', async (ctx) => {
-    const full = ctx.query.full;
-    if (full !== undefined && full !== 'true' && full !== 'false') throw badRequest('full must be true or false', [{ parameter: 'full', message: 'must be true or false' }]);
-    ctx.body = await sources.sync(ctx.params.id!, full === 'true');
+    ctx.body = await sources.sync(ctx.params.id!, fullFlag(ctx.query.full));
   });
 
   router.post('/sources/:id/reconnect', async (ctx) => {
-    const body = (await readJson(ctx)) as Record<string, unknown>;
+    const credentials = credentialsField(await readBody(ctx), CREDENTIALS);
     const source = await sources.get(ctx.params.id!);
-    const updated = await sources.reconnect(source.id, credentialsOf(body));
+    const updated = await sources.reconnect(source.id, credentials);
     await audit(store, source.orgId, OPERATOR, 'source.reconnected', { id: source.id, label: `${updated.platform} ${updated.account}` });
     ctx.body = { id: updated.id, orgId: updated.orgId, platform: updated.platform, account: updated.account, name: updated.name, state: updated.state, every: updated.every, nextSyncAt: updated.nextSyncAt };
   });

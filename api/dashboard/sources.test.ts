@@ -211,6 +211,15 @@ describe('dashboard sources', () => {
     const locations = await owner.send('GET', '/dashboard/api/sources/google/locations');
     expect(locations.body).toEqual({ data: [{ account: 'accounts/1/locations/2', title: 'Main street', accountName: 'Ana Ltd' }], error: null });
     expect((await another.send('GET', '/dashboard/api/sources/google/locations')).status).toBe(409);
+    // Names from Google go into the next URL's path: a dot segment or an escape is skipped, never called.
+    fake.googleLocations = [
+      { account: { name: 'accounts/..', accountName: 'Climbs out' }, locations: [{ name: 'locations/9', title: 'Nowhere' }] },
+      { account: { name: 'accounts/%2e%2e', accountName: 'Escaped' }, locations: [] },
+      { account: { name: 'accounts/1', accountName: 'Ana Ltd' }, locations: [{ name: 'locations/..', title: 'Up' }, { name: 'locations/2', title: 'Main street' }] },
+    ];
+    const before = fake.requests.length;
+    expect((await owner.send('GET', '/dashboard/api/sources/google/locations')).body).toEqual({ data: [{ account: 'accounts/1/locations/2', title: 'Main street', accountName: 'Ana Ltd' }], error: null });
+    expect(fake.requests.slice(before).map((r) => r.path.split('?')[0])).toEqual(['/v1/accounts', '/v1/accounts/1/locations']);
     const wrongShape = await owner.send('POST', '/dashboard/api/sources/google', { account: 'locations/2' });
     expect(wrongShape.status).toBe(400);
     fake.google = [{ reviewId: 'g1', reviewer: { displayName: 'Ana' }, starRating: 'FIVE', comment: 'Great', createTime: '2026-11-01T10:00:00Z', updateTime: '2026-11-01T10:00:00Z' }];
@@ -218,9 +227,58 @@ describe('dashboard sources', () => {
     expect(connected.status).toBe(201);
     expect(connected.body).toMatchObject({ platform: 'google', account: 'accounts/1/locations/2', name: 'Main street', state: 'active' });
     const synced = await owner.send('POST', `/dashboard/api/sources/${connected.body.id as string}/sync`);
-    expect(synced.body).toMatchObject({ created: 1 });
+    // The first scheduled sync (due at once) may have taken the review already: then this one finds nothing new.
+    expect(synced.body).toMatchObject({ state: 'active', fetched: 1, rejected: [] });
+    expect(((await owner.send('GET', '/dashboard/api/sources')).body.data as { platform: string; reviewCount: number }[]).find((x) => x.platform === 'google')?.reviewCount).toBe(1);
     // The grant was used: a second connect needs a new authorization.
     expect((await owner.send('POST', '/dashboard/api/sources/google', { account: 'accounts/1/locations/2' })).status).toBe(409);
+  });
+
+  it('refuses an account id that would leave its place in the platform\'s URL (400 naming account), on the dashboard and the admin API', async () => {
+    const requests = fake.requests.length;
+    for (const account of ['..', '.', '../../v1/other', 'unit?x=1', 'unit#x', '%2e%2e', '.%2E', 'a b']) {
+      const dashboard = await owner.send('POST', '/dashboard/api/sources', { platform: 'yelp', account, credentials: { apiKey: fake.keys.yelp } });
+      expect([dashboard.status, dashboard.body.error, (dashboard.body.details as { parameter: string }[])[0]?.parameter], account).toEqual([400, 'bad_request', 'account']);
+      expect(dashboard.body.message as string, account).toMatch(/^account /);
+      const admin = await t.admin('POST', '/admin/sources', { orgId, platform: 'g2', account, credentials: { apiToken: fake.keys.g2 } });
+      expect([admin.status, admin.body.error, (admin.body.details as { parameter: string }[])[0]?.parameter], account).toEqual([400, 'bad_request', 'account']);
+    }
+    for (const account of ['accounts/../locations/2', 'accounts/1/locations/..', 'accounts/1/locations/%2E%2E']) {
+      const google = await owner.send('POST', '/dashboard/api/sources/google', { account });
+      expect([google.status, (google.body.details as { parameter: string }[])[0]?.parameter], account).toEqual([400, 'account']);
+    }
+    expect(fake.requests.length).toBe(requests);
+    expect((await owner.send('GET', '/dashboard/api/sources')).body.data).toHaveLength(2);
+  });
+
+  it('reads the sources bodies alike on both APIs: not an object, or a field of the wrong type, is a 400 naming it (never a 500)', async () => {
+    const json = { 'content-type': 'application/json' };
+    const cases: [string | Record<string, unknown>, string][] = [
+      ['null', 'body'], ['[]', 'body'], ['7', 'body'],
+      [{ platform: 5, account: 'a', credentials: {} }, 'platform'],
+      [{ platform: 'yelp', credentials: {} }, 'account'],
+      [{ platform: 'yelp', account: 'a', name: 3, credentials: {} }, 'name'],
+      [{ platform: 'yelp', account: 'a', credentials: 'the-key' }, 'credentials'],
+      [{ platform: 'yelp', account: 'a', credentials: ['the-key'] }, 'credentials'],
+    ];
+    const parameter = (a: { body: Record<string, unknown> }) => (a.body.details as { parameter: string }[] | undefined)?.[0]?.parameter;
+    for (const [body, named] of cases) {
+      const dashboard = await owner.send('POST', '/dashboard/api/sources', body, typeof body === 'string' ? json : {});
+      expect([dashboard.status, dashboard.body.error, parameter(dashboard)], JSON.stringify(body)).toEqual([400, 'bad_request', named]);
+      const admin = await t.admin('POST', '/admin/sources', typeof body === 'string' ? body : { orgId, ...body });
+      expect([admin.status, admin.body.error, parameter(admin)], JSON.stringify(body)).toEqual([400, 'bad_request', named]);
+    }
+    // Each API says where its credentials come from.
+    expect((await owner.send('POST', '/dashboard/api/sources', { platform: 'yelp', account: 'a', credentials: 'k' })).body.message).toBe('credentials must be an object of the platform\'s fields');
+    expect((await t.admin('POST', '/admin/sources', { orgId, platform: 'yelp', account: 'a', credentials: 'k' })).body.message).toBe('credentials must be a JSON object (the CLI reads it from stdin)');
+    // Reconnect and sync read theirs the same way.
+    const reconnect = await owner.send('POST', `/dashboard/api/sources/${sourceId}/reconnect`, 'null', json);
+    expect([reconnect.status, parameter(reconnect)]).toEqual([400, 'body']);
+    const adminReconnect = await t.admin('POST', `/admin/sources/${sourceId}/reconnect`, '[]');
+    expect([adminReconnect.status, parameter(adminReconnect)]).toEqual([400, 'body']);
+    const full = await t.admin('POST', `/admin/sources/${sourceId}/sync?full=yes`);
+    expect([full.status, parameter(full)]).toEqual([400, 'full']);
+    expect((await owner.send('GET', '/dashboard/api/sources')).body.data).toHaveLength(2);
   });
 
   it('removes with an audit record, and no answer ever held a credential', async () => {

@@ -34,7 +34,10 @@ export interface ConnectorContext<C> {
 
 export interface Page<R> {
   records: R[];
-  /** Where the next page starts (a token, a URL, a page number): null at the end. */
+  /**
+   * Where the next page starts (a token, a URL, a page number): null only at the end. A page with
+   * no records that names a next one is not the end: the sync reads on (a bounded number of them).
+   */
   next: string | null;
 }
 

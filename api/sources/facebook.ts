@@ -5,6 +5,7 @@
  * had no stars since 2018 (`recommendation_type` alone is never a rating), and
  * Meta marks the edge deprecated from Graph v22.0 (error code 12).
  */
+import { accountPath } from './account.ts';
 import { AuthError, credentialString, jsonOrThrow, PlatformError, RateLimitError, retryAfterMs, utc, type Connector, type ImportRecord } from './connector.ts';
 import type { HttpResponse } from './http.ts';
 
@@ -63,13 +64,14 @@ export const facebook: Connector<FacebookCredentials, FacebookRating> = {
   parseCredentials: (raw) => ({ pageAccessToken: credentialString(raw, 'pageAccessToken') }),
   async fetchPage(ctx, next) {
     const fields = 'created_time,rating,review_text,recommendation_type,reviewer{id,name},open_graph_story{id}';
-    const url = `${ctx.urls.facebook}/${encodeURIComponent(ctx.account)}/ratings?fields=${encodeURIComponent(fields)}&limit=100${next ? `&after=${encodeURIComponent(next)}` : ''}`;
+    const url = `${ctx.urls.facebook}/${accountPath('FACEBOOK', ctx.account)}/ratings?fields=${encodeURIComponent(fields)}&limit=100${next ? `&after=${encodeURIComponent(next)}` : ''}`;
     const res = await ctx.http.call(url, { headers: { authorization: `Bearer ${ctx.credentials.pageAccessToken}` } });
     graphError(res);
     const body = jsonOrThrow<RatingsAnswer>(res, 'Facebook', (r) => r.status === 401);
     const records = Array.isArray(body.data) ? body.data : [];
+    // `paging.next` is there while more follow, even after an empty page (sync.ts reads on, up to a bound).
     const after = body.paging?.next ? body.paging.cursors?.after : undefined;
-    return { records, next: after && records.length > 0 ? after : null };
+    return { records, next: typeof after === 'string' && after !== '' ? after : null };
   },
   map: mapFacebook,
   cursorTime: (r) => utc(r.created_time),

@@ -10,6 +10,7 @@
  * rounded half up to a whole star; a value above 5 is read as a 10-point
  * score and halved first. Neither is documented: docs/sources.md says so.
  */
+import { accountPath } from './account.ts';
 import { credentialString, httpsOrNull, jsonOrThrow, utc, type Connector, type ImportRecord } from './connector.ts';
 
 export interface G2Credentials {
@@ -70,10 +71,11 @@ export const g2: Connector<G2Credentials, G2SurveyResponse> = {
   parseCredentials: (raw) => ({ apiToken: credentialString(raw, 'apiToken') }),
   async fetchPage(ctx, next) {
     const page = next === null ? 1 : Number(next);
-    const url = `${ctx.urls.g2}/api/v1/products/${encodeURIComponent(ctx.account)}/survey-responses?page%5Bsize%5D=100&page%5Bnumber%5D=${page}&order=${encodeURIComponent('submitted_at desc')}`;
+    const url = `${ctx.urls.g2}/api/v1/products/${accountPath('G2', ctx.account)}/survey-responses?page%5Bsize%5D=100&page%5Bnumber%5D=${page}&order=${encodeURIComponent('submitted_at desc')}`;
     const body = jsonOrThrow<SurveyAnswer>(await ctx.http.call(url, { headers: { authorization: `Token token=${ctx.credentials.apiToken}`, accept: 'application/vnd.api+json' } }), 'G2');
     const records = Array.isArray(body.data) ? body.data : [];
-    return { records, next: body.links?.next && records.length > 0 ? String(page + 1) : null };
+    // `links.next` after an empty page is not the end (sync.ts reads on, up to a bound).
+    return { records, next: body.links?.next ? String(page + 1) : null };
   },
   map: mapG2,
   cursorTime: (r) => utc(r.attributes?.submitted_at ?? ''),

@@ -8,6 +8,7 @@
  * `invalid_grant` from the token endpoint, or a 401 with a fresh token, means
  * the person must connect again.
  */
+import { accountPath } from './account.ts';
 import { AuthError, credentialString, httpsOrNull, jsonOrThrow, PlatformError, RateLimitError, retryAfterMs, utc, type Connector, type ConnectorContext, type ImportRecord } from './connector.ts';
 
 export interface GoogleCredentials {
@@ -98,15 +99,15 @@ export const google: Connector<GoogleCredentials, GoogleReview> = {
   removal: true,
   parseCredentials: (raw) => ({ refreshToken: credentialString(raw, 'refreshToken') }),
   async fetchPage(ctx, next) {
-    if (!/^accounts\/[^/]+\/locations\/[^/]+$/.test(ctx.account)) throw new PlatformError('a Google account id is the location\'s resource name, accounts/{account}/locations/{location}');
-    const url = `${ctx.urls.googleBusiness}/v4/${ctx.account.split('/').map(encodeURIComponent).join('/')}/reviews?pageSize=50&orderBy=${encodeURIComponent('updateTime desc')}${next ? `&pageToken=${encodeURIComponent(next)}` : ''}`;
+    const url = `${ctx.urls.googleBusiness}/v4/${accountPath('GOOGLE', ctx.account)}/reviews?pageSize=50&orderBy=${encodeURIComponent('updateTime desc')}${next ? `&pageToken=${encodeURIComponent(next)}` : ''}`;
     let res = await ctx.http.call(url, { headers: { authorization: `Bearer ${await accessToken(ctx)}` } });
     // The access token expired during the sync: one refresh, one retry.
     if (res.status === 401) res = await ctx.http.call(url, { headers: { authorization: `Bearer ${await accessToken(ctx, true)}` } });
     if (res.status === 429) throw new RateLimitError('Google is rate limiting this project (429)', retryAfterMs(res.headers['retry-after']));
     const body = jsonOrThrow<ReviewsAnswer>(res, 'Google', (r) => r.status === 401);
     const records = Array.isArray(body.reviews) ? body.reviews : [];
-    return { records, next: body.nextPageToken && records.length > 0 ? body.nextPageToken : null };
+    // An empty page that still names a next one is not the end (sync.ts reads on, up to a bound).
+    return { records, next: typeof body.nextPageToken === 'string' && body.nextPageToken !== '' ? body.nextPageToken : null };
   },
   map: mapGoogle,
   cursorTime: (r) => utc(r.updateTime ?? r.createTime),

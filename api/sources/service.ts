@@ -10,6 +10,7 @@ import type { Jobs, JobResult, SyncJob } from '../jobs/jobs.ts';
 import type { SecretBox } from '../secrets/secrets.ts';
 import { newId } from '../store/ids.ts';
 import { SOURCE_PLATFORMS, type Source, type SourcePlatform, type Store } from '../store/types.ts';
+import { accountSegments } from './account.ts';
 import { CredentialsError } from './connector.ts';
 import { CONNECTORS } from './connectors.ts';
 import { syncSource, type SyncDeps, type SyncOutcome, type SyncSummary } from './sync.ts';
@@ -111,7 +112,9 @@ export class SourcesService {
   async add(input: AddSource): Promise<SourceView> {
     const platform = platformOf(input.platform);
     const account = input.account.trim();
-    if (account === '' || account.length > 300) throw badRequest('account is required (the platform\'s id of the business)', [{ parameter: 'account', message: 'is required' }]);
+    // The id goes into the platform's URL path: `..`, `/`, `?`, `#` or `%` would take the credentials elsewhere (account.ts).
+    const checked = accountSegments(platform, account);
+    if ('problem' in checked) throw badRequest(`account ${checked.problem}`, [{ parameter: 'account', message: checked.problem }]);
     const everyMinutes = parseEvery(input.every);
     // One source per platform and organization: a full pass removes the platform's reviews it no longer lists.
     const existing = (await this.store.sources.listByOrg(input.orgId)).find((s) => s.platform === platform);

@@ -150,6 +150,40 @@ for (const subject of storeSubjects('sources-sync')) {
       expect(await store.sources.get(source.id)).toMatchObject({ failures: 1, state: 'active' });
     });
 
+    it('an empty page that names a next one is not the end (Google, Facebook): the full pass reads on and removes nothing; endless empty pages fail it as incomplete', async () => {
+      const org = await newOrg();
+      const at = (i: number) => new Date(Date.parse('2026-11-10T12:00:00Z') - i * 3600_000).toISOString();
+      fake.google = Array.from({ length: 60 }, (_, i) => ({ reviewId: `g-e-${org.id}-${i}`, reviewer: { displayName: `Guest ${i}` }, starRating: 'FOUR', comment: `Visit number ${i} was good.`, createTime: at(i), updateTime: at(i) }));
+      fake.facebook = Array.from({ length: 30 }, (_, i) => ({ created_time: at(i).replace(/\.\d{3}Z$/, '+0000'), rating: 5, review_text: `Page visit ${i} was lovely.`, reviewer: { name: `Fan ${i}` }, open_graph_story: { id: `fb-e-${org.id}-${i}` } }));
+      const google = await newSource(org, 'GOOGLE', 'accounts/1/locations/2', { refreshToken: fake.keys.googleRefresh });
+      const facebook = await newSource(org, 'FACEBOOK', '1049581', { pageAccessToken: fake.keys.facebook });
+      for (const s of [google, facebook]) expect((await syncSource(deps, s.id)).summary.removed).toBe(0);
+      expect(await store.reviews.count(org.id)).toBe(90);
+
+      // First page empty, a next token all the same (the real reviews follow): read on, all seen, nothing removed.
+      fake.force('google', { status: 200, body: { reviews: [], nextPageToken: '0' } });
+      const g = await syncSource(deps, google.id, { full: true });
+      expect(g.error).toBeNull();
+      expect(g.summary).toMatchObject({ fetched: 60, removed: 0, requests: 3 + 1 });
+      fake.force('facebook', { status: 200, body: { data: [], paging: { cursors: { before: 'MA==', after: Buffer.from('0').toString('base64') }, next: 'https://graph.facebook.com/v21.0/1049581/ratings?after=MA==' } } });
+      const f = await syncSource(deps, facebook.id, { full: true });
+      expect([f.error, f.summary.fetched, f.summary.removed]).toEqual([null, 30, 0]);
+      expect(await store.reviews.count(org.id)).toBe(90);
+
+      // Empty pages without end: the pass gives up as incomplete, removes nothing, and the failure is counted.
+      const lastFull = (await store.sources.get(google.id))!.lastFullAt;
+      fake.force('google', ...Array.from({ length: 5 }, (_, i) => ({ status: 200, body: { reviews: [], nextPageToken: `empty-${i}` } })));
+      const endless = await syncSource(deps, google.id, { full: true });
+      expect(endless.summary).toMatchObject({ fetched: 0, removed: 0 });
+      expect(endless.error).toMatch(/Google answered 5 empty pages in a row that still pointed to a next page: the pass is incomplete/);
+      expect(await store.sources.get(google.id)).toMatchObject({ failures: 1, lastFullAt: lastFull });
+      // A platform pointing back to a page already given: incomplete too.
+      fake.force('facebook', ...Array.from({ length: 2 }, () => ({ status: 200, body: { data: [fake.facebook[0]], paging: { cursors: { after: 'c2FtZQ==' }, next: 'https://graph.facebook.com/v21.0/x' } } })));
+      const circle = await syncSource(deps, facebook.id, { full: true });
+      expect([circle.summary.removed, circle.error]).toEqual([0, expect.stringMatching(/pointed back to a page it had already given/)]);
+      expect(await store.reviews.count(org.id)).toBe(90);
+    });
+
     it('after 3 failed syncs in a row a source is failing with an actionable lastError; a success clears it', async () => {
       const org = await newOrg();
       fake.g2 = g2Responses;
@@ -241,6 +275,22 @@ for (const subject of storeSubjects('sources-sync')) {
       const refused = await syncSource(deps, bad.id);
       expect(refused.summary).toMatchObject({ state: 'needs_reauth', requests: 1 });
       expect((await store.sources.get(bad.id))!.lastError).toMatch(/code 190/);
+    });
+
+    it('an account id stored before ids were checked (`..`) fails its sync without a single call', async () => {
+      const org = await newOrg();
+      const before = fake.requests.length;
+      for (const [platform, account, credentials] of [
+        ['TRUSTPILOT', '..', { apiKey: fake.keys.trustpilot }],
+        ['GOOGLE', 'accounts/1/locations/..', { refreshToken: fake.keys.googleRefresh }],
+        ['FACEBOOK', '%2e%2e', { pageAccessToken: fake.keys.facebook }],
+      ] as const) {
+        const source = await newSource(org, platform, account, credentials);
+        const outcome = await syncSource(deps, source.id);
+        expect(outcome.summary, platform).toMatchObject({ fetched: 0, requests: 0 });
+        expect(outcome.error, platform).toMatch(/account id .* connect it again with the right id/);
+      }
+      expect(fake.requests.length).toBe(before);
     });
   });
 }

@@ -22,13 +22,18 @@ import type { EnrichPool } from '../intelligence/pool.ts';
 import type { Logger } from '../logger.ts';
 import type { SecretBox } from '../secrets/secrets.ts';
 import type { Source, SourcePatch, SourceState, Store } from '../store/types.ts';
-import { AuthError, CredentialsError, RateLimitError, type ConnectorContext, type ImportRecord } from './connector.ts';
+import { AuthError, CredentialsError, PlatformError, RateLimitError, type ConnectorContext, type ImportRecord } from './connector.ts';
 import { CONNECTORS } from './connectors.ts';
 import type { HttpClient } from './http.ts';
 
 export const DAY_MS = 24 * 3600_000;
 /** Failed syncs in a row that make a source `failing`. */
 export const FAILING_AFTER = 3;
+/**
+ * Empty pages in a row that still name a next page, read before the pass is given up as
+ * incomplete (a platform may answer an empty page mid-list; one that never ends is a fault).
+ */
+export const MAX_EMPTY_PAGES = 5;
 /** Rejections listed in a summary (the count is `fetched - created - updated`). */
 const MAX_REJECTED = 100;
 
@@ -113,7 +118,10 @@ export async function syncSource(deps: SyncDeps, sourceId: string, options: { fu
   const seen = new Set<string>();
   let newest = source.cursor;
   let next: string | null = null;
+  /** Set only when the platform said there is no next page: the one condition for removals. */
   let reachedEnd = false;
+  let emptyInARow = 0;
+  const tokens = new Set<string>();
 
   const fetchPage = async () => {
     for (let attempt = 0; ; attempt++) {
@@ -160,6 +168,13 @@ export async function syncSource(deps: SyncDeps, sourceId: string, options: { fu
         break;
       }
       if (atCursor) break;
+      emptyInARow = page.records.length === 0 ? emptyInARow + 1 : 0;
+      if (emptyInARow >= MAX_EMPTY_PAGES) {
+        throw new PlatformError(`${connector.platform.charAt(0)}${connector.platform.slice(1).toLowerCase()} answered ${emptyInARow} empty pages in a row that still pointed to a next page: the pass is incomplete (nothing was removed); it will be tried again`);
+      }
+      // A next page already read in this pass: the platform is going round in a circle.
+      if (tokens.has(page.next)) throw new PlatformError(`${connector.platform.charAt(0)}${connector.platform.slice(1).toLowerCase()} pointed back to a page it had already given: the pass is incomplete (nothing was removed); it will be tried again`);
+      tokens.add(page.next);
       next = page.next;
     }
   } catch (err) {
@@ -178,7 +193,8 @@ export async function syncSource(deps: SyncDeps, sourceId: string, options: { fu
   // A complete full pass: what the platform no longer lists is removed (never for Yelp).
   if (full && reachedEnd && connector.removal) {
     const gone = (await store.reviews.externalIds(source.orgId, source.platform)).filter((id) => !seen.has(id));
-    if (gone.length > 0) summary.removed = await store.reviews.remove(source.orgId, source.platform, gone, now());
+    // Only what nobody wrote since this pass began: a review upserted meanwhile (an import) was seen again.
+    if (gone.length > 0) summary.removed = await store.reviews.remove(source.orgId, source.platform, gone, now(), started);
   }
   const at = now();
   return finish(

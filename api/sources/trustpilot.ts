@@ -3,6 +3,7 @@
  * with the `apikey` header, `orderBy=createdat.desc`, `perPage=100`, `page=N`
  * (the answer's `links` holds a `next-page` link while there is one).
  */
+import { accountPath } from './account.ts';
 import { credentialString, httpsOrNull, jsonOrThrow, utc, type Connector, type ImportRecord } from './connector.ts';
 
 export interface TrustpilotCredentials {
@@ -63,10 +64,11 @@ export const trustpilot: Connector<TrustpilotCredentials, TrustpilotReview> = {
   parseCredentials: (raw) => ({ apiKey: credentialString(raw, 'apiKey') }),
   async fetchPage(ctx, next) {
     const page = next === null ? 1 : Number(next);
-    const url = `${ctx.urls.trustpilot}/v1/business-units/${encodeURIComponent(ctx.account)}/reviews?orderBy=createdat.desc&perPage=${PER_PAGE}&page=${page}`;
+    const url = `${ctx.urls.trustpilot}/v1/business-units/${accountPath('TRUSTPILOT', ctx.account)}/reviews?orderBy=createdat.desc&perPage=${PER_PAGE}&page=${page}`;
     const body = jsonOrThrow<ReviewsAnswer>(await ctx.http.call(url, { headers: { apikey: ctx.credentials.apiKey } }), 'Trustpilot');
     const records = Array.isArray(body.reviews) ? body.reviews : [];
-    const more = (body.links ?? []).some((l) => l.rel === 'next-page') && records.length > 0;
+    // A `next-page` link after an empty page is not the end (sync.ts reads on, up to a bound).
+    const more = (body.links ?? []).some((l) => l.rel === 'next-page');
     return { records, next: more ? String(page + 1) : null };
   },
   map: mapTrustpilot,

@@ -4,6 +4,7 @@
  * 3 review excerpts, on one page: nothing is ever removed for Yelp (CONTRACT §11).
  * `time_created` is `YYYY-MM-DD HH:MM:SS` in the business's local time.
  */
+import { accountPath } from './account.ts';
 import { credentialString, CredentialsError, httpsOrNull, jsonOrThrow, type Connector, type ImportRecord } from './connector.ts';
 
 export interface YelpCredentials {
@@ -86,7 +87,7 @@ export const yelp: Connector<YelpCredentials, ZonedYelpReview> = {
     return { apiKey, timeZone: (zone as string | undefined) ?? DEFAULT_YELP_TIME_ZONE };
   },
   async fetchPage(ctx) {
-    const url = `${ctx.urls.yelp}/v3/businesses/${encodeURIComponent(ctx.account)}/reviews?limit=3&sort_by=newest`;
+    const url = `${ctx.urls.yelp}/v3/businesses/${accountPath('YELP', ctx.account)}/reviews?limit=3&sort_by=newest`;
     const body = jsonOrThrow<{ reviews?: YelpReview[] }>(await ctx.http.call(url, { headers: { authorization: `Bearer ${ctx.credentials.apiKey}` } }), 'Yelp');
     const records = (Array.isArray(body.reviews) ? body.reviews : []).map((r) => ({ ...r, timeZone: ctx.credentials.timeZone }));
     return { records, next: null };

@@ -454,7 +454,7 @@ for (const subject of subjects) {
 
       const at = new Date('2026-11-21T13:00:00.000Z');
       // Unknown ids and another platform's are not touched.
-      expect(await store.reviews.remove(o.id, 'TRUSTPILOT', ['t2', 't3', 'nope', 'g1'], at)).toBe(2);
+      expect(await store.reviews.remove(o.id, 'TRUSTPILOT', ['t2', 't3', 'nope', 'g1'], at, at)).toBe(2);
       const live = (await store.reviews.list({ orgId: o.id, limit: 100, offset: 0 })).items;
       expect(live.map((r) => r.externalId).sort()).toEqual(['g1', 't1']);
       expect(await store.reviews.count(o.id)).toBe(2);
@@ -471,7 +471,7 @@ for (const subject of subjects) {
       expect(removed.map((r) => [r.externalId, r.removedAt])).toEqual([['t3', at.toISOString()], ['t2', at.toISOString()]]);
       expect(removed[1]).toEqual({ ...t2, removedAt: at.toISOString() });
       // Removing again changes nothing.
-      expect(await store.reviews.remove(o.id, 'TRUSTPILOT', ['t2'], at)).toBe(0);
+      expect(await store.reviews.remove(o.id, 'TRUSTPILOT', ['t2'], at, at)).toBe(0);
 
       // Listed again: the same review (id, createdAt), the new text, in every answer again.
       const later = new Date('2026-11-22T12:00:00Z');
@@ -485,6 +485,35 @@ for (const subject of subjects) {
       expect(after.map((r) => r.externalId).sort()).toEqual(['g1', 't1', 't2']);
       expect(await store.reviews.stats({ orgId: o.id, now: later })).toEqual(referenceStats(after, { orgId: o.id, now: later }));
       expect(await store.reviews.monthly(range)).toEqual(referenceMonthly(after, range));
+    });
+
+    it('removes only reviews not written since the pass began: one upserted meanwhile stays, whichever lands first', async () => {
+      const o = org('Removal race');
+      await store.orgs.create(o);
+      const review = (externalId: string, content = 'Good service'): ReviewInput => ({
+        platform: 'TRUSTPILOT', externalId, authorName: 'Ann', authorAvatar: null, rating: 4, content, date: '2026-11-01T10:00:00.000Z', url: null, language: 'en', isVerified: false,
+        sentiment: 0.5, sentimentLabel: 'POSITIVE', aiSummary: null, aiThemes: [],
+      });
+      const written = new Date('2026-11-21T12:00:00Z');
+      const passStart = new Date('2026-11-21T12:30:00Z');
+      const seenAgain = new Date('2026-11-21T12:45:00Z');
+      const at = new Date('2026-11-21T13:00:00Z');
+      await store.reviews.upsert(o.id, [review('r1'), review('r2')], written);
+      // r2 is imported again while the pass runs; the pass (which listed neither) ends and removes what it did not see.
+      await store.reviews.upsert(o.id, [review('r2', 'Seen again during the pass')], seenAgain);
+      expect(await store.reviews.remove(o.id, 'TRUSTPILOT', ['r1', 'r2'], at, passStart)).toBe(1);
+      expect((await store.reviews.list({ orgId: o.id, limit: 10, offset: 0 })).items.map((r) => [r.externalId, r.content])).toEqual([['r2', 'Seen again during the pass']]);
+      expect((await store.reviews.listRemoved(o.id)).map((r) => r.externalId)).toEqual(['r1']);
+      expect(await store.reviews.count(o.id)).toBe(1);
+
+      // The two at once, many times over: whatever the interleaving, a review upserted after the pass began is live afterwards.
+      const ids = Array.from({ length: 20 }, (_, i) => `race-${i}`);
+      await store.reviews.upsert(o.id, ids.map((id) => review(id)), written);
+      await Promise.all([store.reviews.remove(o.id, 'TRUSTPILOT', ids, at, passStart), ...ids.map((id) => store.reviews.upsert(o.id, [review(id, `Again ${id}`)], seenAgain))]);
+      const live = (await store.reviews.list({ orgId: o.id, limit: 100, offset: 0 })).items;
+      expect(live.filter((r) => r.externalId.startsWith('race-')).map((r) => r.content).sort()).toEqual(ids.map((id) => `Again ${id}`).sort());
+      expect(await store.reviews.count(o.id)).toBe(21);
+      expect((await store.reviews.stats({ orgId: o.id, now: at })).totalReviews).toBe(21);
     });
 
     it('keeps sources: create, get, list per organization and all, update (merge), delete', async () => {
@@ -596,7 +625,7 @@ describe('embedded store: removals and sources after a restart and a compaction'
       await first.reviews.upsert(orgId, fixture.inputs(orgId), fixture.now);
       const all = (await first.reviews.list({ orgId, limit: 1000, offset: 0 })).items;
       const gone = all.slice(0, 5);
-      for (const r of gone) await first.reviews.remove(orgId, r.platform, [r.externalId], fixture.now);
+      for (const r of gone) await first.reviews.remove(orgId, r.platform, [r.externalId], fixture.now, new Date(fixture.now.getTime() + 1));
       const stamp = fixture.now.toISOString();
       await first.sources.create({
         id: newId('src'), orgId, platform: 'YELP', account: 'biz', name: 'Yelp', state: 'active', everyMinutes: 60, credentials: 'v1.x',

@@ -299,8 +299,13 @@ export interface ReviewStore {
    * answer (lists, statistics, counts, months) and are kept with `removedAt`;
    * an upsert of the same natural key later brings the review back with its id
    * and createdAt. Answers how many were removed.
+   *
+   * Only reviews last written before `unseenSince` (the start of the full pass
+   * that did not list them): a review upserted since then (seen again by an
+   * import, or by a sync that overlapped) stays, whatever the order in which
+   * the two land. The check and the removal are one step for each review.
    */
-  remove(orgId: string, platform: string, externalIds: string[], at: Date): Promise<number>;
+  remove(orgId: string, platform: string, externalIds: string[], at: Date, unseenSince: Date): Promise<number>;
   /** The external ids of an organization's live (not removed) reviews of one platform. */
   externalIds(orgId: string, platform: string): Promise<string[]>;
   /** Removed reviews of an organization, for tests and by-hand checks. */

@@ -15,10 +15,11 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
-import { readJson } from '../../admin/body.ts';
 import { ApiError, badRequest, notFound } from '../../errors.ts';
 import type { Source } from '../../store/types.ts';
 import { type SourceView, type SourcesService } from '../../sources/service.ts';
+import { accountSegments, segmentProblem } from '../../sources/account.ts';
+import { addSourceBody, credentialsField, readBody, stringField } from '../../sources/request.ts';
 import { HttpClient } from '../../sources/http.ts';
 import { audit } from '../audit.ts';
 import { auth, sha256 } from '../session.ts';
@@ -106,20 +107,8 @@ function item(s: SourceView) {
   };
 }
 
-function text(body: Record<string, unknown>, name: string, required = true): string | undefined {
-  const value = body[name];
-  if ((value === undefined || value === '') && !required) return undefined;
-  if (typeof value !== 'string') throw badRequest(`${name} must be a string`, [{ parameter: name, message: 'must be a string' }]);
-  return value;
-}
-
-function credentialsOf(body: Record<string, unknown>): unknown {
-  const credentials = body.credentials;
-  if (credentials === null || typeof credentials !== 'object' || Array.isArray(credentials)) {
-    throw badRequest('credentials must be an object of the platform\'s fields', [{ parameter: 'credentials', message: 'must be an object' }]);
-  }
-  return credentials;
-}
+/** Where the dashboard's credentials come from, for the 400 that says they are not an object. */
+const CREDENTIALS = 'an object of the platform\'s fields';
 
 const label = (s: { platform: string; account: string }): string => `${s.platform.toLowerCase()} ${s.account}`;
 
@@ -141,10 +130,9 @@ export function listSources(deps: DashboardDeps, google: GoogleConnections) {
 export function connectSource(deps: DashboardDeps) {
   return async function connectSource(ctx: Context): Promise<void> {
     const { org, user } = auth(ctx);
-    const body = (await readJson(ctx)) as Record<string, unknown>;
-    const platform = text(body, 'platform')!;
-    if (platform.trim().toLowerCase() === 'google') throw badRequest('Google connects with the Connect Google button (OAuth), not with pasted credentials', [{ parameter: 'platform', message: 'use Connect Google' }]);
-    const added = await service(deps).add({ orgId: org.id, platform, account: text(body, 'account')!, name: text(body, 'name', false), every: body.every, credentials: credentialsOf(body) });
+    const request = addSourceBody(await readBody(ctx), CREDENTIALS);
+    if (request.platform.trim().toLowerCase() === 'google') throw badRequest('Google connects with the Connect Google button (OAuth), not with pasted credentials', [{ parameter: 'platform', message: 'use Connect Google' }]);
+    const added = await service(deps).add({ orgId: org.id, ...request });
     await audit(deps.store, org.id, user, 'source.connected', { id: added.id, label: label(added) });
     ctx.status = 201;
     ctx.body = item({ ...added, reviewCount: 0 });
@@ -161,10 +149,10 @@ export function syncSourceNow(deps: DashboardDeps) {
 export function reconnectSource(deps: DashboardDeps) {
   return async function reconnectSource(ctx: Context): Promise<void> {
     const { org, user } = auth(ctx);
-    const body = (await readJson(ctx)) as Record<string, unknown>;
+    const body = await readBody(ctx);
     const source = await ownSource(deps, ctx);
     if (source.platform === 'GOOGLE') throw badRequest('Reconnect Google with the Connect Google button (OAuth)', [{ parameter: 'credentials', message: 'use Connect Google' }]);
-    const updated = await service(deps).reconnect(source.id, credentialsOf(body));
+    const updated = await service(deps).reconnect(source.id, credentialsField(body, CREDENTIALS));
     await audit(deps.store, org.id, user, 'source.reconnected', { id: source.id, label: label(updated) });
     ctx.body = item({ ...updated, reviewCount: 0 });
   };
@@ -255,9 +243,10 @@ export function googleCallback(deps: DashboardDeps, google: GoogleConnections) {
 export function connectGoogle(deps: DashboardDeps, google: GoogleConnections) {
   return async function connectGoogle(ctx: Context): Promise<void> {
     const { org, user, session } = auth(ctx);
-    const body = (await readJson(ctx)) as Record<string, unknown>;
-    const account = text(body, 'account')!.trim();
-    if (!/^accounts\/[^/\s]+\/locations\/[^/\s]+$/.test(account)) throw badRequest('The location is its resource name, accounts/{account}/locations/{location}', [{ parameter: 'account', message: 'must be accounts/{account}/locations/{location}' }]);
+    const body = await readBody(ctx);
+    const account = stringField(body, 'account', true).trim();
+    const checked = accountSegments('GOOGLE', account);
+    if ('problem' in checked) throw badRequest(`The location is its resource name, accounts/{account}/locations/{location}: the account ${checked.problem}`, [{ parameter: 'account', message: checked.problem }]);
     const grant = google.grant(session.id, org.id);
     if (!grant) throw new ApiError(409, 'conflict', 'Google has not authorized this session yet (or it was more than 15 minutes ago): use Connect Google first.');
     const sources = service(deps);
@@ -270,7 +259,7 @@ export function connectGoogle(deps: DashboardDeps, google: GoogleConnections) {
       ctx.body = item({ ...updated, reviewCount: existing.reviewCount ?? 0 });
       return;
     }
-    const added = await sources.add({ orgId: org.id, platform: 'google', account, name: text(body, 'name', false), credentials: { refreshToken: grant.refreshToken } });
+    const added = await sources.add({ orgId: org.id, platform: 'google', account, name: stringField(body, 'name', false), credentials: { refreshToken: grant.refreshToken } });
     google.grants.delete(session.id);
     await audit(deps.store, org.id, user, 'source.connected', { id: added.id, label: label(added) });
     ctx.status = 201;
@@ -306,11 +295,12 @@ export function googleLocations(deps: DashboardDeps, google: GoogleConnections) 
       const accounts = await http.call(`${urls.googleAccounts}/v1/accounts?pageSize=20`, { headers });
       if (accounts.status !== 200) throw new Error(`accounts: ${accounts.status}`);
       for (const account of ((JSON.parse(accounts.text) as { accounts?: { name?: unknown; accountName?: unknown }[] }).accounts ?? []).slice(0, 20)) {
-        if (typeof account.name !== 'string' || !/^accounts\/[^/]+$/.test(account.name)) continue;
+        // Google's names go into the next URL's path: only well-formed ones (no `..`, `%`, `?` …: account.ts).
+        if (typeof account.name !== 'string' || !/^accounts\/[^/]+$/.test(account.name) || segmentProblem(account.name.slice('accounts/'.length)) !== null) continue;
         const res = await http.call(`${urls.googleLocations}/v1/${account.name.split('/').map(encodeURIComponent).join('/')}/locations?readMask=name,title&pageSize=100`, { headers });
         if (res.status !== 200) throw new Error(`locations: ${res.status}`);
         for (const location of (JSON.parse(res.text) as { locations?: { name?: unknown; title?: unknown }[] }).locations ?? []) {
-          if (typeof location.name !== 'string' || !/^locations\/[^/]+$/.test(location.name)) continue;
+          if (typeof location.name !== 'string' || !/^locations\/[^/]+$/.test(location.name) || segmentProblem(location.name.slice('locations/'.length)) !== null) continue;
           data.push({ account: `${account.name}/${location.name}`, title: typeof location.title === 'string' ? location.title : location.name, accountName: typeof account.accountName === 'string' ? account.accountName : account.name });
         }
       }

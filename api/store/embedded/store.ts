@@ -424,13 +424,15 @@ export class EmbeddedStore implements Store {
     generation: (orgId: string) => this.index.generation(orgId),
     upsert: (orgId: string, inputs: ReviewInput[], now: Date): Promise<UpsertResult> => this.upsertReviews(orgId, inputs, now),
     // Alone in its round, resolved against the committed index: a removal never races a batch of the same organization.
-    remove: (orgId, platform, externalIds, at) =>
+    // The `unseenSince` check is made in the same round, against the committed index: an upsert is before it or after it, never between.
+    remove: (orgId, platform, externalIds, at, unseenSince) =>
       this.commit(() => {
         const removedAt = at.toISOString();
+        const cutoff = unseenSince.toISOString();
         const v: RemovedReview[] = [];
         for (const externalId of new Set(externalIds)) {
           const live = this.index.findByExternal(orgId, platform, externalId);
-          if (live) v.push({ ...live, aiThemes: [...live.aiThemes], removedAt });
+          if (live && live.updatedAt < cutoff) v.push({ ...live, aiThemes: [...live.aiThemes], removedAt });
         }
         return { entries: v.length > 0 ? [{ t: 'removed', v }] : [], result: v.length };
       }, true),

@@ -67,8 +67,16 @@ const lostBulkWrite = (err: unknown): boolean =>
   err instanceof MongoBulkWriteError && (Array.isArray(err.writeErrors) ? err.writeErrors.length === 0 : !err.writeErrors) && !err.writeConcernError;
 
 /** The server went away or cannot be reached: a 503, not a 500 (the driver reconnects by itself). */
+/**
+ * A socket that died under a write the driver had just handed to it comes back unwrapped (seen:
+ * a plain Error "This socket has been ended by the other party", code EPIPE, from the review lock's
+ * insert while the server was killed): the server going away all the same.
+ */
+const SOCKET_CODES = new Set(['EPIPE', 'ECONNRESET', 'ECONNREFUSED', 'ECONNABORTED']);
+const socketGone = (err: unknown): boolean => err instanceof Error && SOCKET_CODES.has(String((err as NodeJS.ErrnoException).code));
+
 function unavailable(err: unknown): unknown {
-  return err instanceof MongoNetworkError || err instanceof MongoServerSelectionError || lostBulkWrite(err) ? new StoreUnavailableError('mongodb', { cause: err }) : err;
+  return err instanceof MongoNetworkError || err instanceof MongoServerSelectionError || lostBulkWrite(err) || socketGone(err) ? new StoreUnavailableError('mongodb', { cause: err }) : err;
 }
 
 /** Organizations stored before `language` existed read with the default. */
@@ -81,6 +89,9 @@ function strip<T>(doc: (T & { _id?: unknown }) | null): T | null {
   const { _id, ...rest } = doc;
   return rest as T;
 }
+
+/** The lock an upsert batch and a removal batch of one organization's reviews take (document-lock.ts). */
+const reviewsLock = (orgId: string): string => `reviews:${orgId}`;
 
 export class MongoStore implements Store {
   readonly kind = 'mongodb' as const;
@@ -215,19 +226,33 @@ export class MongoStore implements Store {
      * `reviews`, then the months marked. A crash between the two leaves the
      * review live and its copy behind, which the next upsert or removal of it
      * settles; nothing is lost either way.
+     *
+     * Every upsert writes `updatedAt`, so "not written since the pass began"
+     * is a condition of the find and of the delete. That alone is one step
+     * per document on MongoDB, but FerretDB deletes by reading the matches and
+     * then deleting their ids (no isolation between the two: an upsert landing
+     * there was lost, 1 in 20 here). So each batch's check, copy and delete
+     * hold the organization's review lock, which every upsert batch takes
+     * too: an upsert is wholly before (the review stays) or wholly after (it
+     * comes back from its copy, as any removed review does).
      */
-    remove: async (orgId, platform, externalIds, at) => {
+    remove: async (orgId, platform, externalIds, at, unseenSince) => {
       const keys = [...new Set(externalIds)].map((e) => reviewKey(orgId, platform, e));
+      const unseen = { updatedAt: { $lt: unseenSince } };
       let removed = 0;
       for (let i = 0; i < keys.length; i += WRITE_BATCH) {
-        const docs = await this.reviewCol.find({ _id: { $in: keys.slice(i, i + WRITE_BATCH) } }).toArray();
-        if (docs.length === 0) continue;
-        await this.removedCol.bulkWrite(
-          docs.map((doc) => ({ replaceOne: { filter: { _id: doc._id }, replacement: { ...doc, removedAt: at }, upsert: true } })),
-          { ordered: false },
-        );
-        removed += (await this.reviewCol.deleteMany({ _id: { $in: docs.map((d) => d._id) } })).deletedCount;
-        await this.reviewMonths.mark(orgId, new Set(docs.map((d) => monthOf(d.date))));
+        const batch = keys.slice(i, i + WRITE_BATCH);
+        const docs = await withDocumentLock(this.lockCol, reviewsLock(orgId), async () => {
+          const found = await this.reviewCol.find({ _id: { $in: batch }, ...unseen }).toArray();
+          if (found.length === 0) return found;
+          await this.removedCol.bulkWrite(
+            found.map((doc) => ({ replaceOne: { filter: { _id: doc._id }, replacement: { ...doc, removedAt: at }, upsert: true } })),
+            { ordered: false },
+          );
+          removed += (await this.reviewCol.deleteMany({ _id: { $in: found.map((d) => d._id) }, ...unseen })).deletedCount;
+          return found;
+        });
+        if (docs.length > 0) await this.reviewMonths.mark(orgId, new Set(docs.map((d) => monthOf(d.date))));
       }
       return removed;
     },
@@ -246,25 +271,31 @@ export class MongoStore implements Store {
       const result = { imported: 0, updated: 0 };
       for (let i = 0; i < docs.length; i += WRITE_BATCH) {
         const batch = docs.slice(i, i + WRITE_BATCH);
-        let written: (UpsertResult & { months: Set<string> }) | null = null;
+        // Set once the batch landed (inside the lock), for the months below even when a later step fails.
+        const landed: { written: (UpsertResult & { months: Set<string> }) | null } = { written: null };
         try {
-          // Removed reviews listed again come back as they were: their id and createdAt.
-          const back = await this.removedCol.find({ _id: { $in: batch.map((d) => d._id) } }, { projection: { id: 1, createdAt: 1 } }).toArray();
-          const returning = new Map(back.map((b) => [b._id, b]));
-          for (const doc of batch) {
-            const was = returning.get(doc._id);
-            if (was) Object.assign(doc, { id: was.id, createdAt: was.createdAt });
-          }
-          written = await this.writeReviews(batch);
-          if (back.length > 0) await this.removedCol.deleteMany({ _id: { $in: back.map((b) => b._id) } });
+          // Under the organization's review lock: a removal (remove above) never interleaves with it.
+          const back = await withDocumentLock(this.lockCol, reviewsLock(orgId), async () => {
+            // Removed reviews listed again come back as they were: their id and createdAt.
+            const found = await this.removedCol.find({ _id: { $in: batch.map((d) => d._id) } }, { projection: { id: 1, createdAt: 1 } }).toArray();
+            const returning = new Map(found.map((b) => [b._id, b]));
+            for (const doc of batch) {
+              const was = returning.get(doc._id);
+              if (was) Object.assign(doc, { id: was.id, createdAt: was.createdAt });
+            }
+            landed.written = await this.writeReviews(batch);
+            if (found.length > 0) await this.removedCol.deleteMany({ _id: { $in: found.map((b) => b._id) } });
+            return { found, written: landed.written };
+          });
           // A review back is the same review: an update, not a new one.
-          const moved = Math.min(back.length, written.imported);
-          result.imported += written.imported - moved;
-          result.updated += written.updated + moved;
+          const moved = Math.min(back.found.length, back.written.imported);
+          result.imported += back.written.imported - moved;
+          result.updated += back.written.updated + moved;
         } finally {
           // After the writes landed: the months they touched, old and new (review-months.ts). A
           // batch that failed part-way may have written some: its new months are marked all the
           // same (best effort: the store may be the thing that failed), so they are recomputed.
+          const written = landed.written;
           await this.reviewMonths.mark(orgId, written?.months ?? new Set(batch.map((d) => monthOf(d.date)))).catch((err: unknown) => {
             if (written) throw err;
           });

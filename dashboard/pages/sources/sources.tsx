@@ -37,6 +37,13 @@ const GOOGLE_OUTCOMES: Record<string, { tone: 'success' | 'error'; text: string 
 const message = (err: unknown): string => (err instanceof DashboardError ? err.message : 'Something went wrong. Try again.');
 const labelOf = (s: SourceItem): string => `${PLATFORM_LABELS[s.platform] ?? s.platform} ${s.name}`;
 
+/** The column's name inside a cell, shown only where the rows are cards (below 1100 px); the table's headers name the cells for assistive technology. */
+const CardLabel = (props: { children: string }) => (
+  <span class="card-label" aria-hidden="true">
+    {props.children}
+  </span>
+);
+
 function ConnectDialog(props: { onClose: () => void; onConnected: (s: SourceItem) => void }) {
   const [platform, setPlatform] = useState<Choice>('trustpilot');
   const [account, setAccount] = useState('');
@@ -383,43 +390,58 @@ export function SourcesPage(props: { session: SessionInfo }) {
       {list && list.data.length === 0 && <p class="muted">No source is connected yet.{staff ? ' Connect one to collect reviews by itself.' : ''}</p>}
       {list && list.data.length > 0 && (
         <TableWrap label="Sources">
-          <table class="table sources">
-            <thead>
-              <tr>
-                <th scope="col">Platform</th>
-                <th scope="col">Account</th>
-                <th scope="col">Name</th>
-                <th scope="col">State</th>
-                <th scope="col">Last sync</th>
-                <th scope="col">Next sync</th>
-                <th scope="col">Reviews</th>
-                <th scope="col">Last error</th>
+          {/* Below 1100 px each source is drawn as a card (styles.css) so that its actions stay on screen; the explicit roles keep it a table for assistive technology. */}
+          <table class="table sources" role="table">
+            <thead role="rowgroup">
+              <tr role="row">
+                <th scope="col" role="columnheader">Platform</th>
+                <th scope="col" role="columnheader">Account</th>
+                <th scope="col" role="columnheader">Name</th>
+                <th scope="col" role="columnheader">State</th>
+                <th scope="col" role="columnheader">Last sync</th>
+                <th scope="col" role="columnheader">Next sync</th>
+                <th scope="col" role="columnheader">Reviews</th>
+                <th scope="col" role="columnheader">Last error</th>
                 {staff && (
-                  <th scope="col">
+                  <th scope="col" role="columnheader">
                     <span class="sr-only">Actions</span>
                   </th>
                 )}
               </tr>
             </thead>
-            <tbody>
+            <tbody role="rowgroup">
               {list.data.map((s) => (
-                <tr key={s.id}>
-                  <td class="strong">{PLATFORM_LABELS[s.platform] ?? s.platform}</td>
-                  <td class="break">{s.account}</td>
-                  <td>{s.name}</td>
-                  <td>
+                <tr key={s.id} role="row">
+                  <td role="cell" class="strong s-platform">{PLATFORM_LABELS[s.platform] ?? s.platform}</td>
+                  <td role="cell" class="break s-account">
+                    <CardLabel>Account</CardLabel>
+                    {s.account}
+                  </td>
+                  <td role="cell" class="s-name">
+                    <CardLabel>Name</CardLabel>
+                    {s.name}
+                  </td>
+                  <td role="cell" class="s-state">
                     <span class={`badge badge-source-${s.state}`}>{STATE_LABELS[s.state]}</span>
                   </td>
-                  <td class="nowrap" title={formatDateTime(s.lastSyncAt)}>
+                  <td role="cell" class="nowrap s-last" title={formatDateTime(s.lastSyncAt)}>
+                    <CardLabel>Last sync</CardLabel>
                     {formatRelative(s.lastSyncAt)}
                   </td>
-                  <td class="nowrap" title={formatDateTime(s.nextSyncAt)}>
+                  <td role="cell" class="nowrap s-next" title={formatDateTime(s.nextSyncAt)}>
+                    <CardLabel>Next sync</CardLabel>
                     {s.state === 'needs_reauth' || s.state === 'paused' ? 'Not scheduled' : formatRelative(s.nextSyncAt)}
                   </td>
-                  <td class="num">{formatNumber(s.reviewCount)}</td>
-                  <td class="error-text">{s.lastError ?? '–'}</td>
+                  <td role="cell" class="num s-count">
+                    <CardLabel>Reviews</CardLabel>
+                    {formatNumber(s.reviewCount)}
+                  </td>
+                  <td role="cell" class={`error-text s-error${s.lastError ? '' : ' is-empty'}`}>
+                    <CardLabel>Last error</CardLabel>
+                    {s.lastError ?? '–'}
+                  </td>
                   {staff && (
-                    <td class="actions">
+                    <td role="cell" class="actions s-actions">
                       <button type="button" class="button secondary small" aria-label={`Sync now: ${labelOf(s)}`} disabled={syncing !== null || s.state === 'needs_reauth'} onClick={() => void syncNow(s)}>
                         Sync now
                       </button>{' '}

@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../config.ts';
 import { createLogger } from '../logger.ts';
 import { startTestService, type TestService } from '../test/harness.ts';
 import { Client } from './test-client.ts';
@@ -22,6 +23,24 @@ interface Received {
   to: string[];
   raw: string;
 }
+
+describe('SMTP_URL', () => {
+  it('takes smtp:// and smtps:// URLs, is null when unset, and refuses anything else without repeating the value', () => {
+    expect(loadConfig({}).smtpUrl).toBeNull();
+    expect(loadConfig({ SMTP_URL: 'smtps://user:secret@mail.example.com:465' }).smtpUrl).toBe('smtps://user:secret@mail.example.com:465');
+    for (const value of ['http://user:secret@mail.example.com', 'not a url secret']) {
+      let error: unknown;
+      try {
+        loadConfig({ SMTP_URL: value });
+      } catch (err) {
+        error = err;
+      }
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as Error).message).toMatch(/^SMTP_URL: /);
+      expect((error as Error).message).not.toContain('secret');
+    }
+  });
+});
 
 describe('invitations mailed through SMTP_URL', () => {
   let t: TestService;

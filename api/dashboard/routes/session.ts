@@ -178,7 +178,7 @@ export function acceptInvitation(deps: DashboardDeps) {
       ? await addMembership(store, account, invitation.orgId, invitation.role)
       : (await createUser(store, { orgId: invitation.orgId, email: invitation.email, role: invitation.role, password: body.password })).user;
     if (!user) throw invitationGone();
-    await audit(store, org.id, user, 'member.joined', { id: user.id, label: user.email }, { role: user.role, ...(account && { account: 'existing' }) });
+    await audit(store, org.id, user, 'member.joined', { id: user.id, label: user.email }, { role: user.role });
     const previous = (ctx.state.dashboard as DashboardAuth | undefined)?.session ?? null;
     const { session } = await startSession(ctx, sessions, user, previous);
     if (account) setCookie(ctx, DEVICE_COOKIE, devices.issue(user.email), DEVICE_COOKIE_SECONDS);

@@ -28,6 +28,7 @@ import type { WidgetAssets } from './widgets/assets.ts';
 import { PublicWidgetCache } from './widgets/public-answers.ts';
 import { handedOverDecision, publicPath } from './public-path.ts';
 import { dashboardRouter } from './dashboard/router.ts';
+import { createMailer } from './dashboard/mail.ts';
 import { favicon } from './site/favicon.ts';
 import { landingPage } from './site/landing.ts';
 import type { DashboardAssets } from './dashboard/pages.ts';
@@ -162,7 +163,7 @@ export function createApp(deps: AppDeps): App {
   });
 
   koa.use(frontDoor({ logger, metrics, proxies }));
-  const dashboard = dashboardRouter({ config, store, sessions: deps.sessions, throttle: new SignInThrottle(redis), devices: new DeviceCookies(deps.secretsKey), assets: deps.dashboardAssets, sources: deps.sources, platformHttp: deps.platformHttp }).routes();
+  const dashboard = dashboardRouter({ config, store, sessions: deps.sessions, throttle: new SignInThrottle(redis), devices: new DeviceCookies(deps.secretsKey), ...(config.smtpUrl !== null && { mailer: createMailer(config.smtpUrl, config.publicUrl) }), assets: deps.dashboardAssets, sources: deps.sources, platformHttp: deps.platformHttp }).routes();
   const routes = router.routes();
   // Every dashboard route is under /dashboard (matched case-insensitively, as the router does): other requests skip its route table.
   koa.use(function routeTables(ctx: Context, next: Next) {

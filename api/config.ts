@@ -37,6 +37,8 @@ export interface Config {
   sourceUrls: SourceUrls;
   /** The operator's Google OAuth client (for Google sources); null when not configured. */
   googleOAuth: { clientId: string; clientSecret: string } | null;
+  /** SMTP_URL: the mail relay invitations are sent through (smtp:// or smtps://); null: the inviter is shown the link. A secret (it may hold a password): never logged. */
+  smtpUrl: string | null;
 }
 
 export interface SourceUrls {
@@ -213,6 +215,7 @@ export function loadConfig(env: Env = process.env): Config {
     secretsKey: secretsKey(env),
     sourceUrls: sourceUrls(env),
     googleOAuth: googleOAuth(env),
+    smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
   };
 }
 

@@ -83,6 +83,8 @@ export type Role = 'owner' | 'admin' | 'member';
 export interface SessionInfo {
   user: { id: string; email: string; role: Role } | null;
   org: { id: string; name: string; plan: 'free' | 'starter' | 'growth' | 'agency'; apiAccess: boolean; requestsPerMinute: number | null } | null;
+  /** Every organization of the signed-in person, with their role there; `org` is the current one. */
+  organizations: Array<{ id: string; name: string; role: Role }>;
   csrfToken: string;
 }
 export interface KeyItem {

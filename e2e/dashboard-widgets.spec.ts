@@ -239,7 +239,7 @@ test('a Member sees the builder read-only and cannot save (403 forbidden_role)',
     const member = await second.newPage();
     await member.goto(link);
     await member.getByLabel('Password').fill('correct horse battery staple');
-    await member.getByRole('button', { name: 'Create account and sign in' }).click();
+    await member.getByRole('button', { name: 'Accept and sign in' }).click();
     await expect(member.getByRole('heading', { name: 'Overview' })).toBeVisible();
 
     await member.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Widgets', exact: true }).click();

@@ -214,7 +214,7 @@ test('an invitation is accepted in a second browser context; the Member sees no 
     await expectNoAxeViolations(member, 'accept invitation');
     await screenshots(member, 'invitation');
     await member.getByLabel('Password').fill('correct horse battery staple');
-    await member.getByRole('button', { name: 'Create account and sign in' }).click();
+    await member.getByRole('button', { name: 'Accept and sign in' }).click();
     await expect(member.getByRole('heading', { name: 'Overview' })).toBeVisible();
 
     const nav = member.getByRole('navigation', { name: 'Dashboard' });
@@ -267,6 +267,8 @@ test('an invitation is accepted in a second browser context; the Member sees no 
 
   await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Audit log' }).click();
   await expect(page.getByRole('heading', { name: 'Audit log', level: 1 })).toBeVisible();
+  // The heading comes before the records: wait for the newest one before reading the rows.
+  await expect(page.getByRole('row').filter({ hasText: 'Joined' })).not.toHaveCount(0);
   const actions = await page.getByRole('row').allTextContents();
   for (const expected of ['Created API key', 'Revoked API key', 'Invited member', 'Joined']) expect(actions.join('\n')).toContain(expected);
   await expectNoAxeViolations(page, 'Audit log');

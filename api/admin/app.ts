@@ -20,9 +20,9 @@ import { createOrganization, parseOrgCreate, parseOrgUpdate, requireOrg } from '
 import { tokenMatches } from './token.ts';
 import { createWidget, parseWidgetCreate, parseWidgetUpdate } from './widgets.ts';
 import { lintWidget } from '../widgets/lint.ts';
-import type { SessionStore } from '../store/people-types.ts';
+import { memberOf, type SessionStore } from '../store/people-types.ts';
 import { audit, OPERATOR } from '../dashboard/audit.ts';
-import { createUser, parseUserCreate, removeUser, userListItem } from './users.ts';
+import { addMembership, createUser, parseUserCreate, removeUser, userListItem, userWithMemberships } from './users.ts';
 import type { SourcesService } from '../sources/service.ts';
 import { sourceRoutes } from './sources.ts';
 
@@ -109,11 +109,18 @@ export function createAdminApp(deps: AdminDeps): Koa {
   router.post('/users', async (ctx) => {
     const input = parseUserCreate(await readJson(ctx));
     await requireOrg(store, input.orgId);
-    const { user, password } = await createUser(store, input);
+    // One account per email: an email that has one gets a membership here, under its existing id
+    // (its password stays its own: one given here would be someone else's choice).
+    const existing = await store.people.users.findByEmail(input.email);
+    if (existing && input.password !== null) {
+      throw new ApiError(409, 'conflict', 'This email has an account already: it keeps its own password. Leave the password out to add the membership.', [{ parameter: 'password', message: 'is not taken for an existing account' }]);
+    }
+    const { user, password } = existing ? { user: (await addMembership(store, existing, input.orgId, input.role))!, password: null } : await createUser(store, input);
+    if (!user) throw notFound('User');
     await audit(store, user.orgId, OPERATOR, 'member.created', { id: user.id, label: user.email }, { role: user.role });
     ctx.status = 201;
     // `password` only when generated: the one time it is shown.
-    ctx.body = { id: user.id, email: user.email, orgId: user.orgId, role: user.role, ...(password !== null && { password }) };
+    ctx.body = { ...userWithMemberships(user, await store.people.users.get(user.id)), ...(password !== null && { password }) };
   });
   router.get('/users', async (ctx) => {
     const orgId = ctx.query.orgId;
@@ -121,12 +128,20 @@ export function createAdminApp(deps: AdminDeps): Koa {
     await requireOrg(store, orgId);
     ctx.body = { data: (await store.people.users.listByOrg(orgId)).map(userListItem) };
   });
+  // Without ?orgId: the user's only membership (and so the account); with it: that organization's membership alone.
   router.delete('/users/:id', async (ctx) => {
-    const user = await store.people.users.get(ctx.params.id!);
-    if (!user) throw notFound(`User ${JSON.stringify(ctx.params.id!.slice(0, 64))}`);
+    const account = await store.people.users.get(ctx.params.id!);
+    if (!account) throw notFound(`User ${JSON.stringify(ctx.params.id!.slice(0, 64))}`);
+    const orgId = ctx.query.orgId;
+    if (orgId !== undefined && typeof orgId !== 'string') throw badRequest('Give one organization: ?orgId=…', [{ parameter: 'orgId', message: 'must be given once' }]);
+    if (orgId === undefined && account.memberships.length > 1) {
+      throw new ApiError(409, 'conflict', `This user belongs to ${account.memberships.length} organizations: say which membership to remove (--org, ?orgId=).`, [{ parameter: 'orgId', message: 'is required for a user of several organizations' }]);
+    }
+    const user = memberOf(account, orgId ?? account.memberships[0]!.orgId);
+    if (!user) throw notFound(`Membership of ${JSON.stringify(ctx.params.id!.slice(0, 64))} in ${JSON.stringify(String(orgId).slice(0, 64))}`);
     await removeUser(store, sessions, user);
     await audit(store, user.orgId, OPERATOR, 'member.removed', { id: user.id, label: user.email }, { role: user.role });
-    ctx.body = { id: user.id, removed: true };
+    ctx.body = orgId === undefined ? { id: user.id, removed: true } : { id: user.id, orgId: user.orgId, removed: true };
   });
   router.get('/orgs/:id/audit', async (ctx) => {
     const org = await requireOrg(store, ctx.params.id!);

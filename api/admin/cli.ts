@@ -35,8 +35,11 @@ const USAGE = `Usage: npm run admin -- <command> [options] [--json]
   reviews import --org ORG_ID FILE.ndjson|FILE.json|FILE.csv [--format ndjson|json|csv]
   reviews enrich --org ORG_ID [--force]
   users create --org ORG_ID --email EMAIL --role owner|admin|member [--password-stdin]
+               (an email that has an account already: adds its membership of ORG_ID, its password unchanged)
   users list --org ORG_ID
-  users remove USER_ID
+  users remove USER_ID [--org ORG_ID]
+               (--org: that organization's membership only; needed for a user of several organizations.
+                An account left with no membership is deleted)
   sources add --org ORG_ID --platform google|trustpilot|yelp|facebook|g2 --account ID [--name "…"] [--every 60m]
               (credentials JSON on stdin, e.g. {"apiKey":"…"}; never on the command line)
   sources list --org ORG_ID
@@ -342,7 +345,9 @@ export async function run(argv: string[]): Promise<void> {
       });
       return print(ctx, user, () =>
         [
-          `Created ${user.role} ${user.email} (${user.id}).`,
+          Array.isArray(user.memberships) && user.memberships.length > 1
+            ? `Added ${user.email} (${user.id}) to ${user.orgId} as ${user.role}: a member of ${user.memberships.length} organizations now, with the same password.`
+            : `Created ${user.role} ${user.email} (${user.id}).`,
           ...(typeof user.password === 'string' ? ['', `  Password: ${user.password}`, '', 'This is the only time the password is shown: hand it over safely.'] : []),
         ].join('\n'),
       );
@@ -352,8 +357,9 @@ export async function run(argv: string[]): Promise<void> {
       return print(ctx, list, () => table(list.data as Json[], ['id', 'email', 'role', 'createdAt', 'lastSignInAt']));
     }
     case 'users remove': {
-      const out = await call(ctx, 'DELETE', `/admin/users/${encodeURIComponent(need(rest[0], 'USER_ID'))}`);
-      return print(ctx, out, () => `User ${out.id} removed; their sessions have ended.`);
+      const org = v.org === undefined ? '' : `?orgId=${encodeURIComponent(need(v.org, '--org'))}`;
+      const out = await call(ctx, 'DELETE', `/admin/users/${encodeURIComponent(need(rest[0], 'USER_ID'))}${org}`);
+      return print(ctx, out, () => (org ? `User ${out.id} removed from ${out.orgId}; their other organizations keep them.` : `User ${out.id} removed; their sessions have ended.`));
     }
     case 'sources add': {
       const body = {

@@ -5,7 +5,7 @@
  */
 import { ApiError, badRequest } from '../errors.ts';
 import { newId } from '../store/ids.ts';
-import { DuplicateEmailError, LastOwnerError, normalizeEmail, ROLES, type Role, type SessionStore, type User } from '../store/people-types.ts';
+import { DuplicateEmailError, LastOwnerError, MembershipExistsError, normalizeEmail, ROLES, type Account, type Role, type SessionStore, type User } from '../store/people-types.ts';
 import type { Store } from '../store/types.ts';
 import { generatePassword, hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../dashboard/password.ts';
 import { endUploadsOf, IMPORT_ROLES } from '../dashboard/routes/reviews-import.ts';
@@ -29,6 +29,23 @@ export function passwordProblem(password: string): string | null {
 }
 
 export const emailTaken = (): ApiError => new ApiError(409, 'conflict', 'A user with this email already exists.', [{ parameter: 'email', message: 'is already taken' }]);
+export const alreadyMember = (): ApiError =>
+  new ApiError(409, 'conflict', 'This person is already a member of the organization.', [{ parameter: 'email', message: 'is already a member' }]);
+
+/** Adds a membership to an existing account (it proved who it is, or an operator asked); 409 when it is a member there already. */
+export async function addMembership(store: Store, account: Account, orgId: string, role: Role): Promise<User | null> {
+  try {
+    return await store.people.users.addMembership(account.id, { orgId, role, createdAt: new Date().toISOString() });
+  } catch (err) {
+    if (err instanceof MembershipExistsError) throw alreadyMember();
+    throw err;
+  }
+}
+
+/** A user object returned whole (admin API, CLI): the account in one organization, and all its memberships. */
+export function userWithMemberships(user: User, account: Account | null) {
+  return { id: user.id, email: user.email, orgId: user.orgId, role: user.role, memberships: (account?.memberships ?? [user]).map((m) => ({ orgId: m.orgId, role: m.role })) };
+}
 
 export async function createUser(store: Store, input: UserInput): Promise<{ user: User; password: string | null }> {
   const generated = input.password === null ? generatePassword() : null;
@@ -109,19 +126,25 @@ async function voidInvitationsOf(store: Store, user: User, role: Role | null): P
 
 /** Changes a role; 409 last_owner when it would leave the organization without an Owner. */
 export async function changeUserRole(store: Store, user: User, role: Role): Promise<User | null> {
-  const updated = await keepingAnOwner(() => store.people.users.update(user.id, { role }));
+  const updated = await keepingAnOwner(() => store.people.users.setRole(user.id, user.orgId, role));
   await voidInvitationsOf(store, user, role);
   // Uploads check the role before each batch; this ends them at once in this process.
-  if (!IMPORT_ROLES.includes(role)) await endUploadsOf(user.id);
+  if (!IMPORT_ROLES.includes(role)) await endUploadsOf(user.id, user.orgId);
   return updated;
 }
 
-/** Removes the user and ends every session at once (the store's and, with Redis, the shared ones); 409 last_owner for the last Owner. */
+/**
+ * Removes the user's membership of `user.orgId` (their other organizations
+ * keep them); 409 last_owner for the organization's last Owner. Every request
+ * checks the membership of its session's organization, so access to this one
+ * ends at once; an account left with no membership is deleted and all its
+ * sessions end (the store's and, with Redis, the shared ones).
+ */
 export async function removeUser(store: Store, sessions: SessionStore, user: User): Promise<void> {
-  await keepingAnOwner(() => store.people.users.remove(user.id));
+  await keepingAnOwner(() => store.people.users.removeMembership(user.id, user.orgId));
   await voidInvitationsOf(store, user, null);
-  await sessions.removeByUser(user.id);
-  await endUploadsOf(user.id);
+  if ((await store.people.users.get(user.id)) === null) await sessions.removeByUser(user.id);
+  await endUploadsOf(user.id, user.orgId);
 }
 
 export function invalidUserId(): ApiError {

@@ -25,7 +25,7 @@ for (const redis of [true, false]) {
     async function user(email: string, role: string): Promise<string> {
       const res = await t.admin('POST', '/admin/users', { orgId, email, role, password: PASSWORD });
       expect(res.status).toBe(201);
-      expect(Object.keys(res.body).sort()).toEqual(['email', 'id', 'orgId', 'role']);
+      expect(Object.keys(res.body).sort()).toEqual(['email', 'id', 'memberships', 'orgId', 'role']);
       return res.body.id as string;
     }
 
@@ -173,25 +173,41 @@ for (const redis of [true, false]) {
       expect((await again.signIn('new.person@example.com', PASSWORD)).status).toBe(200);
     });
 
-    it('does not tell an inviter whether an email has an account in another organization (the invitee learns it on accepting)', async () => {
+    it('does not tell whether an email has an account elsewhere before its password is proven; with it, the account joins', async () => {
       const otherOrg = (await t.org('starter')).orgId;
-      expect((await t.admin('POST', '/admin/users', { orgId: otherOrg, email: 'elsewhere@example.com', role: 'member', password: PASSWORD })).status).toBe(201);
+      const existing = await t.admin('POST', '/admin/users', { orgId: otherOrg, email: 'elsewhere@example.com', role: 'member', password: PASSWORD });
+      expect(existing.status).toBe(201);
       const owner = client();
       expect((await owner.signIn('owner@example.com', PASSWORD)).status).toBe(200);
       const elsewhere = await owner.send('POST', '/dashboard/api/invitations', { email: 'Elsewhere@example.com', role: 'member' });
       const nobody = await owner.send('POST', '/dashboard/api/invitations', { email: 'nobody.yet@example.com', role: 'member' });
       expect([elsewhere.status, nobody.status]).toEqual([201, 201]);
+      expect(Object.keys(elsewhere.body).sort()).toEqual(Object.keys(nobody.body).sort());
       // Our own members are named: inviting them again is a conflict.
       const ours = await owner.send('POST', '/dashboard/api/invitations', { email: 'OWNER@example.com', role: 'member' });
       expect([ours.status, ours.body.error]).toEqual([409, 'conflict']);
-      // The person who owns the address is told when accepting, and no second account appears.
+      // Opening either link answers the same fields: nothing says which address has an account.
       const token = /#([A-Za-z0-9_-]+)$/.exec(elsewhere.body.link as string)![1]!;
+      const nobodyToken = /#([A-Za-z0-9_-]+)$/.exec(nobody.body.link as string)![1]!;
       const guest = client();
       await guest.start();
+      const [a, b] = [await guest.send('POST', '/dashboard/api/invitations/lookup', { token }), await guest.send('POST', '/dashboard/api/invitations/lookup', { token: nobodyToken })];
+      expect(Object.keys(a.body).sort()).toEqual(Object.keys(b.body).sort());
+      expect({ ...a.body, email: '', expiresAt: '' }).toEqual({ ...b.body, email: '', expiresAt: '' });
+      // A password that is not the account's: 401, no membership, no second account, the invitation still open.
+      const wrong = await guest.send('POST', '/dashboard/api/invitations/accept', { token, password: 'not the right password' });
+      expect([wrong.status, wrong.body.error]).toEqual([401, 'invalid_credentials']);
+      expect(guest.cookies.has('rp_session')).toBe(false);
+      const before = await owner.send('GET', '/dashboard/api/members');
+      expect((before.body.data as { email: string }[]).some((m) => m.email.toLowerCase() === 'elsewhere@example.com')).toBe(false);
+      // The account's own password: signed in as that account, now a member here too, with the invitation's role.
       const accept = await guest.send('POST', '/dashboard/api/invitations/accept', { token, password: PASSWORD });
-      expect([accept.status, accept.body.error]).toEqual([409, 'conflict']);
-      const members = await owner.send('GET', '/dashboard/api/members');
-      expect((members.body.data as { email: string }[]).some((m) => m.email.toLowerCase() === 'elsewhere@example.com')).toBe(false);
+      expect(accept.status).toBe(200);
+      expect(accept.body).toMatchObject({ user: { id: existing.body.id, email: 'elsewhere@example.com', role: 'member' }, org: { id: orgId } });
+      expect((accept.body.organizations as { id: string }[]).map((o) => o.id).sort()).toEqual([orgId, otherOrg].sort());
+      const after = await owner.send('GET', '/dashboard/api/members');
+      expect((after.body.data as { id: string }[]).filter((m) => m.id === existing.body.id)).toHaveLength(1);
+      expect((await t.service.store.people.users.get(existing.body.id as string))?.memberships.map((m) => m.orgId)).toEqual([otherOrg, orgId]);
     });
 
     it('voids an invitation whose sender was removed since (no way back in through a link left open)', async () => {

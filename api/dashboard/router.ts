@@ -18,7 +18,7 @@ import { auditLog, overview } from './routes/overview.ts';
 import { hideReview, listReviews, showReview } from './routes/reviews.ts';
 import { importStatus, importUpload } from './routes/reviews-import.ts';
 import { connectGoogle, connectSource, googleCallback, GoogleConnections, googleLocations, GOOGLE_CALLBACK_PATH, listSources, reconnectSource, removeSource, startGoogle, syncSourceNow } from './routes/sources.ts';
-import { acceptInvitation, lookupInvitation, showSession, signIn, signOut } from './routes/session.ts';
+import { acceptInvitation, lookupInvitation, showSession, signIn, signOut, switchOrganization } from './routes/session.ts';
 import { createDashboardWidget, previewWidget, showWidget, updateDashboardWidget, widgetList } from './routes/widgets.ts';
 
 export function dashboardRouter(deps: DashboardDeps & { assets: DashboardAssets }): Router {
@@ -41,9 +41,10 @@ export function dashboardRouter(deps: DashboardDeps & { assets: DashboardAssets 
   api.get('/openapi.json', async function openApi(ctx) {
     ctx.body = dashboardDocument;
   });
-  api.get('/session', showSession());
+  api.get('/session', showSession(deps));
   api.post('/sign-in', signIn(deps));
   api.post('/sign-out', signedIn, signOut(deps));
+  api.post('/session/organization', signedIn, switchOrganization(deps));
   api.post('/invitations/lookup', lookupInvitation(deps));
   api.post('/invitations/accept', acceptInvitation(deps));
 

@@ -4,8 +4,12 @@
  * - `loadSession`: the `rp_session` cookie (HttpOnly; Secure; SameSite=Lax;
  *   Path=/dashboard) holds only a random value; the store keeps its SHA-256.
  *   A session ends after 12 h without a request or 7 days after sign-in,
- *   whichever comes first, and at once when its user is removed (the user is
- *   read on every request, so a role change also applies to the next one).
+ *   whichever comes first, and at once when its user is removed from the
+ *   session's organization: a session is in one organization at a time (the
+ *   current one, switched by POST /session/organization), and the membership
+ *   there is read on every request, so a role change also applies to the next
+ *   one and a removal ends access at once, while the person's other
+ *   memberships keep working.
  * - `sameOrigin`: a state-changing request must carry the dashboard's own
  *   Origin (PUBLIC_URL's). Browsers always send Origin on cross-origin and on
  *   non-GET requests, so a missing one is refused too.
@@ -72,7 +76,11 @@ export function expired(session: Session, now: number): boolean {
   return Date.parse(session.expiresAt) <= now || Date.parse(session.lastSeenAt) + IDLE_MS <= now;
 }
 
-/** A new session for a user who just proved who they are (sign-in or accepted invitation); returns the cookie value. */
+/**
+ * A new session for a user who just proved who they are (sign-in or accepted
+ * invitation), or who switches organizations, in `user.orgId`; returns the
+ * cookie value.
+ */
 export async function startSession(ctx: Context, sessions: SessionStore, user: User, previous: Session | null): Promise<{ session: Session; token: string }> {
   // Replaced at sign-in: whatever session id the browser held before is ended (no fixation).
   if (previous) await sessions.remove(previous.id);
@@ -102,8 +110,9 @@ export function loadSession(deps: { store: Store; sessions: SessionStore }) {
       const session = await sessions.get(id);
       const now = Date.now();
       if (session && !expired(session, now)) {
-        const user = await store.people.users.get(session.userId);
-        const org = user ? await store.orgs.get(user.orgId) : null;
+        // The membership in the session's organization, now: removed there means signed out there.
+        const user = await store.people.users.member(session.userId, session.orgId);
+        const org = user ? await store.orgs.get(session.orgId) : null;
         if (user && org) {
           ctx.state.dashboard = { session, user, org } satisfies DashboardAuth;
           if (now - Date.parse(session.lastSeenAt) >= TOUCH_EVERY_MS) await sessions.touch(id, new Date(now));

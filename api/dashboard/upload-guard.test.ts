@@ -145,7 +145,7 @@ describe('dashboard import upload: uploader checks, pace, slots, audit', () => {
     const up = upload(admin.client, 64 * 1024 * 1024);
     const { sent } = await untilABatchLands(up, orgId, 'd');
     // Straight in the store: no in-process notice reaches the upload, only its own check before each batch.
-    await t.service.store.people.users.update(admin.id, { role: 'member' });
+    await t.service.store.people.users.setRole(admin.id, orgId, 'member');
     up.req.write(lines(sent, sent + 5000, 'd'));
     const answer = await up.ended;
     up.req.destroy();

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EmbeddedStore } from './embedded/store.ts';
 import { newId } from './ids.ts';
-import { DuplicateEmailError, LastOwnerError, normalizeEmail, type AuditRecord, type Invitation, type Session, type User } from './people-types.ts';
+import { DuplicateEmailError, LastOwnerError, MembershipExistsError, normalizeEmail, type Account, type AuditRecord, type Invitation, type Session, type User } from './people-types.ts';
 import type { Store } from './types.ts';
 import { describeOn, mongoTargets } from '../test/mongo-suites.ts';
 
@@ -65,6 +65,12 @@ function user(orgId: string, email: string, role: User['role'] = 'member', creat
   return { id: newId('usr'), orgId, email, emailKey: normalizeEmail(email), passwordHash: 'scrypt$x', role, createdAt: iso(createdAt), lastSignInAt: null };
 }
 
+/** The account a one-organization user is. */
+function account(u: User, ...more: Array<{ orgId: string; role: User['role']; createdAt: string }>): Account {
+  const { orgId, role, ...fields } = u;
+  return { ...fields, memberships: [{ orgId, role, createdAt: u.createdAt }, ...more] };
+}
+
 function session(u: User, n: number): Session {
   const now = Date.now();
   return { id: `${n}`.padStart(64, 'a'), userId: u.id, orgId: u.orgId, csrfToken: `csrf${n}`, createdAt: iso(now), lastSeenAt: iso(now), expiresAt: iso(now + 7 * 86_400_000) };
@@ -84,7 +90,7 @@ for (const subject of subjects) {
     }, 60_000);
     afterAll(async () => opened.cleanup());
 
-    it('keeps users with emails unique whatever their case, lists per organization, updates and removes', async () => {
+    it('keeps accounts with emails unique whatever their case, lists members per organization, updates and removes', async () => {
       const owner = user(orgA, 'Owner@Example.com', 'owner', Date.parse('2026-01-01T00:00:00Z'));
       const member = user(orgA, 'member@example.com', 'member', Date.parse('2026-01-02T00:00:00Z'));
       const other = user(orgB, 'someone@else.example', 'owner');
@@ -93,23 +99,61 @@ for (const subject of subjects) {
       await store.people.users.create(other);
       await expect(store.people.users.create(user(orgB, 'OWNER@example.COM'))).rejects.toBeInstanceOf(DuplicateEmailError);
 
-      expect(await store.people.users.get(owner.id)).toEqual(owner);
-      expect(await store.people.users.findByEmail('  owner@EXAMPLE.com ')).toEqual(owner);
+      expect(await store.people.users.get(owner.id)).toEqual(account(owner));
+      expect(await store.people.users.member(owner.id, orgA)).toEqual(owner);
+      expect(await store.people.users.member(owner.id, orgB)).toBeNull();
+      expect(await store.people.users.findByEmail('  owner@EXAMPLE.com ')).toEqual(account(owner));
       expect(await store.people.users.findByEmail('nobody@example.com')).toBeNull();
       expect((await store.people.users.listByOrg(orgA)).map((u) => u.id)).toEqual([owner.id, member.id]);
 
-      const signedIn = await store.people.users.update(member.id, { role: 'admin', lastSignInAt: '2026-03-01T10:00:00.000Z' });
-      expect(signedIn).toMatchObject({ id: member.id, role: 'admin', lastSignInAt: '2026-03-01T10:00:00.000Z', email: 'member@example.com' });
-      expect(await store.people.users.update('usr_missing', { role: 'owner' })).toBeNull();
+      expect(await store.people.users.setRole(member.id, orgA, 'admin')).toEqual({ ...member, role: 'admin' });
+      const signedIn = await store.people.users.updateAccount(member.id, { lastSignInAt: '2026-03-01T10:00:00.000Z' });
+      expect(signedIn).toEqual(account({ ...member, role: 'admin', lastSignInAt: '2026-03-01T10:00:00.000Z' }));
+      expect(await store.people.users.setRole('usr_missing', orgA, 'owner')).toBeNull();
+      expect(await store.people.users.setRole(member.id, orgB, 'owner')).toBeNull();
+      expect(await store.people.users.updateAccount('usr_missing', { lastSignInAt: null })).toBeNull();
 
-      expect(await store.people.users.remove(member.id)).toBe(true);
-      expect(await store.people.users.remove(member.id)).toBe(false);
+      expect(await store.people.users.removeMembership(member.id, orgA)).toBe(true);
+      expect(await store.people.users.removeMembership(member.id, orgA)).toBe(false);
+      // Its only membership gone, the account is gone too.
       expect(await store.people.users.get(member.id)).toBeNull();
       expect(await store.people.users.findByEmail('member@example.com')).toBeNull();
       // The email is free again.
       const again = user(orgA, 'Member@example.com');
       await store.people.users.create(again);
       expect((await store.people.users.findByEmail('member@example.com'))?.id).toBe(again.id);
+    });
+
+    it('gives one account memberships in several organizations, a role in each, removed one at a time', async () => {
+      const orgC = newId('org');
+      const person = user(orgA, `agency-${Date.now()}@example.com`, 'member', Date.parse('2026-01-03T00:00:00Z'));
+      await store.people.users.create(person);
+      const joined = { orgId: orgC, role: 'owner' as const, createdAt: '2026-02-01T00:00:00.000Z' };
+      expect(await store.people.users.addMembership(person.id, joined)).toEqual({ ...person, orgId: orgC, role: 'owner', createdAt: joined.createdAt });
+      await expect(store.people.users.addMembership(person.id, { ...joined, role: 'member' })).rejects.toBeInstanceOf(MembershipExistsError);
+      expect(await store.people.users.addMembership('usr_missing', joined)).toBeNull();
+      expect(await store.people.users.get(person.id)).toEqual(account(person, joined));
+      expect((await store.people.users.listByOrg(orgC)).map((u) => [u.id, u.role])).toEqual([[person.id, 'owner']]);
+      expect((await store.people.users.listByOrg(orgA)).find((u) => u.id === person.id)?.role).toBe('member');
+
+      // A role in one organization is that organization's only.
+      await store.people.users.setRole(person.id, orgA, 'admin');
+      expect((await store.people.users.member(person.id, orgC))?.role).toBe('owner');
+      // The Owner rule is per organization: the only Owner of orgC stays.
+      await expect(store.people.users.removeMembership(person.id, orgC)).rejects.toBeInstanceOf(LastOwnerError);
+      await expect(store.people.users.setRole(person.id, orgC, 'admin')).rejects.toBeInstanceOf(LastOwnerError);
+
+      const inA = session(person, 21);
+      const inC = { ...session(person, 22), orgId: orgC };
+      await store.people.sessions.create(inA);
+      await store.people.sessions.create(inC);
+      expect(await store.people.users.removeMembership(person.id, orgA)).toBe(true);
+      // The account and its other membership stay; so does its session there.
+      expect(await store.people.users.get(person.id)).toEqual({ ...account(person), memberships: [joined] });
+      expect(await store.people.users.member(person.id, orgA)).toBeNull();
+      expect(await store.people.sessions.get(inC.id)).toEqual(inC);
+      expect(await store.people.sessions.get(inA.id)).toBeNull();
+      expect((await store.people.users.listByOrg(orgA)).some((u) => u.id === person.id)).toBe(false);
     });
 
     it('never leaves an organization without an Owner, even when Owners demote or remove each other at once', async () => {
@@ -120,8 +164,8 @@ for (const subject of subjects) {
         await store.people.users.create(a);
         await store.people.users.create(b);
         const changes = [
-          store.people.users.update(a.id, { role: 'admin' }),
-          round === 1 ? store.people.users.remove(b.id) : store.people.users.update(b.id, { role: 'member' }),
+          store.people.users.setRole(a.id, org, 'admin'),
+          round === 1 ? store.people.users.removeMembership(b.id, org) : store.people.users.setRole(b.id, org, 'member'),
         ];
         const settled = await Promise.allSettled(changes);
         expect(settled.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
@@ -129,14 +173,26 @@ for (const subject of subjects) {
         expect((refused as PromiseRejectedResult).reason).toBeInstanceOf(LastOwnerError);
         expect((await store.people.users.listByOrg(org)).filter((u) => u.role === 'owner')).toHaveLength(1);
       }
+      // Owners of two organizations at once: a demotion in one counts only there.
+      const [org1, org2] = [newId('org'), newId('org')];
+      const both = user(org1, `both-${Date.now()}@example.com`, 'owner');
+      const second = user(org1, `second-${Date.now()}@example.com`, 'owner');
+      await store.people.users.create(both);
+      await store.people.users.create(second);
+      await store.people.users.addMembership(second.id, { orgId: org2, role: 'owner', createdAt: iso(Date.now()) });
+      await store.people.users.addMembership(both.id, { orgId: org2, role: 'owner', createdAt: iso(Date.now()) });
+      const settled = await Promise.allSettled([store.people.users.setRole(both.id, org1, 'member'), store.people.users.setRole(second.id, org1, 'member'), store.people.users.setRole(both.id, org2, 'member')]);
+      expect(settled.filter((r) => r.status === 'rejected')).toHaveLength(1);
+      expect((await store.people.users.listByOrg(org1)).filter((u) => u.role === 'owner')).toHaveLength(1);
+      expect((await store.people.users.listByOrg(org2)).filter((u) => u.role === 'owner').map((u) => u.id)).toEqual([second.id]);
       // The last Owner alone: refused, nothing changed; promoting and other fields still work.
       const org = newId('org');
       const only = user(org, `only-${Date.now()}@example.com`, 'owner');
       await store.people.users.create(only);
-      await expect(store.people.users.update(only.id, { role: 'member' })).rejects.toBeInstanceOf(LastOwnerError);
-      await expect(store.people.users.remove(only.id)).rejects.toBeInstanceOf(LastOwnerError);
-      expect(await store.people.users.get(only.id)).toEqual(only);
-      expect(await store.people.users.update(only.id, { role: 'owner', lastSignInAt: '2026-02-02T00:00:00.000Z' })).toMatchObject({ role: 'owner' });
+      await expect(store.people.users.setRole(only.id, org, 'member')).rejects.toBeInstanceOf(LastOwnerError);
+      await expect(store.people.users.removeMembership(only.id, org)).rejects.toBeInstanceOf(LastOwnerError);
+      expect(await store.people.users.get(only.id)).toEqual(account(only));
+      expect(await store.people.users.setRole(only.id, org, 'owner')).toMatchObject({ role: 'owner' });
     });
 
     it('keeps sessions, touches them, and ends them one by one or all of a removed user at once', async () => {
@@ -152,7 +208,7 @@ for (const subject of subjects) {
       await store.people.sessions.remove(s1.id);
       expect(await store.people.sessions.get(s1.id)).toBeNull();
 
-      expect(await store.people.users.remove(u.id)).toBe(true);
+      expect(await store.people.users.removeMembership(u.id, orgA)).toBe(true);
       expect(await store.people.sessions.get(s2.id)).toBeNull();
       expect(await store.people.sessions.get(s3.id)).toEqual(s3);
       await store.people.sessions.removeByUser(keep.id);
@@ -264,9 +320,12 @@ for (const subject of subjects) {
       await store.people.users.create(u);
       const s = session(u, 9);
       await store.people.sessions.create(s);
-      await store.people.users.update(u.id, { lastSignInAt: '2026-08-01T00:00:00.000Z' });
+      await store.people.users.updateAccount(u.id, { lastSignInAt: '2026-08-01T00:00:00.000Z' });
+      const joined = { orgId: orgA, role: 'member' as const, createdAt: '2026-08-02T00:00:00.000Z' };
+      await store.people.users.addMembership(u.id, joined);
+      await store.people.users.setRole(u.id, orgA, 'admin');
       store = await opened.reopen!();
-      expect(await store.people.users.findByEmail(u.email)).toEqual({ ...u, lastSignInAt: '2026-08-01T00:00:00.000Z' });
+      expect(await store.people.users.findByEmail(u.email)).toEqual(account({ ...u, lastSignInAt: '2026-08-01T00:00:00.000Z' }, { ...joined, role: 'admin' }));
       expect(await store.people.sessions.get(s.id)).toEqual(s);
       expect((await store.people.audit.listByOrg(orgB, 10)).length).toBe(1);
     });

@@ -1,6 +1,8 @@
 /**
- * People of the dashboard (CONTRACT §6): users with one role in one
- * organization, their sessions, invitations, and the audit log. Both stores
+ * People of the dashboard (CONTRACT §6): accounts (one per email, one
+ * password) with a membership, and a role, in each organization they belong
+ * to; their sessions (each in one current organization), invitations, and the
+ * audit log. Both stores
  * implement `PeopleStore` (embedded/people.ts, mongo/people.ts); the contract
  * suite (people-contract.test.ts) runs against each.
  *
@@ -12,24 +14,55 @@
 export const ROLES = ['owner', 'admin', 'member'] as const;
 export type Role = (typeof ROLES)[number];
 
+/** A person: one per email across the service, with their memberships. */
+export interface Account {
+  id: string;
+  /** As entered (trimmed); uniqueness is on `emailKey`. */
+  email: string;
+  /** Lower-case email: unique across the whole service (one person, one account). */
+  emailKey: string;
+  /** `scrypt$N$r$p$salt$hash` (api/dashboard/password.ts). */
+  passwordHash: string;
+  createdAt: string;
+  lastSignInAt: string | null;
+  /** Oldest first; never empty (an account whose last membership is removed is deleted). */
+  memberships: Membership[];
+}
+
+export interface Membership {
+  orgId: string;
+  role: Role;
+  /** When the person joined this organization. */
+  createdAt: string;
+}
+
+/**
+ * An account seen from one organization: the account's fields with its
+ * membership there (`orgId`, `role`, and `createdAt`: when they joined it).
+ */
 export interface User {
   id: string;
   orgId: string;
-  /** As entered (trimmed); uniqueness is on `emailKey`. */
   email: string;
-  /** Lower-case email: unique across the whole service (one person, one organization). */
   emailKey: string;
-  /** `scrypt$N$r$p$salt$hash` (api/dashboard/password.ts). */
   passwordHash: string;
   role: Role;
   createdAt: string;
   lastSignInAt: string | null;
 }
 
+/** The account as a member of `orgId`, or null when it is not one. */
+export function memberOf(account: Account | null, orgId: string): User | null {
+  const membership = account?.memberships.find((m) => m.orgId === orgId);
+  if (!account || !membership) return null;
+  return { id: account.id, orgId, email: account.email, emailKey: account.emailKey, passwordHash: account.passwordHash, role: membership.role, createdAt: membership.createdAt, lastSignInAt: account.lastSignInAt };
+}
+
 export interface Session {
   /** Hex SHA-256 of the cookie's random value. */
   id: string;
   userId: string;
+  /** The current organization: every request is scoped to it, and the membership is checked on each. */
   orgId: string;
   /** Sent back in X-CSRF-Token on every state-changing request. */
   csrfToken: string;
@@ -114,20 +147,45 @@ export class LastOwnerError extends Error {
   }
 }
 
+/** The person is a member of that organization already. */
+export class MembershipExistsError extends Error {
+  override name = 'MembershipExistsError';
+  constructor() {
+    super('This person is already a member of the organization.');
+  }
+}
+
 export interface UserStore {
-  /** Throws DuplicateEmailError when emailKey is taken. */
+  /** A new account with its first membership (`user.orgId`, `user.role`). Throws DuplicateEmailError when emailKey is taken. */
   create(user: User): Promise<void>;
-  get(id: string): Promise<User | null>;
-  findByEmail(email: string): Promise<User | null>;
-  /** Oldest first. */
-  listByOrg(orgId: string): Promise<User[]>;
-  /** Throws LastOwnerError, changing nothing, when it would demote the organization's last Owner. */
-  update(id: string, patch: Partial<Pick<User, 'role' | 'passwordHash' | 'lastSignInAt'>>): Promise<User | null>;
   /**
-   * Also ends every session of the user. False when there was no such user.
-   * Throws LastOwnerError, removing nothing, when the user is the organization's last Owner.
+   * Adds a membership to an existing account; the account seen from `orgId`,
+   * or null when there is no such account. Throws MembershipExistsError when
+   * it is a member there already.
    */
-  remove(id: string): Promise<boolean>;
+  addMembership(id: string, membership: Membership): Promise<User | null>;
+  /** The account with all its memberships. */
+  get(id: string): Promise<Account | null>;
+  /** The account seen from one organization: null when there is no such account or it is not a member there. */
+  member(id: string, orgId: string): Promise<User | null>;
+  findByEmail(email: string): Promise<Account | null>;
+  /** Members of the organization, by when they joined, oldest first. */
+  listByOrg(orgId: string): Promise<User[]>;
+  /** The account's own fields; null when there is no such account. */
+  updateAccount(id: string, patch: Partial<Pick<Account, 'passwordHash' | 'lastSignInAt'>>): Promise<Account | null>;
+  /**
+   * Changes the role in one organization; null when the account is not a
+   * member there. Throws LastOwnerError, changing nothing, when it would
+   * demote the organization's last Owner.
+   */
+  setRole(id: string, orgId: string, role: Role): Promise<User | null>;
+  /**
+   * Removes the membership in one organization; the account's other
+   * memberships stay. An account left with none is deleted, its sessions
+   * with it. False when it was not a member. Throws LastOwnerError, removing
+   * nothing, when it is the organization's last Owner.
+   */
+  removeMembership(id: string, orgId: string): Promise<boolean>;
 }
 
 export interface SessionStore {

@@ -3,11 +3,16 @@
  * Sign out. From 900 px the navigation is a side column; below, a "Menu"
  * button opens it as a list under the top bar (a disclosure: Escape or a
  * chosen page closes it, focus goes back to the button), so any number of
- * pages fits at any width.
+ * pages fits at any width. A person in two or more organizations gets the
+ * organization switcher in place of the organization's name: a labelled
+ * select and a Switch button (choosing with the arrow keys switches nothing
+ * until the button is pressed); switching starts a session in the chosen
+ * organization and reloads the dashboard there, so no page keeps the other
+ * organization's data.
  */
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { SessionInfo } from '../api.ts';
+import { call, DashboardError, type SessionInfo } from '../api.ts';
 import { PLAN_LABELS, ROLE_LABELS } from '../format.ts';
 import { onLinkClick, PATHS } from '../router.ts';
 
@@ -26,6 +31,46 @@ const NAV: NavItem[] = [
   { href: PATHS.members, label: 'Members' },
   { href: PATHS.audit, label: 'Audit log', staffOnly: true },
 ];
+
+function OrganizationSwitcher(props: { session: SessionInfo }) {
+  const { org, organizations } = props.session;
+  const [chosen, setChosen] = useState(org!.id);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState('');
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    if (chosen === org!.id) return;
+    setBusy(true);
+    setError('');
+    try {
+      await call('POST', '/session/organization', { orgId: chosen });
+      location.assign(PATHS.overview);
+    } catch (err) {
+      setError(err instanceof DashboardError ? err.message : 'The organization could not be switched. Try again.');
+      setBusy(false);
+    }
+  };
+  return (
+    <form class="org-switch" onSubmit={submit}>
+      <label for="org-switch">Organization</label>
+      <select id="org-switch" value={chosen} onChange={(e) => setChosen(e.currentTarget.value)} aria-describedby={error ? 'org-switch-error' : undefined}>
+        {organizations.map((o) => (
+          <option key={o.id} value={o.id}>
+            {o.name} ({ROLE_LABELS[o.role]})
+          </option>
+        ))}
+      </select>
+      <button type="submit" class="button secondary small" disabled={busy}>
+        Switch
+      </button>
+      {error && (
+        <span id="org-switch-error" class="org-switch-error" role="alert">
+          {error}
+        </span>
+      )}
+    </form>
+  );
+}
 
 export function Shell(props: { session: SessionInfo; path: string; onSignOut: () => void; children: ComponentChildren }) {
   const { user, org } = props.session;
@@ -64,9 +109,15 @@ export function Shell(props: { session: SessionInfo; path: string; onSignOut: ()
           <span class="brand-name">Review Proof</span>
         </div>
         <div class="account">
-          <span class="org">
-            {org!.name} <span class="badge badge-plan">{PLAN_LABELS[org!.plan]}</span>
-          </span>
+          {props.session.organizations.length >= 2 ? (
+            <span class="org">
+              <OrganizationSwitcher session={props.session} /> <span class="badge badge-plan">{PLAN_LABELS[org!.plan]}</span>
+            </span>
+          ) : (
+            <span class="org">
+              {org!.name} <span class="badge badge-plan">{PLAN_LABELS[org!.plan]}</span>
+            </span>
+          )}
           <span class="who">
             {user!.email} · {ROLE_LABELS[user!.role]}
           </span>

@@ -3,6 +3,7 @@ import type { Config } from '../../config.ts';
 import type { SessionStore } from '../../store/people-types.ts';
 import type { Store } from '../../store/types.ts';
 import type { DeviceCookies } from '../device-cookie.ts';
+import type { Mailer } from '../mail.ts';
 import type { HttpClient } from '../../sources/http.ts';
 import type { SourcesService } from '../../sources/service.ts';
 import type { SignInThrottle } from '../sign-in-throttle.ts';
@@ -16,5 +17,7 @@ export interface DashboardDeps {
   devices: DeviceCookies;
   /** Review sources: absent where the app runs without them (some tests); the routes then answer 503. */
   sources?: SourcesService;
+  /** Sends invitations when SMTP_URL is set; absent: the inviter is shown the link. */
+  mailer?: Mailer;
   platformHttp?: HttpClient;
 }

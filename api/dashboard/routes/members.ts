@@ -30,7 +30,16 @@ export function listMembers({ store }: DashboardDeps) {
   };
 }
 
-export function invite({ store, config }: DashboardDeps) {
+const mailFailed = (email: string): ApiError =>
+  new ApiError(502, 'mail_failed', `The invitation could not be mailed to ${email}: the mail server refused it or could not be reached. No invitation was made; try again.`);
+
+/**
+ * Invites by email and role. With SMTP_URL the link is mailed and only
+ * "sent to …" is answered; a mail that fails voids the invitation before the
+ * 502 (never a link nobody received left open). Without it, the link is
+ * answered, to pass on.
+ */
+export function invite({ store, config, mailer }: DashboardDeps) {
   return async function invite(ctx: Context): Promise<void> {
     const { user, org } = auth(ctx);
     const body = parseBody<{ email: string; role: Role }>('Invite', await readJson(ctx));
@@ -38,7 +47,7 @@ export function invite({ store, config }: DashboardDeps) {
     // Only this organization's own members are named: whether the email has an
     // account elsewhere is no business of the inviter (the invitee learns it on accepting).
     const existing = await store.people.users.findByEmail(body.email);
-    if (existing && existing.orgId === org.id) {
+    if (existing && existing.memberships.some((m) => m.orgId === org.id)) {
       throw new ApiError(409, 'conflict', 'This person is already a member of the organization.', [{ parameter: 'email', message: 'is already a member' }]);
     }
     const token = randomToken();
@@ -56,17 +65,28 @@ export function invite({ store, config }: DashboardDeps) {
       voidedAt: null,
     };
     await store.people.invitations.create(invitation);
-    await audit(store, org.id, user, 'member.invited', { id: invitation.email, label: invitation.email }, { role: invitation.role });
+    // The token travels in the fragment: never sent to a server, never in a log or a Referer.
+    const link = `${config.publicUrl}/dashboard/invitation#${token}`;
+    if (mailer) {
+      try {
+        await mailer.sendInvitation({ to: invitation.email, organization: org.name, role: invitation.role, inviter: user.email, link, expiresAt: invitation.expiresAt });
+      } catch (err) {
+        await store.people.invitations.void(invitation.id, new Date());
+        // What the relay said, never the mail (it holds the link).
+        (ctx.state.log as { warn?: (o: object, m: string) => void } | undefined)?.warn?.({ smtpError: String((err as { code?: string }).code ?? (err as Error).name) }, 'invitation mail not sent');
+        throw mailFailed(invitation.email);
+      }
+    }
+    await audit(store, org.id, user, 'member.invited', { id: invitation.email, label: invitation.email }, { role: invitation.role, ...(mailer && { sent: 'mail' }) });
     ctx.status = 201;
     ctx.set('Cache-Control', 'no-store');
-    // The token travels in the fragment: never sent to a server, never in a log or a Referer.
-    ctx.body = { email: invitation.email, role: invitation.role, expiresAt: invitation.expiresAt, link: `${config.publicUrl}/dashboard/invitation#${token}` };
+    ctx.body = { email: invitation.email, role: invitation.role, expiresAt: invitation.expiresAt, mailed: mailer !== undefined, ...(!mailer && { link }) };
   };
 }
 
 async function member(deps: DashboardDeps, ctx: Context): Promise<User> {
-  const target = await deps.store.people.users.get(String(ctx.params.id));
-  if (!target || target.orgId !== auth(ctx).org.id) throw notFound('Member');
+  const target = await deps.store.people.users.member(String(ctx.params.id).slice(0, 64), auth(ctx).org.id);
+  if (!target) throw notFound('Member');
   return target;
 }
 

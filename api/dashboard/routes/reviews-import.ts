@@ -63,6 +63,8 @@ export const uploadPace = { graceMs: 20_000, minBytesPerSecond: 32 * 1024, idleM
 
 const uploadingOrgs = new Set<string>();
 interface InFlight {
+  /** The organization it imports into. */
+  orgId: string;
   cut(): void;
   /** Settles once the upload's last write has landed (or failed). */
   finished: Promise<void>;
@@ -71,12 +73,12 @@ interface InFlight {
 const uploadsByUser = new Map<string, Set<InFlight>>();
 
 /**
- * Ends a person's uploads in this process (they were removed, or demoted
- * below IMPORT_ROLES) and waits until their last write has landed, so that
+ * Ends a person's uploads into one organization in this process (they were
+ * removed from it, or demoted there below IMPORT_ROLES) and waits until their last write has landed, so that
  * nothing they upload is written after the removal is answered and audited.
  */
-export async function endUploadsOf(userId: string): Promise<void> {
-  const uploads = [...(uploadsByUser.get(userId) ?? [])];
+export async function endUploadsOf(userId: string, orgId: string): Promise<void> {
+  const uploads = [...(uploadsByUser.get(userId) ?? [])].filter((u) => u.orgId === orgId);
   for (const upload of uploads) upload.cut();
   await Promise.all(uploads.map((u) => u.finished));
 }
@@ -161,8 +163,9 @@ export async function* paced(source: AsyncIterable<Buffer>, cut: () => void): As
 function uploaderCheck({ store, sessions }: DashboardDeps, { session }: DashboardAuth): () => Promise<void> {
   return async function uploaderStillAllowed(): Promise<void> {
     const current = await sessions.get(session.id);
-    const user = current && !expired(current, Date.now()) ? await store.people.users.get(current.userId) : null;
-    if (!user || user.orgId !== session.orgId) throw signInRequired();
+    // The membership in the organization the upload goes to (the session's, then and now).
+    const user = current && !expired(current, Date.now()) && current.orgId === session.orgId ? await store.people.users.member(current.userId, session.orgId) : null;
+    if (!user) throw signInRequired();
     if (!IMPORT_ROLES.includes(user.role)) throw new ApiError(403, 'forbidden_role', 'Your role no longer allows importing: the upload was stopped. Reviews already imported are kept.');
   };
 }
@@ -202,7 +205,7 @@ export function importUpload(deps: DashboardDeps) {
       socket.destroy();
     };
     let finish!: () => void;
-    const inFlight: InFlight = { cut, finished: new Promise<void>((resolve) => (finish = resolve)) };
+    const inFlight: InFlight = { orgId: org.id, cut, finished: new Promise<void>((resolve) => (finish = resolve)) };
     const mine = uploadsByUser.get(user.id) ?? new Set();
     uploadsByUser.set(user.id, mine.add(inFlight));
     // What it keeps, for the person who reloads the page or opens another tab (GET /reviews/import).

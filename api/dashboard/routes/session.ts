@@ -1,33 +1,44 @@
-/** Sign-in, sign-out, the session's own view, and accepting an invitation. */
+/** Sign-in, sign-out, the session's own view, switching organizations, and accepting an invitation. */
 import type { Context } from 'koa';
 import { readJson } from '../../admin/body.ts';
-import { createUser, emailTaken, mayInvite } from '../../admin/users.ts';
+import { addMembership, createUser, mayInvite } from '../../admin/users.ts';
 import { ApiError, rateLimited } from '../../errors.ts';
 import { hasApiAccess, requestsPerMinute } from '../../limits/plans.ts';
-import type { Invitation, User } from '../../store/people-types.ts';
-import type { Organization } from '../../store/types.ts';
+import { memberOf, type Account, type Invitation, type User } from '../../store/people-types.ts';
+import type { Organization, Store } from '../../store/types.ts';
 import { audit } from '../audit.ts';
 import { DEVICE_COOKIE, DEVICE_COOKIE_SECONDS } from '../device-cookie.ts';
 import { decoyHash, verifyPassword } from '../password.ts';
-import { PRESESSION_COOKIE, randomToken, readCookie, setCookie, sha256, startSession, type DashboardAuth } from '../session.ts';
+import { auth, PRESESSION_COOKIE, randomToken, readCookie, setCookie, sha256, startSession, type DashboardAuth } from '../session.ts';
 import { SignInThrottle } from '../sign-in-throttle.ts';
 import { parseBody } from '../validate.ts';
 import type { DashboardDeps } from './deps.ts';
 
-function sessionBody(user: User | null, org: Organization | null, csrfToken: string) {
+/** The organizations of the account (for the switcher), oldest membership first; ones since deleted left out. */
+async function organizationsOf(store: Store, account: Account | null) {
+  const out: Array<{ id: string; name: string; role: User['role'] }> = [];
+  for (const m of account?.memberships ?? []) {
+    const org = await store.orgs.get(m.orgId);
+    if (org) out.push({ id: org.id, name: org.name, role: m.role });
+  }
+  return out;
+}
+
+async function sessionBody(store: Store, user: User | null, org: Organization | null, csrfToken: string) {
   return {
     user: user && { id: user.id, email: user.email, role: user.role },
     org: org && { id: org.id, name: org.name, plan: org.plan, apiAccess: hasApiAccess(org), requestsPerMinute: hasApiAccess(org) ? requestsPerMinute(org) : null },
+    organizations: user ? await organizationsOf(store, await store.people.users.get(user.id)) : [],
     csrfToken,
   };
 }
 
 /** Signed in: the session's token. Not signed in: the pre-session token, set in its cookie here. */
-export function showSession() {
+export function showSession({ store }: DashboardDeps) {
   return async function showSession(ctx: Context): Promise<void> {
     const current = ctx.state.dashboard as DashboardAuth | undefined;
     if (current) {
-      ctx.body = sessionBody(current.user, current.org, current.session.csrfToken);
+      ctx.body = await sessionBody(store, current.user, current.org, current.session.csrfToken);
       return;
     }
     let token = readCookie(ctx, PRESESSION_COOKIE);
@@ -35,7 +46,7 @@ export function showSession() {
       token = randomToken();
       setCookie(ctx, PRESESSION_COOKIE, token, 86_400);
     }
-    ctx.body = sessionBody(null, null, token);
+    ctx.body = await sessionBody(store, null, null, token);
   };
 }
 
@@ -54,28 +65,59 @@ export function signIn(deps: DashboardDeps) {
     const wait = attempt.retryAfter;
     if (wait > 0) throw rateLimited(wait, `Too many failed sign-ins: try again in ${Math.ceil(wait / 60)} minute(s).`);
     let failed = true;
-    let user, org;
+    let account: Account | null = null;
+    let user: User | null = null;
+    let org: Organization | null = null;
     try {
-      user = await store.people.users.findByEmail(body.email);
+      account = await store.people.users.findByEmail(body.email);
       // The same work and the same answer whether the email exists or not: no account discovery.
-      const matches = await verifyPassword(body.password, user?.passwordHash ?? (await decoyHash()));
-      org = user && matches ? await store.orgs.get(user.orgId) : null;
-      failed = !user || !matches || !org;
+      const matches = await verifyPassword(body.password, account?.passwordHash ?? (await decoyHash()));
+      // Signed in to the oldest membership whose organization still exists; the switcher goes to the others.
+      if (account && matches) {
+        for (const m of account.memberships) {
+          org = await store.orgs.get(m.orgId);
+          if (org) {
+            user = memberOf(account, m.orgId);
+            break;
+          }
+        }
+      }
+      failed = !user || !org;
     } finally {
       await attempt.settle(failed);
     }
-    // The failure that locks a known person's email out is a security event their Owners read.
-    if (failed && user && attempt.locksOut) {
-      await audit(store, user.orgId, { userId: null, email: `sign-in from ${ctx.ip}` }, 'security.locked_out', { id: user.id, label: user.email }, { address: ctx.ip });
-    }
+    // The failure that locks a known person's email out is a security event the Owners of each of their organizations read.
+    if (failed && account && attempt.locksOut) await auditLockOut(store, account, ctx.ip);
     if (failed || !user || !org) throw badCredentials();
     const previous = (ctx.state.dashboard as DashboardAuth | undefined)?.session ?? null;
     const { session } = await startSession(ctx, sessions, user, previous);
     setCookie(ctx, DEVICE_COOKIE, devices.issue(user.email), DEVICE_COOKIE_SECONDS);
-    const signedIn = (await store.people.users.update(user.id, { lastSignInAt: session.createdAt })) ?? user;
+    await store.people.users.updateAccount(user.id, { lastSignInAt: session.createdAt });
     // A security event the organization's Owners read in the audit log: who, and from where.
     await audit(store, org.id, user, 'security.signed_in', { id: user.id, label: user.email }, { address: ctx.ip });
-    ctx.body = sessionBody(signedIn, org, session.csrfToken);
+    ctx.body = await sessionBody(store, { ...user, lastSignInAt: session.createdAt }, org, session.csrfToken);
+  };
+}
+
+async function auditLockOut(store: Store, account: Account, address: string): Promise<void> {
+  for (const m of account.memberships) {
+    await audit(store, m.orgId, { userId: null, email: `sign-in from ${address}` }, 'security.locked_out', { id: account.id, label: account.email }, { address });
+  }
+}
+
+const notAMember = (): ApiError => new ApiError(404, 'not_found', 'You are not a member of that organization (any more).');
+
+/** Switches the session to another organization of the person's: a new session there (the old one ends), its membership checked now and on every request. */
+export function switchOrganization(deps: DashboardDeps) {
+  const { store, sessions } = deps;
+  return async function switchOrganization(ctx: Context): Promise<void> {
+    const current = auth(ctx);
+    const { orgId } = parseBody<{ orgId: string }>('OrganizationSwitch', await readJson(ctx));
+    const user = await store.people.users.member(current.user.id, orgId);
+    const org = user ? await store.orgs.get(orgId) : null;
+    if (!user || !org) throw notAMember();
+    const { session } = await startSession(ctx, sessions, user, current.session);
+    ctx.body = await sessionBody(store, user, org, session.csrfToken);
   };
 }
 
@@ -97,8 +139,8 @@ async function openInvitation(deps: DashboardDeps, token: string): Promise<Invit
   // someone since removed or demoted (to regain access afterwards) is void. The
   // demotion or removal voided it in the store too (voidedAt), so a promotion
   // in between does not bring it back; this check covers the moment between.
-  const sender = await deps.store.people.users.get(invitation.invitedBy);
-  if (sender === null || sender.orgId !== invitation.orgId || !mayInvite(sender.role, invitation.role)) throw invitationGone();
+  const sender = await deps.store.people.users.member(invitation.invitedBy, invitation.orgId);
+  if (sender === null || !mayInvite(sender.role, invitation.role)) throw invitationGone();
   return invitation;
 }
 
@@ -112,22 +154,51 @@ export function lookupInvitation(deps: DashboardDeps) {
   };
 }
 
+/**
+ * Accepts an invitation. Until a password is proven nothing tells an email
+ * that has an account from one that has none: lookup answers the same, the
+ * page asks for one password either way. A new email: that password becomes
+ * the new account's. An email with an account: the password must be that
+ * account's (checked as a sign-in is, through the same throttle, with the
+ * same work and answer for a wrong one), then the membership is added to it.
+ */
 export function acceptInvitation(deps: DashboardDeps) {
-  const { store, sessions } = deps;
+  const { store, sessions, throttle, devices } = deps;
   return async function acceptInvitation(ctx: Context): Promise<void> {
     const body = parseBody<{ token: string; password: string }>('InvitationAccept', await readJson(ctx));
     const open = await openInvitation(deps, body.token);
     const org = await store.orgs.get(open.orgId);
     if (!org) throw invitationGone();
-    if (await store.people.users.findByEmail(open.email)) throw emailTaken();
+    const account = await store.people.users.findByEmail(open.email);
+    if (account) await proveAccount(deps, ctx, account, body.password);
     // One-time: of two concurrent acceptances only one consumes it.
     const invitation = await store.people.invitations.consume(open.id, new Date());
     if (!invitation) throw invitationGone();
-    const { user } = await createUser(store, { orgId: invitation.orgId, email: invitation.email, role: invitation.role, password: body.password });
+    const user = account
+      ? await addMembership(store, account, invitation.orgId, invitation.role)
+      : (await createUser(store, { orgId: invitation.orgId, email: invitation.email, role: invitation.role, password: body.password })).user;
+    if (!user) throw invitationGone();
     await audit(store, org.id, user, 'member.joined', { id: user.id, label: user.email }, { role: user.role });
     const previous = (ctx.state.dashboard as DashboardAuth | undefined)?.session ?? null;
     const { session } = await startSession(ctx, sessions, user, previous);
-    const signedIn = (await store.people.users.update(user.id, { lastSignInAt: session.createdAt })) ?? user;
-    ctx.body = sessionBody(signedIn, org, session.csrfToken);
+    if (account) setCookie(ctx, DEVICE_COOKIE, devices.issue(user.email), DEVICE_COOKIE_SECONDS);
+    await store.people.users.updateAccount(user.id, { lastSignInAt: session.createdAt });
+    ctx.body = await sessionBody(store, { ...user, lastSignInAt: session.createdAt }, org, session.csrfToken);
   };
+
+  /** A sign-in in all but name: the throttle (per address, per email), the lock-out record, one answer for a wrong password. */
+  async function proveAccount(deps: DashboardDeps, ctx: Context, account: Account, password: string): Promise<void> {
+    await sessions.assertWritable?.();
+    const trustedDevice = devices.verify(readCookie(ctx, DEVICE_COOKIE), account.email);
+    const attempt = await throttle.begin(SignInThrottle.limits(account.email, ctx.ip, trustedDevice));
+    if (attempt.retryAfter > 0) throw rateLimited(attempt.retryAfter, `Too many failed sign-ins: try again in ${Math.ceil(attempt.retryAfter / 60)} minute(s).`);
+    let failed = true;
+    try {
+      failed = !(await verifyPassword(password, account.passwordHash));
+    } finally {
+      await attempt.settle(failed);
+    }
+    if (failed && attempt.locksOut) await auditLockOut(deps.store, account, ctx.ip);
+    if (failed) throw new ApiError(401, 'invalid_credentials', 'This email has a Review Proof account already, and that is not its password: enter the password you sign in with.');
+  }
 }

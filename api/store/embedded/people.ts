@@ -1,9 +1,13 @@
 /**
- * People in the embedded store: users, sessions, invitations and audit
+ * People in the embedded store: accounts and their memberships, sessions, invitations and audit
  * records in memory, made durable in their own log (`DATA_DIR/people.log`,
  * the same DurableLog as the rest of the store, under the same lock). Kept
  * apart from store.log so that the review log's compaction and this one's
  * never interfere. Writes are durable first, visible second, one at a time.
+ *
+ * Log lines written when a user belonged to one organization (`user`, with
+ * `orgId` and `role`) read as an account with that one membership; the next
+ * compaction rewrites them in today's form.
  */
 import { join } from 'node:path';
 import { rm } from 'node:fs/promises';
@@ -11,7 +15,11 @@ import { DurableLog } from './durable-log.ts';
 import {
   DuplicateEmailError,
   LastOwnerError,
+  memberOf,
+  MembershipExistsError,
   normalizeEmail,
+  type Account,
+  type Membership,
   type AuditRecord,
   type AuditStore,
   type Invitation,
@@ -23,8 +31,15 @@ import {
   type UserStore,
 } from '../people-types.ts';
 
+type AccountFields = Omit<Account, 'memberships'>;
+
 type Entry =
+  /** An account with one membership: what every line was before memberships, and what create writes. */
   | { t: 'user'; v: User }
+  | { t: 'account'; v: AccountFields }
+  | { t: 'member'; userId: string; v: Membership }
+  | { t: 'member-'; userId: string; orgId: string }
+  /** The account, its memberships and its sessions. */
   | { t: 'user-'; id: string }
   | { t: 'session'; v: Session }
   | { t: 'session-'; ids: string[] }
@@ -35,7 +50,7 @@ type Entry =
 const COMPACT_AFTER = 2000;
 
 export class EmbeddedPeople implements PeopleStore {
-  private readonly userMap = new Map<string, User>();
+  private readonly userMap = new Map<string, Account>();
   private readonly userByEmail = new Map<string, string>();
   private readonly sessionMap = new Map<string, Session>();
   private readonly invitationMap = new Map<string, Invitation>();
@@ -60,7 +75,9 @@ export class EmbeddedPeople implements PeopleStore {
     // Expired sessions are dropped for good at the next compaction.
     const now = Date.now();
     for (const [id, s] of people.sessionMap) if (Date.parse(s.expiresAt) <= now) people.sessionMap.delete(id);
-    const live = people.userMap.size + people.sessionMap.size + people.invitationMap.size + people.auditList.length;
+    let memberships = 0;
+    for (const a of people.userMap.values()) memberships += a.memberships.length;
+    const live = people.userMap.size + memberships + people.sessionMap.size + people.invitationMap.size + people.auditList.length;
     if (lines - live > Math.max(live, COMPACT_AFTER)) {
       await log.close();
       await DurableLog.rewrite(path, people.snapshot());
@@ -71,7 +88,10 @@ export class EmbeddedPeople implements PeopleStore {
   }
 
   private *snapshot(): IterableIterator<Entry> {
-    for (const v of this.userMap.values()) yield { t: 'user', v };
+    for (const { memberships, ...v } of this.userMap.values()) {
+      yield { t: 'account', v };
+      for (const m of memberships) yield { t: 'member', userId: v.id, v: m };
+    }
     for (const v of this.sessionMap.values()) yield { t: 'session', v };
     for (const v of this.invitationMap.values()) yield { t: 'inv', v };
     for (const v of this.auditList) yield { t: 'audit', v };
@@ -80,10 +100,33 @@ export class EmbeddedPeople implements PeopleStore {
   private apply(entry: Entry): void {
     switch (entry.t) {
       case 'user': {
+        // The account, and its membership (other memberships of the account stay).
+        const { orgId, role, ...fields } = entry.v;
+        this.apply({ t: 'account', v: fields });
+        this.apply({ t: 'member', userId: fields.id, v: { orgId, role, createdAt: fields.createdAt } });
+        break;
+      }
+      case 'account': {
         const before = this.userMap.get(entry.v.id);
         if (before) this.userByEmail.delete(before.emailKey);
-        this.userMap.set(entry.v.id, Object.freeze(entry.v));
+        this.userMap.set(entry.v.id, Object.freeze({ ...entry.v, memberships: before?.memberships ?? [] }));
         this.userByEmail.set(entry.v.emailKey, entry.v.id);
+        break;
+      }
+      case 'member': {
+        const account = this.userMap.get(entry.userId);
+        if (!account) break;
+        const others = account.memberships.filter((m) => m.orgId !== entry.v.orgId);
+        const at = account.memberships.findIndex((m) => m.orgId === entry.v.orgId);
+        const memberships = at === -1 ? [...others, Object.freeze({ ...entry.v })] : account.memberships.map((m, i) => (i === at ? Object.freeze({ ...entry.v }) : m));
+        this.userMap.set(account.id, Object.freeze({ ...account, memberships: Object.freeze(memberships) as Membership[] }));
+        break;
+      }
+      case 'member-': {
+        const account = this.userMap.get(entry.userId);
+        if (account) this.userMap.set(account.id, Object.freeze({ ...account, memberships: Object.freeze(account.memberships.filter((m) => m.orgId !== entry.orgId)) as Membership[] }));
+        // Sessions in that organization end with the membership; the others go on.
+        for (const [id, s] of this.sessionMap) if (s.userId === entry.userId && s.orgId === entry.orgId) this.sessionMap.delete(id);
         break;
       }
       case 'user-': {
@@ -122,8 +165,10 @@ export class EmbeddedPeople implements PeopleStore {
   }
 
   /** Inside `exclusive`: the check and the change it guards are one step. */
-  private assertOwnerRemains(user: User): void {
-    for (const other of this.userMap.values()) if (other.orgId === user.orgId && other.role === 'owner' && other.id !== user.id) return;
+  private assertOwnerRemains(userId: string, orgId: string): void {
+    for (const other of this.userMap.values()) {
+      if (other.id !== userId && other.memberships.some((m) => m.orgId === orgId && m.role === 'owner')) return;
+    }
     throw new LastOwnerError();
   }
 
@@ -131,30 +176,52 @@ export class EmbeddedPeople implements PeopleStore {
     create: (user) =>
       this.exclusive(async () => {
         if (this.userByEmail.has(user.emailKey)) throw new DuplicateEmailError(user.email);
+        // One line: the account and its first membership (never an account without one).
         await this.write({ t: 'user', v: { ...user } });
       }),
+    addMembership: (id, membership) =>
+      this.exclusive(async () => {
+        const account = this.userMap.get(id);
+        if (!account) return null;
+        if (account.memberships.some((m) => m.orgId === membership.orgId)) throw new MembershipExistsError();
+        await this.write({ t: 'member', userId: id, v: { ...membership } });
+        return memberOf(this.userMap.get(id)!, membership.orgId);
+      }),
     get: async (id) => this.userMap.get(id) ?? null,
+    member: async (id, orgId) => memberOf(this.userMap.get(id) ?? null, orgId),
     findByEmail: async (email) => {
       const id = this.userByEmail.get(normalizeEmail(email));
       return (id === undefined ? undefined : this.userMap.get(id)) ?? null;
     },
     listByOrg: async (orgId) =>
-      [...this.userMap.values()].filter((u) => u.orgId === orgId).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id)),
-    update: (id, patch) =>
+      [...this.userMap.values()]
+        .map((a) => memberOf(a, orgId))
+        .filter((u): u is User => u !== null)
+        .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id)),
+    updateAccount: (id, patch) =>
       this.exclusive(async () => {
-        const user = this.userMap.get(id);
-        if (!user) return null;
-        if (user.role === 'owner' && patch.role !== undefined && patch.role !== 'owner') this.assertOwnerRemains(user);
-        const next: User = { ...user, ...patch };
-        await this.write({ t: 'user', v: next });
-        return next;
+        const account = this.userMap.get(id);
+        if (!account) return null;
+        const { memberships: _, ...fields } = account;
+        await this.write({ t: 'account', v: { ...fields, ...patch } });
+        return this.userMap.get(id)!;
       }),
-    remove: (id) =>
+    setRole: (id, orgId, role) =>
       this.exclusive(async () => {
-        const user = this.userMap.get(id);
-        if (!user) return false;
-        if (user.role === 'owner') this.assertOwnerRemains(user);
-        await this.write({ t: 'user-', id });
+        const user = memberOf(this.userMap.get(id) ?? null, orgId);
+        if (!user) return null;
+        if (user.role === 'owner' && role !== 'owner') this.assertOwnerRemains(id, orgId);
+        await this.write({ t: 'member', userId: id, v: { orgId, role, createdAt: user.createdAt } });
+        return memberOf(this.userMap.get(id)!, orgId);
+      }),
+    removeMembership: (id, orgId) =>
+      this.exclusive(async () => {
+        const account = this.userMap.get(id);
+        const user = memberOf(account ?? null, orgId);
+        if (!account || !user) return false;
+        if (user.role === 'owner') this.assertOwnerRemains(id, orgId);
+        // The last membership: the account goes too (one line, so never an account without one).
+        await this.write(account.memberships.length === 1 ? { t: 'user-', id } : { t: 'member-', userId: id, orgId });
         return true;
       }),
   };

@@ -1,9 +1,17 @@
 /**
- * People in MongoDB: one collection each for users, sessions, invitations and
- * audit records. Only what FerretDB 1.24 implements: plain finds, sorts,
+ * People in MongoDB: one collection each for accounts (`users`), memberships
+ * (`memberships`, keyed `orgId|userId`), sessions, invitations and audit
+ * records. Only what FerretDB 1.24 implements: plain finds, sorts,
  * single-document updates, a unique index; every document is keyed by its
  * natural `_id` (user id, session hash, invitation hash, audit id), so reads
- * and updates by id never scan.
+ * and updates by id never scan. A membership is its own document, so that
+ * changes in two organizations never rewrite one document at once (FerretDB
+ * loses one of two concurrent updates of a document).
+ *
+ * Users stored before memberships (`orgId` and `role` on the user document)
+ * are migrated when the store opens (ensureIndexes): the membership document
+ * is written, then the two fields are removed; both steps are idempotent, so
+ * instances starting together or a crash in between are harmless.
  */
 import { MongoServerError, type Collection, type Db } from 'mongodb';
 import { translateErrors } from '../unavailable.ts';
@@ -11,7 +19,12 @@ import { withDocumentLock, type LockDocument } from './document-lock.ts';
 import {
   DuplicateEmailError,
   LastOwnerError,
+  memberOf,
+  MembershipExistsError,
   normalizeEmail,
+  type Account,
+  type Membership,
+  type Role,
   type AuditRecord,
   type AuditStore,
   type Invitation,
@@ -39,8 +52,19 @@ function invitation(doc: Doc<Invitation> | null): Invitation | null {
   return found && { ...found, voidedAt: found.voidedAt ?? null };
 }
 
+type AccountDoc = Doc<Omit<Account, 'memberships'>> & { orgId?: string; role?: Role };
+type MembershipDoc = Doc<Membership & { userId: string }>;
+
+const membershipKey = (orgId: string, userId: string): string => `${orgId}|${userId}`;
+const isDuplicate = (err: unknown): boolean => err instanceof MongoServerError && err.code === 11000;
+
+function membership(doc: MembershipDoc): Membership {
+  return { orgId: doc.orgId, role: doc.role, createdAt: doc.createdAt };
+}
+
 export class MongoPeople implements PeopleStore {
-  private readonly userCol: Collection<Doc<User>>;
+  private readonly userCol: Collection<AccountDoc>;
+  private readonly memberCol: Collection<MembershipDoc>;
   private readonly sessionCol: Collection<Doc<Session>>;
   private readonly invitationCol: Collection<Doc<Invitation>>;
   private readonly auditCol: Collection<Doc<AuditRecord>>;
@@ -53,6 +77,7 @@ export class MongoPeople implements PeopleStore {
     private readonly translate: (err: unknown) => unknown = (err) => err,
   ) {
     this.userCol = db.collection('users');
+    this.memberCol = db.collection('memberships');
     this.sessionCol = db.collection('sessions');
     this.invitationCol = db.collection('invitations');
     this.auditCol = db.collection('audit');
@@ -66,58 +91,125 @@ export class MongoPeople implements PeopleStore {
    * acted on in one step (FerretDB has no transactions; two Owners demoting
    * each other at once otherwise both passed the check).
    */
-  private underOwnerRule<T>(id: string, work: (user: User) => Promise<T>, missing: T): Promise<T> {
-    return (async () => {
-      const found = strip<User>(await this.userCol.findOne({ _id: id }));
-      if (!found) return missing;
-      return withDocumentLock(this.lockCol, `owners:${found.orgId}`, async () => {
-        const user = strip<User>(await this.userCol.findOne({ _id: id }));
-        return user ? work(user) : missing;
-      });
-    })();
+  private underOwnerRule<T>(orgId: string, work: () => Promise<T>): Promise<T> {
+    return withDocumentLock(this.lockCol, `owners:${orgId}`, work);
   }
 
-  private async assertOwnerRemains(user: User): Promise<void> {
-    const other = await this.userCol.findOne({ orgId: user.orgId, role: 'owner', _id: { $ne: user.id } });
-    if (!other) throw new LastOwnerError();
+  /** Another Owner of the organization, whose account exists (a crash in create can leave a membership behind). */
+  private async assertOwnerRemains(userId: string, orgId: string): Promise<void> {
+    const owners = await this.memberCol.find({ orgId, role: 'owner' }).toArray();
+    for (const owner of owners) if (owner.userId !== userId && (await this.userCol.findOne({ _id: owner.userId }, { projection: { _id: 1 } }))) return;
+    throw new LastOwnerError();
+  }
+
+  private async account(doc: AccountDoc | null): Promise<Account | null> {
+    if (!doc) return null;
+    const { _id, orgId: _o, role: _r, ...fields } = doc;
+    const memberships = (await this.memberCol.find({ userId: _id }).sort({ createdAt: 1, _id: 1 }).toArray()).map(membership);
+    return { ...fields, memberships };
+  }
+
+  private async member(id: string, orgId: string): Promise<User | null> {
+    const found = await this.memberCol.findOne({ _id: membershipKey(orgId, id) });
+    if (!found) return null;
+    const doc = await this.userCol.findOne({ _id: id });
+    if (!doc) return null;
+    const { _id, orgId: _o, role: _r, ...fields } = doc;
+    return memberOf({ ...fields, memberships: [membership(found)] }, orgId);
+  }
+
+  /** Users written before memberships: their membership document, then the fields off the user. */
+  private async migrateOneOrgUsers(): Promise<void> {
+    for (const doc of await this.userCol.find({ orgId: { $exists: true } }).toArray()) {
+      if (typeof doc.orgId !== 'string' || doc.role === undefined) continue;
+      try {
+        await this.memberCol.insertOne({ _id: membershipKey(doc.orgId, doc._id), userId: doc._id, orgId: doc.orgId, role: doc.role, createdAt: doc.createdAt });
+      } catch (err) {
+        if (!isDuplicate(err)) throw err;
+      }
+      await this.userCol.updateOne({ _id: doc._id }, { $unset: { orgId: '', role: '' } });
+    }
   }
 
   async ensureIndexes(): Promise<void> {
     await Promise.all([
       this.userCol.createIndex({ emailKey: 1 }, { unique: true, name: 'email_unique' }),
-      this.userCol.createIndex({ orgId: 1, createdAt: 1 }, { name: 'org_created' }),
+      this.memberCol.createIndex({ orgId: 1, createdAt: 1 }, { name: 'org_created' }),
+      this.memberCol.createIndex({ userId: 1 }, { name: 'user' }),
       this.sessionCol.createIndex({ userId: 1 }, { name: 'user' }),
       this.invitationCol.createIndex({ orgId: 1, createdAt: -1 }, { name: 'org_created' }),
       this.auditCol.createIndex({ orgId: 1, at: -1 }, { name: 'org_at' }),
     ]);
+    await this.migrateOneOrgUsers();
   }
 
   readonly users: UserStore = translateErrors<UserStore>({
     create: async (user) => {
+      const { orgId, role, ...fields } = user;
+      // The membership first: a crash in between leaves a membership without an account, which
+      // nothing lists or counts, never an account without a membership.
+      await this.memberCol.insertOne({ _id: membershipKey(orgId, user.id), userId: user.id, orgId, role, createdAt: user.createdAt });
       try {
-        await this.userCol.insertOne({ _id: user.id, ...user });
+        await this.userCol.insertOne({ _id: user.id, ...fields });
       } catch (err) {
-        if (err instanceof MongoServerError && err.code === 11000) throw new DuplicateEmailError(user.email);
+        await this.memberCol.deleteOne({ _id: membershipKey(orgId, user.id) });
+        if (isDuplicate(err)) throw new DuplicateEmailError(user.email);
         throw err;
       }
     },
-    get: async (id) => strip(await this.userCol.findOne({ _id: id })),
-    findByEmail: async (email) => strip(await this.userCol.findOne({ emailKey: normalizeEmail(email) })),
-    listByOrg: async (orgId) => all(await this.userCol.find({ orgId }).sort({ createdAt: 1, _id: 1 }).toArray()),
-    update: async (id, patch) => {
-      if (patch.role === undefined) return strip(await this.userCol.findOneAndUpdate({ _id: id }, { $set: patch }, { returnDocument: 'after' }));
-      return this.underOwnerRule(id, async (user) => {
-        if (user.role === 'owner' && patch.role !== 'owner') await this.assertOwnerRemains(user);
-        return strip<User>(await this.userCol.findOneAndUpdate({ _id: id }, { $set: patch }, { returnDocument: 'after' }));
-      }, null);
+    addMembership: async (id, m) => {
+      if (!(await this.userCol.findOne({ _id: id }, { projection: { _id: 1 } }))) return null;
+      try {
+        await this.memberCol.insertOne({ _id: membershipKey(m.orgId, id), userId: id, orgId: m.orgId, role: m.role, createdAt: m.createdAt });
+      } catch (err) {
+        if (isDuplicate(err)) throw new MembershipExistsError();
+        throw err;
+      }
+      const user = await this.member(id, m.orgId);
+      // The account was deleted (its last membership removed) meanwhile: take the membership back.
+      if (!user) await this.memberCol.deleteOne({ _id: membershipKey(m.orgId, id) });
+      return user;
     },
-    remove: async (id) => {
-      const removed = await this.underOwnerRule(id, async (user) => {
-        if (user.role === 'owner') await this.assertOwnerRemains(user);
-        return (await this.userCol.deleteOne({ _id: id })).deletedCount === 1;
-      }, false);
-      await this.sessionCol.deleteMany({ userId: id });
-      return removed;
+    get: async (id) => this.account(await this.userCol.findOne({ _id: id })),
+    member: async (id, orgId) => this.member(id, orgId),
+    findByEmail: async (email) => this.account(await this.userCol.findOne({ emailKey: normalizeEmail(email) })),
+    listByOrg: async (orgId) => {
+      const members = await this.memberCol.find({ orgId }).sort({ createdAt: 1, _id: 1 }).toArray();
+      if (members.length === 0) return [];
+      const accounts = new Map((await this.userCol.find({ _id: { $in: members.map((m) => m.userId) } }).toArray()).map((d) => [d._id, d]));
+      const out: User[] = [];
+      for (const m of members) {
+        const doc = accounts.get(m.userId);
+        if (!doc) continue;
+        const { _id, orgId: _o, role: _r, ...fields } = doc;
+        out.push(memberOf({ ...fields, memberships: [membership(m)] }, orgId)!);
+      }
+      return out.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+    },
+    updateAccount: async (id, patch) => this.account(await this.userCol.findOneAndUpdate({ _id: id }, { $set: patch }, { returnDocument: 'after' })),
+    setRole: async (id, orgId, role) =>
+      this.underOwnerRule(orgId, async () => {
+        const user = await this.member(id, orgId);
+        if (!user) return null;
+        if (user.role === 'owner' && role !== 'owner') await this.assertOwnerRemains(id, orgId);
+        await this.memberCol.updateOne({ _id: membershipKey(orgId, id) }, { $set: { role } });
+        return { ...user, role };
+      }),
+    removeMembership: async (id, orgId) => {
+      const removed = await this.underOwnerRule(orgId, async () => {
+        const user = await this.member(id, orgId);
+        if (!user) return false;
+        if (user.role === 'owner') await this.assertOwnerRemains(id, orgId);
+        return (await this.memberCol.deleteOne({ _id: membershipKey(orgId, id) })).deletedCount === 1;
+      });
+      if (!removed) return false;
+      await this.sessionCol.deleteMany({ userId: id, orgId });
+      // The last membership gone: the account goes, and every session with it.
+      if ((await this.memberCol.countDocuments({ userId: id })) === 0) {
+        await this.userCol.deleteOne({ _id: id });
+        await this.sessionCol.deleteMany({ userId: id });
+      }
+      return true;
     },
   }, (err) => this.translate(err));
 

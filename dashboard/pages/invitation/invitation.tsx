@@ -1,6 +1,9 @@
 /**
  * Accepting an invitation: the one-time token comes in the link's fragment
- * (never sent in a URL to any server); the person sets a password and is signed in.
+ * (never sent in a URL to any server). The page is the same whether the email
+ * has an account or not (nothing tells them apart before a password is
+ * proven): one password field, for the account's password if there is one,
+ * else a new one. Either way the person is signed in to the organization.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { call, DashboardError, type Role, type SessionInfo } from '../../api.ts';
@@ -81,7 +84,7 @@ export function InvitationPage(props: { onSignedIn: (session: SessionInfo) => vo
               <input
                 id="new-password"
                 type="password"
-                autoComplete="new-password"
+                autoComplete="current-password"
                 required
                 minLength={12}
                 aria-describedby="new-password-hint"
@@ -89,7 +92,8 @@ export function InvitationPage(props: { onSignedIn: (session: SessionInfo) => vo
                 onInput={(e) => setPassword(e.currentTarget.value)}
               />
               <p class="hint" id="new-password-hint">
-                At least 12 characters. A phrase of a few words is easy to remember and hard to guess.
+                Already use Review Proof with this email? Enter that password: you join {info.organization} with the same account. New here? Choose a password of at least 12
+                characters; a phrase of a few words is easy to remember and hard to guess.
               </p>
             </div>
             {error && (
@@ -98,7 +102,7 @@ export function InvitationPage(props: { onSignedIn: (session: SessionInfo) => vo
               </p>
             )}
             <button type="submit" class="button primary wide" disabled={busy}>
-              Create account and sign in
+              Accept and sign in
             </button>
           </form>
         )}

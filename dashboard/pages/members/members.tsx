@@ -1,7 +1,7 @@
 /**
  * Members: everyone in the organization with their role and last sign-in;
- * Owners and Admins invite (a one-time link valid 7 days, shown to copy: no
- * mail server is assumed), revoke an open invitation (its link stops working
+ * Owners and Admins invite (a one-time link valid 7 days, mailed when the
+ * server has SMTP_URL, else shown to copy), revoke an open invitation (its link stops working
  * for good), change roles and remove people. The server keeps
  * the last Owner and says so; the page shows its message.
  */
@@ -19,14 +19,14 @@ function InviteDialog(props: { canGrantOwner: boolean; onClose: () => void; onIn
   const [role, setRole] = useState<Role>('member');
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
-  const [link, setLink] = useState<{ link: string; expiresAt: string; email: string } | null>(null);
+  const [link, setLink] = useState<{ link?: string; mailed: boolean; expiresAt: string; email: string } | null>(null);
 
   const submit = async (event: Event) => {
     event.preventDefault();
     setBusy(true);
     setError('');
     try {
-      setLink(await call<{ link: string; expiresAt: string; email: string }>('POST', '/invitations', { email, role }));
+      setLink(await call<{ link?: string; mailed: boolean; expiresAt: string; email: string }>('POST', '/invitations', { email, role }));
       props.onInvited();
     } catch (err) {
       setError(err instanceof DashboardError ? err.message : 'Something went wrong. Try again.');
@@ -35,7 +35,21 @@ function InviteDialog(props: { canGrantOwner: boolean; onClose: () => void; onIn
     }
   };
 
-  if (link) {
+  if (link?.mailed) {
+    return (
+      <Dialog id="invitation-sent" title="Invitation sent" onClose={props.onClose}>
+        <Notice tone="info">
+          Sent to {link.email}. The link in the mail works once, until {formatDateTime(link.expiresAt)}.
+        </Notice>
+        <div class="dialog-actions">
+          <button type="button" class="button primary" onClick={props.onClose}>
+            Done
+          </button>
+        </div>
+      </Dialog>
+    );
+  }
+  if (link?.link) {
     return (
       <Dialog id="invitation-link" title="Invitation ready" onClose={props.onClose}>
         <CopyField id="invitation-url" label="Invitation link" value={link.link} focus />
@@ -100,7 +114,7 @@ function RemoveDialog(props: { member: Member; onClose: () => void; onRemoved: (
   };
   return (
     <Dialog id="remove-member" title={`Remove ${props.member.email}?`} onClose={props.onClose}>
-      <p>They lose access at once: any session they have open ends now.</p>
+      <p>They lose access to this organization at once: any session they have open in it ends now. Other organizations they belong to keep them.</p>
       <ConfirmActions error={error} label="Remove member" onCancel={props.onClose} onConfirm={remove} />
     </Dialog>
   );

@@ -53,3 +53,31 @@ export async function drainBody(req: IncomingMessage): Promise<void> {
   // eslint-disable-next-line @typescript-eslint/no-unused-vars -- each chunk is dropped
   for await (const _ of req.iterator({ destroyOnReturn: false })) continue;
 }
+
+/**
+ * What is left of a request body, read and dropped for a moment only: true
+ * when the body ended within `bytes` and `ms`, false when it did not (the
+ * caller then closes the connection after its answer). A client cannot hold
+ * the reader at its own pace.
+ */
+export async function drainBriefly(req: IncomingMessage, limit: { bytes: number; ms: number }): Promise<boolean> {
+  if (req.complete) return true;
+  if (req.destroyed) return false;
+  const chunks = req.iterator({ destroyOnReturn: false });
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => (timer = setTimeout(resolve, limit.ms, 'late')));
+  let bytes = 0;
+  try {
+    for (;;) {
+      const next = await Promise.race([chunks.next(), late]);
+      if (next === 'late') return false;
+      if (next.done) return req.complete;
+      bytes += next.value.length;
+      if (bytes > limit.bytes) return false;
+    }
+  } catch {
+    return false;
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -4,6 +4,7 @@ import { readJson } from '../../admin/body.ts';
 import { createUser, emailTaken, mayInvite } from '../../admin/users.ts';
 import { ApiError, rateLimited } from '../../errors.ts';
 import { hasApiAccess, requestsPerMinute } from '../../limits/plans.ts';
+import type { Logger } from '../../logger.ts';
 import type { Invitation, User } from '../../store/people-types.ts';
 import type { Organization } from '../../store/types.ts';
 import { audit } from '../audit.ts';
@@ -39,6 +40,14 @@ export function showSession() {
   };
 }
 
+/**
+ * Runs `work` once the response has been sent (or the connection ended):
+ * never part of what the client waits for, and started whatever the outcome.
+ */
+function afterResponse(ctx: Context, work: () => Promise<void>): void {
+  ctx.res.once('close', () => void work());
+}
+
 const badCredentials = (): ApiError => new ApiError(401, 'invalid_credentials', 'The email or password is not correct.');
 
 export function signIn(deps: DashboardDeps) {
@@ -65,8 +74,18 @@ export function signIn(deps: DashboardDeps) {
       await attempt.settle(failed);
     }
     // The failure that locks a known person's email out is a security event their Owners read.
+    // Written once the answer has gone: its fsync in the response path would time apart an email
+    // that has an account from one that has none.
     if (failed && user && attempt.locksOut) {
-      await audit(store, user.orgId, { userId: null, email: `sign-in from ${ctx.ip}` }, 'security.locked_out', { id: user.id, label: user.email }, { address: ctx.ip });
+      const known = user;
+      const address = ctx.ip;
+      const log = ctx.state.log as Logger;
+      afterResponse(ctx, () =>
+        audit(store, known.orgId, { userId: null, email: `sign-in from ${address}` }, 'security.locked_out', { id: known.id, label: known.email }, { address }).then(
+          () => undefined,
+          (err: unknown) => log.error({ err, userId: known.id }, 'the security.locked_out audit record could not be written'),
+        ),
+      );
     }
     if (failed || !user || !org) throw badCredentials();
     const previous = (ctx.state.dashboard as DashboardAuth | undefined)?.session ?? null;

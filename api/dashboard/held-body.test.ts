@@ -120,6 +120,16 @@ describe('dashboard requests held open across a removal or demotion', () => {
     expect((await t.service.store.people.users.get(puppet.id))?.role).toBe('member');
   });
 
+  it('refuses a change whose body is over 64 KiB with 413, and one that is not JSON with 400, writing nothing', async () => {
+    const { orgId } = await t.org('growth');
+    const admin = await person(orgId, 'large@held.example', 'admin');
+    const large = await admin.client.send('POST', '/dashboard/api/keys', { name: 'x'.repeat(70_000) });
+    expect([large.status, large.body.error]).toEqual([413, 'payload_too_large']);
+    const broken = await admin.client.send('POST', '/dashboard/api/keys', '{"name": ', { 'content-type': 'application/json' });
+    expect([broken.status, broken.body.error]).toEqual([400, 'bad_request']);
+    expect((await t.admin('GET', `/admin/keys?orgId=${orgId}`)).body.data).toHaveLength(1);
+  });
+
   it('still takes an ordinary request whose body comes after its headers', async () => {
     const { orgId } = await t.org('growth');
     const admin = await person(orgId, 'ordinary@held.example', 'admin');

@@ -1,16 +1,20 @@
 /**
  * The dashboard's route table, at {PUBLIC_URL}/dashboard (CONTRACT §6).
  * Pages and hashed files, then the JSON API under /dashboard/api, where every
- * request passes the session rules in this order: the session cookie is read
- * (never a Bearer key) → a state-changing request must come from our own
- * Origin → and carry the CSRF token; then each route states its own rule:
- * `signedIn` or `staff` (Owner, Admin), next to the handler.
+ * request passes the session rules in this order: a state-changing request's
+ * whole body is read (so that the checks below see the person as they are
+ * when the request is complete, not when its headers arrived) → the session
+ * cookie is read (never a Bearer key) → a state-changing request must come
+ * from our own Origin → and carry the CSRF token; then each route states its
+ * own rule: `signedIn` or `staff` (Owner, Admin), next to the handler. The
+ * import upload (`api.upload`) streams its body instead, and checks the
+ * uploader again before each batch it writes.
  */
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { dashboardDocument } from './validate.ts';
 import { dashboardHeaders, PAGE_PATHS, serveAsset, servePage, servePageNotFound, type DashboardAssets } from './pages.ts';
-import { csrfToken, loadSession, requireRole, requireSession, sameOrigin } from './session.ts';
+import { csrfToken, loadSession, requireRole, requireSession, sameOrigin, wholeBodyFirst } from './session.ts';
 import { createApiKey, listKeys, revokeApiKey } from './routes/api-keys.ts';
 import type { DashboardDeps } from './routes/deps.ts';
 import { changeRole, invite, listMembers, removeMember, revokeInvitation } from './routes/members.ts';
@@ -27,9 +31,12 @@ export function dashboardRouter(deps: DashboardDeps & { assets: DashboardAssets 
   for (const path of PAGE_PATHS) router.get(`/dashboard${path}`, headers, servePage(deps.assets));
   router.get('/dashboard/assets/:file', headers, serveAsset(deps.assets));
 
-  // Every JSON endpoint: headers → session cookie → same Origin → CSRF token; then its role rule.
-  const checks = [headers, loadSession(deps), sameOrigin(deps.config.publicUrl), csrfToken()];
+  // Every JSON endpoint: headers → whole body → session cookie → same Origin → CSRF token; then its role rule.
+  const sessionChecks = [loadSession(deps), sameOrigin(deps.config.publicUrl), csrfToken()];
+  const checks = [headers, wholeBodyFirst(), ...sessionChecks];
   const api = {
+    /** The streaming upload: its body is the file, read by the import as it goes (reviews-import.ts). */
+    upload: (path: string, ...rest: Middleware[]) => router.post(`/dashboard/api${path}`, headers, ...sessionChecks, ...rest),
     get: (path: string, ...rest: Middleware[]) => router.get(`/dashboard/api${path}`, ...checks, ...rest),
     post: (path: string, ...rest: Middleware[]) => router.post(`/dashboard/api${path}`, ...checks, ...rest),
     patch: (path: string, ...rest: Middleware[]) => router.patch(`/dashboard/api${path}`, ...checks, ...rest),
@@ -51,7 +58,7 @@ export function dashboardRouter(deps: DashboardDeps & { assets: DashboardAssets 
   api.get('/overview', signedIn, overview(deps));
   api.get('/reviews', signedIn, listReviews(deps));
   api.get('/reviews/import', staff, importStatus());
-  api.post('/reviews/import', staff, importUpload(deps));
+  api.upload('/reviews/import', staff, importUpload(deps));
   api.post('/reviews/:id/hide', staff, hideReview(deps));
   api.post('/reviews/:id/show', staff, showReview(deps));
 

@@ -1,6 +1,12 @@
 /**
  * The dashboard's session rules, one named middleware each (CONTRACT §6):
  *
+ * - `wholeBodyFirst`: a state-changing request's whole body (64 KiB at most)
+ *   is read BEFORE the session and role are looked at, so that what a request
+ *   may do is decided when it is complete: a request opened by someone since
+ *   removed or demoted, its body held back until after, is judged by who they
+ *   are then. (Only the streaming import skips it; it checks the uploader again
+ *   before each batch it writes.)
  * - `loadSession`: the `rp_session` cookie (HttpOnly; Secure; SameSite=Lax;
  *   Path=/dashboard) holds only a random value; the store keeps its SHA-256.
  *   A session ends after 12 h without a request or 7 days after sign-in,
@@ -24,6 +30,7 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Context, Next } from 'koa';
+import { readBody } from '../admin/body.ts';
 import { ApiError } from '../errors.ts';
 import type { Role, Session, SessionStore, User } from '../store/people-types.ts';
 import type { Organization, Store } from '../store/types.ts';
@@ -99,6 +106,14 @@ export async function startSession(ctx: Context, sessions: SessionStore, user: U
   setCookie(ctx, SESSION_COOKIE, token, ABSOLUTE_MS / 1000);
   setCookie(ctx, PRESESSION_COOKIE, '', 0);
   return { session, token };
+}
+
+/** Reads a state-changing request's body into `ctx.state.body` (readJson parses that copy) before any session check. */
+export function wholeBodyFirst() {
+  return async function wholeBodyFirst(ctx: Context, next: Next): Promise<void> {
+    if (!SAFE_METHODS.has(ctx.method)) ctx.state.body = await readBody(ctx);
+    await next();
+  };
 }
 
 export function loadSession(deps: { store: Store; sessions: SessionStore }) {

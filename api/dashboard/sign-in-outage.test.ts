@@ -72,12 +72,57 @@ describe('sign-in security events', () => {
     const guesser = new Client(t, agent);
     for (let i = 0; i < 10; i++) expect((await guesser.signIn('owner@events.example', `guess ${i}`)).status).toBe(401);
     expect((await guesser.signIn('owner@events.example', 'guess 11')).status).toBe(429);
-    const log = (await owner.send('GET', '/dashboard/api/audit')).body.data as { action: string; actor: { email: string }; target: { label: string } }[];
-    const events = log.filter((r) => r.action.startsWith('security.'));
+    type Row = { action: string; actor: { email: string }; target: { label: string } };
+    // The lock-out's record is written after its answer went out: it shows once written.
+    let events: Row[] = [];
+    while (events.length < 2) {
+      const log = (await owner.send('GET', '/dashboard/api/audit')).body.data as Row[];
+      events = log.filter((r) => r.action.startsWith('security.'));
+    }
     expect(events.map((r) => [r.action, r.target.label])).toEqual([
       ['security.locked_out', 'owner@events.example'],
       ['security.signed_in', 'owner@events.example'],
     ]);
     expect(events[0]!.actor.email).toMatch(/^sign-in from /);
+  });
+
+});
+
+describe('the lock-out record, off the response path', () => {
+  // A service of its own: the failures above count against this client's address.
+  let t: TestService;
+  let agent: Agent;
+  let orgId: string;
+  beforeAll(async () => {
+    t = await startTestService({ redis: false });
+    agent = new Agent({ ca: readFileSync(join(t.dataDir, 'tls-cert.pem'), 'utf8'), keepAlive: true, servername: 'localhost' });
+    orgId = (await t.org('starter')).orgId;
+  });
+  afterAll(async () => {
+    agent?.destroy();
+    await t?.close();
+  });
+
+  it('answers the failure that locks a known email out before its audit record is written (no fsync to time), and still writes it', { timeout: 30_000 }, async () => {
+    expect((await t.admin('POST', '/admin/users', { orgId, email: 'held@events.example', role: 'member', password: PASSWORD })).status).toBe(201);
+    const audit = t.service.store.people.audit;
+    const append = audit.append.bind(audit);
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    // The lock-out's record waits until the test has its answer (were it awaited before answering, the 10th sign-in would never answer).
+    audit.append = async (record) => {
+      if (record.action === 'security.locked_out') await gate;
+      return append(record);
+    };
+    try {
+      const guesser = new Client(t, agent);
+      for (let i = 0; i < 10; i++) expect((await guesser.signIn('held@events.example', `guess ${i}`)).status).toBe(401);
+      expect((await t.service.store.people.audit.listByOrg(orgId, 100)).some((r) => r.action === 'security.locked_out' && r.target.label === 'held@events.example')).toBe(false);
+      open();
+      while (!(await t.service.store.people.audit.listByOrg(orgId, 100)).some((r) => r.action === 'security.locked_out' && r.target.label === 'held@events.example')) await new Promise((r) => setTimeout(r, 20));
+    } finally {
+      open();
+      audit.append = append;
+    }
   });
 });

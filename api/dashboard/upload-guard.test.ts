@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { requestDeadline } from '../server.ts';
 import { startTestService, type TestService } from '../test/harness.ts';
-import { uploadPace } from './routes/reviews-import.ts';
+import { uploadPace, uploadSlots } from './routes/reviews-import.ts';
 import { Client } from './test-client.ts';
 
 const PASSWORD = 'a long enough password';
@@ -29,17 +29,18 @@ describe('dashboard import upload: uploader checks, pace, slots, audit', () => {
   let agent: Agent;
   let ca: string;
   const pace = { ...uploadPace };
+  const slots = { ...uploadSlots };
 
-  function upload(c: Client, declared: number): Upload {
+  function upload(c: Client, declared: number, format = 'csv'): Upload {
     const req = request({
       host: '127.0.0.1',
       port: t.service.ports.https,
-      path: '/dashboard/api/reviews/import?format=csv',
+      path: `/dashboard/api/reviews/import?format=${format}`,
       method: 'POST',
       agent: false,
       ca,
       servername: 'localhost',
-      headers: { cookie: c.cookieHeader(), origin: t.service.config.publicUrl, 'x-csrf-token': c.csrf, 'content-type': 'text/csv', 'content-length': String(declared) },
+      headers: { cookie: c.cookieHeader(), origin: t.service.config.publicUrl, 'x-csrf-token': c.csrf, 'content-type': format === 'json' ? 'application/json' : 'text/csv', 'content-length': String(declared) },
     });
     const ended = new Promise<{ status: number; body: Record<string, unknown> }>((resolve) => {
       req.on('response', (res) => {
@@ -85,7 +86,18 @@ describe('dashboard import upload: uploader checks, pace, slots, audit', () => {
     ca = readFileSync(join(t.dataDir, 'tls-cert.pem'), 'utf8');
     agent = new Agent({ ca, keepAlive: true, servername: 'localhost' });
   });
-  afterEach(() => Object.assign(uploadPace, pace));
+  afterEach(() => {
+    Object.assign(uploadPace, pace);
+    Object.assign(uploadSlots, slots);
+  });
+  /** Waits until the organization's upload is no longer running (as GET /reviews/import tells it). */
+  async function untilNotRunning(c: Client, state?: string): Promise<void> {
+    for (;;) {
+      const run = (await c.send('GET', '/dashboard/api/reviews/import')).body.run as { state: string } | null;
+      if (run && run.state !== 'running' && (state === undefined || run.state === state)) return;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
   afterAll(async () => {
     Object.assign(requestDeadline, deadline);
     agent?.destroy();
@@ -190,6 +202,63 @@ describe('dashboard import upload: uploader checks, pace, slots, audit', () => {
     const { client } = await member(orgId, 'fifth@pace.example', 'owner');
     const fifth = await client.upload('csv', `${HEADER}\n${lines(0, 1, 'f')}`);
     expect([fifth.status, fifth.body.imported]).toEqual([200, 1]);
+  });
+
+  it('frees the slot as soon as the import stops reading (a JSON file that is not an array), and closes a connection whose client keeps sending', async () => {
+    // Every upload below declares more than this: all four count against the large pool.
+    uploadSlots.smallBytes = 1024;
+    const held: Upload[] = [];
+    const trickles: NodeJS.Timeout[] = [];
+    try {
+      for (let i = 0; i < 4; i++) {
+        const { orgId } = await t.org('growth', 100_000);
+        const { client } = await member(orgId, `drain${i}@stop.example`, 'owner');
+        const up = upload(client, 512 * 1024 * 1024, 'json');
+        up.req.write('{"x":1}');
+        // A byte now and then, forever: the rest of the body never arrives.
+        trickles.push(setInterval(() => up.req.write(' '), 100));
+        held.push(up);
+        // The import has read what it needed and stopped.
+        await untilNotRunning(client, 'finished');
+      }
+      const { orgId } = await t.org('growth', 100_000);
+      const { client } = await member(orgId, 'fifth@stop.example', 'owner');
+      const fifth = await client.upload('csv', `${HEADER}\n${lines(0, 30, 'f')}`);
+      expect([fifth.status, fifth.body.imported]).toEqual([200, 30]);
+      // Each of the four gets its summary, then its connection is closed although the client is still sending.
+      const answers = await Promise.all(held.map((u) => u.ended));
+      expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200]);
+      // The server ends the connection (the client does not: it would send forever).
+      await Promise.all(held.map((u) => new Promise<void>((resolve) => (u.req.socket === null || u.req.socket.destroyed ? resolve() : u.req.socket.once('close', () => resolve())))));
+    } finally {
+      trickles.forEach(clearInterval);
+      held.forEach((u) => u.req.destroy());
+    }
+  });
+
+  it('never refuses a small file because of other tenants’ large uploads; a large one waits for a large slot', async () => {
+    uploadSlots.smallBytes = 1024;
+    const large: { up: Upload; client: Client }[] = [];
+    try {
+      for (let i = 0; i < 4; i++) {
+        const { orgId } = await t.org('growth', 100_000);
+        const { client } = await member(orgId, `large${i}@fair.example`, 'owner');
+        const up = upload(client, 512 * 1024 * 1024);
+        up.req.write(`${HEADER}\n`);
+        large.push({ up, client });
+        // Its slot is taken once its run shows.
+        while (((await client.send('GET', '/dashboard/api/reviews/import')).body.run as { state: string } | null)?.state !== 'running') await new Promise((r) => setTimeout(r, 50));
+      }
+      const { orgId } = await t.org('growth', 100_000);
+      const { client } = await member(orgId, 'small@fair.example', 'owner');
+      const small = await client.upload('csv', `${HEADER}\n${lines(0, 1, 's')}`);
+      expect([small.status, small.body.imported]).toEqual([200, 1]);
+      const bigger = await client.upload('csv', `${HEADER}\n${lines(0, 30, 'b')}`);
+      expect([bigger.status, bigger.body.error]).toEqual([429, 'import_in_progress']);
+    } finally {
+      for (const { up } of large) up.req.destroy();
+      for (const { client } of large) await untilNotRunning(client);
+    }
   });
 
   it('audits every import: the dashboard’s (who, format, bytes, counts) and the admin API’s (the operator)', async () => {

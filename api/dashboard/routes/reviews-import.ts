@@ -19,10 +19,19 @@
  * and never wait `uploadPace.idleMs` for a byte; otherwise the connection is
  * cut. The declared length sets no deadline (it is the client's word).
  *
- * Slots: one upload per organization, and `MAX_UPLOADS_PER_PROCESS` at a time
- * (429 otherwise). One organization holds at most one slot, and a slot held
- * by a client below the minimum rate is freed after the grace period, so no
- * tenant (nor four) keeps the others out for longer than that.
+ * Slots: one upload per organization at a time (429 otherwise), and per
+ * process `uploadSlots.large` uploads declaring more than
+ * `uploadSlots.smallBytes` (4 MiB) plus `uploadSlots.small` smaller ones, each
+ * pool counted on its own. A slot held by a client below the minimum rate is
+ * freed after the grace period. A client that keeps the minimum rate keeps its
+ * slot until its file is in: up to 512 MiB ÷ 32 KiB/s ≈ 4.5 h, so four
+ * organizations uploading large files that slowly keep a fifth organization's
+ * LARGE file out (429) that long; a small file is never refused because of
+ * other tenants' large uploads, and a small upload at the minimum rate ends
+ * within about two minutes. When the import stops reading early (a JSON file
+ * that is not an array, a CSV with a broken header) the slot is freed at once;
+ * the rest of the body is read for a moment only (`drainBriefly`), then the
+ * answer goes out and the connection is closed.
  *
  * The uploader: the session and role are checked again before each batch is
  * written (another process may have removed or demoted the person), and
@@ -34,7 +43,7 @@
 import type { Socket } from 'node:net';
 import type { Context } from 'koa';
 import { auditedImport } from '../../admin/audited-import.ts';
-import { drainBody } from '../../admin/body.ts';
+import { drainBriefly } from '../../admin/body.ts';
 import { IMPORT_FORMATS, type ImportFormat } from '../../admin/import.ts';
 import { ApiError, badRequest, payloadTooLarge } from '../../errors.ts';
 import type { Logger } from '../../logger.ts';
@@ -51,8 +60,14 @@ export const IMPORT_ROLES: readonly Role[] = ['owner', 'admin'];
 const lengthRequired = (): ApiError =>
   new ApiError(411, 'length_required', 'Send the file with a Content-Length header (browsers do this for a file upload).');
 
-/** Uploads at once: one per organization, a few per process (each holds up to a batch in memory). */
-export const MAX_UPLOADS_PER_PROCESS = 4;
+/**
+ * Uploads at once: one per organization, and per process a few large ones
+ * (each holds up to a batch in memory) and more small ones, in pools of their
+ * own (module comment). A variable (not a constant) so that tests can shrink it.
+ */
+export const uploadSlots = { large: 4, small: 16, smallBytes: 4 * 1024 * 1024 };
+/** What is left of a body the import did not read, read and dropped before the answer (then the connection closes). */
+const DRAIN = { bytes: 64 * 1024, ms: 2_000 };
 /**
  * The slowest upload kept, measured on bytes received over the time spent
  * waiting for them: after `graceMs`, a client must have sent
@@ -62,6 +77,7 @@ export const MAX_UPLOADS_PER_PROCESS = 4;
 export const uploadPace = { graceMs: 20_000, minBytesPerSecond: 32 * 1024, idleMs: 60_000 };
 
 const uploadingOrgs = new Set<string>();
+const inUse = { large: 0, small: 0 };
 interface InFlight {
   /** The organization it imports into. */
   orgId: string;
@@ -194,11 +210,13 @@ export function importUpload(deps: DashboardDeps) {
       ctx.set('Connection', 'close');
       throw payloadTooLarge(`The file is ${formatMiB(Number(declared))}; the dashboard takes files up to ${formatMiB(MAX_IMPORT_BYTES)}. Split it, or use the CLI (npm run admin -- reviews import).`);
     }
-    if (uploadingOrgs.has(org.id) || uploadingOrgs.size >= MAX_UPLOADS_PER_PROCESS) {
+    const pool = Number(declared) <= uploadSlots.smallBytes ? 'small' : 'large';
+    if (uploadingOrgs.has(org.id) || inUse[pool] >= uploadSlots[pool]) {
       ctx.set('Connection', 'close');
       throw busy();
     }
     uploadingOrgs.add(org.id);
+    inUse[pool]++;
     const socket = ctx.req.socket;
     const restore = allowLongBody(socket);
     const cut = (): void => {
@@ -208,6 +226,17 @@ export function importUpload(deps: DashboardDeps) {
     const inFlight: InFlight = { orgId: org.id, cut, finished: new Promise<void>((resolve) => (finish = resolve)) };
     const mine = uploadsByUser.get(user.id) ?? new Set();
     uploadsByUser.set(user.id, mine.add(inFlight));
+    let held = true;
+    /** Frees the organization's slot (once): as soon as the import has stopped reading, whatever is left of the body. */
+    const release = (): void => {
+      if (!held) return;
+      held = false;
+      mine.delete(inFlight);
+      if (mine.size === 0) uploadsByUser.delete(user.id);
+      finish();
+      uploadingOrgs.delete(org.id);
+      inUse[pool]--;
+    };
     // What it keeps, for the person who reloads the page or opens another tab (GET /reviews/import).
     const run = startImportRun(org.id);
     try {
@@ -217,8 +246,13 @@ export function importUpload(deps: DashboardDeps) {
       const summary = await auditedImport(store, org, user, body, format as ImportFormat, ctx.state.log as Logger, { beforeWrite: uploaderCheck(deps, signedIn), progress: run.progress });
       run.progress(summary);
       run.end('finished');
+      release();
       ctx.body = summary;
-      await drainBody(ctx.req);
+      // The import may have stopped early: the rest is read for a moment, never at the client's pace.
+      if (!(await drainBriefly(ctx.req, DRAIN))) {
+        ctx.set('Connection', 'close');
+        ctx.res.once('finish', cut);
+      }
     } catch (err) {
       // The rest of the body is not read: the connection cannot carry another request.
       ctx.set('Connection', 'close');
@@ -237,10 +271,7 @@ export function importUpload(deps: DashboardDeps) {
       throw err;
     } finally {
       restore();
-      mine.delete(inFlight);
-      if (mine.size === 0) uploadsByUser.delete(user.id);
-      finish();
-      uploadingOrgs.delete(org.id);
+      release();
     }
     ctx.set('Cache-Control', 'no-store');
   };

@@ -4,6 +4,7 @@ import { readJson } from '../../admin/body.ts';
 import { addMembership, createUser, mayInvite } from '../../admin/users.ts';
 import { ApiError, rateLimited } from '../../errors.ts';
 import { hasApiAccess, requestsPerMinute } from '../../limits/plans.ts';
+import type { Logger } from '../../logger.ts';
 import { memberOf, type Account, type Invitation, type User } from '../../store/people-types.ts';
 import type { Organization, Store } from '../../store/types.ts';
 import { audit } from '../audit.ts';
@@ -50,6 +51,14 @@ export function showSession({ store }: DashboardDeps) {
   };
 }
 
+/**
+ * Runs `work` once the response has been sent (or the connection ended):
+ * never part of what the client waits for, and started whatever the outcome.
+ */
+function afterResponse(ctx: Context, work: () => Promise<void>): void {
+  ctx.res.once('close', () => void work());
+}
+
 const badCredentials = (): ApiError => new ApiError(401, 'invalid_credentials', 'The email or password is not correct.');
 
 export function signIn(deps: DashboardDeps) {
@@ -86,8 +95,10 @@ export function signIn(deps: DashboardDeps) {
     } finally {
       await attempt.settle(failed);
     }
-    // The failure that locks a known person's email out is a security event the Owners of each of their organizations read.
-    if (failed && account && attempt.locksOut) await auditLockOut(store, account, ctx.ip);
+    // The failure that locks a known person's email out is a security event the Owners of each of
+    // their organizations read. Written once the answer has gone: its fsync in the response path
+    // would time apart an email that has an account from one that has none.
+    if (failed && account && attempt.locksOut) auditLockOutLater(ctx, store, account);
     if (failed || !user || !org) throw badCredentials();
     const previous = (ctx.state.dashboard as DashboardAuth | undefined)?.session ?? null;
     const { session } = await startSession(ctx, sessions, user, previous);
@@ -103,6 +114,15 @@ async function auditLockOut(store: Store, account: Account, address: string): Pr
   for (const m of account.memberships) {
     await audit(store, m.orgId, { userId: null, email: `sign-in from ${address}` }, 'security.locked_out', { id: account.id, label: account.email }, { address });
   }
+}
+
+/** The lock-out's audit records, written after the answer has gone out; a failure to write them is logged. */
+function auditLockOutLater(ctx: Context, store: Store, account: Account): void {
+  const address = ctx.ip;
+  const log = ctx.state.log as Logger;
+  afterResponse(ctx, () =>
+    auditLockOut(store, account, address).catch((err: unknown) => log.error({ err, userId: account.id }, 'the security.locked_out audit record could not be written')),
+  );
 }
 
 const notAMember = (): ApiError => new ApiError(404, 'not_found', 'You are not a member of that organization (any more).');
@@ -198,7 +218,7 @@ export function acceptInvitation(deps: DashboardDeps) {
     } finally {
       await attempt.settle(failed);
     }
-    if (failed && attempt.locksOut) await auditLockOut(deps.store, account, ctx.ip);
+    if (failed && attempt.locksOut) auditLockOutLater(ctx, deps.store, account);
     if (failed) throw new ApiError(401, 'invalid_credentials', 'This email has a Review Proof account already, and that is not its password: enter the password you sign in with.');
   }
 }

@@ -132,8 +132,11 @@ describe('the durable log syncs what it acknowledges', () => {
     const key = keyRecord('org_y', 1);
     await store.keys.create(key);
     state.failSyncs = 2; // the write's sync, then the sync of its truncation
-    await expect(store.keys.revoke(key.id, new Date())).rejects.toThrow(/injected sync failure/);
-    await expect(store.keys.revoke(key.id, new Date())).rejects.toThrow(/could not be repaired/);
+    // A 503 (the store unavailable until a restart), never a 500: this write and every later one.
+    const unrepaired = { name: 'StoreUnavailableError', cause: { message: expect.stringMatching(/could not be repaired after a failed write \(.*injected sync failure/) } };
+    await expect(store.keys.revoke(key.id, new Date())).rejects.toMatchObject(unrepaired);
+    await expect(store.keys.revoke(key.id, new Date())).rejects.toMatchObject(unrepaired);
+    await expect(store.ping()).rejects.toMatchObject({ name: 'StoreUnavailableError' });
     expect((await store.keys.get(key.id))?.revokedAt).toBeNull();
     await store.close();
     const reopened = await EmbeddedStore.open(dir);

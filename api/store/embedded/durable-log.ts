@@ -116,6 +116,10 @@ export class DurableLog {
   private closed = false;
   /** Set when a failed write could not be cut back off: no append is safe until a restart. */
   private broken: Error | null = null;
+  /** Why every append is refused until a restart (a failed write that could not be cut back off), or null. */
+  get brokenBy(): Error | null {
+    return this.broken;
+  }
 
   private constructor(
     private readonly file: FileHandle,
@@ -248,7 +252,8 @@ export class DurableLog {
   /** Appends lines already made by `encodeLine` (a caller that encodes ahead, in slices); resolves once they are on disk. */
   appendLines(lines: Buffer[]): Promise<void> {
     if (this.closed) return Promise.reject(new Error('the store is closed'));
-    if (this.broken) return Promise.reject(new Error(`the store log could not be repaired after a failed write (${this.broken.message}); restart the server`));
+    // The machine's condition, not a bug: 503 (the store reports itself not ready until a restart).
+    if (this.broken) return Promise.reject(this.unrepaired());
     const bytes = lines.length === 1 ? lines[0]! : Buffer.concat(lines);
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ bytes, resolve, reject });
@@ -300,9 +305,15 @@ export class DurableLog {
       }
       const disk = !this.broken && isDiskError(err);
       if (disk) this.diskFailure = err as Error;
-      const refusal = disk ? new StoreUnavailableError('embedded', { cause: err }) : (err as Error);
+      const refusal = this.broken ? this.unrepaired() : disk ? new StoreUnavailableError('embedded', { cause: err }) : (err as Error);
       for (const p of batch) p.reject(refusal);
     }
+  }
+
+  private unrepaired(): StoreUnavailableError {
+    return new StoreUnavailableError('embedded', {
+      cause: new Error(`the store log could not be repaired after a failed write (${this.broken?.message}); restart the server`, { cause: this.broken }),
+    });
   }
 
   /** Waits for queued writes, then closes the file. */

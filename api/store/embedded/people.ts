@@ -12,6 +12,7 @@
 import { join } from 'node:path';
 import { rm } from 'node:fs/promises';
 import { DurableLog } from './durable-log.ts';
+import { StoreUnavailableError } from '../unavailable.ts';
 import {
   DuplicateEmailError,
   LastOwnerError,
@@ -60,6 +61,18 @@ export class EmbeddedPeople implements PeopleStore {
   get diskFailure(): Error | null {
     return this.log.diskFailure;
   }
+  /** The people log refuses every write until a restart (durable-log.ts `brokenBy`), or null. */
+  get brokenBy(): Error | null {
+    return this.log.brokenBy;
+  }
+  /**
+   * Throws StoreUnavailableError (503) while sessions cannot be written: sign-in asks before it
+   * checks a password. This log's own state by default; the embedded store sets its disk probe.
+   */
+  assertWritable: () => Promise<void> = async () => {
+    const failure = this.log.diskFailure ?? this.log.brokenBy;
+    if (failure) throw new StoreUnavailableError('embedded', { cause: failure });
+  };
   private closed = false;
   private queue: Promise<unknown> = Promise.resolve();
 
@@ -227,6 +240,7 @@ export class EmbeddedPeople implements PeopleStore {
   };
 
   readonly sessions: SessionStore = {
+    assertWritable: () => this.assertWritable(),
     create: (session) => this.exclusive(async () => this.write({ t: 'session', v: { ...session } })),
     get: async (id) => this.sessionMap.get(id) ?? null,
     touch: (id, at) =>

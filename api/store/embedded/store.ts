@@ -195,6 +195,8 @@ export class EmbeddedStore implements Store {
       // The index is sorted before the server listens: the first request must not pay for it.
       store.index.flushAll();
       store.people = await EmbeddedPeople.open(dataDir);
+      // Sign-in asks before it checks a password: either log's disk failure, probed as /readyz does.
+      store.people.assertWritable = () => store.ping();
       store.info = { replay: opened.replay, path, compacted: false, compactions: 0 };
       if (shouldCompact(store.logRecords, store.liveRecords())) {
         await store.compact();
@@ -548,10 +550,15 @@ export class EmbeddedStore implements Store {
    * Not ready while the disk refuses writes: after a log's write failed for
    * want of space (or an I/O error), a probe file in DATA_DIR is written and
    * synced on each ping until one succeeds (the disk took a write again), so
-   * an instance taken out of rotation sees its own recovery.
+   * an instance taken out of rotation sees its own recovery. Not ready for
+   * good (until a restart replays the log) when a failed write could not be
+   * cut back off the log (durable-log.ts `brokenBy`).
    */
   async ping(): Promise<void> {
     if (this.closed) throw new Error('the store is closed');
+    // A log that could not be repaired after a failed write refuses every write until a restart: no probe can clear that.
+    const broken = this.log.brokenBy ?? this.people.brokenBy;
+    if (broken) throw new StoreUnavailableError('embedded', { cause: broken });
     const failure = this.log.diskFailure ?? this.people.diskFailure;
     if (!failure) return;
     const probe = join(this.dataDir, '.write-probe');

@@ -388,7 +388,7 @@ export class MongoStore implements Store {
       return doc ? messageOf(doc) : null;
     },
     unfanned: async (limit) => {
-      await this.relayOutbox(limit);
+      await this.relay(limit);
       return (await this.messageCol.find({ fanned: false }, { projection: { fanned: 0 } }).sort({ createdAt: 1, _id: 1 }).limit(limit).toArray()).map(messageOf);
     },
     fanOut: async (messageId, deliveries) => {
@@ -487,9 +487,17 @@ export class MongoStore implements Store {
 
   /**
    * Moves at most `limit` documents' events from the reviews into the outbox
-   * collection (see OutboxFields); answers how many documents it settled.
+   * collection (see OutboxFields); answers how many documents it settled. A
+   * way into the server like every store method: a lost server is
+   * StoreUnavailableError (a 503), never the driver's own error (a 500).
    */
-  async relayOutbox(limit = 100): Promise<number> {
+  relayOutbox(limit = 100): Promise<number> {
+    return this.relay(limit).catch((err: unknown) => {
+      throw unavailable(err);
+    });
+  }
+
+  private async relay(limit: number): Promise<number> {
     let settled = 0;
     const take = async (col: Collection<ReviewDocument & OutboxFields>, finished: (ids: string[]) => Promise<Set<string>>): Promise<void> => {
       const docs = await col.find({ _outbox: 1 }, { projection: { _events: 1 } }).limit(limit).toArray();

@@ -30,7 +30,8 @@ import { endUploads, isLongUpload } from './dashboard/routes/reviews-import.ts';
 import { ensureSecretsKey, SecretBox } from './secrets/secrets.ts';
 import { HttpClient, trustedCas } from './sources/http.ts';
 import { createDeliveryClient } from './webhooks/deliver.ts';
-import { Dispatcher } from './webhooks/dispatcher.ts';
+import { Dispatcher, type DispatchWork } from './webhooks/dispatcher.ts';
+import { BullKeyedQueue } from './jobs/keyed-bullmq.ts';
 import { WebhooksService } from './webhooks/service.ts';
 import { dueSources, SourcesService } from './sources/service.ts';
 import type { SyncSummary } from './sources/sync.ts';
@@ -230,9 +231,12 @@ export async function startService(config: Config, options: StartOptions = {}): 
     await jobs.start();
     await sources.ensureSchedules();
   })().catch((err: unknown) => logger.error({ err: (err as Error).message }, 'sources: the job queue could not start'));
-  // Webhooks (CONTRACT §12): the outbox is filled by the store; the dispatcher runs in process (no Redis needed).
+  // Webhooks (CONTRACT §12): the outbox is filled by the store; deliveries run as keyed jobs, BullMQ when Redis is there.
   const deliveryClient = createDeliveryClient({ allow: config.webhookAllowNetworks, ca: trustedCas() });
-  const dispatcher = new Dispatcher({ store, box, client: deliveryClient, logger, pollMs: webhookPollMs() });
+  const deliveryQueue = config.redisUrl
+    ? new BullKeyedQueue<DispatchWork>({ redisUrl: config.redisUrl, keyPrefix: config.redisKeyPrefix, name: 'webhook-dispatch', logger, lockMs: webhookLockMs() })
+    : undefined;
+  const dispatcher = new Dispatcher({ store, box, client: deliveryClient, logger, pollMs: webhookPollMs(), queue: deliveryQueue });
   const webhooks = new WebhooksService({ store, box, dispatcher, allow: config.webhookAllowNetworks });
   dispatcher.start();
   const admin = createAdminApp({ store, logger, metrics, adminToken, config, sessions, sources, webhooks });
@@ -267,6 +271,12 @@ export async function startService(config: Config, options: StartOptions = {}): 
   };
 
   return { config, store, logger, sources, app, adminToken, ports, baseUrl, adminUrl: `http://127.0.0.1:${ports.admin}`, close };
+}
+
+/** How long a dead instance's webhook work stays locked before another instance takes it over (tests shorten it: WEBHOOK_LOCK_MS). */
+function webhookLockMs(env: Record<string, string | undefined> = process.env): number {
+  const n = Number(env.WEBHOOK_LOCK_MS ?? '');
+  return Number.isInteger(n) && n >= 1000 ? n : 30_000;
 }
 
 /** How often the webhook dispatcher looks for work without being woken (tests shorten it: WEBHOOK_POLL_MS). */

@@ -8,13 +8,20 @@
  * resumes from the store (delivery is at least once; receivers deduplicate by
  * `webhook-id`).
  *
- * It runs in process on a timer (no Redis needed); `wake()` makes it look now.
- * The background-job interface (api/jobs) only knows source syncs today; the
- * lead may move the timer onto it.
+ * The work runs through keyed jobs (api/jobs/keyed-work.ts): `sweep` (fan
+ * out the outbox, then ask for each endpoint with work due) and
+ * `endpoint:{id}` (that endpoint's worker). With REDIS_URL they are BullMQ
+ * jobs whose id is the key, so across instances one worker per endpoint at a
+ * time and each delivery attempted by one instance at a time; an instance
+ * that dies leaves its job to another. Without Redis, in process. Every
+ * instance's timer asks for a sweep every `pollMs`; `wake()` asks now.
  */
+import { InProcessKeyedQueue } from '../jobs/keyed-in-process.ts';
+import type { KeyedQueue } from '../jobs/keyed-work.ts';
 import type { Logger } from '../logger.ts';
 import type { SecretBox } from '../secrets/secrets.ts';
 import type { Store } from '../store/types.ts';
+import { StoreUnavailableError } from '../store/unavailable.ts';
 import { deliveryId, type OutboxMessage, type WebhookDelivery, type WebhookEndpoint } from '../store/webhook-types.ts';
 import { audit, OPERATOR } from '../dashboard/audit.ts';
 import { attemptDelivery } from './attempt.ts';
@@ -52,8 +59,13 @@ export function healthOf(e: WebhookEndpoint): EndpointHealth {
   };
 }
 
+/** What the dispatcher's keyed jobs carry. */
+export type DispatchWork = { kind: 'sweep' } | { kind: 'endpoint'; endpointId: string };
+
 export interface DispatcherOptions {
   store: Store;
+  /** Where its work runs (keyed-bullmq.ts with Redis); in process when absent. */
+  queue?: KeyedQueue<DispatchWork>;
   box: SecretBox;
   client: DeliveryClient;
   logger: Logger;
@@ -67,54 +79,51 @@ export class Dispatcher {
   private readonly store: Store;
   private readonly options: DispatcherOptions;
   private readonly now: () => Date;
-  /** Endpoints whose worker is running. */
-  private readonly busy = new Map<string, Promise<void>>();
+  private readonly queue: KeyedQueue<DispatchWork>;
   private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private again = false;
+  private started: Promise<void> | null = null;
   private closed = false;
 
   constructor(options: DispatcherOptions) {
     this.options = options;
     this.store = options.store;
     this.now = options.now ?? (() => new Date());
+    this.queue = options.queue ?? new InProcessKeyedQueue<DispatchWork>(options.logger);
   }
 
   start(): void {
+    this.started = this.queue.start((work) => this.run(work));
+    this.started.catch((err: unknown) => this.options.logger.error({ err }, 'webhooks: the delivery queue could not start'));
     const every = this.options.pollMs ?? 1000;
     this.timer = setInterval(() => this.wake(), every);
     this.timer.unref();
     this.wake();
   }
 
+  private async run(work: DispatchWork): Promise<void> {
+    try {
+      await (work.kind === 'sweep' ? this.pass() : this.work(work.endpointId));
+    } catch (err) {
+      // The store away (a 503 elsewhere): the next sweep tries again; nothing was lost.
+      if (!(err instanceof StoreUnavailableError)) throw err;
+      this.options.logger.warn({ err: err.message, work: work.kind }, 'webhooks: the store is not answering');
+    }
+  }
+
   /** Looks for work now (after an import, a replay, a test). */
   wake(): void {
     if (this.closed) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = this.pass()
-      .catch((err: unknown) => this.options.logger.error({ err }, 'webhook dispatch failed'))
-      .finally(() => {
-        this.running = null;
-        if (this.again) {
-          this.again = false;
-          this.wake();
-        }
-      });
+    this.queue.request({ key: 'sweep', data: { kind: 'sweep' } }).catch((err: unknown) => this.options.logger.warn({ err }, 'webhooks: could not ask for a sweep'));
   }
 
-  /** One pass: fan out every message waiting, then start the worker of each endpoint with work due. */
+  /** One sweep: fan out every message waiting, then ask for the worker of each enabled endpoint with work due. */
   async pass(): Promise<void> {
     await this.fanOutAll();
-    const endpoints = await this.store.webhooks.listAll();
-    for (const endpoint of endpoints) {
-      if (endpoint.state !== 'enabled' || this.busy.has(endpoint.id)) continue;
-      const worker = this.work(endpoint.id)
-        .catch((err: unknown) => this.options.logger.error({ err, webhookId: endpoint.id }, 'webhook worker failed'))
-        .finally(() => this.busy.delete(endpoint.id));
-      this.busy.set(endpoint.id, worker);
+    const now = this.now();
+    for (const endpoint of await this.store.webhooks.listAll()) {
+      if (endpoint.state !== 'enabled' || this.closed) continue;
+      if ((await this.store.webhooks.due(now, 1, endpoint.id)).length === 0) continue;
+      await this.queue.request({ key: `endpoint:${endpoint.id}`, data: { kind: 'endpoint', endpointId: endpoint.id } });
     }
   }
 
@@ -197,7 +206,7 @@ export class Dispatcher {
   async close(): Promise<void> {
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
-    await this.running;
-    await Promise.all(this.busy.values());
+    await this.started?.catch(() => undefined);
+    await this.queue.close();
   }
 }

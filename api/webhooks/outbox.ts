@@ -7,9 +7,10 @@
  * the write that stores the change, so event and change are one durable write.
  */
 import { publicReview } from '../reviews/routes.ts';
-import type { Review } from '../store/types.ts';
+import { view } from '../sources/view.ts';
+import type { Review, Source } from '../store/types.ts';
 import type { OutboxMessage } from '../store/webhook-types.ts';
-import { eventBody, newMessageId, reviewEvent } from './events.ts';
+import { eventBody, newMessageId, reviewEvent, sourceStateChangedEvent, type PublicSource } from './events.ts';
 import type { ReviewEventType } from './event-types.ts';
 
 function message(orgId: string, type: ReviewEventType, review: Review, at: Date): OutboxMessage {
@@ -29,4 +30,25 @@ export function changeMessage(before: Review | null, after: Review, at: Date): O
 
 export function removedMessage(review: Review, at: Date): OutboxMessage {
   return message(review.orgId, 'review.removed', review, at);
+}
+
+/** The source as `sources list` shows it. */
+export function publicSource(source: Source, reviewCount: number): PublicSource {
+  const { orgId: _org, ...shown } = view(source);
+  return { ...shown, reviewCount };
+}
+
+const ANNOUNCED_STATES: readonly Source['state'][] = ['needs_reauth', 'failing', 'active'];
+
+/** Whether storing `after` where `before` was is a state change receivers are told of. */
+export function announcesState(before: Source, after: Source): boolean {
+  return before.state !== after.state && ANNOUNCED_STATES.includes(after.state);
+}
+
+/** The `source.state_changed` event for `after` (call when announcesState). */
+export function sourceStateMessage(after: Source, reviewCount: number, at: Date): OutboxMessage {
+  return {
+    id: newMessageId(), orgId: after.orgId, type: 'source.state_changed', body: eventBody(sourceStateChangedEvent(publicSource(after, reviewCount), at)),
+    createdAt: at.toISOString(), endpointId: null,
+  };
 }

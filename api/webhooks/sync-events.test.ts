@@ -4,7 +4,8 @@
  * the one door, so its changes reach a real HTTPS receiver (verified with
  * standardwebhooks) like an import's: created on the first sync, nothing for
  * an idle or identical pass, updated for an edit, removed for a review the
- * platform no longer lists.
+ * platform no longer lists; `source.state_changed` from the sync's state
+ * transitions and a reconnect, through the same outbox.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
@@ -100,6 +101,66 @@ for (const subject of storeSubjects('webhook-sync')) {
       await dispatcher.pass();
       expect((await store.webhooks.unfanned(100)).filter((m) => m.orgId === orgId)).toEqual([]);
       expect(receiver.received).toHaveLength(7);
+    });
+
+    it('sends source.state_changed when a source needs reconnecting, is active again, and is failing; nothing while it stays as it was', async () => {
+      const cert = await testCert();
+      const own = await startReceiver(cert);
+      const ownClient = createDeliveryClient({ allow: parseAllowNetworks('127.0.0.0/8'), ca: cert.cert });
+      const ownDispatcher = new Dispatcher({ store, box, client: ownClient, logger, pollMs: 50 });
+      ownDispatcher.start();
+      try {
+        const stamp = new Date().toISOString();
+        const orgId = newId('org');
+        await store.orgs.create({ id: orgId, name: 'States', plan: 'growth', rateLimit: null, language: 'en', createdAt: stamp, updatedAt: stamp });
+        const secret = generateSecret();
+        const endpointId = newId('wh');
+        await store.webhooks.create({
+          id: endpointId, orgId, url: own.url(), events: ['source.state_changed'], description: '', state: 'enabled', disabledReason: null,
+          createdAt: stamp, updatedAt: stamp, lastDeliveryAt: null, failingSince: null, secrets: sealSecrets(box, endpointId, [{ secret, createdAt: new Date(), expiresAt: null }]),
+        });
+        const sourceId = newId('src');
+        await store.sources.create({
+          id: sourceId, orgId, platform: 'TRUSTPILOT', account: 'bu-states', name: 'tp states', state: 'active', everyMinutes: 60, credentials: box.sealJson({ apiKey: 'a-refused-key' }, sourceId),
+          cursor: null, lastSyncAt: null, lastSuccessAt: null, lastFullAt: null, nextSyncAt: stamp, lastError: null, failures: 0, createdAt: stamp, updatedAt: stamp,
+        });
+        const wh = new Webhook(secret);
+        type StateEvent = { type: string; data: Record<string, unknown> & { state: string } };
+        const events = () => own.received.map((r) => wh.verify(r.body, flatHeaders(r.headers)) as StateEvent);
+        const until = async (n: number) => {
+          const end = Date.now() + 30_000;
+          while (own.received.length < n && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+          expect(own.received.length).toBe(n);
+        };
+        fake.trustpilotUnits.set('bu-states', trustpilotReviews(3, Date.parse('2026-11-20T12:00:00Z'), `tp-states-${orgId}`));
+
+        // The platform refuses the key: needs_reauth.
+        expect((await syncSource(deps, sourceId)).summary.state).toBe('needs_reauth');
+        await until(1);
+        expect(events()[0]).toMatchObject({ type: 'source.state_changed', data: { id: sourceId, platform: 'trustpilot', account: 'bu-states', state: 'needs_reauth', reviewCount: 0 } });
+        // Exactly the fields of `sources list`: never the credentials or the cursor.
+        expect(Object.keys(events()[0]!.data).sort()).toEqual(['account', 'every', 'id', 'lastError', 'lastSuccessAt', 'lastSyncAt', 'name', 'nextSyncAt', 'platform', 'reviewCount', 'state']);
+
+        // Reconnected (as `sources reconnect` writes it): active again; a good sync keeps it active and says nothing.
+        await store.sources.update(sourceId, { credentials: box.sealJson({ apiKey: fake.keys.trustpilot }, sourceId), state: 'active', failures: 0, lastError: null, nextSyncAt: new Date().toISOString() });
+        await until(2);
+        expect(events()[1]).toMatchObject({ type: 'source.state_changed', data: { id: sourceId, state: 'active', lastError: null } });
+        expect((await syncSource(deps, sourceId)).summary).toMatchObject({ state: 'active', created: 3 });
+
+        // The platform unreachable: two failed syncs stay active, the third is failing.
+        const down = { ...deps, urls: { ...deps.urls, trustpilot: 'https://127.0.0.1:1' } };
+        for (let i = 0; i < 3; i++) await syncSource(down, sourceId);
+        await until(3);
+        expect(events()[2]).toMatchObject({ type: 'source.state_changed', data: { id: sourceId, state: 'failing', reviewCount: 3 } });
+        expect(String(events()[2]!.data.lastError)).toMatch(/3 syncs in a row failed/);
+        await ownDispatcher.pass();
+        expect((await store.webhooks.unfanned(100)).filter((m) => m.orgId === orgId)).toEqual([]);
+        expect(own.received).toHaveLength(3);
+      } finally {
+        await ownDispatcher.close();
+        ownClient.close();
+        await own.close();
+      }
     });
   });
 }

@@ -39,7 +39,7 @@ import { EmbeddedPeople } from './people.ts';
 import { DataDirLock } from './data-dir-lock.ts';
 import { StoreUnavailableError } from '../unavailable.ts';
 import { deliveryId, type OutboxMessage, type WebhookDelivery, type WebhookEndpoint, type WebhookStore } from '../webhook-types.ts';
-import { changeMessage, removedMessage } from '../../webhooks/outbox.ts';
+import { announcesState, changeMessage, removedMessage, sourceStateMessage } from '../../webhooks/outbox.ts';
 
 type Entry =
   | { t: 'org'; v: Organization }
@@ -54,7 +54,8 @@ type Entry =
   | { t: 'used'; id: string; at: string }
   /** Reviews the platform no longer lists: out of the index, kept here until listed again. */
   | { t: 'removed'; v: RemovedReview[]; o?: OutboxMessage[] }
-  | { t: 'source'; v: Source }
+  /** `o`: its source.state_changed event, in the same entry as the change (the outbox). */
+  | { t: 'source'; v: Source; o?: OutboxMessage[] }
   | { t: 'source-gone'; id: string }
   // Webhooks (webhook-types.ts): endpoints, messages outside review changes, fan-out, delivery state.
   | { t: 'webhook'; v: WebhookEndpoint }
@@ -296,7 +297,7 @@ export class EmbeddedStore implements Store {
 
   private apply(entry: Entry): void {
     if (entry.t !== 'reviews' && entry.t !== 'used' && entry.t !== 'show' && entry.t !== 'source-gone' && entry.t !== 'webhook-gone' && entry.t !== 'fanned') deepFreeze(entry.v);
-    if ((entry.t === 'reviews' || entry.t === 'removed') && entry.o) for (const m of entry.o) this.addMessage(deepFreeze(m));
+    if ((entry.t === 'reviews' || entry.t === 'removed' || entry.t === 'source') && entry.o) for (const m of entry.o) this.addMessage(deepFreeze(m));
     switch (entry.t) {
       case 'used': {
         const key = this.keyMap.get(entry.id);
@@ -403,8 +404,11 @@ export class EmbeddedStore implements Store {
       this.commit((d) => {
         const source = this.source(d, id);
         if (!source) return { entries: [], result: null };
-        const next: Source = { ...source, ...clone(patch), id: source.id, orgId: source.orgId, platform: source.platform, createdAt: source.createdAt, updatedAt: new Date().toISOString() };
-        return { entries: [{ t: 'source', v: next }], result: next };
+        const now = new Date();
+        const next: Source = { ...source, ...clone(patch), id: source.id, orgId: source.orgId, platform: source.platform, createdAt: source.createdAt, updatedAt: now.toISOString() };
+        if (!announcesState(source, next) || !this.recordsEvents(source.orgId)) return { entries: [{ t: 'source', v: next }], result: next };
+        const count = this.index.stats({ orgId: source.orgId, now }).platforms.find((p) => p.platform === source.platform)?.count ?? 0;
+        return { entries: [{ t: 'source', v: next, o: [sourceStateMessage(next, count, now)] }], result: next };
       }),
     delete: (id) => this.commit((d) => (this.source(d, id) ? { entries: [{ t: 'source-gone', id }], result: true } : { entries: [], result: false })),
   };

@@ -17,7 +17,7 @@
 import { MongoBulkWriteError, MongoClient, MongoNetworkError, MongoServerSelectionError, type AnyBulkWriteOperation, type Collection, type Db } from 'mongodb';
 import { StoreUnavailableError, translateErrors } from '../unavailable.ts';
 import type { OutboxMessage, WebhookDelivery, WebhookEndpoint, WebhookStore } from '../webhook-types.ts';
-import { changeMessage, removedMessage } from '../../webhooks/outbox.ts';
+import { announcesState, changeMessage, removedMessage, sourceStateMessage } from '../../webhooks/outbox.ts';
 
 /**
  * The outbox on MongoDB, without transactions: a review change's events ride
@@ -33,6 +33,9 @@ interface OutboxFields {
   _events?: Record<string, OutboxMessage>;
   _outbox?: 1;
 }
+
+/** Reads that hand out a record leave its outbox fields behind. */
+const NO_OUTBOX = { _events: 0, _outbox: 0 } as const;
 import { finishStats } from '../../reviews/stats-math.ts';
 import { newId } from '../ids.ts';
 import {
@@ -123,7 +126,7 @@ export class MongoStore implements Store {
   private readonly widgetCol: Collection<WithMongoId<Widget>>;
   private readonly reviewCol: Collection<ReviewDocument & OutboxFields>;
   private readonly moderationCol: Collection<WithMongoId<ReviewModeration>>;
-  private readonly sourceCol: Collection<WithMongoId<Source>>;
+  private readonly sourceCol: Collection<WithMongoId<Source> & OutboxFields>;
   private readonly webhookCol: Collection<WithMongoId<WebhookEndpoint>>;
   /** The outbox; `fanned` false until its deliveries are written. */
   private readonly messageCol: Collection<WithMongoId<OutboxMessage> & { fanned: boolean }>;
@@ -182,6 +185,7 @@ export class MongoStore implements Store {
       this.removedCol.createIndex({ orgId: 1 }, { name: 'org' }),
       this.reviewCol.createIndex({ _outbox: 1 }, { name: 'outbox' }),
       this.removedCol.createIndex({ _outbox: 1 }, { name: 'outbox' }),
+      this.sourceCol.createIndex({ _outbox: 1 }, { name: 'outbox' }),
       this.people.ensureIndexes(),
     ]);
     await this.reviewMonths.ensureIndexes(async () => (await this.orgCol.find({}, { projection: { _id: 1 } }).toArray()).map((o) => o._id));
@@ -348,17 +352,36 @@ export class MongoStore implements Store {
       (await this.moderationCol.find({ orgId }).sort({ hiddenAt: 1, _id: 1 }).toArray()).map((d) => strip<ReviewModeration>(d)!),
   }, unavailable);
 
-  /** Sources by id; credentials sealed (api/secrets) before they get here. */
+  /**
+   * Sources by id; credentials sealed (api/secrets) before they get here. A
+   * state change receivers are told of (outbox.ts) rides in the source's own
+   * document (OutboxFields), written by the same update as the change.
+   */
   readonly sources: SourceStore = translateErrors<SourceStore>({
     create: async (source) => {
       await this.sourceCol.insertOne({ _id: source.id, ...source });
     },
-    get: async (id) => strip(await this.sourceCol.findOne({ _id: id })),
-    listByOrg: async (orgId) => (await this.sourceCol.find({ orgId }).sort({ createdAt: 1, _id: 1 }).toArray()).map((d) => strip<Source>(d)!),
-    listAll: async () => (await this.sourceCol.find({}).sort({ createdAt: 1, _id: 1 }).toArray()).map((d) => strip<Source>(d)!),
+    get: async (id) => strip(await this.sourceCol.findOne({ _id: id }, { projection: NO_OUTBOX })),
+    listByOrg: async (orgId) => (await this.sourceCol.find({ orgId }, { projection: NO_OUTBOX }).sort({ createdAt: 1, _id: 1 }).toArray()).map((d) => strip<Source>(d)!),
+    listAll: async () => (await this.sourceCol.find({}, { projection: NO_OUTBOX }).sort({ createdAt: 1, _id: 1 }).toArray()).map((d) => strip<Source>(d)!),
     update: async (id, patch) => {
       const { id: _i, orgId: _o, platform: _p, createdAt: _c, ...fields } = patch as Partial<Source>;
-      return strip(await this.sourceCol.findOneAndUpdate({ _id: id }, { $set: { ...fields, updatedAt: new Date().toISOString() } }, { returnDocument: 'after' }));
+      const now = new Date();
+      const set: Record<string, unknown> = { ...fields, updatedAt: now.toISOString() };
+      const before = strip<Source>(await this.sourceCol.findOne({ _id: id }, { projection: NO_OUTBOX }));
+      if (!before) return null;
+      const after: Source = { ...before, ...(fields as Partial<Source>), updatedAt: now.toISOString() };
+      if (announcesState(before, after) && (await this.recordsEvents(before.orgId))) {
+        const count = (await this.reviewMonths.totals(before.orgId, [before.platform])).platforms.find((p) => p.platform === before.platform)?.count ?? 0;
+        const m = sourceStateMessage(after, count, now);
+        set[`_events.${m.id}`] = m;
+        set._outbox = 1;
+      }
+      // FerretDB 1.24 has no projection in findAndModify: the outbox fields are left out here.
+      const doc = await this.sourceCol.findOneAndUpdate({ _id: id }, { $set: set }, { returnDocument: 'after' });
+      if (!doc) return null;
+      const { _events, _outbox, ...source } = doc;
+      return strip<Source>(source);
     },
     delete: async (id) => (await this.sourceCol.deleteOne({ _id: id })).deletedCount === 1,
   }, unavailable);
@@ -516,6 +539,7 @@ export class MongoStore implements Store {
       }
     };
     await take(this.reviewCol, async (ids) => new Set(ids));
+    await take(this.sourceCol as unknown as Collection<ReviewDocument & OutboxFields>, async (ids) => new Set(ids));
     // A removal's event: only once the review left `reviews`.
     await take(this.removedCol as unknown as Collection<ReviewDocument & OutboxFields>, async (ids) => {
       const stillLive = new Set((await this.reviewCol.find({ _id: { $in: ids } }, { projection: { _id: 1 } }).toArray()).map((d) => d._id));

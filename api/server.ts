@@ -30,7 +30,7 @@ import { endUploads, isLongUpload } from './dashboard/routes/reviews-import.ts';
 import { ensureSecretsKey, SecretBox } from './secrets/secrets.ts';
 import { HttpClient, trustedCas } from './sources/http.ts';
 import { createDeliveryClient } from './webhooks/deliver.ts';
-import { Dispatcher, type DispatchWork } from './webhooks/dispatcher.ts';
+import { Dispatcher, RETENTION_DAYS, type DispatchWork } from './webhooks/dispatcher.ts';
 import { BullKeyedQueue } from './jobs/keyed-bullmq.ts';
 import { WebhooksService } from './webhooks/service.ts';
 import { dueSources, SourcesService } from './sources/service.ts';
@@ -236,7 +236,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
   const deliveryQueue = config.redisUrl
     ? new BullKeyedQueue<DispatchWork>({ redisUrl: config.redisUrl, keyPrefix: config.redisKeyPrefix, name: 'webhook-dispatch', logger, lockMs: webhookLockMs() })
     : undefined;
-  const dispatcher = new Dispatcher({ store, box, client: deliveryClient, logger, pollMs: webhookPollMs(), queue: deliveryQueue });
+  const dispatcher = new Dispatcher({ store, box, client: deliveryClient, logger, pollMs: webhookPollMs(), queue: deliveryQueue, retentionDays: webhookRetentionDays() });
   const webhooks = new WebhooksService({ store, box, dispatcher, allow: config.webhookAllowNetworks });
   dispatcher.start();
   const admin = createAdminApp({ store, logger, metrics, adminToken, config, sessions, sources, webhooks });
@@ -271,6 +271,12 @@ export async function startService(config: Config, options: StartOptions = {}): 
   };
 
   return { config, store, logger, sources, app, adminToken, ports, baseUrl, adminUrl: `http://127.0.0.1:${ports.admin}`, close };
+}
+
+/** How long finished webhook deliveries are kept (WEBHOOK_RETENTION_DAYS, default 30). */
+function webhookRetentionDays(env: Record<string, string | undefined> = process.env): number {
+  const n = Number(env.WEBHOOK_RETENTION_DAYS ?? '');
+  return Number.isInteger(n) && n >= 1 ? n : RETENTION_DAYS;
 }
 
 /** How long a dead instance's webhook work stays locked before another instance takes it over (tests shorten it: WEBHOOK_LOCK_MS). */

@@ -93,4 +93,12 @@ export interface WebhookStore {
   due(now: Date, limit: number, endpointId?: string): Promise<WebhookDelivery[]>;
   /** An endpoint's deliveries, newest first, at most `limit`. */
   deliveries(endpointId: string, status: DeliveryStatus | null, limit: number): Promise<WebhookDelivery[]>;
+  /**
+   * Forgets, in one batch, at most `limit` finished deliveries (delivered or
+   * failed) whose last attempt was before `before`, then at most `limit`
+   * fanned-out messages recorded before `before` that no delivery refers to
+   * any more. A pending delivery, and its message, is never pruned. Answers
+   * how many records it removed (0: nothing left to prune).
+   */
+  prune(before: Date, limit: number): Promise<number>;
 }

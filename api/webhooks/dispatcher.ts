@@ -60,7 +60,11 @@ export function healthOf(e: WebhookEndpoint): EndpointHealth {
 }
 
 /** What the dispatcher's keyed jobs carry. */
-export type DispatchWork = { kind: 'sweep' } | { kind: 'endpoint'; endpointId: string };
+export type DispatchWork = { kind: 'sweep' } | { kind: 'endpoint'; endpointId: string } | { kind: 'prune' };
+
+/** How long finished deliveries and their messages are kept (the delivery log, replay): 30 days. */
+export const RETENTION_DAYS = 30;
+const DAY_MS = 24 * 3600 * 1000;
 
 export interface DispatcherOptions {
   store: Store;
@@ -73,6 +77,12 @@ export interface DispatcherOptions {
   pollMs?: number;
   now?: () => Date;
   random?: () => number;
+  /** Finished deliveries and their messages older than this are pruned (WEBHOOK_RETENTION_DAYS). */
+  retentionDays?: number;
+  /** How often pruning runs (in batches, as a keyed job like the rest). */
+  pruneEveryMs?: number;
+  /** Records removed per store call while pruning. */
+  pruneBatch?: number;
 }
 
 export class Dispatcher {
@@ -81,6 +91,7 @@ export class Dispatcher {
   private readonly now: () => Date;
   private readonly queue: KeyedQueue<DispatchWork>;
   private timer: NodeJS.Timeout | null = null;
+  private pruneTimer: NodeJS.Timeout | null = null;
   private started: Promise<void> | null = null;
   private closed = false;
 
@@ -97,12 +108,38 @@ export class Dispatcher {
     const every = this.options.pollMs ?? 1000;
     this.timer = setInterval(() => this.wake(), every);
     this.timer.unref();
+    this.pruneTimer = setInterval(() => this.request({ kind: 'prune' }), this.options.pruneEveryMs ?? 3600_000);
+    this.pruneTimer.unref();
     this.wake();
+    this.request({ kind: 'prune' });
+  }
+
+  private request(work: DispatchWork): void {
+    if (this.closed) return;
+    const key = work.kind === 'endpoint' ? `endpoint:${work.endpointId}` : work.kind;
+    this.queue.request({ key, data: work }).catch((err: unknown) => this.options.logger.warn({ err, work: work.kind }, 'webhooks: could not ask for work'));
+  }
+
+  /**
+   * Forgets finished deliveries, and messages no delivery refers to any more,
+   * older than the retention, a batch per store call (never the whole backlog
+   * at once). Answers how many records were removed.
+   */
+  async prune(): Promise<number> {
+    const before = new Date(this.now().getTime() - (this.options.retentionDays ?? RETENTION_DAYS) * DAY_MS);
+    let total = 0;
+    for (;;) {
+      const removed = await this.store.webhooks.prune(before, this.options.pruneBatch ?? 500);
+      total += removed;
+      if (removed === 0 || this.closed) return total;
+    }
   }
 
   private async run(work: DispatchWork): Promise<void> {
     try {
-      await (work.kind === 'sweep' ? this.pass() : this.work(work.endpointId));
+      if (work.kind === 'sweep') await this.pass();
+      else if (work.kind === 'endpoint') await this.work(work.endpointId);
+      else await this.prune();
     } catch (err) {
       // The store away (a 503 elsewhere): the next sweep tries again; nothing was lost.
       if (!(err instanceof StoreUnavailableError)) throw err;
@@ -112,8 +149,7 @@ export class Dispatcher {
 
   /** Looks for work now (after an import, a replay, a test). */
   wake(): void {
-    if (this.closed) return;
-    this.queue.request({ key: 'sweep', data: { kind: 'sweep' } }).catch((err: unknown) => this.options.logger.warn({ err }, 'webhooks: could not ask for a sweep'));
+    this.request({ kind: 'sweep' });
   }
 
   /** One sweep: fan out every message waiting, then ask for the worker of each enabled endpoint with work due. */
@@ -206,6 +242,7 @@ export class Dispatcher {
   async close(): Promise<void> {
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
+    if (this.pruneTimer) clearInterval(this.pruneTimer);
     await this.started?.catch(() => undefined);
     await this.queue.close();
   }

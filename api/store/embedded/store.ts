@@ -62,7 +62,9 @@ type Entry =
   | { t: 'webhook-gone'; id: string }
   | { t: 'message'; v: OutboxMessage }
   | { t: 'fanned'; id: string; d: WebhookDelivery[] }
-  | { t: 'delivery'; v: WebhookDelivery };
+  | { t: 'delivery'; v: WebhookDelivery }
+  /** Pruned (webhook-types.ts): deliveries and messages forgotten. */
+  | { t: 'pruned'; d: string[]; m: string[] };
 
 /** Records decided in the current group-commit round and not yet durable. */
 interface Draft {
@@ -296,7 +298,7 @@ export class EmbeddedStore implements Store {
   }
 
   private apply(entry: Entry): void {
-    if (entry.t !== 'reviews' && entry.t !== 'used' && entry.t !== 'show' && entry.t !== 'source-gone' && entry.t !== 'webhook-gone' && entry.t !== 'fanned') deepFreeze(entry.v);
+    if (entry.t !== 'reviews' && entry.t !== 'used' && entry.t !== 'show' && entry.t !== 'source-gone' && entry.t !== 'webhook-gone' && entry.t !== 'fanned' && entry.t !== 'pruned') deepFreeze(entry.v);
     if ((entry.t === 'reviews' || entry.t === 'removed' || entry.t === 'source') && entry.o) for (const m of entry.o) this.addMessage(deepFreeze(m));
     switch (entry.t) {
       case 'used': {
@@ -338,6 +340,13 @@ export class EmbeddedStore implements Store {
         break;
       case 'delivery':
         this.deliveryMap.set(entry.v.id, entry.v);
+        break;
+      case 'pruned':
+        for (const id of entry.d) this.deliveryMap.delete(id);
+        for (const id of entry.m) {
+          this.messageMap.delete(id);
+          this.unfannedSet.delete(id);
+        }
         break;
       case 'removed':
         for (const review of entry.v) {
@@ -463,6 +472,24 @@ export class EmbeddedStore implements Store {
         .filter((d) => d.endpointId === endpointId && (status === null || d.status === status))
         .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id))
         .slice(0, limit),
+    prune: (before, limit) =>
+      this.commit(() => {
+        const cutoff = before.toISOString();
+        const d: string[] = [];
+        for (const v of this.deliveryMap.values()) {
+          if (d.length >= limit) break;
+          if (v.status !== 'pending' && (v.lastAttemptAt ?? v.createdAt) < cutoff) d.push(v.id);
+        }
+        const gone = new Set(d);
+        const referenced = new Set<string>();
+        for (const v of this.deliveryMap.values()) if (!gone.has(v.id)) referenced.add(v.messageId);
+        const m: string[] = [];
+        for (const v of this.messageMap.values()) {
+          if (m.length >= limit) break;
+          if (v.createdAt < cutoff && !this.unfannedSet.has(v.id) && !referenced.has(v.id)) m.push(v.id);
+        }
+        return { entries: d.length + m.length > 0 ? [{ t: 'pruned', d, m }] : [], result: d.length + m.length };
+      }, true)
   };
 
   readonly orgs: OrgStore = {

@@ -438,6 +438,22 @@ export class MongoStore implements Store {
       (await this.deliveryCol.find(status === null ? { endpointId } : { endpointId, status }).sort({ createdAt: -1, _id: -1 }).limit(limit).toArray()).map(
         (d) => strip<WebhookDelivery>(d)!,
       ),
+    prune: async (before, limit) => {
+      const cutoff = before.toISOString();
+      const finished = await this.deliveryCol
+        .find({ status: { $in: ['delivered', 'failed'] }, lastAttemptAt: { $lt: cutoff } }, { projection: { _id: 1 } })
+        .limit(limit)
+        .toArray();
+      if (finished.length > 0) await this.deliveryCol.deleteMany({ _id: { $in: finished.map((d) => d._id) } });
+      // A delivery's createdAt is its message's: the old messages still referred to are those of the old deliveries left.
+      const referenced = (await this.deliveryCol.find({ createdAt: { $lt: cutoff } }, { projection: { messageId: 1 } }).toArray()).map((d) => d.messageId);
+      const messages = await this.messageCol
+        .find({ fanned: true, createdAt: { $lt: cutoff }, _id: { $nin: [...new Set(referenced)] } }, { projection: { _id: 1 } })
+        .limit(limit)
+        .toArray();
+      if (messages.length > 0) await this.messageCol.deleteMany({ _id: { $in: messages.map((m) => m._id) } });
+      return finished.length + messages.length;
+    },
   }, unavailable);
 
   /**

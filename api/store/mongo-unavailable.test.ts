@@ -101,6 +101,7 @@ describeOn(ferretdbTarget(), 'the MongoDB store with its server gone', () => {
       'keys.touch': ['x', new Date()],
       'sessions.touch': ['x', new Date()],
       'audit.listByOrg': [orgId, 10],
+      'webhooks.prune': [new Date(), 10],
     };
     const calls: [string, () => Promise<unknown>][] = [];
     const parts = { orgs: s.orgs, keys: s.keys, widgets: s.widgets, reviews: s.reviews, moderation: s.moderation, sources: s.sources, webhooks: s.webhooks, users: s.people.users, sessions: s.people.sessions, invitations: s.people.invitations, audit: s.people.audit };

@@ -184,7 +184,7 @@ describe('webhooks', () => {
     expect(await json('webhooks', 'remove', onlyUpdates.id as string)).toEqual({ id: onlyUpdates.id, removed: true });
     const actions = (await t.service.store.people.audit.listByOrg(orgId, 100)).map((a) => a.action);
     for (const a of ['webhook.created', 'webhook.replayed', 'webhook.tested', 'webhook.secret_rotated', 'webhook.disabled', 'webhook.enabled', 'webhook.removed']) expect(actions).toContain(a);
-  });
+  }, 90_000); // about 15 CLI runs, each a process of its own: ~25 s on a quiet machine
 
   it('retries with the same webhook-id, honours a 410 by disabling the endpoint, and resumes when enabled', async () => {
     const org = await json('orgs', 'create', '--name', 'Flaky', '--plan', 'growth');

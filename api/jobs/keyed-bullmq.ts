@@ -8,6 +8,7 @@
  * another instance's worker runs it (stalled-job recovery). Jobs leave Redis
  * when they end: the state worth keeping is in the store.
  */
+import { hostname } from 'node:os';
 import { Queue, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Logger } from '../logger.ts';
@@ -61,6 +62,8 @@ export class BullKeyedQueue<D> implements KeyedQueue<D> {
       connection: this.client(),
       prefix: this.prefix,
       concurrency: this.options.concurrency ?? 32,
+      // Which process runs a job (BullMQ's processedBy): for the operator, and the two-process test.
+      name: `${hostname()}:${process.pid}`,
       lockDuration: lockMs,
       stalledInterval: Math.max(1000, Math.floor(lockMs / 2)),
       // A job found stalled is run again by whoever finds it; the store says what is left to do.

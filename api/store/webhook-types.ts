@@ -7,7 +7,8 @@
  * The outbox is filled by the stores themselves, inside `reviews.upsert` and
  * `reviews.remove` (the one door every review change takes: file imports,
  * dashboard uploads and source syncs alike), in the same durable write as the
- * change. Events are recorded only for an organization that has at least one
+ * change; a source's state change likewise inside `sources.update`
+ * (`source.state_changed`). Events are recorded only for an organization that has at least one
  * endpoint (enabled or not) when the change is written; fan-out to the
  * endpoints subscribed to the type happens at dispatch time.
  */

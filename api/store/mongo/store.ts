@@ -364,7 +364,9 @@ export class MongoStore implements Store {
     get: async (id) => strip(await this.sourceCol.findOne({ _id: id }, { projection: NO_OUTBOX })),
     listByOrg: async (orgId) => (await this.sourceCol.find({ orgId }, { projection: NO_OUTBOX }).sort({ createdAt: 1, _id: 1 }).toArray()).map((d) => strip<Source>(d)!),
     listAll: async () => (await this.sourceCol.find({}, { projection: NO_OUTBOX }).sort({ createdAt: 1, _id: 1 }).toArray()).map((d) => strip<Source>(d)!),
-    update: async (id, patch) => {
+    // Under the source's lock (document-lock.ts), which the relay also takes before it edits the document:
+    // FerretDB does not isolate two updates of one document, and either could otherwise undo the other.
+    update: (id, patch) => withDocumentLock(this.lockCol, `source:${id}`, async () => {
       const { id: _i, orgId: _o, platform: _p, createdAt: _c, ...fields } = patch as Partial<Source>;
       const now = new Date();
       const set: Record<string, unknown> = { ...fields, updatedAt: now.toISOString() };
@@ -382,7 +384,7 @@ export class MongoStore implements Store {
       if (!doc) return null;
       const { _events, _outbox, ...source } = doc;
       return strip<Source>(source);
-    },
+    }),
     delete: async (id) => (await this.sourceCol.deleteOne({ _id: id })).deletedCount === 1,
   }, unavailable);
 
@@ -538,7 +540,11 @@ export class MongoStore implements Store {
 
   private async relay(limit: number): Promise<number> {
     let settled = 0;
-    const take = async (col: Collection<ReviewDocument & OutboxFields>, finished: (ids: string[]) => Promise<Set<string>>): Promise<void> => {
+    const take = async (
+      col: Collection<ReviewDocument & OutboxFields>,
+      finished: (ids: string[]) => Promise<Set<string>>,
+      locked: (id: string, edit: () => Promise<void>) => Promise<void> = (_id, edit) => edit(),
+    ): Promise<void> => {
       const docs = await col.find({ _outbox: 1 }, { projection: { _events: 1 } }).limit(limit).toArray();
       const ready = await finished(docs.map((d) => d._id));
       for (const doc of docs) {
@@ -547,15 +553,17 @@ export class MongoStore implements Store {
         if (messages.length > 0) await this.insertMessages(messages);
         const unset: Record<string, ''> = {};
         for (const mid of Object.keys(doc._events ?? {})) unset[`_events.${mid}`] = '';
-        if (messages.length > 0) await col.updateOne({ _id: doc._id }, { $unset: unset });
-        // The mark goes once nothing new arrived meanwhile (a later write set it again with its event).
-        const left = await col.findOne({ _id: doc._id }, { projection: { _events: 1 } });
-        if (left && Object.keys(left._events ?? {}).length === 0) await col.updateOne({ _id: doc._id, _events: left._events ?? {} }, { $unset: { _events: '', _outbox: '' } });
+        await locked(doc._id, async () => {
+          if (messages.length > 0) await col.updateOne({ _id: doc._id }, { $unset: unset });
+          // The mark goes once nothing new arrived meanwhile (a later write set it again with its event).
+          const left = await col.findOne({ _id: doc._id }, { projection: { _events: 1 } });
+          if (left && Object.keys(left._events ?? {}).length === 0) await col.updateOne({ _id: doc._id, _events: left._events ?? {} }, { $unset: { _events: '', _outbox: '' } });
+        });
         settled++;
       }
     };
     await take(this.reviewCol, async (ids) => new Set(ids));
-    await take(this.sourceCol as unknown as Collection<ReviewDocument & OutboxFields>, async (ids) => new Set(ids));
+    await take(this.sourceCol as unknown as Collection<ReviewDocument & OutboxFields>, async (ids) => new Set(ids), (id, edit) => withDocumentLock(this.lockCol, `source:${id}`, edit));
     // A removal's event: only once the review left `reviews`.
     await take(this.removedCol as unknown as Collection<ReviewDocument & OutboxFields>, async (ids) => {
       const stillLive = new Set((await this.reviewCol.find({ _id: { $in: ids } }, { projection: { _id: 1 } }).toArray()).map((d) => d._id));

@@ -28,7 +28,11 @@ import { loadDashboardAssets } from './dashboard/pages.ts';
 import { RedisSessions } from './dashboard/redis-sessions.ts';
 import { endUploads, isLongUpload } from './dashboard/routes/reviews-import.ts';
 import { ensureSecretsKey, SecretBox } from './secrets/secrets.ts';
-import { HttpClient } from './sources/http.ts';
+import { HttpClient, trustedCas } from './sources/http.ts';
+import { createDeliveryClient } from './webhooks/deliver.ts';
+import { Dispatcher, RETENTION_DAYS, type DispatchWork } from './webhooks/dispatcher.ts';
+import { BullKeyedQueue } from './jobs/keyed-bullmq.ts';
+import { WebhooksService } from './webhooks/service.ts';
 import { dueSources, SourcesService } from './sources/service.ts';
 import type { SyncSummary } from './sources/sync.ts';
 import { minuteMs, type Jobs } from './jobs/jobs.ts';
@@ -227,7 +231,15 @@ export async function startService(config: Config, options: StartOptions = {}): 
     await jobs.start();
     await sources.ensureSchedules();
   })().catch((err: unknown) => logger.error({ err: (err as Error).message }, 'sources: the job queue could not start'));
-  const admin = createAdminApp({ store, logger, metrics, adminToken, config, sessions, sources });
+  // Webhooks (CONTRACT §12): the outbox is filled by the store; deliveries run as keyed jobs, BullMQ when Redis is there.
+  const deliveryClient = createDeliveryClient({ allow: config.webhookAllowNetworks, ca: trustedCas() });
+  const deliveryQueue = config.redisUrl
+    ? new BullKeyedQueue<DispatchWork>({ redisUrl: config.redisUrl, keyPrefix: config.redisKeyPrefix, name: 'webhook-dispatch', logger, lockMs: webhookLockMs() })
+    : undefined;
+  const dispatcher = new Dispatcher({ store, box, client: deliveryClient, logger, pollMs: webhookPollMs(), queue: deliveryQueue, retentionDays: webhookRetentionDays() });
+  const webhooks = new WebhooksService({ store, box, dispatcher, allow: config.webhookAllowNetworks });
+  dispatcher.start();
+  const admin = createAdminApp({ store, logger, metrics, adminToken, config, sessions, sources, webhooks });
   const adminServer = createHttpServer(admin.callback());
   adminServer.requestTimeout = 0; // imports stream for as long as they need
   trackResponses(adminServer);
@@ -248,6 +260,8 @@ export async function startService(config: Config, options: StartOptions = {}): 
       await Promise.all([closeServer(https), http ? closeServer(http) : undefined, closeServer(adminServer)]);
       await app.close();
       await jobs.close();
+      await dispatcher.close();
+      deliveryClient.close();
       platformHttp.close();
       if (!options.store) await rawStore.close();
       if (redisHealth) await redisHealth.client.quit().catch(() => redisHealth.client.disconnect());
@@ -257,4 +271,22 @@ export async function startService(config: Config, options: StartOptions = {}): 
   };
 
   return { config, store, logger, sources, app, adminToken, ports, baseUrl, adminUrl: `http://127.0.0.1:${ports.admin}`, close };
+}
+
+/** How long finished webhook deliveries are kept (WEBHOOK_RETENTION_DAYS, default 30). */
+function webhookRetentionDays(env: Record<string, string | undefined> = process.env): number {
+  const n = Number(env.WEBHOOK_RETENTION_DAYS ?? '');
+  return Number.isInteger(n) && n >= 1 ? n : RETENTION_DAYS;
+}
+
+/** How long a dead instance's webhook work stays locked before another instance takes it over (tests shorten it: WEBHOOK_LOCK_MS). */
+function webhookLockMs(env: Record<string, string | undefined> = process.env): number {
+  const n = Number(env.WEBHOOK_LOCK_MS ?? '');
+  return Number.isInteger(n) && n >= 1000 ? n : 30_000;
+}
+
+/** How often the webhook dispatcher looks for work without being woken (tests shorten it: WEBHOOK_POLL_MS). */
+function webhookPollMs(env: Record<string, string | undefined> = process.env): number {
+  const n = Number(env.WEBHOOK_POLL_MS ?? '');
+  return Number.isInteger(n) && n >= 50 ? n : 1000;
 }

@@ -25,6 +25,8 @@ import { audit, OPERATOR } from '../dashboard/audit.ts';
 import { addMembership, createUser, parseUserCreate, removeUser, userListItem, userWithMemberships } from './users.ts';
 import type { SourcesService } from '../sources/service.ts';
 import { sourceRoutes } from './sources.ts';
+import type { WebhooksService } from '../webhooks/service.ts';
+import { webhookRoutes } from './webhooks.ts';
 
 export interface AdminDeps {
   store: Store;
@@ -36,6 +38,8 @@ export interface AdminDeps {
   sessions: SessionStore;
   /** Review sources (CONTRACT §11); absent in tests that do not need them. */
   sources?: SourcesService;
+  /** Webhook endpoints (CONTRACT §12); absent in tests that do not need them. */
+  webhooks?: WebhooksService;
 }
 
 function requireAdmin(token: string) {
@@ -199,6 +203,7 @@ export function createAdminApp(deps: AdminDeps): Koa {
   });
 
   if (deps.sources) sourceRoutes(router, store, deps.sources);
+  if (deps.webhooks) webhookRoutes(router, store, deps.webhooks);
 
   koa.use(errorHandler(logger));
   koa.use(requestId(logger));

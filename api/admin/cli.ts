@@ -46,6 +46,14 @@ const USAGE = `Usage: npm run admin -- <command> [options] [--json]
   sources sync SOURCE_ID [--full]
   sources reconnect SOURCE_ID   (new credentials JSON on stdin)
   sources remove SOURCE_ID      (its reviews stay)
+  webhooks create --org ORG_ID --url https://… [--events review.created,review.updated] [--description "…"]
+  webhooks list --org ORG_ID
+  webhooks deliveries WEBHOOK_ID [--status pending|delivered|failed]
+  webhooks replay WEBHOOK_ID MESSAGE_ID
+  webhooks test WEBHOOK_ID
+  webhooks rotate-secret WEBHOOK_ID
+  webhooks enable|disable WEBHOOK_ID
+  webhooks remove WEBHOOK_ID
 `;
 
 interface Ctx {
@@ -160,6 +168,10 @@ const OPTIONS = {
   account: { type: 'string' },
   every: { type: 'string' },
   full: { type: 'boolean' },
+  url: { type: 'string' },
+  events: { type: 'string' },
+  description: { type: 'string' },
+  status: { type: 'string' },
 } as const;
 
 function print(ctx: Ctx, value: Json, human: () => string): void {
@@ -393,6 +405,50 @@ export async function run(argv: string[]): Promise<void> {
     case 'sources remove': {
       const out = await call(ctx, 'DELETE', `/admin/sources/${encodeURIComponent(need(rest[0], 'SOURCE_ID'))}`);
       return print(ctx, out, () => `Source ${out.id} removed; the reviews it collected stay.`);
+    }
+    case 'webhooks create': {
+      const out = await call(ctx, 'POST', '/admin/webhooks', {
+        orgId: need(v.org, '--org'),
+        url: need(v.url, '--url'),
+        ...(v.events !== undefined && { events: v.events }),
+        ...(v.description !== undefined && { description: v.description }),
+      });
+      return print(ctx, out, () =>
+        [`Created webhook ${out.id} to ${out.url} for ${(out.events as string[]).join(', ')}.`, '', `  ${out.secret}`, '', 'This is the only time the signing secret is shown: store it with the receiver now.'].join('\n'),
+      );
+    }
+    case 'webhooks list': {
+      const list = await call(ctx, 'GET', `/admin/webhooks?orgId=${encodeURIComponent(need(v.org, '--org'))}`);
+      return print(ctx, list, () => table(list.data as Json[], ['id', 'url', 'events', 'state', 'createdAt', 'lastDeliveryAt', 'failingSince']));
+    }
+    case 'webhooks deliveries': {
+      const id = encodeURIComponent(need(rest[0], 'WEBHOOK_ID'));
+      const list = await call(ctx, 'GET', `/admin/webhooks/${id}/deliveries${v.status !== undefined ? `?status=${encodeURIComponent(v.status)}` : ''}`);
+      return print(ctx, list, () => table(list.data as Json[], ['id', 'type', 'status', 'attempts', 'lastStatusCode', 'lastError', 'lastAttemptAt', 'nextAttemptAt']));
+    }
+    case 'webhooks replay': {
+      const id = encodeURIComponent(need(rest[0], 'WEBHOOK_ID'));
+      const out = await call(ctx, 'POST', `/admin/webhooks/${id}/replay/${encodeURIComponent(need(rest[1], 'MESSAGE_ID'))}`);
+      return print(ctx, out, () => `Message ${out.id} will be sent again (same webhook-id).`);
+    }
+    case 'webhooks test': {
+      const out = await call(ctx, 'POST', `/admin/webhooks/${encodeURIComponent(need(rest[0], 'WEBHOOK_ID'))}/test`);
+      return print(ctx, out, () => `Test message ${out.id}: ${out.status}${out.statusCode !== null ? ` (HTTP ${out.statusCode})` : ''}.`);
+    }
+    case 'webhooks rotate-secret': {
+      const out = await call(ctx, 'POST', `/admin/webhooks/${encodeURIComponent(need(rest[0], 'WEBHOOK_ID'))}/rotate-secret`);
+      return print(ctx, out, () =>
+        [`New signing secret for webhook ${out.id}:`, '', `  ${out.secret}`, '', 'Shown only now. The old secret also signs for 24 hours.'].join('\n'),
+      );
+    }
+    case 'webhooks enable':
+    case 'webhooks disable': {
+      const out = await call(ctx, 'POST', `/admin/webhooks/${encodeURIComponent(need(rest[0], 'WEBHOOK_ID'))}/${action}`);
+      return print(ctx, out, () => `Webhook ${out.id} is ${out.state}.`);
+    }
+    case 'webhooks remove': {
+      const out = await call(ctx, 'DELETE', `/admin/webhooks/${encodeURIComponent(need(rest[0], 'WEBHOOK_ID'))}`);
+      return print(ctx, out, () => `Webhook ${out.id} removed; nothing more is sent to it.`);
     }
     default:
       throw new CliError(`unknown command "${command}". Run npm run admin -- --help`);

@@ -90,6 +90,7 @@ export class Metrics {
       reviews: wrap(store.reviews, 'reviews'),
       moderation: wrap(store.moderation, 'moderation'),
       sources: wrap(store.sources, 'sources'),
+      webhooks: wrap(store.webhooks, 'webhooks'),
       people: store.people,
       ping: () => store.ping(),
       close: () => store.close(),

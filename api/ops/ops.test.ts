@@ -159,6 +159,7 @@ async function breakableStore(): Promise<{ store: Store; state: { ping: 'ok' | '
     reviews: inner.reviews,
     moderation: inner.moderation,
     sources: inner.sources,
+    webhooks: inner.webhooks,
     people: inner.people,
     ping: () => {
       if (state.ping === 'fail') return Promise.reject(new Error('store is not answering'));

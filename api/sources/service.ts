@@ -30,40 +30,8 @@ export function parseEvery(value: unknown): number {
   return minutes;
 }
 
-export function formatEvery(minutes: number): string {
-  return minutes % 1440 === 0 ? `${minutes / 1440}d` : minutes % 60 === 0 ? `${minutes / 60}h` : `${minutes}m`;
-}
-
-export interface SourceView {
-  id: string;
-  orgId: string;
-  platform: string;
-  account: string;
-  name: string;
-  state: Source['state'];
-  every: string;
-  lastSyncAt: string | null;
-  lastSuccessAt: string | null;
-  nextSyncAt: string;
-  lastError: string | null;
-  reviewCount?: number;
-}
-
-export function view(source: Source): SourceView {
-  return {
-    id: source.id,
-    orgId: source.orgId,
-    platform: source.platform.toLowerCase(),
-    account: source.account,
-    name: source.name,
-    state: source.state,
-    every: formatEvery(source.everyMinutes),
-    lastSyncAt: source.lastSyncAt,
-    lastSuccessAt: source.lastSuccessAt,
-    nextSyncAt: source.nextSyncAt,
-    lastError: source.lastError,
-  };
-}
+export { formatEvery, view, type SourceView } from './view.ts';
+import { view, type SourceView } from './view.ts';
 
 export interface AddSource {
   orgId: string;

@@ -14,6 +14,8 @@ import { EmbeddedStore } from './embedded/store.ts';
 import { newId } from './ids.ts';
 import type { ApiKeyRecord, Organization, Review, ReviewInput, ReviewModeration, ReviewQuery, Source, Store, Widget } from './types.ts';
 import { mongoTargets, openMongoStore, type MongoTarget } from '../test/mongo-suites.ts';
+import { deliveryId, type WebhookDelivery, type WebhookEndpoint } from './webhook-types.ts';
+import { newMessageId } from '../webhooks/events.ts';
 
 interface Subject {
   name: string;
@@ -538,6 +540,92 @@ for (const subject of subjects) {
       expect(await store.sources.delete(source.id)).toBe(false);
       expect(await store.sources.listByOrg(o.id)).toEqual([]);
     });
+
+    it('keeps webhook endpoints: create, get, list per organization, update (merge), remove with their deliveries', async () => {
+      const o = org('Webhooks');
+      await store.orgs.create(o);
+      const stamp = '2026-11-21T12:00:00.000Z';
+      const endpoint: WebhookEndpoint = {
+        id: newId('wh'), orgId: o.id, url: 'https://hooks.example/a', events: ['review.created'], description: 'CRM', state: 'enabled',
+        disabledReason: null, createdAt: stamp, updatedAt: stamp, lastDeliveryAt: null, failingSince: null, secrets: 'v1.sealed',
+      };
+      await store.webhooks.create(endpoint);
+      expect(await store.webhooks.get(endpoint.id)).toEqual(endpoint);
+      expect(await store.webhooks.get('wh_missing')).toBeNull();
+      expect(await store.webhooks.listByOrg(o.id)).toEqual([endpoint]);
+      const updated = await store.webhooks.update(endpoint.id, { state: 'disabled', disabledReason: 'manual', failingSince: stamp });
+      expect(updated).toMatchObject({ id: endpoint.id, state: 'disabled', disabledReason: 'manual', failingSince: stamp, url: endpoint.url, secrets: 'v1.sealed' });
+      expect(await store.webhooks.get(endpoint.id)).toEqual(updated);
+      expect(await store.webhooks.update('wh_missing', { state: 'enabled' })).toBeNull();
+
+      const message = { id: newMessageId(), orgId: o.id, type: 'webhook.test' as const, body: '{"type":"webhook.test"}', createdAt: stamp, endpointId: endpoint.id };
+      await store.webhooks.addMessage(message);
+      expect(await store.webhooks.getMessage(message.id)).toEqual(message);
+      expect((await store.webhooks.unfanned(1000)).map((m) => m.id)).toContain(message.id);
+      const delivery: WebhookDelivery = {
+        id: deliveryId(message.id, endpoint.id), messageId: message.id, endpointId: endpoint.id, orgId: o.id, type: 'webhook.test', status: 'pending',
+        attempts: 0, lastStatusCode: null, lastError: null, lastAttemptAt: null, nextAttemptAt: stamp, createdAt: stamp,
+      };
+      await store.webhooks.fanOut(message.id, [delivery]);
+      // Fanned out twice (a crash before the mark): the delivery as it is now is kept.
+      await store.webhooks.putDelivery({ ...delivery, attempts: 1, lastStatusCode: 500 });
+      await store.webhooks.fanOut(message.id, [delivery]);
+      expect((await store.webhooks.unfanned(1000)).map((m) => m.id)).not.toContain(message.id);
+      expect(await store.webhooks.getDelivery(delivery.id)).toMatchObject({ attempts: 1, lastStatusCode: 500 });
+      expect((await store.webhooks.due(new Date(stamp), 1000)).map((d) => d.id)).toContain(delivery.id);
+      expect((await store.webhooks.due(new Date('2026-11-21T11:00:00.000Z'), 1000)).map((d) => d.id)).not.toContain(delivery.id);
+      expect((await store.webhooks.deliveries(endpoint.id, null, 10)).map((d) => d.id)).toEqual([delivery.id]);
+      expect(await store.webhooks.deliveries(endpoint.id, 'delivered', 10)).toEqual([]);
+      expect(await store.webhooks.remove(endpoint.id)).toBe(true);
+      expect(await store.webhooks.remove(endpoint.id)).toBe(false);
+      expect(await store.webhooks.listByOrg(o.id)).toEqual([]);
+      expect(await store.webhooks.getDelivery(delivery.id)).toBeNull();
+    });
+
+    it('records review events in the outbox with the change: created, updated when a shown field changed, removed; nothing for identical data or without endpoints', async () => {
+      const o = org('Outbox');
+      await store.orgs.create(o);
+      const review = (externalId: string, content = 'Good service', rating = 5): ReviewInput => ({
+        platform: 'TRUSTPILOT', externalId, authorName: 'Ann', authorAvatar: null, rating, content, date: '2026-11-20T10:00:00.000Z', url: null,
+        language: 'en', isVerified: false, sentiment: 0.5, sentimentLabel: 'POSITIVE', aiSummary: null, aiThemes: ['service'],
+      });
+      const mine = async () => (await store.webhooks.unfanned(100_000)).filter((m) => m.orgId === o.id);
+      const t0 = new Date('2026-11-21T12:00:00Z');
+      // No endpoint yet: nothing recorded.
+      await store.reviews.upsert(o.id, [review('a')], t0);
+      expect(await mine()).toEqual([]);
+      const stamp = t0.toISOString();
+      await store.webhooks.create({
+        id: newId('wh'), orgId: o.id, url: 'https://hooks.example/b', events: ['review.created'], description: '', state: 'disabled',
+        disabledReason: 'manual', createdAt: stamp, updatedAt: stamp, lastDeliveryAt: null, failingSince: null, secrets: 'v1.sealed',
+      });
+      await store.reviews.upsert(o.id, [review('a'), review('b'), review('c', 'Fine')], new Date('2026-11-21T12:01:00Z'));
+      let events = await mine();
+      expect(events.map((m) => [m.type, (JSON.parse(m.body) as { data: { id: string } }).data.id])).toHaveLength(2);
+      expect(events.every((m) => m.type === 'review.created')).toBe(true);
+      expect(events.every((m) => m.endpointId === null && m.orgId === o.id)).toBe(true);
+      const body = JSON.parse(events[0]!.body) as { type: string; timestamp: string; data: Record<string, unknown> };
+      expect(Object.keys(body)).toEqual(['type', 'timestamp', 'data']);
+      expect(body.data).not.toHaveProperty('orgId');
+      // Identical re-import: nothing. A shown field changed: updated.
+      await store.reviews.upsert(o.id, [review('a'), review('b'), review('c', 'Fine')], new Date('2026-11-21T12:02:00Z'));
+      expect(await mine()).toHaveLength(2);
+      await store.reviews.upsert(o.id, [review('a'), review('b', 'Changed', 2)], new Date('2026-11-21T12:03:00Z'));
+      events = await mine();
+      expect(events.map((m) => m.type).sort()).toEqual(['review.created', 'review.created', 'review.updated']);
+      const updated = JSON.parse(events.find((m) => m.type === 'review.updated')!.body) as { data: { content: string; rating: number } };
+      expect(updated.data).toMatchObject({ content: 'Changed', rating: 2 });
+      expect(await store.reviews.remove(o.id, 'TRUSTPILOT', ['c'], new Date('2026-11-21T12:04:00Z'), new Date('2026-11-21T12:04:00Z'))).toBe(1);
+      events = await mine();
+      const removed = events.filter((m) => m.type === 'review.removed');
+      expect(removed).toHaveLength(1);
+      expect((JSON.parse(removed[0]!.body) as { data: { content: string } }).data.content).toBe('Fine');
+      // Back again: created again.
+      await store.reviews.upsert(o.id, [review('c', 'Fine')], new Date('2026-11-21T12:05:00Z'));
+      expect((await mine()).filter((m) => m.type === 'review.created')).toHaveLength(3);
+      for (const m of await mine()) await store.webhooks.fanOut(m.id, []);
+      expect(await mine()).toEqual([]);
+    });
   });
 }
 
@@ -642,6 +730,49 @@ describe('embedded store: removals and sources after a restart and a compaction'
         expect(await again.reviews.listRemoved(orgId)).toEqual(removed);
         expect(await again.sources.listByOrg(orgId)).toEqual(sources);
         // The second round reads the compacted log.
+        if (round === 0) await (again as unknown as { compact(): Promise<void> }).compact();
+        await again.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('embedded store: webhooks after a restart and a compaction', () => {
+  it('replays endpoints, the outbox (fanned out or not) and deliveries, and a compaction keeps them', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'store-webhooks-'));
+    try {
+      const first = await EmbeddedStore.open(dir);
+      const o = org('Hooks');
+      await first.orgs.create(o);
+      const stamp = '2026-11-21T12:00:00.000Z';
+      const endpointId = newId('wh');
+      await first.webhooks.create({
+        id: endpointId, orgId: o.id, url: 'https://hooks.example/c', events: ['review.created'], description: '', state: 'enabled',
+        disabledReason: null, createdAt: stamp, updatedAt: stamp, lastDeliveryAt: null, failingSince: null, secrets: 'v1.sealed',
+      });
+      const input = (id: string): ReviewInput => ({
+        platform: 'GOOGLE', externalId: id, authorName: 'A', authorAvatar: null, rating: 4, content: id, date: stamp, url: null,
+        language: 'en', isVerified: false, sentiment: null, sentimentLabel: null, aiSummary: null, aiThemes: [],
+      });
+      await first.reviews.upsert(o.id, [input('x'), input('y'), input('z')], new Date(stamp));
+      const [m1] = await first.webhooks.unfanned(1);
+      const delivery: WebhookDelivery = {
+        id: deliveryId(m1!.id, endpointId), messageId: m1!.id, endpointId, orgId: o.id, type: 'review.created', status: 'delivered',
+        attempts: 1, lastStatusCode: 200, lastError: null, lastAttemptAt: stamp, nextAttemptAt: null, createdAt: stamp,
+      };
+      await first.webhooks.fanOut(m1!.id, [delivery]);
+      const unfanned = await first.webhooks.unfanned(100);
+      expect(unfanned).toHaveLength(2);
+      const endpoints = await first.webhooks.listByOrg(o.id);
+      await first.close();
+      for (let round = 0; round < 2; round++) {
+        const again = await EmbeddedStore.open(dir);
+        expect(await again.webhooks.listByOrg(o.id)).toEqual(endpoints);
+        expect(await again.webhooks.unfanned(100)).toEqual(unfanned);
+        expect(await again.webhooks.getMessage(m1!.id)).toEqual(m1);
+        expect(await again.webhooks.getDelivery(delivery.id)).toEqual(delivery);
         if (round === 0) await (again as unknown as { compact(): Promise<void> }).compact();
         await again.close();
       }

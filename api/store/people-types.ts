@@ -110,6 +110,13 @@ export const AUDIT_ACTIONS = [
   'reviews.imported',
   'security.signed_in',
   'security.locked_out',
+  'webhook.created',
+  'webhook.disabled',
+  'webhook.enabled',
+  'webhook.removed',
+  'webhook.replayed',
+  'webhook.secret_rotated',
+  'webhook.tested',
   'widget.changed',
   'widget.created',
 ] as const;

@@ -5,6 +5,7 @@
  * suite against both.
  */
 import type { PeopleStore } from './people-types.ts';
+import type { WebhookStore } from './webhook-types.ts';
 
 export const PLANS = ['free', 'starter', 'growth', 'agency'] as const;
 export type Plan = (typeof PLANS)[number];
@@ -406,6 +407,8 @@ export interface Store {
   readonly moderation: ModerationStore;
   /** Connected platform accounts (CONTRACT §11). */
   readonly sources: SourceStore;
+  /** Webhook endpoints, the outbox and delivery state (CONTRACT §12, webhook-types.ts). */
+  readonly webhooks: WebhookStore;
   /** Throws when the store cannot answer (readiness). */
   ping(): Promise<void>;
   /** Flush and close; later calls fail. */

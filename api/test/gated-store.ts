@@ -37,6 +37,7 @@ export async function openGatedStore(): Promise<GatedStore> {
     people: real.people,
     moderation: real.moderation,
     sources: real.sources,
+    webhooks: real.webhooks,
     reviews: {
       ...real.reviews,
       list: async (q) => {

@@ -1,8 +1,7 @@
 /**
  * One attempt of one message to one endpoint: signed at this attempt's time
  * with the endpoint's live secrets, under the message's fixed id, and sent.
- * The dispatcher (not built yet: it needs the outbox and the job interface)
- * calls this and feeds the result to messageAfterAttempt and
+ * The dispatcher (dispatcher.ts) calls this and feeds the result to messageAfterAttempt and
  * endpointAfterAttempt.
  */
 import type { DeliveryClient, DeliveryResult } from './deliver.ts';

@@ -35,6 +35,7 @@ async function countingStore(kind: Store['kind'] = 'embedded') {
     people: real.people,
     moderation: real.moderation,
     sources: real.sources,
+    webhooks: real.webhooks,
     widgets: { ...real.widgets, get: (id) => (counts.widgetGet++, real.widgets.get(id)) },
     reviews: {
       ...real.reviews,

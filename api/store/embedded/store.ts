@@ -38,21 +38,33 @@ import { checked, makeRecord, ReviewIndex } from './review-index.ts';
 import { EmbeddedPeople } from './people.ts';
 import { DataDirLock } from './data-dir-lock.ts';
 import { StoreUnavailableError } from '../unavailable.ts';
+import { deliveryId, type OutboxMessage, type WebhookDelivery, type WebhookEndpoint, type WebhookStore } from '../webhook-types.ts';
+import { announcesState, changeMessage, removedMessage, sourceStateMessage } from '../../webhooks/outbox.ts';
 
 type Entry =
   | { t: 'org'; v: Organization }
   | { t: 'key'; v: ApiKeyRecord }
   | { t: 'widget'; v: Widget }
-  | { t: 'reviews'; v: Review[] }
+  /** `o`: the webhook events of the change, in the same log record (the outbox, webhook-types.ts). */
+  | { t: 'reviews'; v: Review[]; o?: OutboxMessage[] }
   /** A review hidden (or its reason changed); `show` ends it. */
   | { t: 'hide'; v: ReviewModeration }
   | { t: 'show'; orgId: string; reviewId: string }
   /** A key's lastUsedAt: ~80 bytes instead of the whole key record again. */
   | { t: 'used'; id: string; at: string }
   /** Reviews the platform no longer lists: out of the index, kept here until listed again. */
-  | { t: 'removed'; v: RemovedReview[] }
-  | { t: 'source'; v: Source }
-  | { t: 'source-gone'; id: string };
+  | { t: 'removed'; v: RemovedReview[]; o?: OutboxMessage[] }
+  /** `o`: its source.state_changed event, in the same entry as the change (the outbox). */
+  | { t: 'source'; v: Source; o?: OutboxMessage[] }
+  | { t: 'source-gone'; id: string }
+  // Webhooks (webhook-types.ts): endpoints, messages outside review changes, fan-out, delivery state.
+  | { t: 'webhook'; v: WebhookEndpoint }
+  | { t: 'webhook-gone'; id: string }
+  | { t: 'message'; v: OutboxMessage }
+  | { t: 'fanned'; id: string; d: WebhookDelivery[] }
+  | { t: 'delivery'; v: WebhookDelivery }
+  /** Pruned (webhook-types.ts): deliveries and messages forgotten. */
+  | { t: 'pruned'; d: string[]; m: string[] };
 
 /** Records decided in the current group-commit round and not yet durable. */
 interface Draft {
@@ -69,6 +81,7 @@ interface Draft {
  */
 interface Prepared extends UpsertResult {
   records: Review[];
+  messages: OutboxMessage[];
   line: Buffer;
   writes: number;
 }
@@ -95,6 +108,9 @@ function deepFreeze<T>(value: T): T {
   }
   return value;
 }
+
+/** A batch being prepared: its records and, for each, the live review it replaces (null: none). */
+type Batch = UpsertResult & { records: Review[]; befores: (Review | null)[] };
 
 export interface EmbeddedStoreInfo {
   replay: ReplayResult;
@@ -131,6 +147,11 @@ export class EmbeddedStore implements Store {
   private keyChanges = 0;
   private readonly widgetMap = new Map<string, Widget>();
   private readonly sourceMap = new Map<string, Source>();
+  private readonly endpointMap = new Map<string, WebhookEndpoint>();
+  /** The outbox: every message kept (replay needs it), and those not yet fanned out, in order. */
+  private readonly messageMap = new Map<string, OutboxMessage>();
+  private readonly unfannedSet = new Set<string>();
+  private readonly deliveryMap = new Map<string, WebhookDelivery>();
   /** Removed reviews by organization, then natural key (platform NUL externalId). */
   private readonly removedMap = new Map<string, Map<string, RemovedReview>>();
   private readonly index = new ReviewIndex();
@@ -249,7 +270,8 @@ export class EmbeddedStore implements Store {
     for (const org of this.hidden.values()) hidden += org.size;
     let removed = 0;
     for (const org of this.removedMap.values()) removed += org.size;
-    return this.orgMap.size + this.keyMap.size + this.widgetMap.size + this.sourceMap.size + this.index.size + hidden + removed;
+    const webhooks = this.endpointMap.size + this.messageMap.size + (this.messageMap.size - this.unfannedSet.size) + this.deliveryMap.size;
+    return this.orgMap.size + this.keyMap.size + this.widgetMap.size + this.sourceMap.size + this.index.size + hidden + removed + webhooks;
   }
 
   /** The current state as log entries (reviews in batches), for compaction. */
@@ -260,6 +282,12 @@ export class EmbeddedStore implements Store {
     for (const v of this.sourceMap.values()) yield { t: 'source', v };
     for (const org of this.removedMap.values()) if (org.size > 0) yield { t: 'removed', v: [...org.values()] };
     for (const org of this.hidden.values()) for (const v of org.values()) yield { t: 'hide', v };
+    for (const v of this.endpointMap.values()) yield { t: 'webhook', v };
+    for (const v of this.messageMap.values()) {
+      yield { t: 'message', v };
+      if (!this.unfannedSet.has(v.id)) yield { t: 'fanned', id: v.id, d: [] };
+    }
+    for (const v of this.deliveryMap.values()) yield { t: 'delivery', v };
     let batch: Review[] = [];
     for (const review of this.index.all()) {
       batch.push(review);
@@ -272,7 +300,8 @@ export class EmbeddedStore implements Store {
   }
 
   private apply(entry: Entry): void {
-    if (entry.t !== 'reviews' && entry.t !== 'used' && entry.t !== 'show' && entry.t !== 'source-gone') deepFreeze(entry.v);
+    if (entry.t !== 'reviews' && entry.t !== 'used' && entry.t !== 'show' && entry.t !== 'source-gone' && entry.t !== 'webhook-gone' && entry.t !== 'fanned' && entry.t !== 'pruned') deepFreeze(entry.v);
+    if ((entry.t === 'reviews' || entry.t === 'removed' || entry.t === 'source') && entry.o) for (const m of entry.o) this.addMessage(deepFreeze(m));
     switch (entry.t) {
       case 'used': {
         const key = this.keyMap.get(entry.id);
@@ -295,6 +324,31 @@ export class EmbeddedStore implements Store {
         break;
       case 'source-gone':
         this.sourceMap.delete(entry.id);
+        break;
+      case 'webhook':
+        this.endpointMap.set(entry.v.id, entry.v);
+        break;
+      case 'webhook-gone':
+        this.endpointMap.delete(entry.id);
+        for (const [id, d] of this.deliveryMap) if (d.endpointId === entry.id) this.deliveryMap.delete(id);
+        break;
+      case 'message':
+        this.addMessage(entry.v);
+        break;
+      case 'fanned':
+        this.unfannedSet.delete(entry.id);
+        // Fanning out twice (a crash before the marker) writes the same records: a delivery already there is kept.
+        for (const d of entry.d) if (!this.deliveryMap.has(d.id)) this.deliveryMap.set(d.id, deepFreeze(d));
+        break;
+      case 'delivery':
+        this.deliveryMap.set(entry.v.id, entry.v);
+        break;
+      case 'pruned':
+        for (const id of entry.d) this.deliveryMap.delete(id);
+        for (const id of entry.m) {
+          this.messageMap.delete(id);
+          this.unfannedSet.delete(id);
+        }
         break;
       case 'removed':
         for (const review of entry.v) {
@@ -361,10 +415,83 @@ export class EmbeddedStore implements Store {
       this.commit((d) => {
         const source = this.source(d, id);
         if (!source) return { entries: [], result: null };
-        const next: Source = { ...source, ...clone(patch), id: source.id, orgId: source.orgId, platform: source.platform, createdAt: source.createdAt, updatedAt: new Date().toISOString() };
-        return { entries: [{ t: 'source', v: next }], result: next };
+        const now = new Date();
+        const next: Source = { ...source, ...clone(patch), id: source.id, orgId: source.orgId, platform: source.platform, createdAt: source.createdAt, updatedAt: now.toISOString() };
+        if (!announcesState(source, next) || !this.recordsEvents(source.orgId)) return { entries: [{ t: 'source', v: next }], result: next };
+        const count = this.index.stats({ orgId: source.orgId, now }).platforms.find((p) => p.platform === source.platform)?.count ?? 0;
+        return { entries: [{ t: 'source', v: next, o: [sourceStateMessage(next, count, now)] }], result: next };
       }),
     delete: (id) => this.commit((d) => (this.source(d, id) ? { entries: [{ t: 'source-gone', id }], result: true } : { entries: [], result: false })),
+  };
+
+  private addMessage(m: OutboxMessage): void {
+    if (this.messageMap.has(m.id)) return;
+    this.messageMap.set(m.id, m);
+    this.unfannedSet.add(m.id);
+  }
+
+  /** An organization with an endpoint gets events recorded (webhook-types.ts). */
+  private recordsEvents(orgId: string): boolean {
+    for (const e of this.endpointMap.values()) if (e.orgId === orgId) return true;
+    return false;
+  }
+
+  readonly webhooks: WebhookStore = {
+    create: (endpoint) => this.commit(() => ({ entries: [{ t: 'webhook', v: clone(endpoint) }], result: undefined }), true),
+    get: async (id) => this.endpointMap.get(id) ?? null,
+    listByOrg: async (orgId) =>
+      [...this.endpointMap.values()].filter((e) => e.orgId === orgId).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id)),
+    listAll: async () => [...this.endpointMap.values()].sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id)),
+    update: (id, patch) =>
+      this.commit(() => {
+        const endpoint = this.endpointMap.get(id);
+        if (!endpoint) return { entries: [], result: null };
+        const next: WebhookEndpoint = { ...endpoint, ...clone(patch), updatedAt: new Date().toISOString() };
+        return { entries: [{ t: 'webhook', v: next }], result: next };
+      }, true),
+    remove: (id) => this.commit(() => (this.endpointMap.has(id) ? { entries: [{ t: 'webhook-gone', id }], result: true } : { entries: [], result: false }), true),
+    addMessage: (message) => this.commit(() => ({ entries: [{ t: 'message', v: clone(message) }], result: undefined }), true),
+    getMessage: async (id) => this.messageMap.get(id) ?? null,
+    unfanned: async (limit) => {
+      const out: OutboxMessage[] = [];
+      for (const id of this.unfannedSet) {
+        if (out.length >= limit) break;
+        out.push(this.messageMap.get(id)!);
+      }
+      return out;
+    },
+    fanOut: (messageId, deliveries) =>
+      this.commit(() => ({ entries: this.unfannedSet.has(messageId) ? [{ t: 'fanned', id: messageId, d: clone(deliveries) }] : [], result: undefined }), true),
+    putDelivery: (delivery) => this.commit(() => ({ entries: [{ t: 'delivery', v: clone(delivery) }], result: undefined }), true),
+    getDelivery: async (id) => this.deliveryMap.get(id) ?? null,
+    due: async (now, limit, endpointId) => {
+      const at = now.toISOString();
+      const due = [...this.deliveryMap.values()].filter((d) => d.status === 'pending' && d.nextAttemptAt !== null && d.nextAttemptAt <= at && (endpointId === undefined || d.endpointId === endpointId));
+      return due.sort((a, b) => a.nextAttemptAt!.localeCompare(b.nextAttemptAt!) || a.id.localeCompare(b.id)).slice(0, limit);
+    },
+    deliveries: async (endpointId, status, limit) =>
+      [...this.deliveryMap.values()]
+        .filter((d) => d.endpointId === endpointId && (status === null || d.status === status))
+        .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id))
+        .slice(0, limit),
+    prune: (before, limit) =>
+      this.commit(() => {
+        const cutoff = before.toISOString();
+        const d: string[] = [];
+        for (const v of this.deliveryMap.values()) {
+          if (d.length >= limit) break;
+          if (v.status !== 'pending' && (v.lastAttemptAt ?? v.createdAt) < cutoff) d.push(v.id);
+        }
+        const gone = new Set(d);
+        const referenced = new Set<string>();
+        for (const v of this.deliveryMap.values()) if (!gone.has(v.id)) referenced.add(v.messageId);
+        const m: string[] = [];
+        for (const v of this.messageMap.values()) {
+          if (m.length >= limit) break;
+          if (v.createdAt < cutoff && !this.unfannedSet.has(v.id) && !referenced.has(v.id)) m.push(v.id);
+        }
+        return { entries: d.length + m.length > 0 ? [{ t: 'pruned', d, m }] : [], result: d.length + m.length };
+      }, true)
   };
 
   readonly orgs: OrgStore = {
@@ -436,7 +563,8 @@ export class EmbeddedStore implements Store {
           const live = this.index.findByExternal(orgId, platform, externalId);
           if (live && live.updatedAt < cutoff) v.push({ ...live, aiThemes: [...live.aiThemes], removedAt });
         }
-        return { entries: v.length > 0 ? [{ t: 'removed', v }] : [], result: v.length };
+        const o = this.recordsEvents(orgId) ? v.map((r) => removedMessage(r, at)) : [];
+        return { entries: v.length > 0 ? [o.length > 0 ? { t: 'removed', v, o } : { t: 'removed', v }] : [], result: v.length };
       }, true),
     externalIds: async (orgId, platform) => this.index.externalIds(orgId, platform),
     listRemoved: async (orgId) => [...(this.removedMap.get(orgId)?.values() ?? [])].sort((a, b) => b.date.localeCompare(a.date) || b.id.localeCompare(a.id)),
@@ -461,7 +589,7 @@ export class EmbeddedStore implements Store {
     const ahead = await this.prepareAhead(orgId, inputs, now);
     return this.commit(() => {
       const ready = ahead.writes === (this.reviewWrites.get(orgId) ?? 0) ? ahead : this.prepare(orgId, inputs, now);
-      const entry: Entry = { t: 'reviews', v: ready.records };
+      const entry: Entry = ready.messages.length > 0 ? { t: 'reviews', v: ready.records, o: ready.messages } : { t: 'reviews', v: ready.records };
       if (ready === ahead) this.encoded.set(entry, ahead.line);
       return { entries: [entry], result: { imported: ready.imported, updated: ready.updated } };
     }, true);
@@ -477,7 +605,7 @@ export class EmbeddedStore implements Store {
       since = performance.now();
     };
     const SLICE = 100;
-    let prepared: UpsertResult & { records: Review[] } = { imported: 0, updated: 0, records: [] };
+    let prepared: Batch = { imported: 0, updated: 0, records: [], befores: [] };
     const inBatch = new Map<string, number>();
     const stamp = now.toISOString();
     for (let from = 0; from < inputs.length; from += SLICE) {
@@ -485,7 +613,7 @@ export class EmbeddedStore implements Store {
       await pause();
     }
     // If the organization's reviews changed while this ran, the plan prepares again anyway.
-    if (writes !== (this.reviewWrites.get(orgId) ?? 0)) prepared = this.prepare(orgId, inputs, now);
+    if (writes !== (this.reviewWrites.get(orgId) ?? 0)) prepared = this.prepareBatch(orgId, inputs, now);
     // JSON.stringify of the entry, element by element: `{"t":"reviews","v":[` + records joined by "," + `]}` is the same text.
     const parts: string[] = new Array(prepared.records.length);
     for (let from = 0; from < parts.length; from += SLICE) {
@@ -493,8 +621,10 @@ export class EmbeddedStore implements Store {
       for (let i = from; i < to; i++) parts[i] = JSON.stringify(prepared.records[i]);
       await pause();
     }
-    const line = encodeLine(`{"t":"reviews","v":[${parts.join(',')}]}`);
-    return { ...prepared, line, writes };
+    const messages = this.messagesOf(orgId, prepared, now);
+    const o = messages.length > 0 ? `,"o":${JSON.stringify(messages)}` : '';
+    const line = encodeLine(`{"t":"reviews","v":[${parts.join(',')}]${o}}`);
+    return { imported: prepared.imported, updated: prepared.updated, records: prepared.records, messages, line, writes };
   }
 
   /**
@@ -516,14 +646,30 @@ export class EmbeddedStore implements Store {
    * a record the index refuses must never reach the log, where replaying it
    * would stop the next start-up.
    */
-  private prepare(orgId: string, inputs: ReviewInput[], now: Date): UpsertResult & { records: Review[] } {
-    const prepared = { imported: 0, updated: 0, records: [] as Review[] };
+  private prepare(orgId: string, inputs: ReviewInput[], now: Date): UpsertResult & { records: Review[]; messages: OutboxMessage[] } {
+    const prepared = this.prepareBatch(orgId, inputs, now);
+    return { ...prepared, messages: this.messagesOf(orgId, prepared, now) };
+  }
+
+  private prepareBatch(orgId: string, inputs: ReviewInput[], now: Date): Batch {
+    const prepared: Batch = { imported: 0, updated: 0, records: [], befores: [] };
     this.prepareInto(prepared, new Map(), orgId, inputs, 0, inputs.length, now.toISOString());
     return prepared;
   }
 
+  /** The batch's webhook events (none for an organization without endpoints, none for an identical re-import). */
+  private messagesOf(orgId: string, batch: Batch, now: Date): OutboxMessage[] {
+    if (!this.recordsEvents(orgId)) return [];
+    const out: OutboxMessage[] = [];
+    for (let i = 0; i < batch.records.length; i++) {
+      const m = changeMessage(batch.befores[i]!, batch.records[i]!, now);
+      if (m) out.push(m);
+    }
+    return out;
+  }
+
   /** `prepare` of inputs[from, to), continuing `into` (`inBatch`: natural key → index in its records). */
-  private prepareInto(into: UpsertResult & { records: Review[] }, inBatch: Map<string, number>, orgId: string, inputs: ReviewInput[], from: number, to: number, stamp: string): void {
+  private prepareInto(into: Batch, inBatch: Map<string, number>, orgId: string, inputs: ReviewInput[], from: number, to: number, stamp: string): void {
     const records = into.records;
     for (let i = from; i < to; i++) {
       const input = inputs[i]!;
@@ -534,7 +680,10 @@ export class EmbeddedStore implements Store {
         records[at] = checked(makeRecord(input, input.date, earlier.id, orgId, earlier.createdAt, stamp));
         continue;
       }
-      const existing = this.index.findByExternal(orgId, input.platform, input.externalId) ?? this.removedMap.get(orgId)?.get(natural) ?? null;
+      const live = this.index.findByExternal(orgId, input.platform, input.externalId);
+      const existing = live ?? this.removedMap.get(orgId)?.get(natural) ?? null;
+      // What receivers saw before: the live review; a removed one coming back is created again.
+      into.befores.push(live);
       if (existing) {
         into.updated++;
         records.push(checked(makeRecord(input, input.date, existing.id, orgId, existing.createdAt, stamp)));

@@ -16,6 +16,26 @@
  */
 import { MongoBulkWriteError, MongoClient, MongoNetworkError, MongoServerSelectionError, type AnyBulkWriteOperation, type Collection, type Db } from 'mongodb';
 import { StoreUnavailableError, translateErrors } from '../unavailable.ts';
+import type { OutboxMessage, WebhookDelivery, WebhookEndpoint, WebhookStore } from '../webhook-types.ts';
+import { announcesState, changeMessage, removedMessage, sourceStateMessage } from '../../webhooks/outbox.ts';
+
+/**
+ * The outbox on MongoDB, without transactions: a review change's events ride
+ * in the review's own document (`_events`, by message id, with the `_outbox: 1`
+ * mark), written by the same single-document write as the change, so they are
+ * stored exactly when it is. `relayOutbox` copies them into `webhook_messages`
+ * (idempotent by message id) and only then takes them off the review: a crash
+ * anywhere copies them again, never loses or invents one. A removal's event
+ * rides in the `removed_reviews` copy and is relayed only once the review has
+ * left `reviews` (the removal finished).
+ */
+interface OutboxFields {
+  _events?: Record<string, OutboxMessage>;
+  _outbox?: 1;
+}
+
+/** Reads that hand out a record leave its outbox fields behind. */
+const NO_OUTBOX = { _events: 0, _outbox: 0 } as const;
 import { finishStats } from '../../reviews/stats-math.ts';
 import { newId } from '../ids.ts';
 import {
@@ -84,6 +104,23 @@ function orgOrNull(org: Organization | null): Organization | null {
   return org && withOrgDefaults(org);
 }
 
+/**
+ * Two upserts of the same new `_id` at once (two relays, two fan-outs) may
+ * answer a duplicate key error to one of them: the record is there, which is
+ * all an idempotent write wanted. Anything else is thrown.
+ */
+function alreadyThere(err: unknown): void {
+  if (!(err instanceof MongoBulkWriteError)) throw err;
+  const errors = Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors];
+  if (errors.length === 0 || errors.some((e) => e.code !== DUPLICATE_KEY)) throw err;
+}
+
+/** A message as stored; a null `endpointId` may come back absent (FerretDB drops it from a nested document's dotted `$set`). */
+function messageOf(doc: OutboxMessage & { _id?: unknown; fanned?: boolean }): OutboxMessage {
+  const { _id, fanned: _f, ...message } = doc;
+  return { ...message, endpointId: message.endpointId ?? null };
+}
+
 function strip<T>(doc: (T & { _id?: unknown }) | null): T | null {
   if (!doc) return null;
   const { _id, ...rest } = doc;
@@ -98,11 +135,15 @@ export class MongoStore implements Store {
   private readonly orgCol: Collection<WithMongoId<Organization>>;
   private readonly keyCol: Collection<WithMongoId<ApiKeyRecord>>;
   private readonly widgetCol: Collection<WithMongoId<Widget>>;
-  private readonly reviewCol: Collection<ReviewDocument>;
+  private readonly reviewCol: Collection<ReviewDocument & OutboxFields>;
   private readonly moderationCol: Collection<WithMongoId<ReviewModeration>>;
-  private readonly sourceCol: Collection<WithMongoId<Source>>;
+  private readonly sourceCol: Collection<WithMongoId<Source> & OutboxFields>;
+  private readonly webhookCol: Collection<WithMongoId<WebhookEndpoint>>;
+  /** The outbox; `fanned` false until its deliveries are written. */
+  private readonly messageCol: Collection<WithMongoId<OutboxMessage> & { fanned: boolean }>;
+  private readonly deliveryCol: Collection<WithMongoId<WebhookDelivery>>;
   /** Reviews the platform no longer lists: the review document, moved here with `removedAt`, same natural `_id`. */
-  private readonly removedCol: Collection<ReviewDocument & { removedAt: Date }>;
+  private readonly removedCol: Collection<ReviewDocument & OutboxFields & { removedAt: Date }>;
   readonly people: MongoPeople;
   private readonly lockCol: Collection<LockDocument>;
   /** Maintained per-month aggregates: statistics and the Overview's series (review-months.ts). */
@@ -118,6 +159,9 @@ export class MongoStore implements Store {
     this.reviewCol = db.collection('reviews');
     this.moderationCol = db.collection('review_moderation');
     this.sourceCol = db.collection('sources');
+    this.webhookCol = db.collection('webhooks');
+    this.messageCol = db.collection('webhook_messages');
+    this.deliveryCol = db.collection('webhook_deliveries');
     this.removedCol = db.collection('removed_reviews');
     this.people = new MongoPeople(db, unavailable);
     this.lockCol = db.collection('locks');
@@ -145,7 +189,14 @@ export class MongoStore implements Store {
       this.reviewCol.createIndex({ orgId: 1, id: 1 }, { name: 'org_id' }),
       this.moderationCol.createIndex({ orgId: 1, hiddenAt: 1 }, { name: 'org_hidden' }),
       this.sourceCol.createIndex({ orgId: 1, createdAt: 1 }, { name: 'org_created' }),
+      this.webhookCol.createIndex({ orgId: 1, createdAt: 1 }, { name: 'org_created' }),
+      this.messageCol.createIndex({ fanned: 1, createdAt: 1 }, { name: 'fanned_created' }),
+      this.deliveryCol.createIndex({ status: 1, nextAttemptAt: 1 }, { name: 'status_due' }),
+      this.deliveryCol.createIndex({ endpointId: 1, createdAt: -1 }, { name: 'endpoint_created' }),
       this.removedCol.createIndex({ orgId: 1 }, { name: 'org' }),
+      this.reviewCol.createIndex({ _outbox: 1 }, { name: 'outbox' }),
+      this.removedCol.createIndex({ _outbox: 1 }, { name: 'outbox' }),
+      this.sourceCol.createIndex({ _outbox: 1 }, { name: 'outbox' }),
       this.people.ensureIndexes(),
     ]);
     await this.reviewMonths.ensureIndexes(async () => (await this.orgCol.find({}, { projection: { _id: 1 } }).toArray()).map((o) => o._id));
@@ -245,8 +296,16 @@ export class MongoStore implements Store {
         const docs = await withDocumentLock(this.lockCol, reviewsLock(orgId), async () => {
           const found = await this.reviewCol.find({ _id: { $in: batch }, ...unseen }).toArray();
           if (found.length === 0) return found;
+          const events = await this.recordsEvents(orgId);
           await this.removedCol.bulkWrite(
-            found.map((doc) => ({ replaceOne: { filter: { _id: doc._id }, replacement: { ...doc, removedAt: at }, upsert: true } })),
+            found.map((doc) => {
+              const replacement = { ...doc, removedAt: at };
+              if (events) {
+                const m = removedMessage(fromDocument(doc), at);
+                Object.assign(replacement, { _events: { ...doc._events, [m.id]: m }, _outbox: 1 });
+              }
+              return { replaceOne: { filter: { _id: doc._id }, replacement, upsert: true } };
+            }),
             { ordered: false },
           );
           removed += (await this.reviewCol.deleteMany({ _id: { $in: found.map((d) => d._id) }, ...unseen })).deletedCount;
@@ -277,12 +336,16 @@ export class MongoStore implements Store {
           // Under the organization's review lock: a removal (remove above) never interleaves with it.
           const back = await withDocumentLock(this.lockCol, reviewsLock(orgId), async () => {
             // Removed reviews listed again come back as they were: their id and createdAt.
-            const found = await this.removedCol.find({ _id: { $in: batch.map((d) => d._id) } }, { projection: { id: 1, createdAt: 1 } }).toArray();
+            const found = await this.removedCol.find({ _id: { $in: batch.map((d) => d._id) } }, { projection: { id: 1, createdAt: 1, _events: 1 } }).toArray();
             const returning = new Map(found.map((b) => [b._id, b]));
             for (const doc of batch) {
               const was = returning.get(doc._id);
               if (was) Object.assign(doc, { id: was.id, createdAt: was.createdAt });
             }
+            // A removal's events not relayed yet leave with the copy: relayed first (its removal did finish).
+            const unrelayed = found.flatMap((b) => Object.values(b._events ?? {}));
+            if (unrelayed.length > 0) await this.insertMessages(unrelayed);
+            if (await this.recordsEvents(orgId)) await this.attachEvents(batch, now);
             landed.written = await this.writeReviews(batch);
             if (found.length > 0) await this.removedCol.deleteMany({ _id: { $in: found.map((b) => b._id) } });
             return { found, written: landed.written };
@@ -320,19 +383,110 @@ export class MongoStore implements Store {
       (await this.moderationCol.find({ orgId }).sort({ hiddenAt: 1, _id: 1 }).toArray()).map((d) => strip<ReviewModeration>(d)!),
   }, unavailable);
 
-  /** Sources by id; credentials sealed (api/secrets) before they get here. */
+  /**
+   * Sources by id; credentials sealed (api/secrets) before they get here. A
+   * state change receivers are told of (outbox.ts) rides in the source's own
+   * document (OutboxFields), written by the same update as the change.
+   */
   readonly sources: SourceStore = translateErrors<SourceStore>({
     create: async (source) => {
       await this.sourceCol.insertOne({ _id: source.id, ...source });
     },
-    get: async (id) => strip(await this.sourceCol.findOne({ _id: id })),
-    listByOrg: async (orgId) => (await this.sourceCol.find({ orgId }).sort({ createdAt: 1, _id: 1 }).toArray()).map((d) => strip<Source>(d)!),
-    listAll: async () => (await this.sourceCol.find({}).sort({ createdAt: 1, _id: 1 }).toArray()).map((d) => strip<Source>(d)!),
-    update: async (id, patch) => {
+    get: async (id) => strip(await this.sourceCol.findOne({ _id: id }, { projection: NO_OUTBOX })),
+    listByOrg: async (orgId) => (await this.sourceCol.find({ orgId }, { projection: NO_OUTBOX }).sort({ createdAt: 1, _id: 1 }).toArray()).map((d) => strip<Source>(d)!),
+    listAll: async () => (await this.sourceCol.find({}, { projection: NO_OUTBOX }).sort({ createdAt: 1, _id: 1 }).toArray()).map((d) => strip<Source>(d)!),
+    // Under the source's lock (document-lock.ts), which the relay also takes before it edits the document:
+    // FerretDB does not isolate two updates of one document, and either could otherwise undo the other.
+    update: (id, patch) => withDocumentLock(this.lockCol, `source:${id}`, async () => {
       const { id: _i, orgId: _o, platform: _p, createdAt: _c, ...fields } = patch as Partial<Source>;
-      return strip(await this.sourceCol.findOneAndUpdate({ _id: id }, { $set: { ...fields, updatedAt: new Date().toISOString() } }, { returnDocument: 'after' }));
-    },
+      const now = new Date();
+      const set: Record<string, unknown> = { ...fields, updatedAt: now.toISOString() };
+      const before = strip<Source>(await this.sourceCol.findOne({ _id: id }, { projection: NO_OUTBOX }));
+      if (!before) return null;
+      const after: Source = { ...before, ...(fields as Partial<Source>), updatedAt: now.toISOString() };
+      if (announcesState(before, after) && (await this.recordsEvents(before.orgId))) {
+        const count = (await this.reviewMonths.totals(before.orgId, [before.platform])).platforms.find((p) => p.platform === before.platform)?.count ?? 0;
+        const m = sourceStateMessage(after, count, now);
+        set[`_events.${m.id}`] = m;
+        set._outbox = 1;
+      }
+      // FerretDB 1.24 has no projection in findAndModify: the outbox fields are left out here.
+      const doc = await this.sourceCol.findOneAndUpdate({ _id: id }, { $set: set }, { returnDocument: 'after' });
+      if (!doc) return null;
+      const { _events, _outbox, ...source } = doc;
+      return strip<Source>(source);
+    }),
     delete: async (id) => (await this.sourceCol.deleteOne({ _id: id })).deletedCount === 1,
+  }, unavailable);
+
+  /** Webhook endpoints, the outbox and delivery state (webhook-types.ts); ids are the `_id`s, so every write is idempotent. */
+  readonly webhooks: WebhookStore = translateErrors<WebhookStore>({
+    create: async (endpoint) => {
+      await this.webhookCol.insertOne({ _id: endpoint.id, ...endpoint });
+    },
+    get: async (id) => strip(await this.webhookCol.findOne({ _id: id })),
+    listByOrg: async (orgId) => (await this.webhookCol.find({ orgId }).sort({ createdAt: 1, _id: 1 }).toArray()).map((d) => strip<WebhookEndpoint>(d)!),
+    listAll: async () => (await this.webhookCol.find({}).sort({ createdAt: 1, _id: 1 }).toArray()).map((d) => strip<WebhookEndpoint>(d)!),
+    update: async (id, patch) => {
+      const { id: _i, orgId: _o, createdAt: _c, ...fields } = patch as Partial<WebhookEndpoint>;
+      return strip(await this.webhookCol.findOneAndUpdate({ _id: id }, { $set: { ...fields, updatedAt: new Date().toISOString() } }, { returnDocument: 'after' }));
+    },
+    remove: async (id) => {
+      const gone = (await this.webhookCol.deleteOne({ _id: id })).deletedCount === 1;
+      await this.deliveryCol.deleteMany({ endpointId: id });
+      return gone;
+    },
+    addMessage: async (message) => {
+      await this.messageCol.updateOne({ _id: message.id }, { $setOnInsert: { ...message, fanned: false } }, { upsert: true });
+    },
+    getMessage: async (id) => {
+      const doc = await this.messageCol.findOne({ _id: id }, { projection: { fanned: 0 } });
+      return doc ? messageOf(doc) : null;
+    },
+    unfanned: async (limit) => {
+      await this.relay(limit);
+      return (await this.messageCol.find({ fanned: false }, { projection: { fanned: 0 } }).sort({ createdAt: 1, _id: 1 }).limit(limit).toArray()).map(messageOf);
+    },
+    fanOut: async (messageId, deliveries) => {
+      // Deliveries first (idempotent by id, an existing one kept), then the mark: a crash between them fans out again to the same records.
+      if (deliveries.length > 0) {
+        await this.deliveryCol
+          .bulkWrite(
+            deliveries.map((d) => ({ updateOne: { filter: { _id: d.id }, update: { $setOnInsert: { ...d } }, upsert: true } })),
+            { ordered: false },
+          )
+          .catch(alreadyThere);
+      }
+      await this.messageCol.updateOne({ _id: messageId }, { $set: { fanned: true } });
+    },
+    putDelivery: async (delivery) => {
+      await this.deliveryCol.replaceOne({ _id: delivery.id }, { ...delivery }, { upsert: true });
+    },
+    getDelivery: async (id) => strip(await this.deliveryCol.findOne({ _id: id })),
+    due: async (now, limit, endpointId) =>
+      (await this.deliveryCol.find({ status: 'pending', nextAttemptAt: { $ne: null, $lte: now.toISOString() }, ...(endpointId === undefined ? {} : { endpointId }) }).sort({ nextAttemptAt: 1, _id: 1 }).limit(limit).toArray()).map(
+        (d) => strip<WebhookDelivery>(d)!,
+      ),
+    deliveries: async (endpointId, status, limit) =>
+      (await this.deliveryCol.find(status === null ? { endpointId } : { endpointId, status }).sort({ createdAt: -1, _id: -1 }).limit(limit).toArray()).map(
+        (d) => strip<WebhookDelivery>(d)!,
+      ),
+    prune: async (before, limit) => {
+      const cutoff = before.toISOString();
+      const finished = await this.deliveryCol
+        .find({ status: { $in: ['delivered', 'failed'] }, lastAttemptAt: { $lt: cutoff } }, { projection: { _id: 1 } })
+        .limit(limit)
+        .toArray();
+      if (finished.length > 0) await this.deliveryCol.deleteMany({ _id: { $in: finished.map((d) => d._id) } });
+      // A delivery's createdAt is its message's: the old messages still referred to are those of the old deliveries left.
+      const referenced = (await this.deliveryCol.find({ createdAt: { $lt: cutoff } }, { projection: { messageId: 1 } }).toArray()).map((d) => d.messageId);
+      const messages = await this.messageCol
+        .find({ fanned: true, createdAt: { $lt: cutoff }, _id: { $nin: [...new Set(referenced)] } }, { projection: { _id: 1 } })
+        .limit(limit)
+        .toArray();
+      if (messages.length > 0) await this.messageCol.deleteMany({ _id: { $in: messages.map((m) => m._id) } });
+      return finished.length + messages.length;
+    },
   }, unavailable);
 
   /**
@@ -360,11 +514,98 @@ export class MongoStore implements Store {
     // The month each replaced review had: a re-import may move it to another month.
     const before = await this.reviewCol.find({ _id: { $in: existing.map((d) => d._id) } }, { projection: { date: 1 } }).toArray();
     for (const old of before) months.add(monthOf(old.date));
-    const ops: AnyBulkWriteOperation<ReviewDocument>[] = existing.map(({ _id, id, createdAt, ...fields }) => ({
-      updateOne: { filter: { _id }, update: { $set: fields, $setOnInsert: { id, createdAt } }, upsert: true },
-    }));
+    const ops: AnyBulkWriteOperation<ReviewDocument & OutboxFields>[] = existing.map(({ _id, id, createdAt, ...all }) => {
+      // Events are added beside those not relayed yet, never over them.
+      const { _events, _outbox, ...fields } = all as typeof all & OutboxFields;
+      const set: Record<string, unknown> = { ...fields };
+      for (const [mid, m] of Object.entries(_events ?? {})) set[`_events.${mid}`] = m;
+      if (_outbox) set._outbox = 1;
+      return { updateOne: { filter: { _id }, update: { $set: set, $setOnInsert: { id, createdAt } }, upsert: true } };
+    });
     const written = await this.reviewCol.bulkWrite(ops, { ordered: false });
     return { imported: imported + written.upsertedCount, updated: written.matchedCount, months };
+  }
+
+  /** An organization with an endpoint gets events recorded (webhook-types.ts). */
+  private async recordsEvents(orgId: string): Promise<boolean> {
+    return (await this.webhookCol.countDocuments({ orgId }, { limit: 1 })) > 0;
+  }
+
+  /**
+   * Puts each document's event (created, or updated when a field the API
+   * shows changed; none for identical data) into the document itself, from
+   * the live review it replaces. A review coming back from `removed_reviews`
+   * is created again.
+   */
+  private async attachEvents(batch: (ReviewDocument & OutboxFields)[], now: Date): Promise<void> {
+    const live = await this.reviewCol.find({ _id: { $in: batch.map((d) => d._id) } }).toArray();
+    const before = new Map(live.map((d) => [d._id, fromDocument(d)]));
+    for (const doc of batch) {
+      const was = before.get(doc._id) ?? null;
+      const after = fromDocument({ ...doc, ...(was ? { id: was.id, createdAt: new Date(was.createdAt) } : {}) });
+      const m = changeMessage(was, after, now);
+      if (m) Object.assign(doc, { _events: { [m.id]: m }, _outbox: 1 });
+    }
+  }
+
+  private async insertMessages(messages: OutboxMessage[]): Promise<void> {
+    await this.messageCol
+      .bulkWrite(
+        messages.map((m) => ({ updateOne: { filter: { _id: m.id }, update: { $setOnInsert: { ...m, fanned: false } }, upsert: true } })),
+        { ordered: false },
+      )
+      .catch(alreadyThere);
+  }
+
+  /**
+   * Moves at most `limit` documents' events from the reviews into the outbox
+   * collection (see OutboxFields); answers how many documents it settled. A
+   * way into the server like every store method: a lost server is
+   * StoreUnavailableError (a 503), never the driver's own error (a 500).
+   */
+  relayOutbox(limit = 100): Promise<number> {
+    return this.relay(limit).catch((err: unknown) => {
+      throw unavailable(err);
+    });
+  }
+
+  private async relay(limit: number): Promise<number> {
+    let settled = 0;
+    const take = async (
+      col: Collection<ReviewDocument & OutboxFields>,
+      finished: (ids: string[]) => Promise<Set<string>>,
+      /** Runs a document's edits under the lock its other writers take (FerretDB does not isolate two updates of one document). */
+      locked: (doc: { _id: string; orgId: string }, edit: () => Promise<void>) => Promise<void>,
+    ): Promise<void> => {
+      const docs = await col.find({ _outbox: 1 }, { projection: { _events: 1, orgId: 1 } }).limit(limit).toArray();
+      const ready = await finished(docs.map((d) => d._id));
+      for (const doc of docs) {
+        if (!ready.has(doc._id)) continue;
+        const messages = Object.values(doc._events ?? {});
+        if (messages.length > 0) await this.insertMessages(messages);
+        const unset: Record<string, ''> = {};
+        for (const mid of Object.keys(doc._events ?? {})) unset[`_events.${mid}`] = '';
+        await locked(doc, async () => {
+          if (messages.length > 0) await col.updateOne({ _id: doc._id }, { $unset: unset });
+          // The mark goes once nothing new arrived meanwhile (a later write set it again with its event).
+          const left = await col.findOne({ _id: doc._id }, { projection: { _events: 1 } });
+          if (left && Object.keys(left._events ?? {}).length === 0) await col.updateOne({ _id: doc._id, _events: left._events ?? {} }, { $unset: { _events: '', _outbox: '' } });
+        });
+        settled++;
+      }
+    };
+    // Reviews (live and removed) are written by upsert and remove batches under the organization's
+    // review lock: the relay's edits take it too, or an import's rewrite of a document could undo
+    // the relay's (or the relay's an import's) on FerretDB.
+    const underReviewLock = (doc: { orgId: string }, edit: () => Promise<void>) => withDocumentLock(this.lockCol, reviewsLock(doc.orgId), edit);
+    await take(this.reviewCol, async (ids) => new Set(ids), underReviewLock);
+    await take(this.sourceCol as unknown as Collection<ReviewDocument & OutboxFields>, async (ids) => new Set(ids), (doc, edit) => withDocumentLock(this.lockCol, `source:${doc._id}`, edit));
+    // A removal's event: only once the review left `reviews`.
+    await take(this.removedCol as unknown as Collection<ReviewDocument & OutboxFields>, async (ids) => {
+      const stillLive = new Set((await this.reviewCol.find({ _id: { $in: ids } }, { projection: { _id: 1 } }).toArray()).map((d) => d._id));
+      return new Set(ids.filter((id) => !stillLive.has(id)));
+    }, underReviewLock);
+    return settled;
   }
 
   async ping(): Promise<void> {

@@ -1,0 +1,43 @@
+/**
+ * A source as people and receivers see it (`sources list`, the dashboard, the
+ * `source.state_changed` webhook event): never its credentials or cursor.
+ * Pure, with no imports beyond the record's type, so the stores can build an
+ * event's body inside the write that changes the source.
+ */
+import type { Source } from '../store/types.ts';
+
+export function formatEvery(minutes: number): string {
+  return minutes % 1440 === 0 ? `${minutes / 1440}d` : minutes % 60 === 0 ? `${minutes / 60}h` : `${minutes}m`;
+}
+
+export interface SourceView {
+  id: string;
+  orgId: string;
+  platform: string;
+  account: string;
+  name: string;
+  state: Source['state'];
+  every: string;
+  lastSyncAt: string | null;
+  lastSuccessAt: string | null;
+  nextSyncAt: string;
+  lastError: string | null;
+  reviewCount?: number;
+}
+
+export function view(source: Source): SourceView {
+  return {
+    id: source.id,
+    orgId: source.orgId,
+    platform: source.platform.toLowerCase(),
+    account: source.account,
+    name: source.name,
+    state: source.state,
+    every: formatEvery(source.everyMinutes),
+    lastSyncAt: source.lastSyncAt,
+    lastSuccessAt: source.lastSuccessAt,
+    nextSyncAt: source.nextSyncAt,
+    lastError: source.lastError,
+  };
+}
+

@@ -1,0 +1,102 @@
+/**
+ * The dispatcher's per-endpoint workers: an endpoint that never answers holds
+ * up only its own deliveries; another endpoint of the same organization gets
+ * every message meanwhile. Real HTTPS receivers on loopback.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createLogger } from '../logger.ts';
+import { SecretBox } from '../secrets/secrets.ts';
+import { EmbeddedStore } from '../store/embedded/store.ts';
+import { newId } from '../store/ids.ts';
+import type { ReviewInput } from '../store/types.ts';
+import { createDeliveryClient } from './deliver.ts';
+import { Dispatcher, sealSecrets } from './dispatcher.ts';
+import { parseAllowNetworks } from './networks.ts';
+import { generateSecret } from './secrets.ts';
+import { startReceiver, testCert } from './test-receiver.ts';
+
+describe('dispatcher', () => {
+  it('a hanging endpoint never delays another', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'webhooks-dispatch-'));
+    const cert = await testCert();
+    const hanging = await startReceiver(cert, () => undefined); // takes the request, never answers
+    const healthy = await startReceiver(cert);
+    const store = await EmbeddedStore.open(dir);
+    const box = new SecretBox(Buffer.alloc(32, 1));
+    // A long timeout: the hanging endpoint's worker is stuck for the whole test.
+    const client = createDeliveryClient({ allow: parseAllowNetworks('127.0.0.0/8'), ca: cert.cert, timeoutMs: 120_000 });
+    const dispatcher = new Dispatcher({ store, box, client, logger: createLogger('silent'), pollMs: 50 });
+    try {
+      const stamp = new Date().toISOString();
+      const orgId = newId('org');
+      await store.orgs.create({ id: orgId, name: 'Two', plan: 'growth', rateLimit: null, language: 'en', createdAt: stamp, updatedAt: stamp });
+      for (const url of [hanging.url(), healthy.url()]) {
+        const id = newId('wh');
+        await store.webhooks.create({
+          id, orgId, url, events: ['review.created'], description: '', state: 'enabled', disabledReason: null, createdAt: stamp, updatedAt: stamp,
+          lastDeliveryAt: null, failingSince: null, secrets: sealSecrets(box, id, [{ secret: generateSecret(), createdAt: new Date(), expiresAt: null }]),
+        });
+      }
+      const input = (id: string): ReviewInput => ({
+        platform: 'GOOGLE', externalId: id, authorName: 'A', authorAvatar: null, rating: 4, content: id, date: stamp, url: null,
+        language: 'en', isVerified: false, sentiment: null, sentimentLabel: null, aiSummary: null, aiThemes: [],
+      });
+      dispatcher.start();
+      await store.reviews.upsert(orgId, [input('a'), input('b'), input('c')], new Date());
+      const end = Date.now() + 30_000;
+      while ((healthy.received.length < 3 || hanging.received.length < 1) && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+      // The healthy endpoint got all three while the hanging one still holds its first.
+      expect(healthy.received).toHaveLength(3);
+      expect(hanging.received).toHaveLength(1);
+    } finally {
+      await hanging.close();
+      await dispatcher.close();
+      client.close();
+      await healthy.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it('disables an endpoint whose every delivery failed for 5 days, with the reason, in the audit log', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'webhooks-5days-'));
+    const cert = await testCert();
+    const failing = await startReceiver(cert, (_req, res) => res.writeHead(500).end());
+    const store = await EmbeddedStore.open(dir);
+    const box = new SecretBox(Buffer.alloc(32, 2));
+    const client = createDeliveryClient({ allow: parseAllowNetworks('127.0.0.0/8'), ca: cert.cert });
+    const dispatcher = new Dispatcher({ store, box, client, logger: createLogger('silent'), pollMs: 50 });
+    try {
+      const stamp = new Date().toISOString();
+      const orgId = newId('org');
+      await store.orgs.create({ id: orgId, name: 'Failing', plan: 'growth', rateLimit: null, language: 'en', createdAt: stamp, updatedAt: stamp });
+      const id = newId('wh');
+      const fiveDaysAgo = new Date(Date.now() - 5 * 24 * 3600 * 1000 - 60_000).toISOString();
+      await store.webhooks.create({
+        id, orgId, url: failing.url(), events: ['review.created'], description: '', state: 'enabled', disabledReason: null, createdAt: stamp, updatedAt: stamp,
+        lastDeliveryAt: null, failingSince: fiveDaysAgo, secrets: sealSecrets(box, id, [{ secret: generateSecret(), createdAt: new Date(), expiresAt: null }]),
+      });
+      dispatcher.start();
+      await store.reviews.upsert(orgId, [{
+        platform: 'GOOGLE', externalId: 'f', authorName: 'A', authorAvatar: null, rating: 4, content: 'f', date: stamp, url: null,
+        language: 'en', isVerified: false, sentiment: null, sentimentLabel: null, aiSummary: null, aiThemes: [],
+      }], new Date());
+      const end = Date.now() + 30_000;
+      while ((await store.webhooks.get(id))!.state === 'enabled' && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+      expect(await store.webhooks.get(id)).toMatchObject({ state: 'disabled', failingSince: fiveDaysAgo, disabledReason: `every delivery failed since ${fiveDaysAgo} (5 days)` });
+      const audit = await store.people.audit.listByOrg(orgId, 10);
+      expect(audit.map((a) => [a.action, a.details.reason])).toContainEqual(['webhook.disabled', `every delivery failed since ${fiveDaysAgo} (5 days)`]);
+      // The message waits, pending, for the endpoint to be enabled again.
+      expect((await store.webhooks.deliveries(id, 'pending', 10)).length).toBe(1);
+    } finally {
+      await dispatcher.close();
+      client.close();
+      await failing.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});

@@ -6,6 +6,7 @@ import type { DeviceCookies } from '../device-cookie.ts';
 import type { HttpClient } from '../../sources/http.ts';
 import type { SourcesService } from '../../sources/service.ts';
 import type { SignInThrottle } from '../sign-in-throttle.ts';
+import type { WebhooksService } from '../../webhooks/service.ts';
 
 export interface DashboardDeps {
   config: Config;
@@ -17,4 +18,6 @@ export interface DashboardDeps {
   /** Review sources: absent where the app runs without them (some tests); the routes then answer 503. */
   sources?: SourcesService;
   platformHttp?: HttpClient;
+  /** Webhook endpoints: absent where the app runs without them (some tests); the routes then answer 503. */
+  webhooks?: WebhooksService;
 }

@@ -20,6 +20,13 @@ const ACTIONS: Record<string, string> = {
   'reviews.imported': 'Imported reviews',
   'security.signed_in': 'Signed in',
   'security.locked_out': 'Sign-in locked',
+  'webhook.created': 'Added webhook endpoint',
+  'webhook.disabled': 'Disabled webhook endpoint',
+  'webhook.enabled': 'Enabled webhook endpoint',
+  'webhook.removed': 'Removed webhook endpoint',
+  'webhook.replayed': 'Replayed webhook message',
+  'webhook.secret_rotated': 'Rotated webhook secret',
+  'webhook.tested': 'Sent webhook test event',
   'widget.changed': 'Changed widget',
   'widget.created': 'Created widget',
 };

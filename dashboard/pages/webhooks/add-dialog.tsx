@@ -143,10 +143,6 @@ export function AddEndpointDialog(props: { onClose: () => void; onCreated: (crea
             {general}
           </Notice>
         )}
-        {/* The field problems, said once for screen readers (each is also beside its field). */}
-        <p class="sr-only" role="alert">
-          {error && !general ? Object.values(error.details).map(sentence).join(' ') : ''}
-        </p>
         <div class="dialog-actions">
           <button type="button" class="button secondary" onClick={props.onClose}>
             Cancel

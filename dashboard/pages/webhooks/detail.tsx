@@ -283,7 +283,7 @@ export function WebhookDetail(props: { id: string }) {
           </button>
         </div>
       </section>
-      <section class="section" aria-labelledby="delivery-log-title">
+      <div class="section">
         <div class="section-head">
           <h2 id="delivery-log-title">Delivery log</h2>
           <button type="button" class="button secondary small" onClick={() => void load()}>
@@ -291,7 +291,7 @@ export function WebhookDetail(props: { id: string }) {
           </button>
         </div>
         <DeliveryLog deliveries={deliveries} busy={busy} onReplay={(d) => void replay(d)} />
-      </section>
+      </div>
       {dialog === 'rotate' && <RotateDialog endpoint={endpoint} onClose={() => setDialog(null)} onRotated={() => void load()} />}
       {dialog === 'remove' && (
         <RemoveDialog

@@ -170,7 +170,7 @@ test('adds an endpoint from the keyboard: server errors beside the URL field, th
   await expect(row).toContainText('review.created, review.updated, review.removed');
   await expect(row).not.toContainText('source.state_changed');
   await expect(row).toContainText('Enabled');
-  await expect(row).toContainText('Never');
+  await expect(row).toContainText('None yet');
   expect(await page.content()).not.toContain(secret.slice(6));
   await expectNoAxeViolations(page, 'Webhooks, one endpoint');
   await screenshots(page, 'webhooks-list');
@@ -258,7 +258,7 @@ test('an endpoint that answers 410 is disabled by the service, with a notice say
   await page.getByRole('dialog', { name: 'Endpoint added' }).getByRole('button', { name: 'Done' }).click();
   await page.getByRole('link', { name: gone.url() }).click();
   await page.getByRole('button', { name: 'Send test event' }).click();
-  await expect(notice(page, 'The test event was not delivered (the endpoint answered 410)')).toBeVisible();
+  await expect(notice(page, 'The test event was not delivered: the endpoint answered 410.')).toBeVisible();
   await expect(notice(page, 'The service disabled this endpoint: it answered 410 Gone')).toBeVisible();
   await expect(page.getByRole('button', { name: 'Enable' })).toBeVisible();
   await expect(logRow(page, 'webhook.test')).toContainText('410');

@@ -118,7 +118,7 @@ function DeliveryLog(props: { deliveries: WebhookDelivery[]; onReplay: (d: Webho
                   Last status code{' '}
                 </span>
                 {d.lastStatusCode ?? '–'}
-                {d.lastError && d.status !== 'delivered' && <span class="d-error">{d.lastError}</span>}
+                {d.lastError && d.status !== 'delivered' && !/^HTTP \d+$/.test(d.lastError) && <span class="d-error">{d.lastError}</span>}
               </td>
               <td class="d-last nowrap" title={formatDateTime(d.lastAttemptAt)}>
                 <span class="d-label">
@@ -190,7 +190,7 @@ export function WebhookDetail(props: { id: string }) {
     act('test', async () => {
       const r = await call<{ id: string; status: string; statusCode: number | null }>('POST', path(props.id, '/test'));
       if (r.status === 'delivered') return { tone: 'success', text: `Test event delivered: the endpoint answered ${r.statusCode}.` };
-      return { tone: 'warning', text: `The test event was not delivered (${r.statusCode === null ? 'no answer: see the last error in the log' : `the endpoint answered ${r.statusCode}`}). It is retried on the usual schedule.` };
+      return { tone: 'warning', text: `The test event was not delivered: ${r.statusCode === null ? 'the endpoint could not be reached (the log says why)' : `the endpoint answered ${r.statusCode}`}.` };
     });
   const replay = (d: WebhookDelivery) =>
     act('replay', async () => {
@@ -255,7 +255,7 @@ export function WebhookDetail(props: { id: string }) {
           </div>
           <div>
             <dt>Last delivery</dt>
-            <dd title={formatDateTime(endpoint.lastDeliveryAt)}>{formatRelative(endpoint.lastDeliveryAt)}</dd>
+            <dd title={endpoint.lastDeliveryAt ? formatDateTime(endpoint.lastDeliveryAt) : undefined}>{formatRelative(endpoint.lastDeliveryAt, 'None yet')}</dd>
           </div>
           <div>
             <dt>Created</dt>

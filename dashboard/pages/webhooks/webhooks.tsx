@@ -52,9 +52,9 @@ function EndpointList(props: { endpoints: WebhookEndpoint[] }) {
                   <span class={`badge ${state.badge}`}>{state.label}</span>
                   {e.state === 'enabled' && e.failingSince && <span class="h-note">since {formatRelative(e.failingSince)}</span>}
                 </td>
-                <td class="h-last nowrap" title={formatDateTime(e.lastDeliveryAt)}>
+                <td class="h-last nowrap" title={e.lastDeliveryAt ? formatDateTime(e.lastDeliveryAt) : undefined}>
                   <span class="d-label">Last delivery </span>
-                  {formatRelative(e.lastDeliveryAt)}
+                  {formatRelative(e.lastDeliveryAt, 'None yet')}
                 </td>
               </tr>
             );

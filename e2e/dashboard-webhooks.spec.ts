@@ -197,6 +197,10 @@ test('sends a test event the receiver verifies, shows it in the delivery log, re
   await expect(row).toContainText('Delivered');
   await expect(row.getByRole('cell').nth(2)).toHaveText('1', { useInnerText: true });
   await expect(row.getByRole('cell').nth(3)).toHaveText('200', { useInnerText: true });
+  // The endpoint's view has its own address: a reload (or a shared link) lands on it.
+  expect(new URL(page.url()).pathname).toMatch(/^\/dashboard\/webhooks\/wh_[A-Za-z0-9]+$/);
+  await page.reload();
+  await expect(logRow(page, messageId)).toContainText('Delivered');
   await expectNoAxeViolations(page, 'Endpoint, test delivered');
   await screenshots(page, 'webhooks-detail');
   await fitsAt390(page, 'Endpoint detail');

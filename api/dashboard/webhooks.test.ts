@@ -194,6 +194,11 @@ describe('dashboard webhooks', () => {
     expect((await owner.send('GET', '/dashboard/api/webhooks/wh_nope')).status).toBe(404);
     expect((await owner.send('POST', `/dashboard/api/webhooks/${hookId}/deliveries/${'m'.repeat(5000)}/replay`)).status).toBe(404);
     expect((await owner.send('POST', `/dashboard/api/webhooks/${encodeURIComponent('../../keys')}/test`)).status).toBe(404);
+    const badEscape = await owner.send('GET', '/dashboard/api/webhooks/%E0%A4%A/deliveries');
+    expect(badEscape.status).toBeGreaterThanOrEqual(400);
+    expect(badEscape.status).toBeLessThan(500);
+    const listStatus = await owner.send('GET', `/dashboard/api/webhooks/${hookId}/deliveries?status=failed&status=pending`);
+    expect(listStatus.status).toBe(400);
     // Nothing was created by any of it.
     expect((await owner.send('GET', '/dashboard/api/webhooks')).body.data).toHaveLength(1);
   });

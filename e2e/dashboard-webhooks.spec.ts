@@ -297,6 +297,12 @@ test('an endpoint that answers 410 is disabled by the service, with a notice say
   await expect(notice(page, 'Old CRM removed.')).toBeVisible();
   await expect(page.getByRole('link', { name: gone.url() })).toHaveCount(0);
   await expect(page.getByRole('link', { name: receiver.url() })).toBeVisible();
+
+  // The audit log names the service (not the operator) for the 410, with its reason, and the Owner for the removal.
+  await nav(page).getByRole('link', { name: 'Audit log' }).click();
+  const audit = page.getByRole('region', { name: 'Audit log' });
+  await expect(audit.getByRole('row').filter({ hasText: 'Disabled webhook endpoint' }).filter({ hasText: 'The service' })).toContainText('reason: the endpoint answered 410 Gone');
+  await expect(audit.getByRole('row').filter({ hasText: 'Removed webhook endpoint' }).filter({ hasText: 'owner@demo.example' })).toContainText(gone.url());
 });
 
 test('a Member has no Webhooks link, is told who manages them, and the API answers 403', async ({ browser }) => {

@@ -33,6 +33,9 @@ const ACTIONS: Record<string, string> = {
 
 const roleLabel = (value: string | undefined) => (value && value in ROLE_LABELS ? ROLE_LABELS[value as keyof typeof ROLE_LABELS] : value);
 
+/** The webhook dispatcher disabling an endpoint by itself (a 410, 5 days of failures): written without a user, like the operator. */
+const byService = (r: AuditRecord): boolean => r.action === 'webhook.disabled' && !!r.details.reason && r.details.reason !== 'manual';
+
 function detail(r: AuditRecord): string {
   if (r.details.from && r.details.to) return `${roleLabel(r.details.from)} → ${roleLabel(r.details.to)}`;
   if (r.details.role) return `as ${roleLabel(r.details.role)}`;
@@ -86,7 +89,7 @@ export function AuditPage(props: { session: SessionInfo }) {
               {records.map((r) => (
                 <tr key={r.id}>
                   <td class="nowrap">{formatDateTime(r.at)}</td>
-                  <td>{r.actor.userId === null ? 'Operator (CLI)' : r.actor.email}</td>
+                  <td>{r.actor.userId === null ? (byService(r) ? 'The service' : 'Operator (CLI)') : r.actor.email}</td>
                   <td>{ACTIONS[r.action] ?? r.action}</td>
                   <td>
                     <span class="strong">{r.target.label}</span> <span class="muted">{detail(r)}</span>

@@ -10,7 +10,7 @@
  * disabled after a 410 with its notice, Remove with the confirmation from the
  * keyboard; a Member has no link and gets 403; axe on every state; no
  * sideways scrolling at 390 px; screenshots at 1280 and 390 px under
- * test-results/dashboard/.
+ * test-results/dashboard/, and docs/images/webhooks.png.
  */
 import { expect, test, type BrowserContext, type Page } from '@playwright/test';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { flatHeaders, startReceiver, testCert, type Receiver, type TestCert } from '../api/webhooks/test-receiver.ts';
 import { expectNoAxeViolations, ownerPassword, screenshots, signIn } from './support/dashboard.ts';
+import { docsPicture } from './support/docs-picture.ts';
 import { startRealService, type RealService } from './support/real-server.ts';
 
 test.describe.configure({ mode: 'serial', timeout: 120_000 });
@@ -274,6 +275,20 @@ test('an endpoint that answers 410 is disabled by the service, with a notice say
   await expect(page.getByRole('region', { name: 'Endpoints' }).getByRole('row').filter({ hasText: 'Old CRM' })).toContainText('Disabled');
   await expectNoAxeViolations(page, 'Webhooks, one disabled by the service');
   await screenshots(page, 'webhooks-disabled-list');
+  // docs/webhooks.md's picture (1280 × 800, the top of the page). The receivers' loopback addresses change on
+  // every run: written as the docs write endpoints, so that the picture changes only with the product.
+  const renamed: [string, string][] = [
+    [receiver.url(), 'https://crm.example.com/webhooks/reviews'],
+    [gone.url(), 'https://old-crm.example.com/hooks'],
+  ];
+  await page.evaluate((pairs) => {
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) for (const [from, to] of pairs) n.textContent = n.textContent!.replaceAll(from, to);
+  }, renamed);
+  await page.evaluate(() => document.fonts.ready);
+  await docsPicture(page, join(import.meta.dirname, '..', 'docs', 'images', 'webhooks.png'));
+  await page.reload();
+  await expect(page.getByRole('region', { name: 'Endpoints' }).getByRole('link', { name: gone.url() })).toBeVisible();
   await fitsAt390(page, 'Webhooks list with a disabled endpoint');
 
   // Remove, from the keyboard: Escape cancels (focus back), Enter again, Tab to the red button.

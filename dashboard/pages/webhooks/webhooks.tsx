@@ -109,7 +109,11 @@ function EndpointsPage() {
       )}
       {disabled.map(({ e, why }) => (
         <Notice tone="warning" key={e.id}>
-          <strong>The service disabled {endpointName(e)}:</strong> {why}. Fix the receiver, then enable it on <EndpointLink endpoint={e} />.
+          <strong>The service disabled {endpointName(e)}:</strong> {why}. Fix the receiver, then open{' '}
+          <a href={detailPath(e.id)} onClick={(ev) => onLinkClick(ev as unknown as MouseEvent, detailPath(e.id))}>
+            {endpointName(e)}
+          </a>{' '}
+          and enable it.
         </Notice>
       ))}
       {!list && !error && <Loading what="endpoints" />}

@@ -18,6 +18,8 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../logger.ts';
 import { startTestService, type TestService } from '../test/harness.ts';
+import type { DeliveryResult } from '../webhooks/deliver.ts';
+import { endpointAfterAttempt, FAILING_DISABLES_AFTER_MS } from '../webhooks/endpoint-health.ts';
 import { flatHeaders, startReceiver, testCert, type Receiver, type TestCert } from '../webhooks/test-receiver.ts';
 import { Client, type Answer } from './test-client.ts';
 
@@ -275,8 +277,27 @@ describe('dashboard webhooks', () => {
     }
   });
 
+  it('shows why the service disabled an endpoint after 5 days of failures (the rule on an injected clock, written as the dispatcher writes it)', async () => {
+    const made = await owner.send('POST', '/dashboard/api/webhooks', { url: receiver.url().replace('/hook', '/five-days'), description: 'Flaky' });
+    secrets.push(made.body.secret as string);
+    const id = made.body.id as string;
+    const failed: DeliveryResult = { delivered: false, statusCode: 503, error: 'HTTP 503', retryAfterMs: null, excerpt: '', bodyBytes: 0, truncated: false };
+    const start = new Date('2026-11-01T09:00:00.000Z');
+    let health = endpointAfterAttempt({ state: 'enabled', disabledReason: null, lastDeliveryAt: null, failingSince: null }, failed, start);
+    health = endpointAfterAttempt(health, failed, new Date(start.getTime() + FAILING_DISABLES_AFTER_MS));
+    expect(health.state).toBe('disabled');
+    await t.service.store.webhooks.update(id, { state: health.state, disabledReason: health.disabledReason, failingSince: health.failingSince!.toISOString() });
+    const listed = ((await owner.send('GET', '/dashboard/api/webhooks')).body.data as Record<string, unknown>[]).find((e) => e.id === id);
+    expect(listed).toMatchObject({ state: 'disabled', disabledReason: 'every delivery failed since 2026-11-01T09:00:00.000Z (5 days)', failingSince: '2026-11-01T09:00:00.000Z' });
+    expect((await owner.send('GET', `/dashboard/api/webhooks/${id}`)).body).toMatchObject({ disabledReason: listed!.disabledReason });
+    // Enabled again by a person: the reason goes, the 5 days count afresh.
+    expect((await owner.send('POST', `/dashboard/api/webhooks/${id}/enable`)).body).toEqual({ id, state: 'enabled' });
+    expect((await owner.send('GET', `/dashboard/api/webhooks/${id}`)).body).toMatchObject({ state: 'enabled', disabledReason: null, failingSince: null });
+    expect((await owner.send('DELETE', `/dashboard/api/webhooks/${id}`)).status).toBe(200);
+  });
+
   it('shows each secret in its creation or rotation answer only, and logs none', async () => {
-    expect(secrets).toHaveLength(4);
+    expect(secrets).toHaveLength(5);
     for (const secret of secrets) {
       const body = secret.slice('whsec_'.length);
       const where = seen.filter((s) => s.text.includes(body)).map((s) => s.path.replace(/wh_[A-Za-z0-9_-]+/, '{id}'));

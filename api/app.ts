@@ -37,6 +37,7 @@ import { SignInThrottle } from './dashboard/sign-in-throttle.ts';
 import type { SessionStore } from './store/people-types.ts';
 import type { SourcesService } from './sources/service.ts';
 import type { HttpClient } from './sources/http.ts';
+import type { WebhooksService } from './webhooks/service.ts';
 
 export interface AppDeps {
   config: Config;
@@ -53,6 +54,8 @@ export interface AppDeps {
   /** Review sources (the dashboard's Sources page) and the client that calls the platforms (Google's token exchange). */
   sources?: SourcesService;
   platformHttp?: HttpClient;
+  /** Webhook endpoints (the dashboard's Webhooks page). */
+  webhooks?: WebhooksService;
   /** Set while shutting down: /readyz then answers 503 so balancers stop sending work. */
   lifecycle?: { draining: boolean };
 }
@@ -163,7 +166,7 @@ export function createApp(deps: AppDeps): App {
   });
 
   koa.use(frontDoor({ logger, metrics, proxies }));
-  const dashboard = dashboardRouter({ config, store, sessions: deps.sessions, throttle: new SignInThrottle(redis), devices: new DeviceCookies(deps.secretsKey), ...(config.smtpUrl !== null && { mailer: createMailer(config.smtpUrl, config.publicUrl) }), assets: deps.dashboardAssets, sources: deps.sources, platformHttp: deps.platformHttp }).routes();
+  const dashboard = dashboardRouter({ config, store, sessions: deps.sessions, throttle: new SignInThrottle(redis), devices: new DeviceCookies(deps.secretsKey), ...(config.smtpUrl !== null && { mailer: createMailer(config.smtpUrl, config.publicUrl) }), assets: deps.dashboardAssets, sources: deps.sources, platformHttp: deps.platformHttp, webhooks: deps.webhooks }).routes();
   const routes = router.routes();
   // Every dashboard route is under /dashboard (matched case-insensitively, as the router does): other requests skip its route table.
   koa.use(function routeTables(ctx: Context, next: Next) {

@@ -207,7 +207,14 @@ export async function startService(config: Config, options: StartOptions = {}): 
     ? new BullJobs({ redisUrl: config.redisUrl, keyPrefix: config.redisKeyPrefix, handler, logger, skipped: (job) => ({ id: job.sourceId, state: 'active', fetched: 0, created: 0, updated: 0, removed: 0, rejected: [], requests: 0 }) })
     : new InProcessJobs({ handler, logger, due: (now) => dueSources(store, now), tickMs: Math.max(250, Math.min(15_000, minute / 4)) });
   const sources = new SourcesService(store, box, jobs, minute);
-  const app = createApp({ config, store, logger, redis: redisHealth, metrics, assets, lifecycle, dashboardAssets, sessions, secretsKey, sources, platformHttp });
+  // Webhooks (CONTRACT §12): the outbox is filled by the store; deliveries run as keyed jobs, BullMQ when Redis is there.
+  const deliveryClient = createDeliveryClient({ allow: config.webhookAllowNetworks, ca: trustedCas() });
+  const deliveryQueue = config.redisUrl
+    ? new BullKeyedQueue<DispatchWork>({ redisUrl: config.redisUrl, keyPrefix: config.redisKeyPrefix, name: 'webhook-dispatch', logger, lockMs: webhookLockMs() })
+    : undefined;
+  const dispatcher = new Dispatcher({ store, box, client: deliveryClient, logger, pollMs: webhookPollMs(), queue: deliveryQueue, retentionDays: webhookRetentionDays() });
+  const webhooks = new WebhooksService({ store, box, dispatcher, allow: config.webhookAllowNetworks });
+  const app = createApp({ config, store, logger, redis: redisHealth, metrics, assets, lifecycle, dashboardAssets, sessions, secretsKey, sources, platformHttp, webhooks });
   const https = createHttpsServer({ cert: tls.cert, key: tls.key, maxHeaderSize: 16 * 1024, connectionsCheckingInterval: requestDeadline.checkEveryMs }, app.handler);
   https.headersTimeout = Math.min(10_000, requestDeadline.ms);
   https.requestTimeout = requestDeadline.ms;
@@ -231,13 +238,6 @@ export async function startService(config: Config, options: StartOptions = {}): 
     await jobs.start();
     await sources.ensureSchedules();
   })().catch((err: unknown) => logger.error({ err: (err as Error).message }, 'sources: the job queue could not start'));
-  // Webhooks (CONTRACT §12): the outbox is filled by the store; deliveries run as keyed jobs, BullMQ when Redis is there.
-  const deliveryClient = createDeliveryClient({ allow: config.webhookAllowNetworks, ca: trustedCas() });
-  const deliveryQueue = config.redisUrl
-    ? new BullKeyedQueue<DispatchWork>({ redisUrl: config.redisUrl, keyPrefix: config.redisKeyPrefix, name: 'webhook-dispatch', logger, lockMs: webhookLockMs() })
-    : undefined;
-  const dispatcher = new Dispatcher({ store, box, client: deliveryClient, logger, pollMs: webhookPollMs(), queue: deliveryQueue, retentionDays: webhookRetentionDays() });
-  const webhooks = new WebhooksService({ store, box, dispatcher, allow: config.webhookAllowNetworks });
   dispatcher.start();
   const admin = createAdminApp({ store, logger, metrics, adminToken, config, sessions, sources, webhooks });
   const adminServer = createHttpServer(admin.callback());

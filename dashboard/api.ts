@@ -12,6 +12,8 @@ export class DashboardError extends Error {
     message: string,
     /** Field → problem, for forms. */
     readonly fields: Record<string, string> = {},
+    /** Field → the server's own words for it (a sentence of its own beside the field). */
+    readonly details: Record<string, string> = {},
   ) {
     super(message);
   }
@@ -42,7 +44,12 @@ function toError(status: number, body: Envelope | null, retryAfter: string | nul
     return new DashboardError(status, 'unreadable', `The server answered ${status} and the dashboard could not read why. Try again in a moment.`);
   }
   const fields: Record<string, string> = {};
-  for (const d of body.details ?? []) if (d.parameter) fields[d.parameter] = `${FIELD_NAMES[d.parameter] ?? d.parameter} ${d.message}.`;
+  const details: Record<string, string> = {};
+  for (const d of body.details ?? []) {
+    if (!d.parameter) continue;
+    fields[d.parameter] = `${FIELD_NAMES[d.parameter] ?? d.parameter} ${d.message}.`;
+    details[d.parameter] = d.message;
+  }
   let message = body.message;
   if (status === 400 && Object.keys(fields).length > 0) message = Object.values(fields).join(' ');
   // A throttle (sign-in attempts, the rate limit) reads as one; a busy import says so itself.
@@ -50,7 +57,7 @@ function toError(status: number, body: Envelope | null, retryAfter: string | nul
     const minutes = Math.ceil(Number(retryAfter) / 60);
     message = `Too many attempts. Try again in ${new Intl.NumberFormat().format(minutes)} minute${minutes === 1 ? '' : 's'}.`;
   }
-  return new DashboardError(status, body.error, message, fields);
+  return new DashboardError(status, body.error, message, fields, details);
 }
 
 export async function call<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> {
@@ -271,4 +278,39 @@ export interface SyncSummary {
   removed: number;
   rejected: { externalId: string; reason: string }[];
   requests: number;
+}
+
+// Webhooks: endpoints, the answer that holds the secret once, the delivery log.
+export type WebhookEventType = 'review.created' | 'review.updated' | 'review.removed' | 'source.state_changed';
+export interface WebhookEndpoint {
+  id: string;
+  url: string;
+  events: WebhookEventType[];
+  description: string;
+  state: 'enabled' | 'disabled';
+  /** "manual" when a person disabled it; else why the service did. */
+  disabledReason: string | null;
+  createdAt: string;
+  lastDeliveryAt: string | null;
+  failingSince: string | null;
+}
+export interface WebhookCreated {
+  id: string;
+  url: string;
+  events: WebhookEventType[];
+  description: string;
+  state: 'enabled';
+  secret: string;
+  createdAt: string;
+}
+export interface WebhookDelivery {
+  /** The message id (webhook-id). */
+  id: string;
+  type: WebhookEventType | 'webhook.test';
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  lastAttemptAt: string | null;
+  nextAttemptAt: string | null;
 }

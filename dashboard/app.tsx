@@ -19,6 +19,8 @@ import { navigate, PATHS, usePath } from './router.ts';
 const ReviewsPage = lazyPage('the reviews', () => import('./pages/reviews/reviews.tsx').then((m) => m.ReviewsPage));
 /** Sources (connect forms, Google, dialogs): only when opened. */
 const SourcesPage = lazyPage('the sources', () => import('./pages/sources/sources.tsx').then((m) => m.SourcesPage));
+/** Webhooks (the list, its dialogs and an endpoint's delivery log): only when opened. */
+const WebhooksPage = lazyPage('the webhooks', () => import('./pages/webhooks/webhooks.tsx').then((m) => m.WebhooksPage));
 const WidgetBuilderPage = lazyPage('the widget builder', () => import('./pages/widgets/builder.tsx').then((m) => m.WidgetBuilderPage));
 
 function Page(props: { path: string; session: SessionInfo }) {
@@ -27,6 +29,11 @@ function Page(props: { path: string; session: SessionInfo }) {
     // Saving a new widget moves to its own path: the same page instance carries on.
     const id = props.path.slice(PATHS.widgets.length + 1);
     return <WidgetBuilderPage id={id === 'new' ? null : id} session={props.session} />;
+  }
+  // An endpoint's detail view: /dashboard/webhooks/{id}.
+  if (props.path === PATHS.webhooks || props.path.startsWith(`${PATHS.webhooks}/`)) {
+    const id = props.path.slice(PATHS.webhooks.length + 1);
+    return <WebhooksPage session={props.session} id={id ? decodeURIComponent(id) : null} />;
   }
   switch (props.path) {
     case PATHS.reviews:

@@ -10,6 +10,7 @@ export const PATHS = {
   members: '/dashboard/members',
   audit: '/dashboard/audit',
   sources: '/dashboard/sources',
+  webhooks: '/dashboard/webhooks',
   invitation: '/dashboard/invitation',
 } as const;
 

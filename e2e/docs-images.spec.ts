@@ -4,11 +4,10 @@
  * Fixed size (1280 × 800, the top of the page), written to docs/images/ and checked in:
  * when the product's look changes, `git status` shows the pictures changed with it.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { ownerPassword, signIn } from './support/dashboard.ts';
-import { differingPixels } from './support/png.ts';
+import { docsPicture } from './support/docs-picture.ts';
 import { startRealService, type RealService } from './support/real-server.ts';
 
 const IMAGES = join(import.meta.dirname, '..', 'docs', 'images');
@@ -18,16 +17,7 @@ test.describe.configure({ mode: 'serial', timeout: 120_000 });
 
 let service: RealService;
 
-/**
- * The picture, written when it shows something new: a border's anti-aliasing moves a few pixels
- * between runs (22 of 1,024,000 seen), which should not leave the working tree changed.
- */
-async function picture(page: Page, name: string): Promise<void> {
-  const path = join(IMAGES, name);
-  const png = await page.screenshot({ animations: 'disabled', caret: 'hide' });
-  if (existsSync(path) && differingPixels(readFileSync(path), png).length <= 100) return;
-  writeFileSync(path, png);
-}
+const picture = (page: Page, name: string): Promise<void> => docsPicture(page, join(IMAGES, name));
 
 test.beforeAll(async () => {
   test.setTimeout(150_000);

@@ -6,12 +6,13 @@ import type Router from '@koa/router';
 import { badRequest } from '../errors.ts';
 import type { Store } from '../store/types.ts';
 import type { WebhooksService } from '../webhooks/service.ts';
+import { endpointInput } from '../webhooks/input.ts';
 import { readJson } from './body.ts';
 import { requireOrg } from './orgs.ts';
 
 export function webhookRoutes(router: Router, store: Store, webhooks: WebhooksService): void {
   router.post('/webhooks', async (ctx) => {
-    const body = (await readJson(ctx)) as Record<string, unknown>;
+    const body = endpointInput(await readJson(ctx), ['orgId']);
     if (typeof body.orgId !== 'string') throw badRequest('orgId must be a string', [{ parameter: 'orgId', message: 'is required' }]);
     await requireOrg(store, body.orgId);
     ctx.status = 201;

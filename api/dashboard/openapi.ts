@@ -7,6 +7,7 @@
 import { ROLES, AUDIT_ACTIONS } from '../store/people-types.ts';
 import { HIDE_REASONS, PLANS, SOURCE_STATES, REVIEW_LANGUAGES, SUBJECT_TYPES, WIDGET_LAYOUTS } from '../store/types.ts';
 import { COMPONENT_SCHEMAS } from '../openapi/schemas.ts';
+import { EVENT_TYPES, SUBSCRIBABLE_EVENT_TYPES } from '../webhooks/event-types.ts';
 
 type Schema = Record<string, unknown>;
 
@@ -241,6 +242,51 @@ function widgetSchemas(): Record<string, Schema> {
       requests: { type: 'integer' },
     }),
     SourceRemoved: object({ id: str(), removed: { const: true } }),
+    WebhookEndpoint: object({
+      id: str(),
+      url: str({ format: 'uri' }),
+      events: { type: 'array', items: str({ enum: [...SUBSCRIBABLE_EVENT_TYPES] }) },
+      description: str(),
+      state: str({ enum: ['enabled', 'disabled'] }),
+      disabledReason: nullable(str({ description: '"manual" when a person disabled it; else why the service did (410 Gone, 5 days of failures)' })),
+      createdAt: dateTime,
+      lastDeliveryAt: nullable(dateTime),
+      failingSince: nullable(dateTime),
+    }),
+    WebhookList: list('WebhookEndpoint'),
+    WebhookCreate: object(
+      {
+        url: str({ maxLength: 2000, description: 'https: only; an address in a private network is refused unless in WEBHOOK_ALLOW_NETWORKS' }),
+        events: { type: 'array', items: str({ enum: [...SUBSCRIBABLE_EVENT_TYPES] }), minItems: 1, description: 'Default: every review.* and source.* type' },
+        description: str({ maxLength: 500 }),
+      },
+      ['url'],
+    ),
+    WebhookCreated: object({
+      id: str(),
+      url: str({ format: 'uri' }),
+      events: { type: 'array', items: str({ enum: [...SUBSCRIBABLE_EVENT_TYPES] }) },
+      description: str(),
+      state: { const: 'enabled' },
+      secret: str({ pattern: '^whsec_', description: 'Shown in this answer only' }),
+      createdAt: dateTime,
+    }),
+    WebhookDelivery: object({
+      id: str({ description: 'The message id (webhook-id)' }),
+      type: str({ enum: [...EVENT_TYPES] }),
+      status: str({ enum: ['pending', 'delivered', 'failed'] }),
+      attempts: { type: 'integer' },
+      lastStatusCode: nullable({ type: 'integer' }),
+      lastError: nullable(str()),
+      lastAttemptAt: nullable(dateTime),
+      nextAttemptAt: nullable(dateTime),
+    }),
+    WebhookDeliveryList: list('WebhookDelivery'),
+    WebhookReplayed: object({ id: str(), status: { const: 'pending' } }),
+    WebhookTested: object({ id: str(), status: str({ enum: ['pending', 'delivered', 'failed'] }), statusCode: nullable({ type: 'integer' }) }),
+    WebhookSecret: object({ id: str(), secret: str({ pattern: '^whsec_', description: 'Shown in this answer only' }) }),
+    WebhookState: object({ id: str(), state: str({ enum: ['enabled', 'disabled'] }) }),
+    WebhookRemoved: object({ id: str(), removed: { const: true } }),
     Finding: object({ rule: str(), severity: str({ enum: ['error', 'warning'] }), message: str(), link: str({ format: 'uri' }) }),
     WidgetPreview: object({ data: ref('PublicWidgetData'), findings: { type: 'array', items: ref('Finding') } }),
     // The public document's own schemas (/api/v1/openapi.json): the preview is the public data.
@@ -334,6 +380,16 @@ export const OPERATIONS: Operation[] = [
   { method: 'post', path: '/sources/{id}/sync', summary: 'Sync now (incremental); answers the summary when done', responses: { 200: 'SyncSummary' }, roles: STAFF },
   { method: 'post', path: '/sources/{id}/reconnect', summary: 'New credentials for a source (needs_reauth → active; audit-logged)', request: 'SourceReconnect', responses: { 200: 'SourceItem' }, roles: STAFF },
   { method: 'delete', path: '/sources/{id}', summary: 'Remove a source and its schedule (its reviews stay; audit-logged)', responses: { 200: 'SourceRemoved' }, roles: STAFF },
+  { method: 'get', path: '/webhooks', summary: 'Webhook endpoints with their state, last delivery and why a disabled one was disabled (Owner, Admin)', responses: { 200: 'WebhookList' }, roles: STAFF },
+  { method: 'post', path: '/webhooks', summary: 'Add an endpoint: the signing secret is in this answer only (audit-logged)', request: 'WebhookCreate', responses: { 201: 'WebhookCreated' }, roles: STAFF },
+  { method: 'get', path: '/webhooks/{id}', summary: 'One endpoint (another organization\'s is 404)', responses: { 200: 'WebhookEndpoint' }, roles: STAFF },
+  { method: 'get', path: '/webhooks/{id}/deliveries', summary: 'The delivery log, newest first; query status=pending|delivered|failed', responses: { 200: 'WebhookDeliveryList' }, roles: STAFF },
+  { method: 'post', path: '/webhooks/{id}/deliveries/{messageId}/replay', summary: 'Send a message again under the same webhook-id (audit-logged)', responses: { 200: 'WebhookReplayed' }, roles: STAFF },
+  { method: 'post', path: '/webhooks/{id}/test', summary: 'Send a webhook.test event now; answers the attempt\'s outcome (audit-logged)', responses: { 200: 'WebhookTested' }, roles: STAFF },
+  { method: 'post', path: '/webhooks/{id}/rotate-secret', summary: 'A new signing secret, in this answer only; the old one also signs for 24 hours (audit-logged)', responses: { 200: 'WebhookSecret' }, roles: STAFF },
+  { method: 'post', path: '/webhooks/{id}/enable', summary: 'Enable again: what is pending resumes (audit-logged)', responses: { 200: 'WebhookState' }, roles: STAFF },
+  { method: 'post', path: '/webhooks/{id}/disable', summary: 'Disable: nothing is sent until enabled again (audit-logged)', responses: { 200: 'WebhookState' }, roles: STAFF },
+  { method: 'delete', path: '/webhooks/{id}', summary: 'Remove an endpoint and its delivery log (audit-logged)', responses: { 200: 'WebhookRemoved' }, roles: STAFF },
 ];
 
 export function dashboardOpenApi(): Record<string, unknown> {

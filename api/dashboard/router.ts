@@ -23,6 +23,7 @@ import { hideReview, listReviews, showReview } from './routes/reviews.ts';
 import { importStatus, importUpload } from './routes/reviews-import.ts';
 import { connectGoogle, connectSource, googleCallback, GoogleConnections, googleLocations, GOOGLE_CALLBACK_PATH, listSources, reconnectSource, removeSource, startGoogle, syncSourceNow } from './routes/sources.ts';
 import { acceptInvitation, lookupInvitation, showSession, signIn, signOut, switchOrganization } from './routes/session.ts';
+import { createWebhook, disableWebhook, enableWebhook, listWebhooks, removeWebhook, replayWebhook, rotateWebhookSecret, showWebhook, testWebhook, webhookDeliveries } from './routes/webhooks.ts';
 import { createDashboardWidget, previewWidget, showWidget, updateDashboardWidget, widgetList } from './routes/widgets.ts';
 
 export function dashboardRouter(deps: DashboardDeps & { assets: DashboardAssets }): Router {
@@ -91,6 +92,17 @@ export function dashboardRouter(deps: DashboardDeps & { assets: DashboardAssets 
   api.post('/sources/:id/sync', staff, syncSourceNow(deps));
   api.post('/sources/:id/reconnect', staff, reconnectSource(deps));
   api.delete('/sources/:id', staff, removeSource(deps));
+  // Webhooks: Owner and Admin only, reading included (URLs and delivery logs are integration details).
+  api.get('/webhooks', staff, listWebhooks(deps));
+  api.post('/webhooks', staff, createWebhook(deps));
+  api.get('/webhooks/:id', staff, showWebhook(deps));
+  api.get('/webhooks/:id/deliveries', staff, webhookDeliveries(deps));
+  api.post('/webhooks/:id/deliveries/:messageId/replay', staff, replayWebhook(deps));
+  api.post('/webhooks/:id/test', staff, testWebhook(deps));
+  api.post('/webhooks/:id/rotate-secret', staff, rotateWebhookSecret(deps));
+  api.post('/webhooks/:id/enable', staff, enableWebhook(deps));
+  api.post('/webhooks/:id/disable', staff, disableWebhook(deps));
+  api.delete('/webhooks/:id', staff, removeWebhook(deps));
   // Google's redirect back (a top-level GET: the Lax session cookie comes with it); the state is the CSRF check.
   router.get(GOOGLE_CALLBACK_PATH, headers, loadSession(deps), googleCallback(deps, google));
   // Last: an unknown page path (not the API's, not a file's) gets the dashboard's own not-found page.

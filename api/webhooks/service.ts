@@ -8,6 +8,7 @@ import { audit, OPERATOR } from '../dashboard/audit.ts';
 import { badRequest, notFound } from '../errors.ts';
 import type { SecretBox } from '../secrets/secrets.ts';
 import { newId } from '../store/ids.ts';
+import type { User } from '../store/people-types.ts';
 import type { Store } from '../store/types.ts';
 import { deliveryId, type DeliveryStatus, type WebhookDelivery, type WebhookEndpoint } from '../store/webhook-types.ts';
 import { Dispatcher, openSecrets, sealSecrets } from './dispatcher.ts';
@@ -37,13 +38,27 @@ export interface WebhooksServiceOptions {
   dispatcher: Dispatcher;
   allow: readonly AllowedNetwork[];
   resolve?: Resolver;
+  /** Who the audit records name: the operator (admin API, CLI) unless the service was taken `as` a person. */
+  actor?: Actor;
 }
+
+/** A signed-in person (the dashboard) or the operator. */
+export type Actor = Pick<User, 'id' | 'email'> | typeof OPERATOR;
 
 export class WebhooksService {
   constructor(private readonly o: WebhooksServiceOptions) {}
 
   private get store(): Store {
     return this.o.store;
+  }
+
+  private get actor(): Actor {
+    return this.o.actor ?? OPERATOR;
+  }
+
+  /** The same service, its audit records naming `actor` (the dashboard's signed-in person). */
+  as(actor: Actor): WebhooksService {
+    return new WebhooksService({ ...this.o, actor: 'id' in actor ? { id: actor.id, email: actor.email } : actor });
   }
 
   async get(id: string): Promise<WebhookEndpoint> {
@@ -74,7 +89,7 @@ export class WebhooksService {
       lastDeliveryAt: null, failingSince: null, secrets: sealSecrets(this.o.box, id, [{ secret, createdAt: now, expiresAt: null }]),
     };
     await this.store.webhooks.create(endpoint);
-    await audit(this.store, endpoint.orgId, OPERATOR, 'webhook.created', { id, label: url }, { events: events.join(',') });
+    await audit(this.store, endpoint.orgId, this.actor, 'webhook.created', { id, label: url }, { events: events.join(',') });
     return { id, url, events, description, state: endpoint.state, secret, createdAt: endpoint.createdAt };
   }
 
@@ -101,7 +116,7 @@ export class WebhooksService {
       ? { ...existing, status: 'pending', attempts: 0, nextAttemptAt: now }
       : { id: deliveryId(message.id, endpoint.id), messageId: message.id, endpointId: endpoint.id, orgId: endpoint.orgId, type: message.type, status: 'pending', attempts: 0, lastStatusCode: null, lastError: null, lastAttemptAt: null, nextAttemptAt: now, createdAt: message.createdAt };
     await this.store.webhooks.putDelivery(delivery);
-    await audit(this.store, endpoint.orgId, OPERATOR, 'webhook.replayed', { id: endpoint.id, label: endpoint.url }, { message: message.id });
+    await audit(this.store, endpoint.orgId, this.actor, 'webhook.replayed', { id: endpoint.id, label: endpoint.url }, { message: message.id });
     this.o.dispatcher.wake();
     return { id: message.id, status: 'pending' as const };
   }
@@ -117,7 +132,7 @@ export class WebhooksService {
       attempts: 0, lastStatusCode: null, lastError: null, lastAttemptAt: null, nextAttemptAt: null, createdAt: message.createdAt,
     };
     await this.store.webhooks.fanOut(message.id, [delivery]);
-    await audit(this.store, endpoint.orgId, OPERATOR, 'webhook.tested', { id: endpoint.id, label: endpoint.url });
+    await audit(this.store, endpoint.orgId, this.actor, 'webhook.tested', { id: endpoint.id, label: endpoint.url });
     const result = await this.o.dispatcher.attempt(endpoint, delivery);
     const after = await this.store.webhooks.getDelivery(delivery.id);
     return { id: message.id, status: after?.status ?? 'pending', statusCode: result?.statusCode ?? null };
@@ -129,7 +144,7 @@ export class WebhooksService {
     const secret = generateSecret();
     const secrets = rotateSecrets(openSecrets(this.o.box, endpoint), secret, now);
     await this.store.webhooks.update(endpoint.id, { secrets: sealSecrets(this.o.box, endpoint.id, secrets) });
-    await audit(this.store, endpoint.orgId, OPERATOR, 'webhook.secret_rotated', { id: endpoint.id, label: endpoint.url });
+    await audit(this.store, endpoint.orgId, this.actor, 'webhook.secret_rotated', { id: endpoint.id, label: endpoint.url });
     return { id: endpoint.id, secret };
   }
 
@@ -143,7 +158,7 @@ export class WebhooksService {
       if (waiting.length === 0) break;
       for (const d of waiting) await this.store.webhooks.putDelivery({ ...d, nextAttemptAt: now });
     }
-    if (endpoint.state !== 'enabled') await audit(this.store, endpoint.orgId, OPERATOR, 'webhook.enabled', { id: endpoint.id, label: endpoint.url });
+    if (endpoint.state !== 'enabled') await audit(this.store, endpoint.orgId, this.actor, 'webhook.enabled', { id: endpoint.id, label: endpoint.url });
     this.o.dispatcher.wake();
     return { id: updated.id, state: updated.state };
   }
@@ -151,14 +166,14 @@ export class WebhooksService {
   async disable(id: string) {
     const endpoint = await this.get(id);
     const updated = (await this.store.webhooks.update(endpoint.id, { state: 'disabled', disabledReason: 'manual' }))!;
-    if (endpoint.state !== 'disabled') await audit(this.store, endpoint.orgId, OPERATOR, 'webhook.disabled', { id: endpoint.id, label: endpoint.url }, { reason: 'manual' });
+    if (endpoint.state !== 'disabled') await audit(this.store, endpoint.orgId, this.actor, 'webhook.disabled', { id: endpoint.id, label: endpoint.url }, { reason: 'manual' });
     return { id: updated.id, state: updated.state };
   }
 
   async remove(id: string) {
     const endpoint = await this.get(id);
     await this.store.webhooks.remove(endpoint.id);
-    await audit(this.store, endpoint.orgId, OPERATOR, 'webhook.removed', { id: endpoint.id, label: endpoint.url });
+    await audit(this.store, endpoint.orgId, this.actor, 'webhook.removed', { id: endpoint.id, label: endpoint.url });
     return { id: endpoint.id, removed: true as const };
   }
 }

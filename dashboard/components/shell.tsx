@@ -28,6 +28,7 @@ const NAV: NavItem[] = [
   { href: PATHS.widgets, label: 'Widgets' },
   { href: PATHS.sources, label: 'Sources' },
   { href: PATHS.apiKeys, label: 'API Keys', staffOnly: true },
+  { href: PATHS.webhooks, label: 'Webhooks', staffOnly: true },
   { href: PATHS.members, label: 'Members' },
   { href: PATHS.audit, label: 'Audit log', staffOnly: true },
 ];

@@ -7,6 +7,7 @@ import type { Mailer } from '../mail.ts';
 import type { HttpClient } from '../../sources/http.ts';
 import type { SourcesService } from '../../sources/service.ts';
 import type { SignInThrottle } from '../sign-in-throttle.ts';
+import type { WebhooksService } from '../../webhooks/service.ts';
 
 export interface DashboardDeps {
   config: Config;
@@ -20,4 +21,6 @@ export interface DashboardDeps {
   /** Sends invitations when SMTP_URL is set; absent: the inviter is shown the link. */
   mailer?: Mailer;
   platformHttp?: HttpClient;
+  /** Webhook endpoints: absent where the app runs without them (some tests); the routes then answer 503. */
+  webhooks?: WebhooksService;
 }

@@ -20,11 +20,21 @@ const ACTIONS: Record<string, string> = {
   'reviews.imported': 'Imported reviews',
   'security.signed_in': 'Signed in',
   'security.locked_out': 'Sign-in locked',
+  'webhook.created': 'Added webhook endpoint',
+  'webhook.disabled': 'Disabled webhook endpoint',
+  'webhook.enabled': 'Enabled webhook endpoint',
+  'webhook.removed': 'Removed webhook endpoint',
+  'webhook.replayed': 'Replayed webhook message',
+  'webhook.secret_rotated': 'Rotated webhook secret',
+  'webhook.tested': 'Sent webhook test event',
   'widget.changed': 'Changed widget',
   'widget.created': 'Created widget',
 };
 
 const roleLabel = (value: string | undefined) => (value && value in ROLE_LABELS ? ROLE_LABELS[value as keyof typeof ROLE_LABELS] : value);
+
+/** The webhook dispatcher disabling an endpoint by itself (a 410, 5 days of failures): written without a user, like the operator. */
+const byService = (r: AuditRecord): boolean => r.action === 'webhook.disabled' && !!r.details.reason && r.details.reason !== 'manual';
 
 function detail(r: AuditRecord): string {
   if (r.details.from && r.details.to) return `${roleLabel(r.details.from)} → ${roleLabel(r.details.to)}`;
@@ -79,7 +89,7 @@ export function AuditPage(props: { session: SessionInfo }) {
               {records.map((r) => (
                 <tr key={r.id}>
                   <td class="nowrap">{formatDateTime(r.at)}</td>
-                  <td>{r.actor.userId === null ? 'Operator (CLI)' : r.actor.email}</td>
+                  <td>{r.actor.userId === null ? (byService(r) ? 'The service' : 'Operator (CLI)') : r.actor.email}</td>
                   <td>{ACTIONS[r.action] ?? r.action}</td>
                   <td>
                     <span class="strong">{r.target.label}</span> <span class="muted">{detail(r)}</span>

@@ -5,7 +5,7 @@
  */
 import { ApiError, badRequest } from '../errors.ts';
 import { newId } from '../store/ids.ts';
-import { DuplicateEmailError, LastOwnerError, MembershipExistsError, normalizeEmail, ROLES, type Account, type Role, type SessionStore, type User } from '../store/people-types.ts';
+import { DuplicateEmailError, LastOwnerError, MembershipExistsError, RoleChangedError, normalizeEmail, ROLES, type Account, type Role, type SessionStore, type User } from '../store/people-types.ts';
 import type { Store } from '../store/types.ts';
 import { generatePassword, hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../dashboard/password.ts';
 import { endUploadsOf, IMPORT_ROLES } from '../dashboard/routes/reviews-import.ts';
@@ -93,6 +93,7 @@ export function userListItem(user: User) {
   return { id: user.id, email: user.email, role: user.role, createdAt: user.createdAt, lastSignInAt: user.lastSignInAt };
 }
 
+const roleChanged = (): ApiError => new ApiError(409, 'conflict', "This member's role changed meanwhile: reload the list and try again.");
 const lastOwner = (): ApiError => new ApiError(409, 'last_owner', 'An organization keeps at least one Owner: make another member Owner first.');
 
 /**
@@ -105,6 +106,7 @@ async function keepingAnOwner<T>(change: () => Promise<T>): Promise<T> {
     return await change();
   } catch (err) {
     if (err instanceof LastOwnerError) throw lastOwner();
+    if (err instanceof RoleChangedError) throw roleChanged();
     throw err;
   }
 }
@@ -124,9 +126,15 @@ async function voidInvitationsOf(store: Store, user: User, role: Role | null): P
   }
 }
 
-/** Changes a role; 409 last_owner when it would leave the organization without an Owner. */
-export async function changeUserRole(store: Store, user: User, role: Role): Promise<User | null> {
-  const updated = await keepingAnOwner(() => store.people.users.setRole(user.id, user.orgId, role));
+/**
+ * Changes a role; 409 last_owner when it would leave the organization without
+ * an Owner. With `checkedOn`, the change happens only if the member still has
+ * the role the caller's permission check was made on (`user.role`), else 409
+ * conflict: an Admin allowed to demote an Admin never demotes someone made
+ * Owner a moment before.
+ */
+export async function changeUserRole(store: Store, user: User, role: Role, checkedOn = false): Promise<User | null> {
+  const updated = await keepingAnOwner(() => store.people.users.setRole(user.id, user.orgId, role, checkedOn ? user.role : undefined));
   await voidInvitationsOf(store, user, role);
   // Uploads check the role before each batch; this ends them at once in this process.
   if (!IMPORT_ROLES.includes(role)) await endUploadsOf(user.id, user.orgId);
@@ -140,8 +148,8 @@ export async function changeUserRole(store: Store, user: User, role: Role): Prom
  * ends at once; an account left with no membership is deleted and all its
  * sessions end (the store's and, with Redis, the shared ones).
  */
-export async function removeUser(store: Store, sessions: SessionStore, user: User): Promise<void> {
-  await keepingAnOwner(() => store.people.users.removeMembership(user.id, user.orgId));
+export async function removeUser(store: Store, sessions: SessionStore, user: User, checkedOn = false): Promise<void> {
+  await keepingAnOwner(() => store.people.users.removeMembership(user.id, user.orgId, checkedOn ? user.role : undefined));
   await voidInvitationsOf(store, user, null);
   if ((await store.people.users.get(user.id)) === null) await sessions.removeByUser(user.id);
   await endUploadsOf(user.id, user.orgId);

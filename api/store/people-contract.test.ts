@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EmbeddedStore } from './embedded/store.ts';
 import { newId } from './ids.ts';
-import { DuplicateEmailError, LastOwnerError, MembershipExistsError, normalizeEmail, type Account, type AuditRecord, type Invitation, type Session, type User } from './people-types.ts';
+import { DuplicateEmailError, LastOwnerError, MembershipExistsError, normalizeEmail, RoleChangedError, type Account, type AuditRecord, type Invitation, type Session, type User } from './people-types.ts';
 import type { Store } from './types.ts';
 import { describeOn, mongoTargets } from '../test/mongo-suites.ts';
 
@@ -193,6 +193,40 @@ for (const subject of subjects) {
       await expect(store.people.users.removeMembership(only.id, org)).rejects.toBeInstanceOf(LastOwnerError);
       expect(await store.people.users.get(only.id)).toEqual(account(only));
       expect(await store.people.users.setRole(only.id, org, 'owner')).toMatchObject({ role: 'owner' });
+    });
+
+    it('changes or removes a membership on the role it was checked on only: an Admin demoting someone made Owner meanwhile changes nothing', async () => {
+      for (let round = 0; round < 3; round++) {
+        const org = newId('org');
+        const owner = user(org, `o${round}-${Date.now()}@cas.example`, 'owner');
+        const target = user(org, `t${round}-${Date.now()}@cas.example`, 'admin');
+        await store.people.users.create(owner);
+        await store.people.users.create(target);
+        // The Owner's promotion and an Admin's demotion checked on the role `admin`, at once.
+        const [promoted, demoted] = await Promise.allSettled([
+          store.people.users.setRole(target.id, org, 'owner', 'admin'),
+          round === 2 ? store.people.users.removeMembership(target.id, org, 'admin') : store.people.users.setRole(target.id, org, 'member', 'admin'),
+        ]);
+        const now = await store.people.users.member(target.id, org);
+        if (promoted.status === 'fulfilled') {
+          // The promotion landed first: the demotion (or removal) checked on `admin` was refused.
+          expect((demoted as PromiseRejectedResult).reason).toBeInstanceOf(RoleChangedError);
+          expect(now?.role).toBe('owner');
+        } else {
+          expect(promoted.reason).toBeInstanceOf(RoleChangedError);
+          expect(demoted.status).toBe('fulfilled');
+          expect(now?.role ?? 'removed').toBe(round === 2 ? 'removed' : 'member');
+        }
+      }
+      // Without `expected` (an operator), the role is changed whatever it was.
+      const org = newId('org');
+      const a = user(org, `plain-${Date.now()}@cas.example`, 'owner');
+      const b = user(org, `plain2-${Date.now()}@cas.example`, 'owner');
+      await store.people.users.create(a);
+      await store.people.users.create(b);
+      await expect(store.people.users.setRole(b.id, org, 'member', 'admin')).rejects.toBeInstanceOf(RoleChangedError);
+      expect((await store.people.users.member(b.id, org))?.role).toBe('owner');
+      expect(await store.people.users.setRole(b.id, org, 'member')).toMatchObject({ role: 'member' });
     });
 
     it('keeps sessions, touches them, and ends them one by one or all of a removed user at once', async () => {

@@ -154,6 +154,18 @@ export class LastOwnerError extends Error {
   }
 }
 
+/**
+ * A role change or removal made on a role read earlier (`expected`) that has
+ * changed since: the check that allowed it (an Admin may not touch an Owner)
+ * was made on what is no longer true, so nothing is changed.
+ */
+export class RoleChangedError extends Error {
+  override name = 'RoleChangedError';
+  constructor() {
+    super("This member's role changed meanwhile.");
+  }
+}
+
 /** The person is a member of that organization already. */
 export class MembershipExistsError extends Error {
   override name = 'MembershipExistsError';
@@ -183,16 +195,19 @@ export interface UserStore {
   /**
    * Changes the role in one organization; null when the account is not a
    * member there. Throws LastOwnerError, changing nothing, when it would
-   * demote the organization's last Owner.
+   * demote the organization's last Owner, and RoleChangedError when
+   * `expected` is given and is not the role held now (both checked in the
+   * same atomic step as the change).
    */
-  setRole(id: string, orgId: string, role: Role): Promise<User | null>;
+  setRole(id: string, orgId: string, role: Role, expected?: Role): Promise<User | null>;
   /**
    * Removes the membership in one organization; the account's other
    * memberships stay. An account left with none is deleted, its sessions
    * with it. False when it was not a member. Throws LastOwnerError, removing
-   * nothing, when it is the organization's last Owner.
+   * nothing, when it is the organization's last Owner, and RoleChangedError
+   * when `expected` is given and is not the role held now.
    */
-  removeMembership(id: string, orgId: string): Promise<boolean>;
+  removeMembership(id: string, orgId: string, expected?: Role): Promise<boolean>;
 }
 
 export interface SessionStore {

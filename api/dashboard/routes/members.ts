@@ -96,7 +96,8 @@ export function changeRole(deps: DashboardDeps) {
     const { role } = parseBody<{ role: Role }>('RoleChange', await readJson(ctx));
     const target = await member(deps, ctx);
     if ((role === 'owner' || target.role === 'owner') && user.role !== 'owner' && role !== target.role) throw ownerOnly();
-    const updated = role === target.role ? target : await changeUserRole(deps.store, target, role);
+    // Made only if the member still has the role this check was made on (the store compares, atomically).
+    const updated = role === target.role ? target : await changeUserRole(deps.store, target, role, true);
     if (!updated) throw notFound('Member');
     if (role !== target.role) await audit(deps.store, org.id, user, 'member.role_changed', { id: target.id, label: target.email }, { from: target.role, to: role });
     ctx.body = userListItem(updated);
@@ -108,7 +109,7 @@ export function removeMember(deps: DashboardDeps) {
     const { user, org } = auth(ctx);
     const target = await member(deps, ctx);
     if (target.role === 'owner' && user.role !== 'owner') throw ownerOnly();
-    await removeUser(deps.store, deps.sessions, target);
+    await removeUser(deps.store, deps.sessions, target, true);
     await audit(deps.store, org.id, user, 'member.removed', { id: target.id, label: target.email }, { role: target.role });
     ctx.status = 204;
   };

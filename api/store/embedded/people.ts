@@ -16,6 +16,7 @@ import { StoreUnavailableError } from '../unavailable.ts';
 import {
   DuplicateEmailError,
   LastOwnerError,
+  RoleChangedError,
   memberOf,
   MembershipExistsError,
   normalizeEmail,
@@ -219,19 +220,21 @@ export class EmbeddedPeople implements PeopleStore {
         await this.write({ t: 'account', v: { ...fields, ...patch } });
         return this.userMap.get(id)!;
       }),
-    setRole: (id, orgId, role) =>
+    setRole: (id, orgId, role, expected) =>
       this.exclusive(async () => {
         const user = memberOf(this.userMap.get(id) ?? null, orgId);
         if (!user) return null;
+        if (expected !== undefined && user.role !== expected) throw new RoleChangedError();
         if (user.role === 'owner' && role !== 'owner') this.assertOwnerRemains(id, orgId);
         await this.write({ t: 'member', userId: id, v: { orgId, role, createdAt: user.createdAt } });
         return memberOf(this.userMap.get(id)!, orgId);
       }),
-    removeMembership: (id, orgId) =>
+    removeMembership: (id, orgId, expected) =>
       this.exclusive(async () => {
         const account = this.userMap.get(id);
         const user = memberOf(account ?? null, orgId);
         if (!account || !user) return false;
+        if (expected !== undefined && user.role !== expected) throw new RoleChangedError();
         if (user.role === 'owner') this.assertOwnerRemains(id, orgId);
         // The last membership: the account goes too (one line, so never an account without one).
         await this.write(account.memberships.length === 1 ? { t: 'user-', id } : { t: 'member-', userId: id, orgId });

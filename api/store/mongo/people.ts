@@ -19,6 +19,7 @@ import { withDocumentLock, type LockDocument } from './document-lock.ts';
 import {
   DuplicateEmailError,
   LastOwnerError,
+  RoleChangedError,
   memberOf,
   MembershipExistsError,
   normalizeEmail,
@@ -187,18 +188,20 @@ export class MongoPeople implements PeopleStore {
       return out.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
     },
     updateAccount: async (id, patch) => this.account(await this.userCol.findOneAndUpdate({ _id: id }, { $set: patch }, { returnDocument: 'after' })),
-    setRole: async (id, orgId, role) =>
+    setRole: async (id, orgId, role, expected) =>
       this.underOwnerRule(orgId, async () => {
         const user = await this.member(id, orgId);
         if (!user) return null;
+        if (expected !== undefined && user.role !== expected) throw new RoleChangedError();
         if (user.role === 'owner' && role !== 'owner') await this.assertOwnerRemains(id, orgId);
         await this.memberCol.updateOne({ _id: membershipKey(orgId, id) }, { $set: { role } });
         return { ...user, role };
       }),
-    removeMembership: async (id, orgId) => {
+    removeMembership: async (id, orgId, expected) => {
       const removed = await this.underOwnerRule(orgId, async () => {
         const user = await this.member(id, orgId);
         if (!user) return false;
+        if (expected !== undefined && user.role !== expected) throw new RoleChangedError();
         if (user.role === 'owner') await this.assertOwnerRemains(id, orgId);
         return (await this.memberCol.deleteOne({ _id: membershipKey(orgId, id) })).deletedCount === 1;
       });

@@ -1,6 +1,6 @@
 /**
- * The receiver printed in docs/webhooks.md runs as written: taken from the
- * page, started with Node, and fed deliveries signed by our signer. It must
+ * The receiver printed in docs/webhooks.md (and, the same, in the README) runs
+ * as written: taken from the page, started with Node, and fed deliveries signed by our signer. It must
  * accept a valid delivery (also one signed during a rotation), handle a
  * duplicate webhook-id once, and refuse a bad signature and an old timestamp.
  */
@@ -15,11 +15,10 @@ import { generateSecret } from './secrets.ts';
 import { signedHeaders } from './signature.ts';
 
 const repo = new URL('../../', import.meta.url);
-const page = readFileSync(new URL('docs/webhooks.md', repo), 'utf8');
-
-function snippet(): string {
+function snippet(file = 'docs/webhooks.md'): string {
+  const page = readFileSync(new URL(file, repo), 'utf8');
   const match = /<!-- receiver: run by api\/webhooks\/docs-receiver\.test\.ts -->\n```js\n([\s\S]*?)```/.exec(page);
-  if (match === null) throw new Error('docs/webhooks.md has no receiver snippet under its marker');
+  if (match === null) throw new Error(`${file} has no receiver snippet under its marker`);
   return match[1]!;
 }
 
@@ -46,8 +45,9 @@ afterAll(() => {
 });
 
 describe('the receiver in docs/webhooks.md', () => {
-  it('is short', () => {
-    expect(snippet().trim().split('\n').length).toBeLessThanOrEqual(25);
+  it('is short, and the README shows the same one', () => {
+    expect(snippet().trim().split('\n').length).toBeLessThanOrEqual(16);
+    expect(snippet('README.md')).toBe(snippet());
   });
 
   it('verifies, deduplicates by webhook-id and refuses what is not ours', async () => {

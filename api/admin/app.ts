@@ -116,6 +116,16 @@ export function createAdminApp(deps: AdminDeps): Koa {
     // One account per email: an email that has one gets a membership here, under its existing id
     // (its password stays its own: one given here would be someone else's choice).
     const existing = await store.people.users.findByEmail(input.email);
+    // (Already a member here is told as such, below.)
+    if (existing && !input.existingAccount && !existing.memberships.some((m) => m.orgId === input.orgId)) {
+      const n = existing.memberships.length;
+      throw new ApiError(
+        409,
+        'conflict',
+        `This email has an account already, a member of ${n} organization${n === 1 ? '' : 's'}: adding it gives this role to whoever holds its password. Invite the address from the dashboard instead (the person accepts by signing in), or, knowing who holds it, add the existing account on purpose (existingAccount: true; CLI --existing-account).`,
+        [{ parameter: 'existingAccount', message: 'must be true to add an account that exists' }],
+      );
+    }
     if (existing && input.password !== null) {
       throw new ApiError(409, 'conflict', 'This email has an account already: it keeps its own password. Leave the password out to add the membership.', [{ parameter: 'password', message: 'is not taken for an existing account' }]);
     }

@@ -34,8 +34,9 @@ const USAGE = `Usage: npm run admin -- <command> [options] [--json]
   widgets lint WIDGET_ID
   reviews import --org ORG_ID FILE.ndjson|FILE.json|FILE.csv [--format ndjson|json|csv]
   reviews enrich --org ORG_ID [--force]
-  users create --org ORG_ID --email EMAIL --role owner|admin|member [--password-stdin]
-               (an email that has an account already: adds its membership of ORG_ID, its password unchanged)
+  users create --org ORG_ID --email EMAIL --role owner|admin|member [--password-stdin] [--existing-account]
+               (an email that has an account already is refused unless --existing-account: then
+                that account gets a membership of ORG_ID, its password unchanged)
   users list --org ORG_ID
   users remove USER_ID [--org ORG_ID]
                (--org: that organization's membership only; needed for a user of several organizations.
@@ -164,6 +165,7 @@ const OPTIONS = {
   email: { type: 'string' },
   role: { type: 'string' },
   'password-stdin': { type: 'boolean' },
+  'existing-account': { type: 'boolean' },
   platform: { type: 'string' },
   account: { type: 'string' },
   every: { type: 'string' },
@@ -354,6 +356,7 @@ export async function run(argv: string[]): Promise<void> {
         email: need(v.email, '--email'),
         role: need(v.role, '--role'),
         ...(password !== undefined && { password }),
+        ...(v['existing-account'] && { existingAccount: true }),
       });
       return print(ctx, user, () =>
         [

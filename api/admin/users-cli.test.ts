@@ -88,13 +88,18 @@ describe('admin CLI: users', () => {
     const { orgId: second } = await t.org('growth');
     const created = await json(['users', 'create', '--org', first, '--email', 'agency@example.com', '--role', 'owner']);
     const before = (await t.service.store.people.users.get(created.id as string))!.passwordHash;
-    const added = await json(['users', 'create', '--org', second, '--email', 'AGENCY@example.com', '--role', 'admin']);
+    // Not by default: the account's password was set by whoever accepted its first invitation.
+    const unasked = await cli(['users', 'create', '--org', second, '--email', 'AGENCY@example.com', '--role', 'admin', '--json']);
+    expect([unasked.code, unasked.stdout]).toEqual([1, '']);
+    expect(unasked.stderr).toMatch(/has an account already, a member of 1 organization.*--existing-account/);
+    expect(await t.service.store.people.users.member(created.id as string, second)).toBeNull();
+    const added = await json(['users', 'create', '--org', second, '--email', 'AGENCY@example.com', '--role', 'admin', '--existing-account']);
     // The same shape, the existing id, both memberships; no password (the account keeps its own).
     expect(added).toEqual({ id: created.id, email: 'agency@example.com', orgId: second, role: 'admin', memberships: [{ orgId: first, role: 'owner' }, { orgId: second, role: 'admin' }] });
     expect((await t.service.store.people.users.get(created.id as string))!.passwordHash).toBe(before);
     // A password given for an existing account is refused, not set.
     const { orgId: third } = await t.org('growth');
-    const refused = await cli(['users', 'create', '--org', third, '--email', 'agency@example.com', '--role', 'member', '--password-stdin', '--json'], 'somebody elses password\n');
+    const refused = await cli(['users', 'create', '--org', third, '--email', 'agency@example.com', '--role', 'member', '--existing-account', '--password-stdin', '--json'], 'somebody elses password\n');
     expect([refused.code, refused.stdout]).toEqual([1, '']);
     expect(refused.stderr).toMatch(/keeps its own password/);
     expect((await t.service.store.people.users.get(created.id as string))!.memberships).toHaveLength(2);

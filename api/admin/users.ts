@@ -20,6 +20,14 @@ export interface UserInput {
   role: Role;
   /** null: generate one. */
   password: string | null;
+  /**
+   * The operator means the account this email already has (CLI
+   * --existing-account): without it, an existing account is refused. Its
+   * password was set by whoever accepted its first invitation, which without
+   * SMTP_URL may have been an inviter in another organization, so adding it
+   * is a decision made knowingly, never by default.
+   */
+  existingAccount?: boolean;
 }
 
 export function passwordProblem(password: string): string | null {
@@ -84,9 +92,10 @@ export function parseUserCreate(raw: unknown): UserInput {
       if (problem) check.fail('password', problem);
     }
   }
-  for (const key of Object.keys(body)) if (!['orgId', 'email', 'role', 'password'].includes(key)) check.fail(key, 'is not a known field');
+  if (body.existingAccount !== undefined && typeof body.existingAccount !== 'boolean') check.fail('existingAccount', 'must be true or false');
+  for (const key of Object.keys(body)) if (!['orgId', 'email', 'role', 'password', 'existingAccount'].includes(key)) check.fail(key, 'is not a known field');
   check.done();
-  return { orgId: orgId!, email: email!, role: role!, password };
+  return { orgId: orgId!, email: email!, role: role!, password, existingAccount: body.existingAccount === true };
 }
 
 export function userListItem(user: User) {

@@ -30,7 +30,7 @@ for (const redis of [false, true]) {
     });
 
     async function user(orgId: string, email: string, role: string, password?: string) {
-      const res = await t.admin('POST', '/admin/users', { orgId, email, role, ...(password && { password }) });
+      const res = await t.admin('POST', '/admin/users', { orgId, email, role, ...(password ? { password } : { existingAccount: true }) });
       expect(res.status).toBe(201);
       return res.body as { id: string; memberships: { orgId: string; role: string }[] };
     }

@@ -38,9 +38,10 @@ export function Dialog(props: { title: string; onClose: () => void; children: Co
 
 /**
  * The end of a confirmation dialog: the error of the last attempt, Cancel, and
- * the red button that does it (a form's submit button when `onConfirm` is not given).
+ * the button that does it, red unless `tone` is `primary` (a form's submit
+ * button when `onConfirm` is not given).
  */
-export function ConfirmActions(props: { error: string | null; label: string; onCancel: () => void; onConfirm?: () => void; busy?: boolean }) {
+export function ConfirmActions(props: { error: string | null; label: string; onCancel: () => void; onConfirm?: () => void; busy?: boolean; tone?: 'danger' | 'primary' }) {
   return (
     <>
       {props.error && (
@@ -52,7 +53,7 @@ export function ConfirmActions(props: { error: string | null; label: string; onC
         <button type="button" class="button secondary" onClick={props.onCancel}>
           Cancel
         </button>
-        <button type={props.onConfirm ? 'button' : 'submit'} class="button danger" onClick={props.onConfirm} disabled={props.busy}>
+        <button type={props.onConfirm ? 'button' : 'submit'} class={`button ${props.tone ?? 'danger'}`} onClick={props.onConfirm} disabled={props.busy}>
           {props.label}
         </button>
       </div>

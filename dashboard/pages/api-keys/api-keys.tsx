@@ -8,7 +8,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, DashboardError, type CreatedKey, type KeyItem, type SessionInfo } from '../../api.ts';
 import { CopyField } from '../../components/copy-field.tsx';
-import { ConfirmActions, Dialog } from '../../components/dialog.tsx';
+import { ConfirmDialog } from '../../components/confirm-dialog.tsx';
+import { Dialog } from '../../components/dialog.tsx';
 import { Loading, Notice, PageHeader, TableWrap } from '../../components/page.tsx';
 import { PlanCard } from '../../components/plan.tsx';
 import { endOfLocalDay, formatDate, formatDateTime, timeZone, todayLocal } from '../../format.ts';
@@ -110,25 +111,16 @@ function CreateKeyDialog(props: { onClose: () => void; onCreated: () => void }) 
 }
 
 function RevokeDialog(props: { keyItem: KeyItem; onClose: () => void; onRevoked: () => void }) {
-  const [error, setError] = useState('');
-  const [busy, setBusy] = useState(false);
   const revoke = async () => {
-    setBusy(true);
-    try {
-      await call('POST', `/keys/${encodeURIComponent(props.keyItem.id)}/revoke`);
-      props.onRevoked();
-    } catch (err) {
-      setError(err instanceof DashboardError ? err.message : 'Something went wrong. Try again.');
-      setBusy(false);
-    }
+    await call('POST', `/keys/${encodeURIComponent(props.keyItem.id)}/revoke`);
+    props.onRevoked();
   };
   return (
-    <Dialog id="revoke-key" title={`Revoke “${props.keyItem.name}”?`} onClose={props.onClose}>
+    <ConfirmDialog id="revoke-key" title={`Revoke “${props.keyItem.name}”?`} label="Revoke key" action={revoke} onClose={props.onClose}>
       <p>
         Requests with this key (<span class="mono">{props.keyItem.prefix}…</span>) are refused from the very next one, on every server. This cannot be undone.
       </p>
-      <ConfirmActions error={error} label="Revoke key" onCancel={props.onClose} onConfirm={revoke} busy={busy} />
-    </Dialog>
+    </ConfirmDialog>
   );
 }
 

@@ -8,7 +8,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, DashboardError, type Member, type PendingInvitation, type Role, type SessionInfo } from '../../api.ts';
 import { CopyField } from '../../components/copy-field.tsx';
-import { ConfirmActions, Dialog } from '../../components/dialog.tsx';
+import { ConfirmDialog } from '../../components/confirm-dialog.tsx';
+import { Dialog } from '../../components/dialog.tsx';
 import { Loading, Notice, PageHeader, TableWrap } from '../../components/page.tsx';
 import { formatDate, formatDateTime, ROLE_LABELS } from '../../format.ts';
 
@@ -103,38 +104,26 @@ function InviteDialog(props: { canGrantOwner: boolean; onClose: () => void; onIn
 }
 
 function RemoveDialog(props: { member: Member; onClose: () => void; onRemoved: () => void }) {
-  const [error, setError] = useState('');
   const remove = async () => {
-    try {
-      await call('DELETE', `/members/${encodeURIComponent(props.member.id)}`);
-      props.onRemoved();
-    } catch (err) {
-      setError(err instanceof DashboardError ? err.message : 'Something went wrong. Try again.');
-    }
+    await call('DELETE', `/members/${encodeURIComponent(props.member.id)}`);
+    props.onRemoved();
   };
   return (
-    <Dialog id="remove-member" title={`Remove ${props.member.email}?`} onClose={props.onClose}>
+    <ConfirmDialog id="remove-member" title={`Remove ${props.member.email}?`} label="Remove member" action={remove} onClose={props.onClose}>
       <p>They lose access to this organization at once: any session they have open in it ends now. Other organizations they belong to keep them.</p>
-      <ConfirmActions error={error} label="Remove member" onCancel={props.onClose} onConfirm={remove} />
-    </Dialog>
+    </ConfirmDialog>
   );
 }
 
 function RevokeDialog(props: { invitation: PendingInvitation; onClose: () => void; onRevoked: () => void }) {
-  const [error, setError] = useState('');
   const revoke = async () => {
-    try {
-      await call('DELETE', `/invitations/${encodeURIComponent(props.invitation.id)}`);
-      props.onRevoked();
-    } catch (err) {
-      setError(err instanceof DashboardError ? err.message : 'Something went wrong. Try again.');
-    }
+    await call('DELETE', `/invitations/${encodeURIComponent(props.invitation.id)}`);
+    props.onRevoked();
   };
   return (
-    <Dialog id="revoke-invitation" title={`Revoke the invitation for ${props.invitation.email}?`} onClose={props.onClose}>
+    <ConfirmDialog id="revoke-invitation" title={`Revoke the invitation for ${props.invitation.email}?`} label="Revoke invitation" action={revoke} onClose={props.onClose}>
       <p>Its link stops working for good. You can invite them again later.</p>
-      <ConfirmActions error={error} label="Revoke invitation" onCancel={props.onClose} onConfirm={revoke} />
-    </Dialog>
+    </ConfirmDialog>
   );
 }
 

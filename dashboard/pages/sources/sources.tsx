@@ -7,7 +7,8 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { call, DashboardError, type SessionInfo, type SourceItem, type SourceList, type SyncSummary } from '../../api.ts';
-import { ConfirmActions, Dialog } from '../../components/dialog.tsx';
+import { ConfirmDialog } from '../../components/confirm-dialog.tsx';
+import { Dialog } from '../../components/dialog.tsx';
 import { Loading, Notice, PageHeader, TableWrap } from '../../components/page.tsx';
 import { formatDateTime, formatNumber, formatRelative } from '../../format.ts';
 import { PATHS } from '../../router.ts';
@@ -175,23 +176,14 @@ function ReconnectDialog(props: { source: SourceItem; onClose: () => void; onDon
 }
 
 function RemoveDialog(props: { source: SourceItem; onClose: () => void; onRemoved: () => void }) {
-  const [error, setError] = useState('');
-  const [busy, setBusy] = useState(false);
   const remove = async () => {
-    setBusy(true);
-    try {
-      await call('DELETE', `/sources/${encodeURIComponent(props.source.id)}`);
-      props.onRemoved();
-    } catch (err) {
-      setError(message(err));
-      setBusy(false);
-    }
+    await call('DELETE', `/sources/${encodeURIComponent(props.source.id)}`);
+    props.onRemoved();
   };
   return (
-    <Dialog id="remove-source" title={`Remove ${labelOf(props.source)}?`} onClose={props.onClose}>
+    <ConfirmDialog id="remove-source" title={`Remove ${labelOf(props.source)}?`} label="Remove source" action={remove} onClose={props.onClose}>
       <p>Its schedule stops and its credentials are deleted. The reviews already collected stay.</p>
-      <ConfirmActions error={error} label="Remove source" onCancel={props.onClose} onConfirm={remove} busy={busy} />
-    </Dialog>
+    </ConfirmDialog>
   );
 }
 

@@ -7,7 +7,7 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { call, DashboardError, type WebhookDelivery, type WebhookEndpoint } from '../../api.ts';
-import { ConfirmActions, Dialog } from '../../components/dialog.tsx';
+import { ConfirmDialog } from '../../components/confirm-dialog.tsx';
 import { Loading, Notice, PageHeader } from '../../components/page.tsx';
 import { formatDateTime, formatNumber, formatRelative } from '../../format.ts';
 import { navigate, onLinkClick, PATHS } from '../../router.ts';
@@ -20,62 +20,32 @@ const path = (id: string, rest = '') => `/webhooks/${encodeURIComponent(id)}${re
 const REFRESH_MS = 2000;
 
 function RotateDialog(props: { endpoint: WebhookEndpoint; onClose: () => void; onRotated: () => void }) {
-  const [error, setError] = useState('');
-  const [busy, setBusy] = useState(false);
   const [secret, setSecret] = useState<string | null>(null);
   const rotate = async () => {
-    setBusy(true);
-    try {
-      setSecret((await call<{ id: string; secret: string }>('POST', path(props.endpoint.id, '/rotate-secret'))).secret);
-      props.onRotated();
-    } catch (err) {
-      setError(message(err));
-      setBusy(false);
-    }
+    setSecret((await call<{ id: string; secret: string }>('POST', path(props.endpoint.id, '/rotate-secret'))).secret);
+    props.onRotated();
   };
   if (secret) {
     return <SecretShown title="Secret rotated" label="New signing secret" secret={secret} lead="For the next 24 hours deliveries carry two signatures, one with the old secret and one with this one: deploy it to the receiver within that time." onClose={props.onClose} />;
   }
   return (
-    <Dialog id="rotate-secret" title="Rotate the signing secret?" onClose={props.onClose}>
+    <ConfirmDialog id="rotate-secret" title="Rotate the signing secret?" label="Rotate secret" tone="primary" action={rotate} onClose={props.onClose}>
       <p>A new secret signs every delivery from now on. The old one also signs for 24 hours, so the receiver keeps verifying while you deploy the new one.</p>
-      {error && (
-        <Notice tone="error" role="alert">
-          {error}
-        </Notice>
-      )}
-      <div class="dialog-actions">
-        <button type="button" class="button secondary" onClick={props.onClose}>
-          Cancel
-        </button>
-        <button type="button" class="button primary" onClick={() => void rotate()} disabled={busy}>
-          Rotate secret
-        </button>
-      </div>
-    </Dialog>
+    </ConfirmDialog>
   );
 }
 
 function RemoveDialog(props: { endpoint: WebhookEndpoint; onClose: () => void; onRemoved: () => void }) {
-  const [error, setError] = useState('');
-  const [busy, setBusy] = useState(false);
   const remove = async () => {
-    setBusy(true);
-    try {
-      await call('DELETE', path(props.endpoint.id));
-      props.onRemoved();
-    } catch (err) {
-      setError(message(err));
-      setBusy(false);
-    }
+    await call('DELETE', path(props.endpoint.id));
+    props.onRemoved();
   };
   return (
-    <Dialog id="remove-endpoint" title={`Remove ${endpointName(props.endpoint)}?`} onClose={props.onClose}>
+    <ConfirmDialog id="remove-endpoint" title={`Remove ${endpointName(props.endpoint)}?`} label="Remove endpoint" action={remove} onClose={props.onClose}>
       <p>
         Nothing more is sent to <span class="mono break">{props.endpoint.url}</span>, and its delivery log is deleted. This cannot be undone.
       </p>
-      <ConfirmActions error={error} label="Remove endpoint" onCancel={props.onClose} onConfirm={remove} busy={busy} />
-    </Dialog>
+    </ConfirmDialog>
   );
 }
 

@@ -33,8 +33,12 @@ export class BullKeyedQueue<D> implements KeyedQueue<D> {
   private worker: Worker | null = null;
   private readonly prefix: string;
   private readonly clients: Redis[] = [];
+  /** Resolved by close(): a start still waiting for an unreachable Redis gives up then. */
+  private readonly closing: Promise<void>;
+  private markClosing!: () => void;
 
   constructor(private readonly options: BullKeyedOptions) {
+    this.closing = new Promise((resolve) => (this.markClosing = resolve));
     this.prefix = `${options.keyPrefix}bull`;
     this.queue = new Queue(options.name, { connection: this.client(), prefix: this.prefix });
     this.queue.on('error', (err) => options.logger.warn({ err: err.message, queue: options.name }, 'jobs: queue error'));
@@ -71,17 +75,23 @@ export class BullKeyedQueue<D> implements KeyedQueue<D> {
     });
     this.worker.on('error', (err) => this.options.logger.warn({ err: err.message, queue: this.options.name }, 'jobs: worker error'));
     this.worker.on('failed', (job, err) => this.options.logger.error({ err: err.message, queue: this.options.name, jobId: job?.id }, 'keyed job failed'));
-    await this.worker.waitUntilReady();
+    // Redis may be unreachable for as long as it likes: closing must not wait for it.
+    await Promise.race([this.worker.waitUntilReady(), this.closing]);
   }
 
-  /** Graceful for a few seconds (the runs in progress end), then cut: Redis may be gone. */
+  /**
+   * Graceful for 3 s (the runs in progress may end), then cut: Redis may be
+   * gone, and the service has 10 s in all to exit. A delivery cut short is
+   * still pending in the store and is attempted again (at least once).
+   */
   async close(): Promise<void> {
+    this.markClosing();
     const graceful = (async () => {
       await this.worker?.close();
       await this.queue.close();
     })().catch(() => undefined);
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([graceful, new Promise((r) => (timer = setTimeout(r, 16_000)))]);
+    await Promise.race([graceful, new Promise((r) => (timer = setTimeout(r, 3000)))]);
     clearTimeout(timer);
     for (const client of this.clients) client.disconnect();
   }

@@ -243,7 +243,9 @@ export class Dispatcher {
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
     if (this.pruneTimer) clearInterval(this.pruneTimer);
+    // The queue's close first: a start still waiting for an unreachable Redis gives up with it.
+    const closing = this.queue.close();
     await this.started?.catch(() => undefined);
-    await this.queue.close();
+    await closing;
   }
 }

@@ -26,15 +26,17 @@ for (const target of mongoTargets()) {
       await client.close();
     });
 
-    it('stays exclusive while the holder works four leases long, then passes to the waiter', async () => {
+    it('stays exclusive while the holder works three leases long, then passes to the waiter', async () => {
       const events: string[] = [];
-      const ttlMs = 400;
+      // Leases long enough for a renewal (every third of one) to land on a loaded machine, where a
+      // FerretDB write can take several hundred milliseconds.
+      const ttlMs = 1_500;
       const first = withDocumentLock(
         locks,
         'long',
         async () => {
           events.push('first in');
-          await sleep(4 * ttlMs);
+          await sleep(3 * ttlMs);
           events.push('first out');
         },
         { ttlMs, waitMs: 10_000 },

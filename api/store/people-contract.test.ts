@@ -156,6 +156,47 @@ for (const subject of subjects) {
       expect((await store.people.users.listByOrg(orgA)).some((u) => u.id === person.id)).toBe(false);
     });
 
+    it('never leaves a membership without its account when the last membership is removed while the account joins elsewhere', async () => {
+      for (let round = 0; round < 12; round++) {
+        const orgC = newId('org');
+        const person = user(orgA, `race${round}-${Date.now()}@example.com`);
+        await store.people.users.create(person);
+        const joined = { orgId: orgC, role: 'member' as const, createdAt: iso(Date.now()) };
+        const delay = (round % 6) * 3;
+        const join = () => store.people.users.addMembership(person.id, joined).catch(() => null);
+        // On MongoDB, round 0 joins at the worst moment: after the removal counted no membership left, before it deletes the account.
+        const members = (store.people as unknown as { memberCol?: { countDocuments: (...args: unknown[]) => Promise<number> } }).memberCol;
+        let joining: Promise<User | null> | undefined;
+        if (round === 0 && members) {
+          const count = members.countDocuments.bind(members);
+          members.countDocuments = async (...args) => {
+            const n = await count(...args);
+            members.countDocuments = count;
+            joining = join();
+            await Promise.race([joining, new Promise((resolve) => setTimeout(resolve, 500))]);
+            return n;
+          };
+        }
+        const [removed, added] =
+          round === 0 && members
+            ? [await store.people.users.removeMembership(person.id, orgA), await joining]
+            : await Promise.all([store.people.users.removeMembership(person.id, orgA), new Promise((resolve) => setTimeout(resolve, delay)).then(join)]);
+        expect(removed).toBe(true);
+        const after = await store.people.users.get(person.id);
+        if (added) {
+          // The add won: the account stays, with the new membership.
+          expect(after?.memberships.map((m) => m.orgId)).toEqual([orgC]);
+        } else {
+          expect(after).toBeNull();
+          // No membership of orgC was left behind: an account created again under the id has only its own.
+          const again = { ...user(orgB, `again${round}-${Date.now()}@example.com`), id: person.id };
+          await store.people.users.create(again);
+          expect((await store.people.users.get(person.id))?.memberships.map((m) => m.orgId)).toEqual([orgB]);
+          expect(await store.people.users.removeMembership(person.id, orgB)).toBe(true);
+        }
+      }
+    }, 60_000);
+
     it('never leaves an organization without an Owner, even when Owners demote or remove each other at once', async () => {
       for (let round = 0; round < 3; round++) {
         const org = newId('org');

@@ -319,6 +319,38 @@ for (const subject of subjects) {
       expect(await store.people.invitations.consume('d'.repeat(64), at)).toBeNull();
     });
 
+    it('reopens an acceptance that could not be completed, its own only, and settles it once again', async () => {
+      const now = Date.now();
+      const invitation: Invitation = {
+        id: '9'.repeat(64),
+        orgId: orgA,
+        email: 'reopen@example.com',
+        emailKey: 'reopen@example.com',
+        role: 'member',
+        invitedBy: 'usr_x',
+        createdAt: iso(now),
+        expiresAt: iso(now + 7 * 86_400_000),
+        acceptedAt: null,
+        voidedAt: null,
+      };
+      await store.people.invitations.create(invitation);
+      const at = new Date('2026-06-03T00:00:00Z');
+      expect(await store.people.invitations.reopen(invitation.id, at)).toBe(false);
+      expect(await store.people.invitations.consume(invitation.id, at)).not.toBeNull();
+      // Another acceptance's time is not this one.
+      expect(await store.people.invitations.reopen(invitation.id, new Date(at.getTime() + 1))).toBe(false);
+      expect(await store.people.invitations.reopen(invitation.id, at)).toBe(true);
+      expect(await store.people.invitations.get(invitation.id)).toEqual(invitation);
+      const second = new Date('2026-06-04T00:00:00Z');
+      const results = await Promise.all([store.people.invitations.consume(invitation.id, second), store.people.invitations.void(invitation.id, second)]);
+      expect(results.filter((r) => r !== null)).toHaveLength(1);
+      const settled = await store.people.invitations.get(invitation.id);
+      expect([settled?.acceptedAt, settled?.voidedAt].filter((v) => v !== null)).toEqual([second.toISOString()]);
+      expect(await store.people.invitations.reopen(invitation.id, at)).toBe(false);
+      // A void stays void.
+      if (settled?.voidedAt) expect(await store.people.invitations.reopen(invitation.id, second)).toBe(false);
+    });
+
     it('voids an invitation for good: never accepted afterwards, never voided twice', async () => {
       const now = Date.now();
       const invitation: Invitation = {

@@ -236,6 +236,13 @@ export interface InvitationStore {
    * not exist. Of a `consume` and a `void` racing, exactly one succeeds.
    */
   void(id: string, at: Date): Promise<Invitation | null>;
+  /**
+   * Undoes this caller's `consume(id, at)` whose acceptance could not be
+   * completed (the email got an account meanwhile): the invitation is open
+   * again, to be accepted on a retry. Only an acceptance made at `at` is
+   * undone; a voided one stays void. True when it was reopened.
+   */
+  reopen(id: string, at: Date): Promise<boolean>;
 }
 
 export interface AuditStore {

@@ -270,6 +270,13 @@ export class EmbeddedPeople implements PeopleStore {
       [...this.invitationMap.values()].filter((i) => i.orgId === orgId).sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id)),
     consume: (id, at) => this.settleInvitation(id, { acceptedAt: at.toISOString() }),
     void: (id, at) => this.settleInvitation(id, { voidedAt: at.toISOString() }),
+    reopen: (id, at) =>
+      this.exclusive(async () => {
+        const invitation = this.invitationMap.get(id);
+        if (!invitation || invitation.acceptedAt !== at.toISOString() || invitation.voidedAt !== null) return false;
+        await this.write({ t: 'inv', v: { ...invitation, acceptedAt: null } });
+        return true;
+      }),
   };
 
   /** Accepts or voids an open invitation; one at a time, so the first of the two wins. */

@@ -252,6 +252,16 @@ export class MongoPeople implements PeopleStore {
     listByOrg: async (orgId) => (await this.invitationCol.find({ orgId }).sort({ createdAt: -1, _id: -1 }).toArray()).map((d) => invitation(d)!),
     consume: (id, at) => this.settleInvitation(id, 'acceptedAt', at),
     void: (id, at) => this.settleInvitation(id, 'voidedAt', at),
+    // The invitation first, then the claim: until the claim is gone any other consume or void
+    // fails on it (never a second claim whose update then matches nothing), after it the next
+    // one settles the invitation exactly once again. A crash in between leaves it unsettleable
+    // until it expires: never accepted twice.
+    reopen: async (id, at) => {
+      const { matchedCount } = await this.invitationCol.updateOne({ _id: id, acceptedAt: at.toISOString(), voidedAt: null }, { $set: { acceptedAt: null } });
+      if (matchedCount !== 1) return false;
+      await this.claimCol.deleteOne({ _id: id, as: 'acceptedAt', at: at.toISOString() });
+      return true;
+    },
   }, (err) => this.translate(err));
 
   /**

@@ -249,12 +249,14 @@ for (const subject of subjects) {
           round === 2 ? store.people.users.removeMembership(target.id, org, 'admin') : store.people.users.setRole(target.id, org, 'member', 'admin'),
         ]);
         const now = await store.people.users.member(target.id, org);
-        if (promoted.status === 'fulfilled') {
+        if (promoted.status === 'fulfilled' && promoted.value !== null) {
           // The promotion landed first: the demotion (or removal) checked on `admin` was refused.
           expect((demoted as PromiseRejectedResult).reason).toBeInstanceOf(RoleChangedError);
           expect(now?.role).toBe('owner');
         } else {
-          expect(promoted.reason).toBeInstanceOf(RoleChangedError);
+          // The demotion landed first: the promotion was refused; after a removal, it found no member (null).
+          if (round === 2 && promoted.status === 'fulfilled') expect(promoted.value).toBeNull();
+          else expect((promoted as PromiseRejectedResult).reason).toBeInstanceOf(RoleChangedError);
           expect(demoted.status).toBe('fulfilled');
           expect(now?.role ?? 'removed').toBe(round === 2 ? 'removed' : 'member');
         }
@@ -288,6 +290,15 @@ for (const subject of subjects) {
       expect(await store.people.sessions.get(s3.id)).toEqual(s3);
       await store.people.sessions.removeByUser(keep.id);
       expect(await store.people.sessions.get(s3.id)).toBeNull();
+
+      // One organization's sessions of a user, the others kept.
+      const inA = session(keep, 4);
+      const inB = { ...session(keep, 5), orgId: orgB };
+      await store.people.sessions.create(inA);
+      await store.people.sessions.create(inB);
+      await store.people.sessions.removeByUserInOrg(keep.id, orgA);
+      expect(await store.people.sessions.get(inA.id)).toBeNull();
+      expect(await store.people.sessions.get(inB.id)).toEqual(inB);
     });
 
     it('consumes an invitation exactly once, even when two acceptances race', async () => {

@@ -222,6 +222,8 @@ export interface SessionStore {
   touch(id: string, at: Date): Promise<void>;
   remove(id: string): Promise<void>;
   removeByUser(userId: string): Promise<void>;
+  /** Ends the user's sessions in one organization (their membership there was removed); the others stay. */
+  removeByUserInOrg(userId: string, orgId: string): Promise<void>;
 }
 
 export interface InvitationStore {

@@ -261,6 +261,11 @@ export class EmbeddedPeople implements PeopleStore {
         const ids = [...this.sessionMap.values()].filter((s) => s.userId === userId).map((s) => s.id);
         if (ids.length > 0) await this.write({ t: 'session-', ids });
       }),
+    removeByUserInOrg: (userId, orgId) =>
+      this.exclusive(async () => {
+        const ids = [...this.sessionMap.values()].filter((s) => s.userId === userId && s.orgId === orgId).map((s) => s.id);
+        if (ids.length > 0) await this.write({ t: 'session-', ids });
+      }),
   };
 
   readonly invitations: InvitationStore = {

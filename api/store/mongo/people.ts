@@ -242,6 +242,9 @@ export class MongoPeople implements PeopleStore {
     removeByUser: async (userId) => {
       await this.sessionCol.deleteMany({ userId });
     },
+    removeByUserInOrg: async (userId, orgId) => {
+      await this.sessionCol.deleteMany({ userId, orgId });
+    },
   }, (err) => this.translate(err));
 
   readonly invitations: InvitationStore = translateErrors<InvitationStore>({

@@ -154,13 +154,17 @@ export async function changeUserRole(store: Store, user: User, role: Role, check
  * Removes the user's membership of `user.orgId` (their other organizations
  * keep them); 409 last_owner for the organization's last Owner. Every request
  * checks the membership of its session's organization, so access to this one
- * ends at once; an account left with no membership is deleted and all its
- * sessions end (the store's and, with Redis, the shared ones).
+ * ends at once, and its sessions there end (the store's and, with Redis, the
+ * shared ones); an account left with no membership is deleted and all its
+ * sessions end.
  */
 export async function removeUser(store: Store, sessions: SessionStore, user: User, checkedOn = false): Promise<void> {
   await keepingAnOwner(() => store.people.users.removeMembership(user.id, user.orgId, checkedOn ? user.role : undefined));
   await voidInvitationsOf(store, user, null);
+  // The store's sessions went with the membership; the session store in use (Redis) is told too,
+  // else a person added back before their next request found their old session working again.
   if ((await store.people.users.get(user.id)) === null) await sessions.removeByUser(user.id);
+  else await sessions.removeByUserInOrg(user.id, user.orgId);
   await endUploadsOf(user.id, user.orgId);
 }
 

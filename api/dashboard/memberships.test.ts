@@ -89,6 +89,30 @@ for (const redis of [false, true]) {
       expect((await c.send('GET', '/dashboard/api/session')).body).toMatchObject({ org: { id: b.orgId } });
     });
 
+    it('removal from one organization ends the sessions there for good: added back before the next request, the old session stays ended', async () => {
+      const a = await t.org('growth');
+      const b = await t.org('growth');
+      await user(a.orgId, `stays-a${redis}@example.com`, 'owner', PASSWORD);
+      const email = `readded${redis}@example.com`;
+      const person = await user(a.orgId, email, 'member', PASSWORD);
+      await user(b.orgId, email, 'member');
+
+      const inA = client();
+      await inA.signIn(email, PASSWORD);
+      const inB = client();
+      await inB.signIn(email, PASSWORD);
+      const moved = await inB.send('POST', '/dashboard/api/session/organization', { orgId: b.orgId });
+      inB.csrf = moved.body.csrfToken as string;
+      expect((await inB.send('GET', '/dashboard/api/members')).status).toBe(200);
+
+      // Removed from B and added back at once, with no request of theirs in between.
+      expect((await t.admin('DELETE', `/admin/users/${person.id}?orgId=${b.orgId}`)).status).toBe(200);
+      expect((await user(b.orgId, email, 'member')).id).toBe(person.id);
+      expect((await inB.send('GET', '/dashboard/api/members')).status).toBe(401);
+      // Their session in A was never touched.
+      expect((await inA.send('GET', '/dashboard/api/members')).status).toBe(200);
+    });
+
     it('removal from one organization ends access to it at once; the other membership keeps working; with none left the account is gone', async () => {
       const a = await t.org('growth');
       const b = await t.org('growth');

@@ -2,7 +2,7 @@
  * Sessions in Redis (when REDIS_URL is set), so that every instance sees a
  * sign-in and a sign-out at once: one key per session that expires with it,
  * and one set per user naming its sessions (to end them all when the user is
- * removed). Redis down means nobody can sign in or stay signed in: the
+ * removed, or those of one organization when they leave it). Redis down means nobody can sign in or stay signed in: the
  * dashboard answers 503 rather than guess.
  */
 import { serviceUnavailable } from '../errors.ts';
@@ -70,6 +70,26 @@ export class RedisSessions implements SessionStore {
     return this.run(async () => {
       const ids = await this.redis.client.smembers(`usess:${userId}`);
       await this.redis.client.del(`usess:${userId}`, ...ids.map((id) => `sess:${id}`));
+    });
+  }
+
+  /** The user's sessions in one organization: each one read to know its organization. */
+  removeByUserInOrg(userId: string, orgId: string): Promise<void> {
+    return this.run(async () => {
+      const ids = await this.redis.client.smembers(`usess:${userId}`);
+      if (ids.length === 0) return;
+      const texts = await this.redis.client.mget(...ids.map((id) => `sess:${id}`));
+      // Gone ones (expired, signed out) leave the set too.
+      const ending = ids.filter((_, i) => {
+        const text = texts[i];
+        return !text || (JSON.parse(text) as Session).orgId === orgId;
+      });
+      if (ending.length === 0) return;
+      await this.redis.client
+        .multi()
+        .del(...ending.map((id) => `sess:${id}`))
+        .srem(`usess:${userId}`, ...ending)
+        .exec();
     });
   }
 }

@@ -222,6 +222,8 @@ export interface SessionStore {
   touch(id: string, at: Date): Promise<void>;
   remove(id: string): Promise<void>;
   removeByUser(userId: string): Promise<void>;
+  /** Ends the user's sessions in one organization (their membership there was removed); the others stay. */
+  removeByUserInOrg(userId: string, orgId: string): Promise<void>;
 }
 
 export interface InvitationStore {
@@ -236,6 +238,13 @@ export interface InvitationStore {
    * not exist. Of a `consume` and a `void` racing, exactly one succeeds.
    */
   void(id: string, at: Date): Promise<Invitation | null>;
+  /**
+   * Undoes this caller's `consume(id, at)` whose acceptance could not be
+   * completed (the email got an account meanwhile): the invitation is open
+   * again, to be accepted on a retry. Only an acceptance made at `at` is
+   * undone; a voided one stays void. True when it was reopened.
+   */
+  reopen(id: string, at: Date): Promise<boolean>;
 }
 
 export interface AuditStore {

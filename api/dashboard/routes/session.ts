@@ -192,12 +192,28 @@ export function acceptInvitation(deps: DashboardDeps) {
     const account = await store.people.users.findByEmail(open.email);
     if (account) await proveAccount(deps, ctx, account, body.password);
     // One-time: of two concurrent acceptances only one consumes it.
-    const invitation = await store.people.invitations.consume(open.id, new Date());
+    const at = new Date();
+    const invitation = await store.people.invitations.consume(open.id, at);
     if (!invitation) throw invitationGone();
-    const user = account
-      ? await addMembership(store, account, invitation.orgId, invitation.role)
-      : (await createUser(store, { orgId: invitation.orgId, email: invitation.email, role: invitation.role, password: body.password })).user;
-    if (!user) throw invitationGone();
+    let user: User | null;
+    try {
+      user = account
+        ? await addMembership(store, account, invitation.orgId, invitation.role)
+        : (await createUser(store, { orgId: invitation.orgId, email: invitation.email, role: invitation.role, password: body.password })).user;
+    } catch (err) {
+      // The email got an account between the check and the creation: the invitation is given
+      // back, and the retry asks for that account's password like any acceptance for it.
+      if (!account && err instanceof ApiError && err.status === 409) {
+        await store.people.invitations.reopen(invitation.id, at);
+        throw new ApiError(409, 'conflict', 'This email has a Review Proof account now: enter the password you sign in with to accept the invitation.');
+      }
+      throw err;
+    }
+    // The account was deleted meanwhile (its last membership removed): the invitation is given back too.
+    if (!user) {
+      await store.people.invitations.reopen(invitation.id, at);
+      throw new ApiError(409, 'conflict', 'Your account changed while accepting: try again.');
+    }
     await audit(store, org.id, user, 'member.joined', { id: user.id, label: user.email }, { role: user.role });
     const previous = (ctx.state.dashboard as DashboardAuth | undefined)?.session ?? null;
     const { session } = await startSession(ctx, sessions, user, previous);

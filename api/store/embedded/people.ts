@@ -261,6 +261,11 @@ export class EmbeddedPeople implements PeopleStore {
         const ids = [...this.sessionMap.values()].filter((s) => s.userId === userId).map((s) => s.id);
         if (ids.length > 0) await this.write({ t: 'session-', ids });
       }),
+    removeByUserInOrg: (userId, orgId) =>
+      this.exclusive(async () => {
+        const ids = [...this.sessionMap.values()].filter((s) => s.userId === userId && s.orgId === orgId).map((s) => s.id);
+        if (ids.length > 0) await this.write({ t: 'session-', ids });
+      }),
   };
 
   readonly invitations: InvitationStore = {
@@ -270,6 +275,13 @@ export class EmbeddedPeople implements PeopleStore {
       [...this.invitationMap.values()].filter((i) => i.orgId === orgId).sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id)),
     consume: (id, at) => this.settleInvitation(id, { acceptedAt: at.toISOString() }),
     void: (id, at) => this.settleInvitation(id, { voidedAt: at.toISOString() }),
+    reopen: (id, at) =>
+      this.exclusive(async () => {
+        const invitation = this.invitationMap.get(id);
+        if (!invitation || invitation.acceptedAt !== at.toISOString() || invitation.voidedAt !== null) return false;
+        await this.write({ t: 'inv', v: { ...invitation, acceptedAt: null } });
+        return true;
+      }),
   };
 
   /** Accepts or voids an open invitation; one at a time, so the first of the two wins. */

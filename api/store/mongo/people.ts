@@ -96,6 +96,16 @@ export class MongoPeople implements PeopleStore {
     return withDocumentLock(this.lockCol, `owners:${orgId}`, work);
   }
 
+  /**
+   * A membership added to an account and the account's deletion when its last
+   * membership goes run one at a time under its `account:` document lock:
+   * otherwise a join counted after the removal's count was taken lost its
+   * account (a membership without an account, an invitation spent for nothing).
+   */
+  private underAccountLock<T>(userId: string, work: () => Promise<T>): Promise<T> {
+    return withDocumentLock(this.lockCol, `account:${userId}`, work);
+  }
+
   /** Another Owner of the organization, whose account exists (a crash in create can leave a membership behind). */
   private async assertOwnerRemains(userId: string, orgId: string): Promise<void> {
     const owners = await this.memberCol.find({ orgId, role: 'owner' }).toArray();
@@ -158,19 +168,19 @@ export class MongoPeople implements PeopleStore {
         throw err;
       }
     },
-    addMembership: async (id, m) => {
-      if (!(await this.userCol.findOne({ _id: id }, { projection: { _id: 1 } }))) return null;
-      try {
-        await this.memberCol.insertOne({ _id: membershipKey(m.orgId, id), userId: id, orgId: m.orgId, role: m.role, createdAt: m.createdAt });
-      } catch (err) {
-        if (isDuplicate(err)) throw new MembershipExistsError();
-        throw err;
-      }
-      const user = await this.member(id, m.orgId);
-      // The account was deleted (its last membership removed) meanwhile: take the membership back.
-      if (!user) await this.memberCol.deleteOne({ _id: membershipKey(m.orgId, id) });
-      return user;
-    },
+    // Under the account's lock, as removeMembership's count-and-delete of the account is: a join
+    // either lands before the count (the account stays) or after the delete (null, nothing written).
+    addMembership: async (id, m) =>
+      this.underAccountLock(id, async () => {
+        if (!(await this.userCol.findOne({ _id: id }, { projection: { _id: 1 } }))) return null;
+        try {
+          await this.memberCol.insertOne({ _id: membershipKey(m.orgId, id), userId: id, orgId: m.orgId, role: m.role, createdAt: m.createdAt });
+        } catch (err) {
+          if (isDuplicate(err)) throw new MembershipExistsError();
+          throw err;
+        }
+        return this.member(id, m.orgId);
+      }),
     get: async (id) => this.account(await this.userCol.findOne({ _id: id })),
     member: async (id, orgId) => this.member(id, orgId),
     findByEmail: async (email) => this.account(await this.userCol.findOne({ emailKey: normalizeEmail(email) })),
@@ -207,11 +217,13 @@ export class MongoPeople implements PeopleStore {
       });
       if (!removed) return false;
       await this.sessionCol.deleteMany({ userId: id, orgId });
-      // The last membership gone: the account goes, and every session with it.
-      if ((await this.memberCol.countDocuments({ userId: id })) === 0) {
+      // The last membership gone: the account goes, and every session with it. Counted and
+      // deleted under the account's lock, so that a join (addMembership) never lands in between.
+      await this.underAccountLock(id, async () => {
+        if ((await this.memberCol.countDocuments({ userId: id })) > 0) return;
         await this.userCol.deleteOne({ _id: id });
         await this.sessionCol.deleteMany({ userId: id });
-      }
+      });
       return true;
     },
   }, (err) => this.translate(err));
@@ -230,6 +242,9 @@ export class MongoPeople implements PeopleStore {
     removeByUser: async (userId) => {
       await this.sessionCol.deleteMany({ userId });
     },
+    removeByUserInOrg: async (userId, orgId) => {
+      await this.sessionCol.deleteMany({ userId, orgId });
+    },
   }, (err) => this.translate(err));
 
   readonly invitations: InvitationStore = translateErrors<InvitationStore>({
@@ -240,6 +255,16 @@ export class MongoPeople implements PeopleStore {
     listByOrg: async (orgId) => (await this.invitationCol.find({ orgId }).sort({ createdAt: -1, _id: -1 }).toArray()).map((d) => invitation(d)!),
     consume: (id, at) => this.settleInvitation(id, 'acceptedAt', at),
     void: (id, at) => this.settleInvitation(id, 'voidedAt', at),
+    // The invitation first, then the claim: until the claim is gone any other consume or void
+    // fails on it (never a second claim whose update then matches nothing), after it the next
+    // one settles the invitation exactly once again. A crash in between leaves it unsettleable
+    // until it expires: never accepted twice.
+    reopen: async (id, at) => {
+      const { matchedCount } = await this.invitationCol.updateOne({ _id: id, acceptedAt: at.toISOString(), voidedAt: null }, { $set: { acceptedAt: null } });
+      if (matchedCount !== 1) return false;
+      await this.claimCol.deleteOne({ _id: id, as: 'acceptedAt', at: at.toISOString() });
+      return true;
+    },
   }, (err) => this.translate(err));
 
   /**

@@ -170,6 +170,9 @@ describe('dashboard Reviews: list, import upload, moderation', () => {
     // Sent (its TLS handshake done and its first bytes on the wire) before the second upload starts:
     // otherwise the second one may take the slot first and the slow one is the 429.
     await new Promise<void>((resolve) => slow.write(`${HEADER}\n`, () => resolve()));
+    // On the wire is not yet in the server's hands (its session is still being looked up): wait
+    // until the server says the upload is running, which is when it holds the slot.
+    while (((await owner.send('GET', '/dashboard/api/reviews/import')).body.run as { state: string } | null)?.state !== 'running') await new Promise((r) => setTimeout(r, 50));
     try {
       const second = await eventually(
         () => admin.upload('csv', `${HEADER}\n`),

@@ -102,6 +102,7 @@ describeOn(ferretdbTarget(), 'the MongoDB store with its server gone', () => {
       'sessions.touch': ['x', new Date()],
       'audit.listByOrg': [orgId, 10],
       'webhooks.prune': [new Date(), 10],
+      'invitations.reopen': ['x', new Date()],
     };
     const calls: [string, () => Promise<unknown>][] = [];
     const parts = { orgs: s.orgs, keys: s.keys, widgets: s.widgets, reviews: s.reviews, moderation: s.moderation, sources: s.sources, webhooks: s.webhooks, users: s.people.users, sessions: s.people.sessions, invitations: s.people.invitations, audit: s.people.audit };

@@ -18,7 +18,53 @@ import { parseAllowNetworks } from './networks.ts';
 import { generateSecret } from './secrets.ts';
 import { startReceiver, testCert } from './test-receiver.ts';
 
+/** An embedded store with one organization and its endpoints at `urls`, and a review input maker. */
+async function setUp(urls: string[], box: SecretBox): Promise<{ dir: string; store: EmbeddedStore; orgId: string; input: (id: string) => ReviewInput }> {
+  const dir = mkdtempSync(join(tmpdir(), 'webhooks-dispatch-'));
+  const store = await EmbeddedStore.open(dir);
+  const stamp = new Date().toISOString();
+  const orgId = newId('org');
+  await store.orgs.create({ id: orgId, name: 'One', plan: 'growth', rateLimit: null, language: 'en', createdAt: stamp, updatedAt: stamp });
+  for (const url of urls) {
+    const id = newId('wh');
+    await store.webhooks.create({
+      id, orgId, url, events: ['review.created'], description: '', state: 'enabled', disabledReason: null, createdAt: stamp, updatedAt: stamp,
+      lastDeliveryAt: null, failingSince: null, secrets: sealSecrets(box, id, [{ secret: generateSecret(), createdAt: new Date(), expiresAt: null }]),
+    });
+  }
+  const input = (id: string): ReviewInput => ({
+    platform: 'GOOGLE', externalId: id, authorName: 'A', authorAvatar: null, rating: 4, content: id, date: stamp, url: null,
+    language: 'en', isVerified: false, sentiment: null, sentimentLabel: null, aiSummary: null, aiThemes: [],
+  });
+  return { dir, store, orgId, input };
+}
+
 describe('dispatcher', () => {
+  it('is woken by the store write that filled the outbox, not only by its poll', async () => {
+    const cert = await testCert();
+    const receiver = await startReceiver(cert);
+    const box = new SecretBox(Buffer.alloc(32, 3));
+    const { dir, store, orgId, input } = await setUp([receiver.url()], box);
+    const client = createDeliveryClient({ allow: parseAllowNetworks('127.0.0.0/8'), ca: cert.cert });
+    // An hour between polls: only the wake-up can find the message within this test.
+    const dispatcher = new Dispatcher({ store, box, client, logger: createLogger('silent'), pollMs: 3_600_000 });
+    try {
+      dispatcher.start();
+      // The start-up sweep finds nothing and ends (waiting longer only makes the condition below stricter).
+      await new Promise((r) => setTimeout(r, 300));
+      await store.reviews.upsert(orgId, [input('w')], new Date());
+      const end = Date.now() + 20_000;
+      while (receiver.received.length < 1 && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+      expect(receiver.received).toHaveLength(1);
+    } finally {
+      await dispatcher.close();
+      client.close();
+      await receiver.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
   it('a hanging endpoint never delays another', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'webhooks-dispatch-'));
     const cert = await testCert();

@@ -14,7 +14,10 @@
  * jobs whose id is the key, so across instances one worker per endpoint at a
  * time and each delivery attempted by one instance at a time; an instance
  * that dies leaves its job to another. Without Redis, in process. Every
- * instance's timer asks for a sweep every `pollMs`; `wake()` asks now.
+ * instance's timer asks for a sweep every `pollMs`; `wake()` asks now, and
+ * so does the store of this process after a write that recorded events
+ * (`store.outboxWritten`, debounced: an import batch is one wake). Other
+ * instances find those messages on their poll.
  */
 import { InProcessKeyedQueue } from '../jobs/keyed-in-process.ts';
 import type { KeyedQueue } from '../jobs/keyed-work.ts';
@@ -92,6 +95,7 @@ export class Dispatcher {
   private readonly queue: KeyedQueue<DispatchWork>;
   private timer: NodeJS.Timeout | null = null;
   private pruneTimer: NodeJS.Timeout | null = null;
+  private stopListening: (() => void) | null = null;
   private started: Promise<void> | null = null;
   private closed = false;
 
@@ -110,6 +114,7 @@ export class Dispatcher {
     this.timer.unref();
     this.pruneTimer = setInterval(() => this.request({ kind: 'prune' }), this.options.pruneEveryMs ?? 3600_000);
     this.pruneTimer.unref();
+    this.stopListening = this.store.outboxWritten?.listen(() => this.wake()) ?? null;
     this.wake();
     this.request({ kind: 'prune' });
   }
@@ -241,6 +246,7 @@ export class Dispatcher {
   /** Stops looking for work and waits for the workers (an attempt in flight ends within its timeout). */
   async close(): Promise<void> {
     this.closed = true;
+    this.stopListening?.();
     if (this.timer) clearInterval(this.timer);
     if (this.pruneTimer) clearInterval(this.pruneTimer);
     await this.started?.catch(() => undefined);

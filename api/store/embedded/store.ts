@@ -39,6 +39,7 @@ import { EmbeddedPeople } from './people.ts';
 import { DataDirLock } from './data-dir-lock.ts';
 import { StoreUnavailableError } from '../unavailable.ts';
 import { deliveryId, type OutboxMessage, type WebhookDelivery, type WebhookEndpoint, type WebhookStore } from '../webhook-types.ts';
+import { OutboxSignal } from '../outbox-signal.ts';
 import { announcesState, changeMessage, removedMessage, sourceStateMessage } from '../../webhooks/outbox.ts';
 
 type Entry =
@@ -151,6 +152,7 @@ export class EmbeddedStore implements Store {
   /** The outbox: every message kept (replay needs it), and those not yet fanned out, in order. */
   private readonly messageMap = new Map<string, OutboxMessage>();
   private readonly unfannedSet = new Set<string>();
+  readonly outboxWritten = new OutboxSignal();
   private readonly deliveryMap = new Map<string, WebhookDelivery>();
   /** Removed reviews by organization, then natural key (platform NUL externalId). */
   private readonly removedMap = new Map<string, Map<string, RemovedReview>>();
@@ -428,6 +430,8 @@ export class EmbeddedStore implements Store {
     if (this.messageMap.has(m.id)) return;
     this.messageMap.set(m.id, m);
     this.unfannedSet.add(m.id);
+    // Applied after the durable append (group-commit.ts): the write is acknowledged.
+    this.outboxWritten.notify();
   }
 
   /** An organization with an endpoint gets events recorded (webhook-types.ts). */

@@ -157,9 +157,18 @@ export class Dispatcher {
     this.request({ kind: 'sweep' });
   }
 
-  /** One sweep: fan out every message waiting, then ask for the worker of each enabled endpoint with work due. */
+  /**
+   * One sweep: fans out the waiting messages a batch at a time, asking for the
+   * worker of every endpoint a batch gave deliveries right after that batch
+   * (so deliveries start while the outbox still fills), then asks for the
+   * worker of each enabled endpoint with work due (retries that came due).
+   */
   async pass(): Promise<void> {
-    await this.fanOutAll();
+    for (;;) {
+      const { read, endpoints } = await this.fanOutBatch();
+      for (const endpointId of endpoints) if (!this.closed) this.request({ kind: 'endpoint', endpointId });
+      if (read < BATCH || this.closed) break;
+    }
     const now = this.now();
     for (const endpoint of await this.store.webhooks.listAll()) {
       if (endpoint.state !== 'enabled' || this.closed) continue;
@@ -168,18 +177,25 @@ export class Dispatcher {
     }
   }
 
-  private async fanOutAll(): Promise<void> {
-    for (;;) {
-      const messages = await this.store.webhooks.unfanned(BATCH);
-      if (messages.length === 0) return;
-      const byOrg = new Map<string, WebhookEndpoint[]>();
-      for (const message of messages) {
-        let endpoints = byOrg.get(message.orgId);
-        if (!endpoints) byOrg.set(message.orgId, (endpoints = await this.store.webhooks.listByOrg(message.orgId)));
-        await this.store.webhooks.fanOut(message.id, this.deliveriesOf(message, endpoints));
-      }
-      if (this.closed) return;
-    }
+  /**
+   * Fans out one batch of waiting messages: their writes are made together
+   * (the embedded store commits them in one round). Answers how many messages
+   * it read and the endpoints that got deliveries.
+   */
+  private async fanOutBatch(): Promise<{ read: number; endpoints: Set<string> }> {
+    const messages = await this.store.webhooks.unfanned(BATCH);
+    const touched = new Set<string>();
+    if (messages.length === 0) return { read: 0, endpoints: touched };
+    const byOrg = new Map<string, WebhookEndpoint[]>();
+    for (const message of messages) if (!byOrg.has(message.orgId)) byOrg.set(message.orgId, await this.store.webhooks.listByOrg(message.orgId));
+    await Promise.all(
+      messages.map((message) => {
+        const deliveries = this.deliveriesOf(message, byOrg.get(message.orgId)!);
+        for (const d of deliveries) touched.add(d.endpointId);
+        return this.store.webhooks.fanOut(message.id, deliveries);
+      }),
+    );
+    return { read: messages.length, endpoints: touched };
   }
 
   private deliveriesOf(message: OutboxMessage, endpoints: WebhookEndpoint[]): WebhookDelivery[] {

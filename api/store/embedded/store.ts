@@ -464,9 +464,11 @@ export class EmbeddedStore implements Store {
       }
       return out;
     },
+    // Both grouped with the writes around them (one sync for a batch of them): a 'fanned' entry twice in a round
+    // is harmless (a delivery already there is kept), and a delivery's state is written as given.
     fanOut: (messageId, deliveries) =>
-      this.commit(() => ({ entries: this.unfannedSet.has(messageId) ? [{ t: 'fanned', id: messageId, d: clone(deliveries) }] : [], result: undefined }), true),
-    putDelivery: (delivery) => this.commit(() => ({ entries: [{ t: 'delivery', v: clone(delivery) }], result: undefined }), true),
+      this.commit(() => ({ entries: this.unfannedSet.has(messageId) ? [{ t: 'fanned', id: messageId, d: clone(deliveries) }] : [], result: undefined })),
+    putDelivery: (delivery) => this.commit(() => ({ entries: [{ t: 'delivery', v: clone(delivery) }], result: undefined })),
     getDelivery: async (id) => this.deliveryMap.get(id) ?? null,
     due: async (now, limit, endpointId) => {
       const at = now.toISOString();

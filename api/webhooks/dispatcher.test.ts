@@ -65,6 +65,38 @@ describe('dispatcher', () => {
     }
   }, 60_000);
 
+  it('has several deliveries in flight to one endpoint: the second arrives while the first is held', async () => {
+    const cert = await testCert();
+    const held: (() => void)[] = [];
+    // Holds every request until two have arrived, then answers them all.
+    const receiver = await startReceiver(cert, (_req, res) => {
+      held.push(() => res.writeHead(200).end());
+      if (held.length >= 2) for (const release of held.splice(0)) release();
+    });
+    const box = new SecretBox(Buffer.alloc(32, 4));
+    const { dir, store, orgId, input } = await setUp([receiver.url()], box);
+    const client = createDeliveryClient({ allow: parseAllowNetworks('127.0.0.0/8'), ca: cert.cert, timeoutMs: 60_000 });
+    const dispatcher = new Dispatcher({ store, box, client, logger: createLogger('silent'), pollMs: 50, perEndpoint: 4 });
+    try {
+      dispatcher.start();
+      await store.reviews.upsert(orgId, [input('p'), input('q')], new Date());
+      const end = Date.now() + 20_000;
+      while (receiver.received.length < 2 && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+      // One at a time, the first would be held until the client's timeout and the second never sent meanwhile.
+      expect(receiver.received).toHaveLength(2);
+      const [endpoint] = await store.webhooks.listByOrg(orgId);
+      while ((await store.webhooks.deliveries(endpoint!.id, 'delivered', 10)).length < 2 && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+      expect(await store.webhooks.deliveries(endpoint!.id, 'delivered', 10)).toHaveLength(2);
+    } finally {
+      for (const release of held.splice(0)) release();
+      await dispatcher.close();
+      client.close();
+      await receiver.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
   it('a hanging endpoint never delays another', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'webhooks-dispatch-'));
     const cert = await testCert();
@@ -94,9 +126,9 @@ describe('dispatcher', () => {
       await store.reviews.upsert(orgId, [input('a'), input('b'), input('c')], new Date());
       const end = Date.now() + 30_000;
       while ((healthy.received.length < 3 || hanging.received.length < 1) && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
-      // The healthy endpoint got all three while the hanging one still holds its first.
+      // The healthy endpoint got all three while the hanging one still holds what it took (up to three in flight at once).
       expect(healthy.received).toHaveLength(3);
-      expect(hanging.received).toHaveLength(1);
+      expect(hanging.received.length).toBeGreaterThanOrEqual(1);
     } finally {
       await hanging.close();
       await dispatcher.close();

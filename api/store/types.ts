@@ -6,6 +6,7 @@
  */
 import type { PeopleStore } from './people-types.ts';
 import type { WebhookStore } from './webhook-types.ts';
+import type { OutboxSignal } from './outbox-signal.ts';
 
 export const PLANS = ['free', 'starter', 'growth', 'agency'] as const;
 export type Plan = (typeof PLANS)[number];
@@ -409,6 +410,8 @@ export interface Store {
   readonly sources: SourceStore;
   /** Webhook endpoints, the outbox and delivery state (CONTRACT §12, webhook-types.ts). */
   readonly webhooks: WebhookStore;
+  /** Signals outbox writes in this process (outbox-signal.ts); absent: the dispatcher only polls. */
+  readonly outboxWritten?: OutboxSignal;
   /** Throws when the store cannot answer (readiness). */
   ping(): Promise<void>;
   /** Flush and close; later calls fail. */

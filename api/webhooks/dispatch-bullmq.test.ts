@@ -133,12 +133,13 @@ describe('webhook deliveries on BullMQ', () => {
     const ids = Array.from({ length: 10 }, (_, i) => `s${i}`);
     await store.reviews.upsert(orgId, ids.map((id) => input(id, stamp)), new Date());
     await until('the first request', () => held !== null);
-    // Stopped while its attempt is in flight: that attempt ends and is recorded, nothing more is sent.
+    // Stopped while its attempts are in flight (several at once per endpoint): they end and are recorded, nothing more is sent.
     const stopping = a.dispatcher.close();
     (held as ServerResponse | null)!.writeHead(200).end('ok');
     await stopping;
-    expect(receiver.received).toHaveLength(1);
-    expect((await store.webhooks.deliveries(endpoints[0]!.id, 'delivered', 100)).length).toBe(1);
+    const sent = receiver.received.length;
+    expect(sent).toBeGreaterThanOrEqual(1);
+    expect((await store.webhooks.deliveries(endpoints[0]!.id, 'delivered', 100)).length).toBe(sent);
 
     const b = instance(store, cert, prefix);
     b.dispatcher.start();
@@ -163,9 +164,9 @@ describe('webhook deliveries on BullMQ', () => {
     const a = instance(store, cert, prefix, 120_000);
     a.dispatcher.start();
     await store.reviews.upsert(orgId, ['a', 'b', 'c'].map((id) => input(id, stamp)), new Date());
-    await until('the healthy endpoint', () => healthy.received.length === 3 && hanging.received.length === 1);
+    await until('the healthy endpoint', () => healthy.received.length === 3 && hanging.received.length >= 1);
     expect(healthy.received).toHaveLength(3);
-    expect(hanging.received).toHaveLength(1);
-    await hanging.close(); // lets the stuck attempt end, so the dispatcher can close
+    expect(hanging.received.length).toBeGreaterThanOrEqual(1);
+    await hanging.close(); // lets the stuck attempts end, so the dispatcher can close
   }, 60_000);
 });

@@ -18,7 +18,85 @@ import { parseAllowNetworks } from './networks.ts';
 import { generateSecret } from './secrets.ts';
 import { startReceiver, testCert } from './test-receiver.ts';
 
+/** An embedded store with one organization and its endpoints at `urls`, and a review input maker. */
+async function setUp(urls: string[], box: SecretBox): Promise<{ dir: string; store: EmbeddedStore; orgId: string; input: (id: string) => ReviewInput }> {
+  const dir = mkdtempSync(join(tmpdir(), 'webhooks-dispatch-'));
+  const store = await EmbeddedStore.open(dir);
+  const stamp = new Date().toISOString();
+  const orgId = newId('org');
+  await store.orgs.create({ id: orgId, name: 'One', plan: 'growth', rateLimit: null, language: 'en', createdAt: stamp, updatedAt: stamp });
+  for (const url of urls) {
+    const id = newId('wh');
+    await store.webhooks.create({
+      id, orgId, url, events: ['review.created'], description: '', state: 'enabled', disabledReason: null, createdAt: stamp, updatedAt: stamp,
+      lastDeliveryAt: null, failingSince: null, secrets: sealSecrets(box, id, [{ secret: generateSecret(), createdAt: new Date(), expiresAt: null }]),
+    });
+  }
+  const input = (id: string): ReviewInput => ({
+    platform: 'GOOGLE', externalId: id, authorName: 'A', authorAvatar: null, rating: 4, content: id, date: stamp, url: null,
+    language: 'en', isVerified: false, sentiment: null, sentimentLabel: null, aiSummary: null, aiThemes: [],
+  });
+  return { dir, store, orgId, input };
+}
+
 describe('dispatcher', () => {
+  it('is woken by the store write that filled the outbox, not only by its poll', async () => {
+    const cert = await testCert();
+    const receiver = await startReceiver(cert);
+    const box = new SecretBox(Buffer.alloc(32, 3));
+    const { dir, store, orgId, input } = await setUp([receiver.url()], box);
+    const client = createDeliveryClient({ allow: parseAllowNetworks('127.0.0.0/8'), ca: cert.cert });
+    // An hour between polls: only the wake-up can find the message within this test.
+    const dispatcher = new Dispatcher({ store, box, client, logger: createLogger('silent'), pollMs: 3_600_000 });
+    try {
+      dispatcher.start();
+      // The start-up sweep finds nothing and ends (waiting longer only makes the condition below stricter).
+      await new Promise((r) => setTimeout(r, 300));
+      await store.reviews.upsert(orgId, [input('w')], new Date());
+      const end = Date.now() + 20_000;
+      while (receiver.received.length < 1 && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+      expect(receiver.received).toHaveLength(1);
+    } finally {
+      await dispatcher.close();
+      client.close();
+      await receiver.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it('has several deliveries in flight to one endpoint: the second arrives while the first is held', async () => {
+    const cert = await testCert();
+    const held: (() => void)[] = [];
+    // Holds every request until two have arrived, then answers them all.
+    const receiver = await startReceiver(cert, (_req, res) => {
+      held.push(() => res.writeHead(200).end());
+      if (held.length >= 2) for (const release of held.splice(0)) release();
+    });
+    const box = new SecretBox(Buffer.alloc(32, 4));
+    const { dir, store, orgId, input } = await setUp([receiver.url()], box);
+    const client = createDeliveryClient({ allow: parseAllowNetworks('127.0.0.0/8'), ca: cert.cert, timeoutMs: 60_000 });
+    const dispatcher = new Dispatcher({ store, box, client, logger: createLogger('silent'), pollMs: 50, perEndpoint: 4 });
+    try {
+      dispatcher.start();
+      await store.reviews.upsert(orgId, [input('p'), input('q')], new Date());
+      const end = Date.now() + 20_000;
+      while (receiver.received.length < 2 && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+      // One at a time, the first would be held until the client's timeout and the second never sent meanwhile.
+      expect(receiver.received).toHaveLength(2);
+      const [endpoint] = await store.webhooks.listByOrg(orgId);
+      while ((await store.webhooks.deliveries(endpoint!.id, 'delivered', 10)).length < 2 && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+      expect(await store.webhooks.deliveries(endpoint!.id, 'delivered', 10)).toHaveLength(2);
+    } finally {
+      for (const release of held.splice(0)) release();
+      await dispatcher.close();
+      client.close();
+      await receiver.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
   it('a hanging endpoint never delays another', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'webhooks-dispatch-'));
     const cert = await testCert();
@@ -48,9 +126,9 @@ describe('dispatcher', () => {
       await store.reviews.upsert(orgId, [input('a'), input('b'), input('c')], new Date());
       const end = Date.now() + 30_000;
       while ((healthy.received.length < 3 || hanging.received.length < 1) && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
-      // The healthy endpoint got all three while the hanging one still holds its first.
+      // The healthy endpoint got all three while the hanging one still holds what it took (up to three in flight at once).
       expect(healthy.received).toHaveLength(3);
-      expect(hanging.received).toHaveLength(1);
+      expect(hanging.received.length).toBeGreaterThanOrEqual(1);
     } finally {
       await hanging.close();
       await dispatcher.close();

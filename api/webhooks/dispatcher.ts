@@ -2,11 +2,15 @@
  * The dispatcher (CONTRACT §12): reads the outbox in batches, fans each
  * message out to the enabled endpoints subscribed to its type (one delivery
  * record per (message, endpoint), idempotent), then delivers what is due,
- * one worker per endpoint: an endpoint's deliveries go one after another, and
- * a slow or dead endpoint holds up only its own worker. Every attempt's result
- * is written to the delivery record before the next one starts, so a restart
- * resumes from the store (delivery is at least once; receivers deduplicate by
- * `webhook-id`).
+ * one worker per endpoint: an endpoint's worker has at most `perEndpoint`
+ * deliveries in flight (16 unless told; started oldest due first, they may
+ * finish in any order), and a slow or dead endpoint holds up only its own
+ * worker. Every attempt's result is written to the delivery record before the
+ * delivery counts as done and its slot is reused, so a restart resumes from
+ * the store (delivery is at least once; receivers deduplicate by
+ * `webhook-id`). The endpoint's own health is written at once when its state
+ * or failure clock changes; its `lastDeliveryAt` alone at most once a second
+ * and when the worker ends.
  *
  * The work runs through keyed jobs (api/jobs/keyed-work.ts): `sweep` (fan
  * out the outbox, then ask for each endpoint with work due) and
@@ -14,7 +18,10 @@
  * jobs whose id is the key, so across instances one worker per endpoint at a
  * time and each delivery attempted by one instance at a time; an instance
  * that dies leaves its job to another. Without Redis, in process. Every
- * instance's timer asks for a sweep every `pollMs`; `wake()` asks now.
+ * instance's timer asks for a sweep every `pollMs`; `wake()` asks now, and
+ * so does the store of this process after a write that recorded events
+ * (`store.outboxWritten`, debounced: an import batch is one wake). Other
+ * instances find those messages on their poll.
  */
 import { InProcessKeyedQueue } from '../jobs/keyed-in-process.ts';
 import type { KeyedQueue } from '../jobs/keyed-work.ts';
@@ -83,7 +90,12 @@ export interface DispatcherOptions {
   pruneEveryMs?: number;
   /** Records removed per store call while pruning. */
   pruneBatch?: number;
+  /** Deliveries in flight at once to one endpoint (its worker's bound): 16 when absent. */
+  perEndpoint?: number;
 }
+
+/** How often a worker writes an endpoint's `lastDeliveryAt` when nothing else about it changed. */
+const LAST_DELIVERY_FLUSH_MS = 1000;
 
 export class Dispatcher {
   private readonly store: Store;
@@ -92,6 +104,7 @@ export class Dispatcher {
   private readonly queue: KeyedQueue<DispatchWork>;
   private timer: NodeJS.Timeout | null = null;
   private pruneTimer: NodeJS.Timeout | null = null;
+  private stopListening: (() => void) | null = null;
   private started: Promise<void> | null = null;
   private closed = false;
 
@@ -110,6 +123,7 @@ export class Dispatcher {
     this.timer.unref();
     this.pruneTimer = setInterval(() => this.request({ kind: 'prune' }), this.options.pruneEveryMs ?? 3600_000);
     this.pruneTimer.unref();
+    this.stopListening = this.store.outboxWritten?.listen(() => this.wake()) ?? null;
     this.wake();
     this.request({ kind: 'prune' });
   }
@@ -152,9 +166,18 @@ export class Dispatcher {
     this.request({ kind: 'sweep' });
   }
 
-  /** One sweep: fan out every message waiting, then ask for the worker of each enabled endpoint with work due. */
+  /**
+   * One sweep: fans out the waiting messages a batch at a time, asking for the
+   * worker of every endpoint a batch gave deliveries right after that batch
+   * (so deliveries start while the outbox still fills), then asks for the
+   * worker of each enabled endpoint with work due (retries that came due).
+   */
   async pass(): Promise<void> {
-    await this.fanOutAll();
+    for (;;) {
+      const { read, endpoints } = await this.fanOutBatch();
+      for (const endpointId of endpoints) if (!this.closed) this.request({ kind: 'endpoint', endpointId });
+      if (read < BATCH || this.closed) break;
+    }
     const now = this.now();
     for (const endpoint of await this.store.webhooks.listAll()) {
       if (endpoint.state !== 'enabled' || this.closed) continue;
@@ -163,18 +186,25 @@ export class Dispatcher {
     }
   }
 
-  private async fanOutAll(): Promise<void> {
-    for (;;) {
-      const messages = await this.store.webhooks.unfanned(BATCH);
-      if (messages.length === 0) return;
-      const byOrg = new Map<string, WebhookEndpoint[]>();
-      for (const message of messages) {
-        let endpoints = byOrg.get(message.orgId);
-        if (!endpoints) byOrg.set(message.orgId, (endpoints = await this.store.webhooks.listByOrg(message.orgId)));
-        await this.store.webhooks.fanOut(message.id, this.deliveriesOf(message, endpoints));
-      }
-      if (this.closed) return;
-    }
+  /**
+   * Fans out one batch of waiting messages: their writes are made together
+   * (the embedded store commits them in one round). Answers how many messages
+   * it read and the endpoints that got deliveries.
+   */
+  private async fanOutBatch(): Promise<{ read: number; endpoints: Set<string> }> {
+    const messages = await this.store.webhooks.unfanned(BATCH);
+    const touched = new Set<string>();
+    if (messages.length === 0) return { read: 0, endpoints: touched };
+    const byOrg = new Map<string, WebhookEndpoint[]>();
+    for (const message of messages) if (!byOrg.has(message.orgId)) byOrg.set(message.orgId, await this.store.webhooks.listByOrg(message.orgId));
+    await Promise.all(
+      messages.map((message) => {
+        const deliveries = this.deliveriesOf(message, byOrg.get(message.orgId)!);
+        for (const d of deliveries) touched.add(d.endpointId);
+        return this.store.webhooks.fanOut(message.id, deliveries);
+      }),
+    );
+    return { read: messages.length, endpoints: touched };
   }
 
   private deliveriesOf(message: OutboxMessage, endpoints: WebhookEndpoint[]): WebhookDelivery[] {
@@ -187,17 +217,116 @@ export class Dispatcher {
       }));
   }
 
-  /** An endpoint's worker: its due deliveries, oldest first, one at a time, until none is due or it is disabled. */
+  /**
+   * An endpoint's worker: its due deliveries, oldest due first, at most
+   * `perEndpoint` in flight, until none is due or it is disabled. A delivery
+   * in flight, or finished while the store was being asked what is due, is
+   * not started again by this run (the store's answer may predate its result).
+   */
   private async work(endpointId: string): Promise<void> {
-    while (!this.closed) {
-      const due = await this.store.webhooks.due(this.now(), BATCH, endpointId);
-      if (due.length === 0) return;
-      for (const delivery of due) {
-        const endpoint = await this.store.webhooks.get(endpointId);
-        if (!endpoint || endpoint.state !== 'enabled' || this.closed) return;
-        await this.attempt(endpoint, delivery);
+    const limit = Math.max(1, this.options.perEndpoint ?? 16);
+    const running = new Map<string, Promise<void>>();
+    /** Deliveries finished, with the count of finishes when they did, kept while a due query may predate them. */
+    const finished = new Map<string, number>();
+    let finishes = 0;
+    const failures: unknown[] = [];
+    const first = await this.store.webhooks.get(endpointId);
+    if (!first) return;
+    const state: WorkerState = { endpoint: first, health: healthOf(first), written: healthOf(first), flushedAt: Date.now(), chain: Promise.resolve() };
+    try {
+      while (!this.closed) {
+        if (failures.length > 0) throw failures[0];
+        const fresh = await this.store.webhooks.get(endpointId);
+        if (!fresh || fresh.state !== 'enabled' || state.health.state !== 'enabled') break;
+        state.endpoint = fresh;
+        // Another writer's change (a person re-enabling it, a new secret) is taken; this worker's unwritten lastDeliveryAt is kept.
+        const stored = healthOf(fresh);
+        state.health = { ...stored, lastDeliveryAt: later(state.health.lastDeliveryAt, stored.lastDeliveryAt) };
+        state.written = stored;
+        const asked = finishes;
+        const due = (await this.store.webhooks.due(this.now(), BATCH, endpointId)).filter((d) => !running.has(d.id) && (finished.get(d.id) ?? -1) < asked);
+        for (const [id, at] of finished) if (at < asked) finished.delete(id);
+        if (due.length === 0) {
+          if (running.size === 0) break;
+          await Promise.race(running.values());
+          continue;
+        }
+        for (const delivery of due) {
+          while (running.size >= limit) await Promise.race(running.values());
+          if (this.closed || state.health.state !== 'enabled') break;
+          // An attempt that threw (the store away) ends the run once seen, with that error.
+          const run = this.attemptInWorker(state, delivery).catch((err: unknown) => void failures.push(err)).finally(() => {
+            running.delete(delivery.id);
+            finished.set(delivery.id, finishes++);
+          });
+          running.set(delivery.id, run);
+        }
       }
+      await Promise.all(running.values());
+      if (failures.length > 0) throw failures[0];
+    } finally {
+      await Promise.allSettled(running.values());
+      await state.chain;
+      await this.flushLastDelivery(state, true);
     }
+  }
+
+  /** One attempt by a worker: its result written to the delivery, then the endpoint's health updated (one at a time per worker). */
+  private async attemptInWorker(state: WorkerState, delivery: WebhookDelivery): Promise<void> {
+    const endpoint = state.endpoint;
+    const message = await this.store.webhooks.getMessage(delivery.messageId);
+    if (!message) {
+      await this.store.webhooks.putDelivery({ ...delivery, status: 'failed', nextAttemptAt: null, lastError: 'the message is gone' });
+      return;
+    }
+    const result = await attemptDelivery(this.options.client, { url: endpoint.url, secrets: openSecrets(this.options.box, endpoint) }, { id: message.id, body: message.body }, this.now());
+    const now = this.now();
+    await this.store.webhooks.putDelivery(this.afterAttempt(delivery, result, now));
+    const step = state.chain.then(() => this.recordHealth(state, result, now));
+    state.chain = step.catch(() => undefined);
+    await step;
+  }
+
+  private afterAttempt(delivery: WebhookDelivery, result: DeliveryResult, now: Date): WebhookDelivery {
+    const attempts = delivery.attempts + 1;
+    const outcome = messageAfterAttempt(result, attempts, now, this.options.random);
+    return {
+      ...delivery,
+      status: outcome.status,
+      attempts,
+      lastStatusCode: result.statusCode,
+      lastError: result.error,
+      lastAttemptAt: now.toISOString(),
+      nextAttemptAt: outcome.status === 'pending' && outcome.nextAttemptAt ? outcome.nextAttemptAt.toISOString() : null,
+    };
+  }
+
+  /** The endpoint's health after one of its worker's attempts: state and failure clock written at once, lastDeliveryAt batched. */
+  private async recordHealth(state: WorkerState, result: DeliveryResult, now: Date): Promise<void> {
+    const before = state.health;
+    const after = endpointAfterAttempt(before, result, now);
+    state.health = after;
+    const written = state.written;
+    if (after.state !== written.state || after.disabledReason !== written.disabledReason || time(after.failingSince) !== time(written.failingSince)) {
+      await this.store.webhooks.update(state.endpoint.id, patchOf(after));
+      state.written = after;
+      state.flushedAt = Date.now();
+    } else {
+      await this.flushLastDelivery(state, false);
+    }
+    if (before.state === 'enabled' && after.state === 'disabled') {
+      this.options.logger.warn({ webhookId: state.endpoint.id, reason: after.disabledReason }, 'webhook endpoint disabled');
+      await audit(this.store, state.endpoint.orgId, OPERATOR, 'webhook.disabled', { id: state.endpoint.id, label: state.endpoint.url }, { reason: after.disabledReason ?? '' });
+    }
+  }
+
+  private async flushLastDelivery(state: WorkerState, force: boolean): Promise<void> {
+    const at = state.health.lastDeliveryAt;
+    if (time(at) === time(state.written.lastDeliveryAt)) return;
+    if (!force && Date.now() - state.flushedAt < LAST_DELIVERY_FLUSH_MS) return;
+    await this.store.webhooks.update(state.endpoint.id, { lastDeliveryAt: at?.toISOString() ?? null });
+    state.written = { ...state.written, lastDeliveryAt: at };
+    state.flushedAt = Date.now();
   }
 
   /** One attempt, its result written to the delivery and the endpoint. Answers the result. */
@@ -241,6 +370,7 @@ export class Dispatcher {
   /** Stops looking for work and waits for the workers (an attempt in flight ends within its timeout). */
   async close(): Promise<void> {
     this.closed = true;
+    this.stopListening?.();
     if (this.timer) clearInterval(this.timer);
     if (this.pruneTimer) clearInterval(this.pruneTimer);
     // The queue's close first: a start still waiting for an unreachable Redis gives up with it.
@@ -248,4 +378,30 @@ export class Dispatcher {
     await this.started?.catch(() => undefined);
     await closing;
   }
+}
+
+/** What an endpoint's worker knows of it while it runs. */
+interface WorkerState {
+  endpoint: WebhookEndpoint;
+  /** Its health after every attempt so far. */
+  health: EndpointHealth;
+  /** Its health as last written to (or read from) the store. */
+  written: EndpointHealth;
+  flushedAt: number;
+  /** Health updates, one after another. */
+  chain: Promise<void>;
+}
+
+function time(d: Date | null): number | null {
+  return d === null ? null : d.getTime();
+}
+
+function later(a: Date | null, b: Date | null): Date | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  return a.getTime() >= b.getTime() ? a : b;
+}
+
+function patchOf(h: EndpointHealth): { state: EndpointHealth['state']; disabledReason: string | null; lastDeliveryAt: string | null; failingSince: string | null } {
+  return { state: h.state, disabledReason: h.disabledReason, lastDeliveryAt: h.lastDeliveryAt?.toISOString() ?? null, failingSince: h.failingSince?.toISOString() ?? null };
 }

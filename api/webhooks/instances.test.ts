@@ -141,7 +141,7 @@ describeOn(target, 'webhooks on two service processes (FerretDB + Redis)', () =>
       await sleep(100);
     }
     const got = ids();
-    // At least once: at most the attempt in flight at the kill came twice.
-    expect(got.length - new Set(got).size).toBeLessThanOrEqual(1);
+    // At least once: at most the attempts in flight at the kill (16 per endpoint at once) came twice.
+    expect(got.length - new Set(got).size).toBeLessThanOrEqual(16);
   }, 240_000);
 });

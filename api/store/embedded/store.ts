@@ -39,6 +39,7 @@ import { EmbeddedPeople } from './people.ts';
 import { DataDirLock } from './data-dir-lock.ts';
 import { StoreUnavailableError } from '../unavailable.ts';
 import { deliveryId, type OutboxMessage, type WebhookDelivery, type WebhookEndpoint, type WebhookStore } from '../webhook-types.ts';
+import { OutboxSignal } from '../outbox-signal.ts';
 import { announcesState, changeMessage, removedMessage, sourceStateMessage } from '../../webhooks/outbox.ts';
 
 type Entry =
@@ -151,6 +152,7 @@ export class EmbeddedStore implements Store {
   /** The outbox: every message kept (replay needs it), and those not yet fanned out, in order. */
   private readonly messageMap = new Map<string, OutboxMessage>();
   private readonly unfannedSet = new Set<string>();
+  readonly outboxWritten = new OutboxSignal();
   private readonly deliveryMap = new Map<string, WebhookDelivery>();
   /** Removed reviews by organization, then natural key (platform NUL externalId). */
   private readonly removedMap = new Map<string, Map<string, RemovedReview>>();
@@ -428,6 +430,8 @@ export class EmbeddedStore implements Store {
     if (this.messageMap.has(m.id)) return;
     this.messageMap.set(m.id, m);
     this.unfannedSet.add(m.id);
+    // Applied after the durable append (group-commit.ts): the write is acknowledged.
+    this.outboxWritten.notify();
   }
 
   /** An organization with an endpoint gets events recorded (webhook-types.ts). */
@@ -460,9 +464,11 @@ export class EmbeddedStore implements Store {
       }
       return out;
     },
+    // Both grouped with the writes around them (one sync for a batch of them): a 'fanned' entry twice in a round
+    // is harmless (a delivery already there is kept), and a delivery's state is written as given.
     fanOut: (messageId, deliveries) =>
-      this.commit(() => ({ entries: this.unfannedSet.has(messageId) ? [{ t: 'fanned', id: messageId, d: clone(deliveries) }] : [], result: undefined }), true),
-    putDelivery: (delivery) => this.commit(() => ({ entries: [{ t: 'delivery', v: clone(delivery) }], result: undefined }), true),
+      this.commit(() => ({ entries: this.unfannedSet.has(messageId) ? [{ t: 'fanned', id: messageId, d: clone(deliveries) }] : [], result: undefined })),
+    putDelivery: (delivery) => this.commit(() => ({ entries: [{ t: 'delivery', v: clone(delivery) }], result: undefined })),
     getDelivery: async (id) => this.deliveryMap.get(id) ?? null,
     due: async (now, limit, endpointId) => {
       const at = now.toISOString();

@@ -17,6 +17,7 @@
 import { MongoBulkWriteError, MongoClient, MongoNetworkError, MongoServerSelectionError, type AnyBulkWriteOperation, type Collection, type Db } from 'mongodb';
 import { StoreUnavailableError, translateErrors } from '../unavailable.ts';
 import type { OutboxMessage, WebhookDelivery, WebhookEndpoint, WebhookStore } from '../webhook-types.ts';
+import { OutboxSignal } from '../outbox-signal.ts';
 import { announcesState, changeMessage, removedMessage, sourceStateMessage } from '../../webhooks/outbox.ts';
 
 /**
@@ -131,6 +132,8 @@ function strip<T>(doc: (T & { _id?: unknown }) | null): T | null {
 const reviewsLock = (orgId: string): string => `reviews:${orgId}`;
 
 export class MongoStore implements Store {
+  /** Signalled after writes that recorded events (outbox-signal.ts). */
+  readonly outboxWritten = new OutboxSignal();
   readonly kind = 'mongodb' as const;
   private readonly orgCol: Collection<WithMongoId<Organization>>;
   private readonly keyCol: Collection<WithMongoId<ApiKeyRecord>>;
@@ -309,6 +312,7 @@ export class MongoStore implements Store {
             { ordered: false },
           );
           removed += (await this.reviewCol.deleteMany({ _id: { $in: found.map((d) => d._id) }, ...unseen })).deletedCount;
+          if (events) this.outboxWritten.notify();
           return found;
         });
         if (docs.length > 0) await this.reviewMonths.mark(orgId, new Set(docs.map((d) => monthOf(d.date))));
@@ -345,8 +349,10 @@ export class MongoStore implements Store {
             // A removal's events not relayed yet leave with the copy: relayed first (its removal did finish).
             const unrelayed = found.flatMap((b) => Object.values(b._events ?? {}));
             if (unrelayed.length > 0) await this.insertMessages(unrelayed);
-            if (await this.recordsEvents(orgId)) await this.attachEvents(batch, now);
+            const events = await this.recordsEvents(orgId);
+            if (events) await this.attachEvents(batch, now);
             landed.written = await this.writeReviews(batch);
+            if (events || unrelayed.length > 0) this.outboxWritten.notify();
             if (found.length > 0) await this.removedCol.deleteMany({ _id: { $in: found.map((b) => b._id) } });
             return { found, written: landed.written };
           });
@@ -413,6 +419,7 @@ export class MongoStore implements Store {
       // FerretDB 1.24 has no projection in findAndModify: the outbox fields are left out here.
       const doc = await this.sourceCol.findOneAndUpdate({ _id: id }, { $set: set }, { returnDocument: 'after' });
       if (!doc) return null;
+      if (set._outbox === 1) this.outboxWritten.notify();
       const { _events, _outbox, ...source } = doc;
       return strip<Source>(source);
     }),
@@ -438,6 +445,7 @@ export class MongoStore implements Store {
     },
     addMessage: async (message) => {
       await this.messageCol.updateOne({ _id: message.id }, { $setOnInsert: { ...message, fanned: false } }, { upsert: true });
+      this.outboxWritten.notify();
     },
     getMessage: async (id) => {
       const doc = await this.messageCol.findOne({ _id: id }, { projection: { fanned: 0 } });

@@ -1,5 +1,6 @@
 /**
- * `npm run bench:webhooks [-- --rate 500 --seconds 60 --endpoints 4 --reviews 100000 --drain 120 --poll-ms 1000]` (issue 27).
+ * `npm run bench:webhooks [-- --rate 500 --seconds 60 --endpoints 4 --reviews 100000 --drain 120 --poll-ms 1000 --part 1|2]` (issue 27).
+ * `--part` runs only that part (both when absent).
  *
  * The service runs as `npm start` runs it (bench/support.ts `startServer`:
  * compiled, its own process, embedded store on a temporary DATA_DIR, no
@@ -46,6 +47,7 @@ const DRAIN_S = flag('drain', 120);
 /** WEBHOOK_POLL_MS for the service; the service's default (1 s) unless given. */
 const POLL: Record<string, string> = process.argv.includes('--poll-ms') ? { WEBHOOK_POLL_MS: String(flag('poll-ms', 1000)) } : {};
 const RSS_EVERY_MS = 5000;
+const PART = process.argv.includes('--part') ? flag('part', 1) : 0;
 const WORDS = 'great friendly fast coffee service staff quality price support helpful recommend again slow cold warm cozy team product delivery easy'.split(' ');
 
 /** One review record of the import format; `i` makes it (and its event: the author's name, as events carry no externalId) unique. */
@@ -83,6 +85,8 @@ function importCall(server: ServerProcess, orgId: string, body: Readable | strin
 interface LeanReceiver {
   url: string;
   count: number;
+  /** TLS connections it accepted (keep-alive: a handful, not one per delivery). */
+  connections: number;
   close(): Promise<void>;
 }
 
@@ -92,12 +96,14 @@ async function leanReceiver(cert: TestCert, onEvent: (key: string, at: number) =
   const r: LeanReceiver = {
     url: '',
     count: 0,
+    connections: 0,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
       }),
   };
+  server.on('secureConnection', () => r.connections++);
   server.on('request', (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -138,7 +144,7 @@ writeFileSync(caFile, cert.cert);
 console.log(`Load average at start: ${loadavg().map((n) => n.toFixed(2)).join(', ')}; WEBHOOK_POLL_MS ${POLL.WEBHOOK_POLL_MS ?? 'default (1000)'}`);
 
 // 1. Sustained rate.
-{
+if (PART === 0 || PART === 1) {
   const ackAt = new Map<string, number>();
   /** Arrival times of events whose import has not answered yet (the dispatcher may be faster than the answer). */
   const early = new Map<string, number[]>();
@@ -214,6 +220,7 @@ console.log(`Load average at start: ${loadavg().map((n) => n.toFixed(2)).join(',
     console.log(`  sent ${acked} changes in ${calls} import calls over ${sendSeconds.toFixed(1)} s = ${Math.round(acked / sendSeconds)} changes/s acknowledged`);
     console.log(`  deliveries received while sending: ${receivedAtStop} of ${expected} = ${Math.round(receivedAtStop / sendSeconds)} deliveries/s achieved`);
     console.log(`  backlog when sending stopped: ${backlogAtStop} deliveries; ${expected - received()} left after ${drainSeconds.toFixed(1)} s of draining (at most ${DRAIN_S} s)`);
+    console.log(`  TLS connections the receivers accepted: ${receivers.reduce((n, r) => n + r.connections, 0)}`);
     console.log(`  overall: ${received()} deliveries in ${(sendSeconds + drainSeconds).toFixed(1)} s = ${Math.round(received() / (sendSeconds + drainSeconds))} deliveries/s`);
     console.log(`  latency, acknowledgement → receiver's 200, over ${sorted.length} deliveries (${beforeAck} arrived before their import call answered, counted negative):`);
     console.log(`    p50 ${ms(percentile(sorted, 50))}, p95 ${ms(percentile(sorted, 95))}, p99 ${ms(percentile(sorted, 99))}, max ${ms(sorted.at(-1) ?? NaN)} (target p50 ≤ 50 ms, p99 ≤ 500 ms)`);
@@ -228,7 +235,7 @@ console.log(`Load average at start: ${loadavg().map((n) => n.toFixed(2)).join(',
 // 2. Import overhead: the same import into an organization without and with one subscribed endpoint,
 // each on a fresh service, in the order none, one, one, none, so that a drift of the shared machine's
 // load during the run weighs on both alike.
-{
+if (PART === 0 || PART === 2) {
   const runs: { hooked: boolean; rate: number; seconds: number; delivered: number; rssMiB: number; load: number }[] = [];
   for (const hooked of [false, true, true, false]) {
     const receiver = await leanReceiver(cert, () => undefined);

@@ -582,6 +582,54 @@ for (const subject of subjects) {
       expect(await store.webhooks.getDelivery(delivery.id)).toBeNull();
     });
 
+    it('answers the deliveries due per endpoint, earliest due first, following each delivery as last written', async () => {
+      const o = org('Due');
+      await store.orgs.create(o);
+      const stamp = '2026-11-21T12:00:00.000Z';
+      const endpoint = (url: string): WebhookEndpoint => ({
+        id: newId('wh'), orgId: o.id, url, events: ['review.created'], description: '', state: 'enabled',
+        disabledReason: null, createdAt: stamp, updatedAt: stamp, lastDeliveryAt: null, failingSince: null, secrets: 'v1.sealed',
+      });
+      const a = endpoint('https://hooks.example/due-a');
+      const b = endpoint('https://hooks.example/due-b');
+      await store.webhooks.create(a);
+      await store.webhooks.create(b);
+      const at = (minute: number) => new Date(Date.parse(stamp) + minute * 60_000).toISOString();
+      const made: WebhookDelivery[] = [];
+      for (let i = 0; i < 6; i++) {
+        const message = { id: newMessageId(), orgId: o.id, type: 'webhook.test' as const, body: '{}', createdAt: stamp, endpointId: null };
+        await store.webhooks.addMessage(message);
+        const deliveries = [a, b].map((e): WebhookDelivery => ({
+          id: deliveryId(message.id, e.id), messageId: message.id, endpointId: e.id, orgId: o.id, type: 'webhook.test', status: 'pending',
+          attempts: 0, lastStatusCode: null, lastError: null, lastAttemptAt: null, nextAttemptAt: at(5 - i), createdAt: stamp,
+        }));
+        await store.webhooks.fanOut(message.id, deliveries);
+        made.push(deliveries[0]!);
+      }
+      const dueOf = async (minute: number, limit = 100) => (await store.webhooks.due(new Date(at(minute)), limit, a.id)).map((d) => d.id);
+      // Due at minute 5: all six, earliest first (made in the reverse order of their due times).
+      expect(await dueOf(5)).toEqual([...made].reverse().map((d) => d.id));
+      expect(await dueOf(2)).toEqual([made[5]!.id, made[4]!.id, made[3]!.id]);
+      expect(await dueOf(5, 2)).toEqual([made[5]!.id, made[4]!.id]);
+      // Asking changes nothing.
+      expect(await dueOf(5, 2)).toEqual([made[5]!.id, made[4]!.id]);
+      // Delivered, failed, moved later: each answered by its latest state.
+      await store.webhooks.putDelivery({ ...made[5]!, status: 'delivered', attempts: 1, nextAttemptAt: null });
+      await store.webhooks.putDelivery({ ...made[4]!, status: 'failed', attempts: 1, nextAttemptAt: null });
+      await store.webhooks.putDelivery({ ...made[3]!, attempts: 1, nextAttemptAt: at(30) });
+      expect(await dueOf(5)).toEqual([made[2]!.id, made[1]!.id, made[0]!.id]);
+      expect(await dueOf(30)).toEqual([made[2]!.id, made[1]!.id, made[0]!.id, made[3]!.id]);
+      // Moved earlier again (a replay), and back to pending.
+      await store.webhooks.putDelivery({ ...made[5]!, status: 'pending', attempts: 1, nextAttemptAt: at(0) });
+      expect(await dueOf(0)).toEqual([made[5]!.id]);
+      // The other endpoint's deliveries are its own; removing it leaves this one's.
+      expect((await store.webhooks.due(new Date(at(5)), 100, b.id))).toHaveLength(6);
+      await store.webhooks.remove(b.id);
+      expect(await store.webhooks.due(new Date(at(5)), 100, b.id)).toEqual([]);
+      expect(await dueOf(5)).toEqual([made[5]!.id, made[2]!.id, made[1]!.id, made[0]!.id]);
+      await store.webhooks.remove(a.id);
+    });
+
     it('records review events in the outbox with the change: created, updated when a shown field changed, removed; nothing for identical data or without endpoints', async () => {
       const o = org('Outbox');
       await store.orgs.create(o);

@@ -29,7 +29,7 @@ import type { Logger } from '../logger.ts';
 import type { SecretBox } from '../secrets/secrets.ts';
 import type { Store } from '../store/types.ts';
 import { StoreUnavailableError } from '../store/unavailable.ts';
-import { deliveryId, type OutboxMessage, type WebhookDelivery, type WebhookEndpoint } from '../store/webhook-types.ts';
+import { freshDelivery, type OutboxMessage, type WebhookDelivery, type WebhookEndpoint } from '../store/webhook-types.ts';
 import { audit, OPERATOR } from '../dashboard/audit.ts';
 import { attemptDelivery } from './attempt.ts';
 import type { DeliveryClient, DeliveryResult } from './deliver.ts';
@@ -40,6 +40,12 @@ import type { EndpointSecret } from './secrets.ts';
 
 /** Messages or deliveries read per store call: a backlog never sits in memory whole. */
 const BATCH = 100;
+/**
+ * Messages fanned out per round: their delivery records are one write (one
+ * sync of the embedded log), so a bulk import's events cost a sync per
+ * thousand, not per hundred, beside the import's own writes.
+ */
+const FAN_OUT_BATCH = 1000;
 
 /** The sealed form of an endpoint's secret list. */
 interface SealedSecret {
@@ -107,6 +113,8 @@ export class Dispatcher {
   private stopListening: (() => void) | null = null;
   private started: Promise<void> | null = null;
   private closed = false;
+  /** Each endpoint's secrets as last opened, with the sealed text they came from (opened again when it changes). */
+  private readonly opened = new Map<string, { sealed: string; secrets: EndpointSecret[] }>();
 
   constructor(options: DispatcherOptions) {
     this.options = options;
@@ -161,6 +169,15 @@ export class Dispatcher {
     }
   }
 
+  /** The endpoint's secrets, opened once per sealed version rather than once per attempt. */
+  private secretsOf(endpoint: WebhookEndpoint): EndpointSecret[] {
+    const cached = this.opened.get(endpoint.id);
+    if (cached && cached.sealed === endpoint.secrets) return cached.secrets;
+    const secrets = openSecrets(this.options.box, endpoint);
+    this.opened.set(endpoint.id, { sealed: endpoint.secrets, secrets });
+    return secrets;
+  }
+
   /** Looks for work now (after an import, a replay, a test). */
   wake(): void {
     this.request({ kind: 'sweep' });
@@ -176,10 +193,14 @@ export class Dispatcher {
     for (;;) {
       const { read, endpoints } = await this.fanOutBatch();
       for (const endpointId of endpoints) if (!this.closed) this.request({ kind: 'endpoint', endpointId });
-      if (read < BATCH || this.closed) break;
+      if (read < FAN_OUT_BATCH || this.closed) break;
     }
     const now = this.now();
-    for (const endpoint of await this.store.webhooks.listAll()) {
+    const endpoints = await this.store.webhooks.listAll();
+    // Secrets of endpoints gone are not kept in memory.
+    const live = new Set(endpoints.map((e) => e.id));
+    for (const id of this.opened.keys()) if (!live.has(id)) this.opened.delete(id);
+    for (const endpoint of endpoints) {
       if (endpoint.state !== 'enabled' || this.closed) continue;
       if ((await this.store.webhooks.due(now, 1, endpoint.id)).length === 0) continue;
       await this.queue.request({ key: `endpoint:${endpoint.id}`, data: { kind: 'endpoint', endpointId: endpoint.id } });
@@ -192,7 +213,7 @@ export class Dispatcher {
    * it read and the endpoints that got deliveries.
    */
   private async fanOutBatch(): Promise<{ read: number; endpoints: Set<string> }> {
-    const messages = await this.store.webhooks.unfanned(BATCH);
+    const messages = await this.store.webhooks.unfanned(FAN_OUT_BATCH);
     const touched = new Set<string>();
     if (messages.length === 0) return { read: 0, endpoints: touched };
     const byOrg = new Map<string, WebhookEndpoint[]>();
@@ -211,10 +232,7 @@ export class Dispatcher {
     const at = this.now().toISOString();
     return endpoints
       .filter((e) => (message.endpointId === null ? e.state === 'enabled' && subscribes(e.events, message.type) : e.id === message.endpointId))
-      .map((e) => ({
-        id: deliveryId(message.id, e.id), messageId: message.id, endpointId: e.id, orgId: message.orgId, type: message.type, status: 'pending',
-        attempts: 0, lastStatusCode: null, lastError: null, lastAttemptAt: null, nextAttemptAt: at, createdAt: message.createdAt,
-      }));
+      .map((e) => freshDelivery(message, e.id, at));
   }
 
   /**
@@ -279,7 +297,7 @@ export class Dispatcher {
       await this.store.webhooks.putDelivery({ ...delivery, status: 'failed', nextAttemptAt: null, lastError: 'the message is gone' });
       return;
     }
-    const result = await attemptDelivery(this.options.client, { url: endpoint.url, secrets: openSecrets(this.options.box, endpoint) }, { id: message.id, body: message.body }, this.now());
+    const result = await attemptDelivery(this.options.client, { url: endpoint.url, secrets: this.secretsOf(endpoint) }, { id: message.id, body: message.body }, this.now());
     const now = this.now();
     await this.store.webhooks.putDelivery(this.afterAttempt(delivery, result, now));
     const step = state.chain.then(() => this.recordHealth(state, result, now));
@@ -336,7 +354,7 @@ export class Dispatcher {
       await this.store.webhooks.putDelivery({ ...delivery, status: 'failed', nextAttemptAt: null, lastError: 'the message is gone' });
       return null;
     }
-    const result = await attemptDelivery(this.options.client, { url: endpoint.url, secrets: openSecrets(this.options.box, endpoint) }, { id: message.id, body: message.body }, this.now());
+    const result = await attemptDelivery(this.options.client, { url: endpoint.url, secrets: this.secretsOf(endpoint) }, { id: message.id, body: message.body }, this.now());
     const now = this.now();
     const attempts = delivery.attempts + 1;
     const outcome = messageAfterAttempt(result, attempts, now, this.options.random);

@@ -4,7 +4,7 @@
  * as `GET /api/v1/reviews` shows it (publicReview), for `review.removed` its
  * last version; a source's is the source as `sources list` shows it.
  */
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 import { publicReview } from '../reviews/routes.ts';
 import type { Review } from '../store/types.ts';
 import type { ReviewEventType } from './event-types.ts';
@@ -67,5 +67,16 @@ export function eventBody(event: WebhookEvent): string {
  * specification's examples, then 128 random bits.
  */
 export function newMessageId(): string {
-  return `msg_${randomBytes(16).toString('base64url')}`;
+  if (idPoolAt + ID_BYTES > idPool.length) {
+    randomFillSync(idPool);
+    idPoolAt = 0;
+  }
+  const id = `msg_${idPool.toString('base64url', idPoolAt, idPoolAt + ID_BYTES)}`;
+  idPoolAt += ID_BYTES;
+  return id;
 }
+
+/** Random bytes for ids, filled 256 ids at a time (one call to the system's generator instead of one per event of an import). */
+const ID_BYTES = 16;
+const idPool = Buffer.alloc(ID_BYTES * 256);
+let idPoolAt = idPool.length;

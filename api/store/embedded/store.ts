@@ -38,31 +38,64 @@ import { checked, makeRecord, ReviewIndex } from './review-index.ts';
 import { EmbeddedPeople } from './people.ts';
 import { DataDirLock } from './data-dir-lock.ts';
 import { StoreUnavailableError } from '../unavailable.ts';
-import { deliveryId, type OutboxMessage, type WebhookDelivery, type WebhookEndpoint, type WebhookStore } from '../webhook-types.ts';
+import { deliveryId, freshDelivery, type OutboxMessage, type WebhookDelivery, type WebhookEndpoint, type WebhookStore } from '../webhook-types.ts';
 import { OutboxSignal } from '../outbox-signal.ts';
+import { DueIndex } from './due-index.ts';
 import { announcesState, changeMessage, removedMessage, sourceStateMessage } from '../../webhooks/outbox.ts';
+
+/**
+ * An outbox message in the log: as it is (`body`, the signed text, as a JSON
+ * string), or, as an import's batch writes it, with its event spliced in as
+ * JSON (`event`): the same bytes without escaping them a second time. The
+ * text back is `JSON.stringify(event)`, which gives back exactly the
+ * `JSON.stringify` output it was parsed from.
+ */
+type LoggedMessage = OutboxMessage | (Omit<OutboxMessage, 'body'> & { event: unknown });
+
+function fromLog(m: LoggedMessage): OutboxMessage {
+  if ('body' in m) return m;
+  const { event, ...rest } = m;
+  return { ...rest, body: JSON.stringify(event) };
+}
+
+/** Two delivery records alike, field by field (flat records of strings, numbers and nulls). */
+function sameDelivery(a: WebhookDelivery, b: WebhookDelivery): boolean {
+  for (const key of Object.keys(b) as (keyof WebhookDelivery)[]) if (a[key] !== b[key]) return false;
+  return Object.keys(a).length === Object.keys(b).length;
+}
+
+/** A message as a log line's JSON, its body spliced in as `event` (LoggedMessage). */
+function messageJson(m: OutboxMessage): string {
+  const { body, ...rest } = m;
+  return `${JSON.stringify(rest).slice(0, -1)},"event":${body}}`;
+}
 
 type Entry =
   | { t: 'org'; v: Organization }
   | { t: 'key'; v: ApiKeyRecord }
   | { t: 'widget'; v: Widget }
   /** `o`: the webhook events of the change, in the same log record (the outbox, webhook-types.ts). */
-  | { t: 'reviews'; v: Review[]; o?: OutboxMessage[] }
+  | { t: 'reviews'; v: Review[]; o?: LoggedMessage[] }
   /** A review hidden (or its reason changed); `show` ends it. */
   | { t: 'hide'; v: ReviewModeration }
   | { t: 'show'; orgId: string; reviewId: string }
   /** A key's lastUsedAt: ~80 bytes instead of the whole key record again. */
   | { t: 'used'; id: string; at: string }
   /** Reviews the platform no longer lists: out of the index, kept here until listed again. */
-  | { t: 'removed'; v: RemovedReview[]; o?: OutboxMessage[] }
+  | { t: 'removed'; v: RemovedReview[]; o?: LoggedMessage[] }
   /** `o`: its source.state_changed event, in the same entry as the change (the outbox). */
-  | { t: 'source'; v: Source; o?: OutboxMessage[] }
+  | { t: 'source'; v: Source; o?: LoggedMessage[] }
   | { t: 'source-gone'; id: string }
   // Webhooks (webhook-types.ts): endpoints, messages outside review changes, fan-out, delivery state.
   | { t: 'webhook'; v: WebhookEndpoint }
   | { t: 'webhook-gone'; id: string }
   | { t: 'message'; v: OutboxMessage }
-  | { t: 'fanned'; id: string; d: WebhookDelivery[] }
+  /**
+   * A message fanned out: its deliveries in full (`d`), or, when all are as
+   * fan-out makes them (webhook-types.ts freshDelivery), only their endpoints
+   * and due time (`to`, `at`), the records rebuilt from the message.
+   */
+  | { t: 'fanned'; id: string; d?: WebhookDelivery[]; to?: string[]; at?: string }
   | { t: 'delivery'; v: WebhookDelivery }
   /** Pruned (webhook-types.ts): deliveries and messages forgotten. */
   | { t: 'pruned'; d: string[]; m: string[] };
@@ -154,6 +187,8 @@ export class EmbeddedStore implements Store {
   private readonly unfannedSet = new Set<string>();
   readonly outboxWritten = new OutboxSignal();
   private readonly deliveryMap = new Map<string, WebhookDelivery>();
+  /** Pending deliveries by endpoint and due time (due-index.ts). */
+  private readonly dueIndex = new DueIndex((id) => this.deliveryMap.get(id));
   /** Removed reviews by organization, then natural key (platform NUL externalId). */
   private readonly removedMap = new Map<string, Map<string, RemovedReview>>();
   private readonly index = new ReviewIndex();
@@ -303,7 +338,7 @@ export class EmbeddedStore implements Store {
 
   private apply(entry: Entry): void {
     if (entry.t !== 'reviews' && entry.t !== 'used' && entry.t !== 'show' && entry.t !== 'source-gone' && entry.t !== 'webhook-gone' && entry.t !== 'fanned' && entry.t !== 'pruned') deepFreeze(entry.v);
-    if ((entry.t === 'reviews' || entry.t === 'removed' || entry.t === 'source') && entry.o) for (const m of entry.o) this.addMessage(deepFreeze(m));
+    if ((entry.t === 'reviews' || entry.t === 'removed' || entry.t === 'source') && entry.o) for (const m of entry.o) this.addMessage(deepFreeze(fromLog(m)));
     switch (entry.t) {
       case 'used': {
         const key = this.keyMap.get(entry.id);
@@ -333,6 +368,7 @@ export class EmbeddedStore implements Store {
       case 'webhook-gone':
         this.endpointMap.delete(entry.id);
         for (const [id, d] of this.deliveryMap) if (d.endpointId === entry.id) this.deliveryMap.delete(id);
+        this.dueIndex.dropEndpoint(entry.id);
         break;
       case 'message':
         this.addMessage(entry.v);
@@ -340,10 +376,15 @@ export class EmbeddedStore implements Store {
       case 'fanned':
         this.unfannedSet.delete(entry.id);
         // Fanning out twice (a crash before the marker) writes the same records: a delivery already there is kept.
-        for (const d of entry.d) if (!this.deliveryMap.has(d.id)) this.deliveryMap.set(d.id, deepFreeze(d));
+        for (const d of this.fannedDeliveries(entry)) {
+          if (this.deliveryMap.has(d.id)) continue;
+          this.deliveryMap.set(d.id, deepFreeze(d));
+          this.dueIndex.put(d);
+        }
         break;
       case 'delivery':
         this.deliveryMap.set(entry.v.id, entry.v);
+        this.dueIndex.put(entry.v);
         break;
       case 'pruned':
         for (const id of entry.d) this.deliveryMap.delete(id);
@@ -426,6 +467,21 @@ export class EmbeddedStore implements Store {
     delete: (id) => this.commit((d) => (this.source(d, id) ? { entries: [{ t: 'source-gone', id }], result: true } : { entries: [], result: false })),
   };
 
+  private fannedDeliveries(entry: { id: string; d?: WebhookDelivery[]; to?: string[]; at?: string }): WebhookDelivery[] {
+    if (entry.d) return entry.d;
+    const message = this.messageMap.get(entry.id);
+    if (!message || !entry.to || entry.at === undefined) return [];
+    return entry.to.map((endpointId) => freshDelivery(message, endpointId, entry.at!));
+  }
+
+  /** A fan-out's log entry, compact when every delivery is fresh (the usual case: one line per message, not per delivery). */
+  private fannedEntry(messageId: string, deliveries: WebhookDelivery[]): Entry {
+    const message = this.messageMap.get(messageId);
+    const at = deliveries[0]?.nextAttemptAt ?? null;
+    const fresh = message !== undefined && at !== null && deliveries.every((d) => sameDelivery(d, freshDelivery(message, d.endpointId, at)));
+    return fresh ? { t: 'fanned', id: messageId, to: deliveries.map((d) => d.endpointId), at } : { t: 'fanned', id: messageId, d: deliveries.map((d) => ({ ...d })) };
+  }
+
   private addMessage(m: OutboxMessage): void {
     if (this.messageMap.has(m.id)) return;
     this.messageMap.set(m.id, m);
@@ -467,12 +523,14 @@ export class EmbeddedStore implements Store {
     // Both grouped with the writes around them (one sync for a batch of them): a 'fanned' entry twice in a round
     // is harmless (a delivery already there is kept), and a delivery's state is written as given.
     fanOut: (messageId, deliveries) =>
-      this.commit(() => ({ entries: this.unfannedSet.has(messageId) ? [{ t: 'fanned', id: messageId, d: clone(deliveries) }] : [], result: undefined })),
-    putDelivery: (delivery) => this.commit(() => ({ entries: [{ t: 'delivery', v: clone(delivery) }], result: undefined })),
+      this.commit(() => ({ entries: this.unfannedSet.has(messageId) ? [this.fannedEntry(messageId, deliveries)] : [], result: undefined })),
+    // A flat record: a copy of its fields is a full copy.
+    putDelivery: (delivery) => this.commit(() => ({ entries: [{ t: 'delivery', v: { ...delivery } }], result: undefined })),
     getDelivery: async (id) => this.deliveryMap.get(id) ?? null,
     due: async (now, limit, endpointId) => {
       const at = now.toISOString();
-      const due = [...this.deliveryMap.values()].filter((d) => d.status === 'pending' && d.nextAttemptAt !== null && d.nextAttemptAt <= at && (endpointId === undefined || d.endpointId === endpointId));
+      if (endpointId !== undefined) return this.dueIndex.due(endpointId, at, limit);
+      const due = this.dueIndex.endpoints().flatMap((id) => this.dueIndex.due(id, at, limit));
       return due.sort((a, b) => a.nextAttemptAt!.localeCompare(b.nextAttemptAt!) || a.id.localeCompare(b.id)).slice(0, limit);
     },
     deliveries: async (endpointId, status, limit) =>
@@ -628,7 +686,7 @@ export class EmbeddedStore implements Store {
       await pause();
     }
     const messages = this.messagesOf(orgId, prepared, now);
-    const o = messages.length > 0 ? `,"o":${JSON.stringify(messages)}` : '';
+    const o = messages.length > 0 ? `,"o":[${messages.map(messageJson).join(',')}]` : '';
     const line = encodeLine(`{"t":"reviews","v":[${parts.join(',')}]${o}}`);
     return { imported: prepared.imported, updated: prepared.updated, records: prepared.records, messages, line, writes };
   }

@@ -131,6 +131,14 @@ export function rssMiB(pid: number): number {
   return Math.round(kb / 1024);
 }
 
+/** CPU seconds a process has used so far, every thread counted (user + system, from /proc). */
+export function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name, which is in parentheses and may hold spaces: utime and stime are the 14th and 15th fields.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 /** Starts a comparison server (its own process, compiled, with these Node flags) and waits for its `ready`. */
 export async function spawnReady(name: string, args: string[], nodeFlags: string[] = []): Promise<ChildProcess> {
   const script = await compileBenchServer(name);

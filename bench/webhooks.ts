@@ -37,7 +37,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { testCert, type TestCert } from '../api/webhooks/test-receiver.ts';
-import { admin, flag, rssMiB, startServer, type ServerProcess } from './support.ts';
+import { admin, cpuSeconds, flag, rssMiB, startServer, type ServerProcess } from './support.ts';
 
 const RATE = flag('rate', 500);
 const SECONDS = flag('seconds', 60);
@@ -236,7 +236,7 @@ if (PART === 0 || PART === 1) {
 // each on a fresh service, in the order none, one, one, none, so that a drift of the shared machine's
 // load during the run weighs on both alike.
 if (PART === 0 || PART === 2) {
-  const runs: { hooked: boolean; rate: number; seconds: number; delivered: number; rssMiB: number; load: number }[] = [];
+  const runs: { hooked: boolean; rate: number; seconds: number; cpu: number; delivered: number; rssMiB: number; load: number }[] = [];
   for (const hooked of [false, true, true, false]) {
     const receiver = await leanReceiver(cert, () => undefined);
     const { server, dataDir } = await startService(caFile);
@@ -244,10 +244,12 @@ if (PART === 0 || PART === 2) {
       const org = await admin(server, 'POST', '/admin/orgs', { name: 'Import bench', plan: 'growth', rateLimit: 10_000_000 });
       if (hooked) await admin(server, 'POST', '/admin/webhooks', { orgId: org.id, url: receiver.url });
       const t0 = performance.now();
+      const cpu0 = cpuSeconds(server.child.pid!);
       const summary = await importCall(server, org.id as string, recordStream('import', REVIEWS));
       const seconds = (performance.now() - t0) / 1000;
+      const cpu = cpuSeconds(server.child.pid!) - cpu0;
       if (summary.imported !== REVIEWS) throw new Error(`imported ${summary.imported} of ${REVIEWS}`);
-      runs.push({ hooked, rate: REVIEWS / seconds, seconds, delivered: receiver.count, rssMiB: rssMiB(server.child.pid!), load: loadavg()[0]! });
+      runs.push({ hooked, rate: REVIEWS / seconds, seconds, cpu, delivered: receiver.count, rssMiB: rssMiB(server.child.pid!), load: loadavg()[0]! });
     } finally {
       await server.stop();
       await receiver.close();
@@ -257,7 +259,7 @@ if (PART === 0 || PART === 2) {
   console.log(`\n2. Import overhead: ${REVIEWS} reviews through the admin import API, enrichment included, each on a fresh service, in the order none, one, one, none`);
   for (const r of runs) {
     const label = r.hooked ? 'one endpoint' : 'no endpoint';
-    console.log(`  ${label.padEnd(13)} ${Math.round(r.rate)} reviews/s (${r.seconds.toFixed(1)} s), RSS after ${r.rssMiB} MiB, load ${r.load.toFixed(2)}${r.hooked ? `, ${r.delivered} deliveries received by the import's end` : ''}`);
+    console.log(`  ${label.padEnd(13)} ${Math.round(r.rate)} reviews/s (${r.seconds.toFixed(1)} s; the service used ${r.cpu.toFixed(1)} s of CPU), RSS after ${r.rssMiB} MiB, load ${r.load.toFixed(2)}${r.hooked ? `, ${r.delivered} deliveries received by the import's end` : ''}`);
   }
   // Reviews/s over both imports of a kind: total reviews over total seconds.
   const rateOf = (hooked: boolean) => {

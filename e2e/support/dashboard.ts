@@ -18,11 +18,21 @@ export function ownerPassword(bannerText: string): string {
   return match[1]!;
 }
 
+/**
+ * Signs in through the form and returns once the server has answered it. The
+ * answer waits on the password hash, which takes seconds on a loaded machine:
+ * waiting for it here (a condition, not a time) keeps that wait out of the
+ * caller's next expectation, which is about the page (CI failed on a machine
+ * under a load of 20: the page was still signing in when the Overview's
+ * heading was looked for).
+ */
 export async function signIn(page: Page, origin: string, email: string, password: string): Promise<void> {
   await page.goto(`${origin}/dashboard/sign-in`);
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password').fill(password);
+  const answered = page.waitForResponse((r) => r.request().method() === 'POST' && new URL(r.url()).pathname === '/dashboard/api/sign-in');
   await page.getByRole('button', { name: 'Sign in' }).click();
+  await answered;
 }
 
 /** Zero axe violations (WCAG 2.x A and AA rules, and axe's best practices) on what is on screen now. */

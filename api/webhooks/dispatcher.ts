@@ -356,17 +356,7 @@ export class Dispatcher {
     }
     const result = await attemptDelivery(this.options.client, { url: endpoint.url, secrets: this.secretsOf(endpoint) }, { id: message.id, body: message.body }, this.now());
     const now = this.now();
-    const attempts = delivery.attempts + 1;
-    const outcome = messageAfterAttempt(result, attempts, now, this.options.random);
-    await this.store.webhooks.putDelivery({
-      ...delivery,
-      status: outcome.status,
-      attempts,
-      lastStatusCode: result.statusCode,
-      lastError: result.error,
-      lastAttemptAt: now.toISOString(),
-      nextAttemptAt: outcome.status === 'pending' && outcome.nextAttemptAt ? outcome.nextAttemptAt.toISOString() : null,
-    });
+    await this.store.webhooks.putDelivery(this.afterAttempt(delivery, result, now));
     const before = healthOf(endpoint);
     const after = endpointAfterAttempt(before, result, now);
     const patch = {

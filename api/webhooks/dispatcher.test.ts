@@ -97,6 +97,56 @@ describe('dispatcher', () => {
     }
   }, 60_000);
 
+  it("stops sending soon after a person disables or removes the endpoint mid-batch, never re-enables it, and writes nothing for a removed one", async () => {
+    const cert = await testCert();
+    // Slow answers (100 ms) and a failure every other request, so the worker's failure clock keeps changing.
+    let n = 0;
+    const receiver = await startReceiver(cert, (_req, res) => {
+      const status = n++ % 2 === 0 ? 500 : 200;
+      setTimeout(() => res.writeHead(status).end(), 100);
+    });
+    const box = new SecretBox(Buffer.alloc(32, 5));
+    const { dir, store, orgId, input } = await setUp([receiver.url()], box);
+    const client = createDeliveryClient({ allow: parseAllowNetworks('127.0.0.0/8'), ca: cert.cert });
+    const dispatcher = new Dispatcher({ store, box, client, logger: createLogger('silent'), pollMs: 3_600_000, perEndpoint: 2 });
+    const until = async (what: string, ok: () => boolean | Promise<boolean>) => {
+      const end = Date.now() + 20_000;
+      while (!(await ok())) {
+        if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    };
+    try {
+      const [endpoint] = await store.webhooks.listByOrg(orgId);
+      dispatcher.start();
+      await store.reviews.upsert(orgId, Array.from({ length: 60 }, (_, i) => input(`d${i}`)), new Date());
+      await until('a few deliveries', () => receiver.received.length >= 4);
+      await store.webhooks.update(endpoint!.id, { state: 'disabled', disabledReason: 'manual' });
+      const atDisable = receiver.received.length;
+      // What was in flight (2) may still arrive, and what started before the worker read the endpoint again (REREAD_MS).
+      await new Promise((r) => setTimeout(r, 1000));
+      expect(receiver.received.length - atDisable).toBeLessThanOrEqual(4);
+      expect(receiver.received.length).toBeLessThan(60);
+      expect(await store.webhooks.get(endpoint!.id)).toMatchObject({ state: 'disabled', disabledReason: 'manual' });
+
+      // Enabled again, then removed mid-batch: no delivery record of it is left or written afterwards.
+      await store.webhooks.update(endpoint!.id, { state: 'enabled', disabledReason: null });
+      dispatcher.wake();
+      const atEnable = receiver.received.length;
+      await until('deliveries again', () => receiver.received.length >= atEnable + 2);
+      expect(await store.webhooks.remove(endpoint!.id)).toBe(true);
+      await new Promise((r) => setTimeout(r, 1000));
+      expect(await store.webhooks.deliveries(endpoint!.id, null, 1000)).toEqual([]);
+      expect(await store.webhooks.due(new Date(Date.now() + 86_400_000), 1000, endpoint!.id)).toEqual([]);
+    } finally {
+      await dispatcher.close();
+      client.close();
+      await receiver.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
   it('a hanging endpoint never delays another', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'webhooks-dispatch-'));
     const cert = await testCert();

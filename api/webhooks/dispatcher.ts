@@ -100,6 +100,9 @@ export interface DispatcherOptions {
   perEndpoint?: number;
 }
 
+/** How long a worker goes on starting deliveries before it reads its endpoint again (a Disable, a Remove, a new secret). */
+const REREAD_MS = 50;
+
 /** How often a worker writes an endpoint's `lastDeliveryAt` when nothing else about it changed. */
 const LAST_DELIVERY_FLUSH_MS = 1000;
 
@@ -250,10 +253,12 @@ export class Dispatcher {
     const failures: unknown[] = [];
     const first = await this.store.webhooks.get(endpointId);
     if (!first) return;
-    const state: WorkerState = { endpoint: first, health: healthOf(first), written: healthOf(first), flushedAt: Date.now(), chain: Promise.resolve() };
+    const state: WorkerState = { endpoint: first, health: healthOf(first), written: healthOf(first), flushedAt: Date.now(), readAt: Date.now(), chain: Promise.resolve() };
     try {
       while (!this.closed) {
         if (failures.length > 0) throw failures[0];
+        // A health write of this worker still on its way would be undone by what is read now: it lands first.
+        await state.chain;
         const fresh = await this.store.webhooks.get(endpointId);
         if (!fresh || fresh.state !== 'enabled' || state.health.state !== 'enabled') break;
         state.endpoint = fresh;
@@ -261,6 +266,7 @@ export class Dispatcher {
         const stored = healthOf(fresh);
         state.health = { ...stored, lastDeliveryAt: later(state.health.lastDeliveryAt, stored.lastDeliveryAt) };
         state.written = stored;
+        state.readAt = Date.now();
         const asked = finishes;
         const due = (await this.store.webhooks.due(this.now(), BATCH, endpointId)).filter((d) => !running.has(d.id) && (finished.get(d.id) ?? -1) < asked);
         for (const [id, at] of finished) if (at < asked) finished.delete(id);
@@ -269,9 +275,20 @@ export class Dispatcher {
           await Promise.race(running.values());
           continue;
         }
+        let stop = false;
         for (const delivery of due) {
           while (running.size >= limit) await Promise.race(running.values());
-          if (this.closed || state.health.state !== 'enabled') break;
+          if (this.closed || failures.length > 0 || state.health.state !== 'enabled') break;
+          // A person's Disable or Remove, a new URL or secret, is seen within REREAD_MS, not after the whole batch.
+          if (Date.now() - state.readAt >= REREAD_MS) {
+            const now = await this.store.webhooks.get(endpointId);
+            if (!now || now.state !== 'enabled') {
+              stop = true;
+              break;
+            }
+            state.endpoint = now;
+            state.readAt = Date.now();
+          }
           // An attempt that threw (the store away) ends the run once seen, with that error.
           const run = this.attemptInWorker(state, delivery).catch((err: unknown) => void failures.push(err)).finally(() => {
             running.delete(delivery.id);
@@ -279,6 +296,7 @@ export class Dispatcher {
           });
           running.set(delivery.id, run);
         }
+        if (stop) break;
       }
       await Promise.all(running.values());
       if (failures.length > 0) throw failures[0];
@@ -325,9 +343,15 @@ export class Dispatcher {
     const after = endpointAfterAttempt(before, result, now);
     state.health = after;
     const written = state.written;
-    if (after.state !== written.state || after.disabledReason !== written.disabledReason || time(after.failingSince) !== time(written.failingSince)) {
+    if (before.state === 'enabled' && after.state === 'disabled') {
+      // This worker disables it (410, five days of failures): state, reason and clock together.
       await this.store.webhooks.update(state.endpoint.id, patchOf(after));
       state.written = after;
+      state.flushedAt = Date.now();
+    } else if (time(after.failingSince) !== time(written.failingSince)) {
+      // Only the failure clock (and the last delivery): never `state`, which a person may have just set.
+      await this.store.webhooks.update(state.endpoint.id, { failingSince: after.failingSince?.toISOString() ?? null, lastDeliveryAt: after.lastDeliveryAt?.toISOString() ?? null });
+      state.written = { ...written, failingSince: after.failingSince, lastDeliveryAt: after.lastDeliveryAt };
       state.flushedAt = Date.now();
     } else {
       await this.flushLastDelivery(state, false);
@@ -396,6 +420,8 @@ interface WorkerState {
   /** Its health as last written to (or read from) the store. */
   written: EndpointHealth;
   flushedAt: number;
+  /** When the endpoint was last read from the store. */
+  readAt: number;
   /** Health updates, one after another. */
   chain: Promise<void>;
 }

@@ -522,10 +522,14 @@ export class EmbeddedStore implements Store {
     },
     // Both grouped with the writes around them (one sync for a batch of them): a 'fanned' entry twice in a round
     // is harmless (a delivery already there is kept), and a delivery's state is written as given.
+    // A delivery to an endpoint removed meanwhile is not written (a removal commits alone: this plan sees it or not at all).
     fanOut: (messageId, deliveries) =>
-      this.commit(() => ({ entries: this.unfannedSet.has(messageId) ? [this.fannedEntry(messageId, deliveries)] : [], result: undefined })),
+      this.commit(() => ({
+        entries: this.unfannedSet.has(messageId) ? [this.fannedEntry(messageId, deliveries.filter((d) => this.endpointMap.has(d.endpointId)))] : [],
+        result: undefined,
+      })),
     // A flat record: a copy of its fields is a full copy.
-    putDelivery: (delivery) => this.commit(() => ({ entries: [{ t: 'delivery', v: { ...delivery } }], result: undefined })),
+    putDelivery: (delivery) => this.commit(() => ({ entries: this.endpointMap.has(delivery.endpointId) ? [{ t: 'delivery', v: { ...delivery } }] : [], result: undefined })),
     getDelivery: async (id) => this.deliveryMap.get(id) ?? null,
     due: async (now, limit, endpointId) => {
       const at = now.toISOString();

@@ -7,9 +7,9 @@
  * `npm test -- api/x.test.ts e2e/y.spec.ts` runs just those files in the
  * vitest and Playwright stages.
  */
-import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { ensurePrereqs } from '../api/test/prereqs.ts';
+import { runStages, type Stage } from './stages.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const files = process.argv.slice(2);
@@ -19,12 +19,12 @@ const e2eFiles = files.filter((f) => f.endsWith('.spec.ts'));
 /** node_modules/.bin first, as under `npm run`, also when started as `tsx scripts/test.ts`. */
 const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${join(ROOT, 'node_modules', '.bin')}:${process.env.PATH ?? ''}` };
 
-const stages: [name: string, command: string[]][] = [
+const stages: Stage[] = [
   ['typecheck', ['tsc', '--noEmit', '-p', '.']],
   ['widget build', ['tsx', 'widget/build.ts']],
   ['links', ['tsx', 'scripts/check-links.ts']],
-  ...(files.length === 0 || unitFiles.length > 0 ? [['vitest', ['vitest', 'run', ...unitFiles]] as [string, string[]]] : []),
-  ...(files.length === 0 || e2eFiles.length > 0 ? [['playwright', ['playwright', 'test', ...e2eFiles]] as [string, string[]]] : []),
+  ...(files.length === 0 || unitFiles.length > 0 ? [['vitest', ['vitest', 'run', ...unitFiles]] as Stage] : []),
+  ...(files.length === 0 || e2eFiles.length > 0 ? [['playwright', ['playwright', 'test', ...e2eFiles]] as Stage] : []),
 ];
 
 function banner(text: string): void {
@@ -39,17 +39,7 @@ if (!prereqs.ok) {
 }
 Object.assign(env, prereqs.env);
 
-const failed: string[] = [];
-const summary: string[] = [];
-for (const [name, [command, ...args]] of stages) {
-  banner(`${name}: ${[command, ...args].join(' ')}`);
-  const started = performance.now();
-  const result = spawnSync(command!, args, { cwd: ROOT, env, stdio: 'inherit' });
-  const ok = !result.error && result.status === 0;
-  if (result.error) process.stderr.write(`${result.error.message}\n`);
-  if (!ok) failed.push(name);
-  summary.push(`  ${ok ? 'passed' : 'FAILED'}  ${name} (${Math.round((performance.now() - started) / 1000)} s)`);
-}
+const { failed, summary } = runStages(stages, { cwd: ROOT, env });
 
 banner('summary');
 process.stdout.write(`${summary.join('\n')}\n`);

@@ -72,6 +72,13 @@ describe('the outbox in the embedded log', () => {
     const org: Organization = { id: newId('org'), name: 'Fan-out log', plan: 'growth', rateLimit: null, language: 'en', createdAt: now, updatedAt: now };
     await store.orgs.create(org);
     const endpoints = ['a', 'b', 'c'].map((n) => newId(`wh`) + n);
+    // Deliveries are kept only for endpoints the store has.
+    for (const id of endpoints) {
+      await store.webhooks.create({
+        id, orgId: org.id, url: `https://hooks.example/${id}`, events: ['webhook.test'], description: '', state: 'enabled',
+        disabledReason: null, createdAt: now, updatedAt: now, lastDeliveryAt: null, failingSince: null, secrets: 'v1.sealed',
+      });
+    }
     const messages: OutboxMessage[] = Array.from({ length: 3 }, (_, i) => ({ id: `msg_fan${i}`, orgId: org.id, type: 'webhook.test', body: `{"n":${i}}`, createdAt: now, endpointId: null }));
     for (const m of messages) await store.webhooks.addMessage(m);
     const at = '2026-11-26T10:00:00.000Z';

@@ -106,6 +106,9 @@ const REREAD_MS = 50;
 /** How often a worker writes an endpoint's `lastDeliveryAt` when nothing else about it changed. */
 const LAST_DELIVERY_FLUSH_MS = 1000;
 
+/** Results waiting to be written per slot of a worker, at most. */
+const UNWRITTEN_PER_SLOT = 2;
+
 export class Dispatcher {
   private readonly store: Store;
   private readonly options: DispatcherOptions;
@@ -240,24 +243,52 @@ export class Dispatcher {
 
   /**
    * An endpoint's worker: its due deliveries, oldest due first, at most
-   * `perEndpoint` in flight, until none is due or it is disabled. A delivery
-   * in flight, or finished while the store was being asked what is due, is
-   * not started again by this run (the store's answer may predate its result).
+   * `perEndpoint` in flight, until none is due or it is disabled. A slot is
+   * the exchange with the receiver: it is free again once the answer is in,
+   * while the result is written to the store after it (at most
+   * `UNWRITTEN_PER_SLOT` × `perEndpoint` results waiting, so the store's
+   * syncs never pace the receiver; a crash before a result is written sends
+   * that delivery again, at least once). A delivery in flight, or whose result
+   * is not yet written, or was written while the store was being asked what
+   * is due, is not started again by this run (the store's answer may predate
+   * its result).
    */
   private async work(endpointId: string): Promise<void> {
     const limit = Math.max(1, this.options.perEndpoint ?? 16);
+    const maxUnwritten = limit * UNWRITTEN_PER_SLOT;
+    /** Exchanges with the receiver in flight. */
     const running = new Map<string, Promise<void>>();
-    /** Deliveries finished, with the count of finishes when they did, kept while a due query may predate them. */
+    /** Results being written. */
+    const writing = new Map<string, Promise<void>>();
+    /** Deliveries written, with the count of writes when they were, kept while a due query may predate them. */
     const finished = new Map<string, number>();
     let finishes = 0;
     const failures: unknown[] = [];
     const first = await this.store.webhooks.get(endpointId);
     if (!first) return;
     const state: WorkerState = { endpoint: first, health: healthOf(first), written: healthOf(first), flushedAt: Date.now(), readAt: Date.now(), chain: Promise.resolve() };
+    const done = (id: string): void => {
+      writing.delete(id);
+      finished.set(id, finishes++);
+    };
+    const start = (delivery: WebhookDelivery): void => {
+      const exchange = this.attemptInWorker(state, delivery).then(
+        (written) => {
+          writing.set(delivery.id, written.catch((err: unknown) => void failures.push(err)).finally(() => done(delivery.id)));
+        },
+        // An attempt that threw (the store away) ends the run once seen, with that error.
+        (err: unknown) => {
+          failures.push(err);
+          finished.set(delivery.id, finishes++);
+        },
+      );
+      running.set(delivery.id, exchange.finally(() => running.delete(delivery.id)));
+    };
     try {
       while (!this.closed) {
         if (failures.length > 0) throw failures[0];
         // A health write of this worker still on its way would be undone by what is read now: it lands first.
+        await Promise.allSettled(writing.values());
         await state.chain;
         const fresh = await this.store.webhooks.get(endpointId);
         if (!fresh || fresh.state !== 'enabled' || state.health.state !== 'enabled') break;
@@ -268,16 +299,17 @@ export class Dispatcher {
         state.written = stored;
         state.readAt = Date.now();
         const asked = finishes;
-        const due = (await this.store.webhooks.due(this.now(), BATCH, endpointId)).filter((d) => !running.has(d.id) && (finished.get(d.id) ?? -1) < asked);
+        const due = (await this.store.webhooks.due(this.now(), BATCH, endpointId)).filter((d) => !running.has(d.id) && !writing.has(d.id) && (finished.get(d.id) ?? -1) < asked);
         for (const [id, at] of finished) if (at < asked) finished.delete(id);
         if (due.length === 0) {
-          if (running.size === 0) break;
-          await Promise.race(running.values());
+          if (running.size === 0 && writing.size === 0) break;
+          await Promise.race([...running.values(), ...writing.values()]);
           continue;
         }
         let stop = false;
         for (const delivery of due) {
           while (running.size >= limit) await Promise.race(running.values());
+          while (writing.size >= maxUnwritten) await Promise.race(writing.values());
           if (this.closed || failures.length > 0 || state.health.state !== 'enabled') break;
           // A person's Disable or Remove, a new URL or secret, is seen within REREAD_MS, not after the whole batch.
           if (Date.now() - state.readAt >= REREAD_MS) {
@@ -289,38 +321,41 @@ export class Dispatcher {
             state.endpoint = now;
             state.readAt = Date.now();
           }
-          // An attempt that threw (the store away) ends the run once seen, with that error.
-          const run = this.attemptInWorker(state, delivery).catch((err: unknown) => void failures.push(err)).finally(() => {
-            running.delete(delivery.id);
-            finished.set(delivery.id, finishes++);
-          });
-          running.set(delivery.id, run);
+          start(delivery);
         }
         if (stop) break;
       }
       await Promise.all(running.values());
+      await Promise.all(writing.values());
       if (failures.length > 0) throw failures[0];
     } finally {
       await Promise.allSettled(running.values());
+      await Promise.allSettled(writing.values());
       await state.chain;
       await this.flushLastDelivery(state, true);
     }
   }
 
-  /** One attempt by a worker: its result written to the delivery, then the endpoint's health updated (one at a time per worker). */
-  private async attemptInWorker(state: WorkerState, delivery: WebhookDelivery): Promise<void> {
+  /**
+   * One attempt by a worker. Answers once the receiver answered (or the
+   * attempt failed), with the write of its result: the delivery record, then
+   * the endpoint's health (one at a time per worker). The health is decided
+   * at once, so a 410 stops the worker before its next start.
+   */
+  private async attemptInWorker(state: WorkerState, delivery: WebhookDelivery): Promise<Promise<void>> {
     const endpoint = state.endpoint;
     const message = await this.store.webhooks.getMessage(delivery.messageId);
-    if (!message) {
-      await this.store.webhooks.putDelivery({ ...delivery, status: 'failed', nextAttemptAt: null, lastError: 'the message is gone' });
-      return;
-    }
+    if (!message) return this.store.webhooks.putDelivery({ ...delivery, status: 'failed', nextAttemptAt: null, lastError: 'the message is gone' });
     const result = await attemptDelivery(this.options.client, { url: endpoint.url, secrets: this.secretsOf(endpoint) }, { id: message.id, body: message.body }, this.now());
     const now = this.now();
-    await this.store.webhooks.putDelivery(this.afterAttempt(delivery, result, now));
-    const step = state.chain.then(() => this.recordHealth(state, result, now));
-    state.chain = step.catch(() => undefined);
-    await step;
+    const before = state.health;
+    state.health = endpointAfterAttempt(before, result, now);
+    const after = state.health;
+    return this.store.webhooks.putDelivery(this.afterAttempt(delivery, result, now)).then(() => {
+      const step = state.chain.then(() => this.recordHealth(state, before, after));
+      state.chain = step.catch(() => undefined);
+      return step;
+    });
   }
 
   private afterAttempt(delivery: WebhookDelivery, result: DeliveryResult, now: Date): WebhookDelivery {
@@ -337,11 +372,8 @@ export class Dispatcher {
     };
   }
 
-  /** The endpoint's health after one of its worker's attempts: state and failure clock written at once, lastDeliveryAt batched. */
-  private async recordHealth(state: WorkerState, result: DeliveryResult, now: Date): Promise<void> {
-    const before = state.health;
-    const after = endpointAfterAttempt(before, result, now);
-    state.health = after;
+  /** Writes the endpoint's health after one of its worker's attempts (`before` → `after`): state and failure clock at once, lastDeliveryAt batched. */
+  private async recordHealth(state: WorkerState, before: EndpointHealth, after: EndpointHealth): Promise<void> {
     const written = state.written;
     if (before.state === 'enabled' && after.state === 'disabled') {
       // This worker disables it (410, five days of failures): state, reason and clock together.

@@ -97,6 +97,50 @@ describe('dispatcher', () => {
     }
   }, 60_000);
 
+  it('frees a slot once the receiver answered: the write of the result does not hold it, and at most 3 per slot are open', async () => {
+    const cert = await testCert();
+    const receiver = await startReceiver(cert);
+    const box = new SecretBox(Buffer.alloc(32, 6));
+    const { dir, store, orgId, input } = await setUp([receiver.url()], box);
+    // The store's writes of delivery results held until released (a slow disk, taken to the extreme).
+    const held: (() => void)[] = [];
+    let holding = true;
+    const put = store.webhooks.putDelivery.bind(store.webhooks);
+    store.webhooks.putDelivery = (d) => (holding ? new Promise<void>((resolve, reject) => held.push(() => put(d).then(resolve, reject))) : put(d));
+    const client = createDeliveryClient({ allow: parseAllowNetworks('127.0.0.0/8'), ca: cert.cert });
+    const dispatcher = new Dispatcher({ store, box, client, logger: createLogger('silent'), pollMs: 3_600_000, perEndpoint: 1 });
+    const until = async (what: string, ok: () => boolean | Promise<boolean>) => {
+      const end = Date.now() + 20_000;
+      while (!(await ok())) {
+        if (Date.now() > end) throw new Error(`timed out waiting for ${what} (received ${receiver.received.length}, writes held ${held.length})`);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    };
+    try {
+      dispatcher.start();
+      await store.reviews.upsert(orgId, Array.from({ length: 10 }, (_, i) => input(`s${i}`)), new Date());
+      // One slot: had it waited for the write, the receiver would have had one delivery and no more.
+      await until('three deliveries while their results wait to be written', () => receiver.received.length === 3 && held.length === 3);
+      await new Promise((r) => setTimeout(r, 300));
+      expect({ received: receiver.received.length, held: held.length }).toEqual({ received: 3, held: 3 });
+      holding = false;
+      for (const release of held.splice(0)) release();
+      const [endpoint] = await store.webhooks.listByOrg(orgId);
+      await until('all ten delivered and written', async () => (await store.webhooks.deliveries(endpoint!.id, 'delivered', 100)).length === 10);
+      const ids = receiver.received.map((r) => r.headers['webhook-id']);
+      expect(ids).toHaveLength(10);
+      expect(new Set(ids).size).toBe(10);
+    } finally {
+      holding = false;
+      for (const release of held.splice(0)) release();
+      await dispatcher.close();
+      client.close();
+      await receiver.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
   it("stops sending soon after a person disables or removes the endpoint mid-batch, never re-enables it, and writes nothing for a removed one", async () => {
     const cert = await testCert();
     // Slow answers (100 ms) and a failure every other request, so the worker's failure clock keeps changing.

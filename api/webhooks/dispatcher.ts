@@ -5,10 +5,11 @@
  * one worker per endpoint: an endpoint's worker has at most `perEndpoint`
  * deliveries in flight (16 unless told; started oldest due first, they may
  * finish in any order), and a slow or dead endpoint holds up only its own
- * worker. Every attempt's result is written to the delivery record before the
- * delivery counts as done and its slot is reused, so a restart resumes from
- * the store (delivery is at least once; receivers deduplicate by
- * `webhook-id`). The endpoint's own health is written at once when its state
+ * worker. A slot is free again once the receiver answered; the attempt's
+ * result is written to the delivery record just after (at most 3 × 16
+ * deliveries per endpoint in flight or waiting for that write), so a restart
+ * resumes from the store and a crash sends at most those again (delivery is
+ * at least once; receivers deduplicate by `webhook-id`). The endpoint's own health is written at once when its state
  * or failure clock changes; its `lastDeliveryAt` alone at most once a second
  * and when the worker ends.
  *
@@ -106,7 +107,7 @@ const REREAD_MS = 50;
 /** How often a worker writes an endpoint's `lastDeliveryAt` when nothing else about it changed. */
 const LAST_DELIVERY_FLUSH_MS = 1000;
 
-/** Results waiting to be written per slot of a worker, at most. */
+/** Results waiting to be written per slot of a worker, at most (in flight and waiting: 3 per slot). */
 const UNWRITTEN_PER_SLOT = 2;
 
 export class Dispatcher {
@@ -245,17 +246,18 @@ export class Dispatcher {
    * An endpoint's worker: its due deliveries, oldest due first, at most
    * `perEndpoint` in flight, until none is due or it is disabled. A slot is
    * the exchange with the receiver: it is free again once the answer is in,
-   * while the result is written to the store after it (at most
-   * `UNWRITTEN_PER_SLOT` × `perEndpoint` results waiting, so the store's
-   * syncs never pace the receiver; a crash before a result is written sends
-   * that delivery again, at least once). A delivery in flight, or whose result
+   * while the result is written to the store after it (in flight and
+   * waiting for that write, at most (1 + `UNWRITTEN_PER_SLOT`) × `perEndpoint`
+   * deliveries, so the store's syncs do not pace the receiver; a crash before
+   * a result is written sends that delivery again, at least once). A delivery in flight, or whose result
    * is not yet written, or was written while the store was being asked what
    * is due, is not started again by this run (the store's answer may predate
    * its result).
    */
   private async work(endpointId: string): Promise<void> {
     const limit = Math.max(1, this.options.perEndpoint ?? 16);
-    const maxUnwritten = limit * UNWRITTEN_PER_SLOT;
+    /** Deliveries in flight or waiting for their result to be written, at most: what a crash may send again. */
+    const maxOpen = limit * (1 + UNWRITTEN_PER_SLOT);
     /** Exchanges with the receiver in flight. */
     const running = new Map<string, Promise<void>>();
     /** Results being written. */
@@ -273,7 +275,7 @@ export class Dispatcher {
     };
     const start = (delivery: WebhookDelivery): void => {
       const exchange = this.attemptInWorker(state, delivery).then(
-        (written) => {
+        ({ written }) => {
           writing.set(delivery.id, written.catch((err: unknown) => void failures.push(err)).finally(() => done(delivery.id)));
         },
         // An attempt that threw (the store away) ends the run once seen, with that error.
@@ -309,7 +311,7 @@ export class Dispatcher {
         let stop = false;
         for (const delivery of due) {
           while (running.size >= limit) await Promise.race(running.values());
-          while (writing.size >= maxUnwritten) await Promise.race(writing.values());
+          while (running.size + writing.size >= maxOpen) await Promise.race([...running.values(), ...writing.values()]);
           if (this.closed || failures.length > 0 || state.health.state !== 'enabled') break;
           // A person's Disable or Remove, a new URL or secret, is seen within REREAD_MS, not after the whole batch.
           if (Date.now() - state.readAt >= REREAD_MS) {
@@ -320,6 +322,8 @@ export class Dispatcher {
             }
             state.endpoint = now;
             state.readAt = Date.now();
+            // An answer that came in meanwhile may have disabled it (410).
+            if (state.health.state !== 'enabled') break;
           }
           start(delivery);
         }
@@ -338,24 +342,24 @@ export class Dispatcher {
 
   /**
    * One attempt by a worker. Answers once the receiver answered (or the
-   * attempt failed), with the write of its result: the delivery record, then
-   * the endpoint's health (one at a time per worker). The health is decided
-   * at once, so a 410 stops the worker before its next start.
+   * attempt failed), with the write of its result still going on: the
+   * delivery record, then the endpoint's health, the health writes in the
+   * order the answers came. The health is decided as the answer comes in,
+   * so a 410 stops the worker before its next start.
    */
-  private async attemptInWorker(state: WorkerState, delivery: WebhookDelivery): Promise<Promise<void>> {
+  private async attemptInWorker(state: WorkerState, delivery: WebhookDelivery): Promise<{ written: Promise<void> }> {
     const endpoint = state.endpoint;
     const message = await this.store.webhooks.getMessage(delivery.messageId);
-    if (!message) return this.store.webhooks.putDelivery({ ...delivery, status: 'failed', nextAttemptAt: null, lastError: 'the message is gone' });
+    if (!message) return { written: this.store.webhooks.putDelivery({ ...delivery, status: 'failed', nextAttemptAt: null, lastError: 'the message is gone' }) };
     const result = await attemptDelivery(this.options.client, { url: endpoint.url, secrets: this.secretsOf(endpoint) }, { id: message.id, body: message.body }, this.now());
     const now = this.now();
     const before = state.health;
-    state.health = endpointAfterAttempt(before, result, now);
-    const after = state.health;
-    return this.store.webhooks.putDelivery(this.afterAttempt(delivery, result, now)).then(() => {
-      const step = state.chain.then(() => this.recordHealth(state, before, after));
-      state.chain = step.catch(() => undefined);
-      return step;
-    });
+    const after = endpointAfterAttempt(before, result, now);
+    state.health = after;
+    const put = this.store.webhooks.putDelivery(this.afterAttempt(delivery, result, now));
+    const written = Promise.all([put, state.chain]).then(() => this.recordHealth(state, before, after));
+    state.chain = written.catch(() => undefined);
+    return { written };
   }
 
   private afterAttempt(delivery: WebhookDelivery, result: DeliveryResult, now: Date): WebhookDelivery {

@@ -3,7 +3,8 @@
  * through BullMQ: each event reaches the receiver once in the normal case;
  * when the process holding the endpoint's work is killed with SIGKILL, the
  * other takes it over (after WEBHOOK_LOCK_MS) and nothing is lost (at most
- * the attempt in flight at the kill arrives twice). A real HTTPS receiver
+ * the attempts in flight at the kill, or whose result was not yet written,
+ * arrive twice). A real HTTPS receiver
  * verifies every delivery with standardwebhooks.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -134,14 +135,14 @@ describeOn(target, 'webhooks on two service processes (FerretDB + Redis)', () =>
     victim.kill('SIGKILL');
     const survivor = admins[children.indexOf(victim) === 0 ? 1 : 0]!;
     await until('all 60', () => new Set(ids()).size === 60);
-    // The attempt in flight at the kill is sent again by the survivor (its result was never written): then all 60 are delivered.
+    // An attempt in flight at the kill, or answered but not yet written, is sent again by the survivor: then all 60 are delivered.
     const delivered = async () => ((await admin(survivor, 'GET', `/admin/webhooks/${hook.id as string}/deliveries?status=delivered`)).data as unknown[]).length;
     for (let i = 0; (await delivered()) < 60; i++) {
       if (i > 600) throw new Error(`only ${await delivered()} of 60 delivered`);
       await sleep(100);
     }
     const got = ids();
-    // At least once: at most the attempts in flight at the kill (16 per endpoint at once) came twice.
-    expect(got.length - new Set(got).size).toBeLessThanOrEqual(16);
+    // At least once: at most the deliveries in flight or waiting for their result's write at the kill (48 per endpoint) came twice.
+    expect(got.length - new Set(got).size).toBeLessThanOrEqual(48);
   }, 240_000);
 });

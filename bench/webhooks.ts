@@ -1,6 +1,7 @@
 /**
- * `npm run bench:webhooks [-- --rate 500 --seconds 60 --endpoints 4 --reviews 100000 --drain 120 --poll-ms 1000 --part 1|2]` (issue 27).
- * `--part` runs only that part (both when absent).
+ * `npm run bench:webhooks [-- --rate 500 --seconds 60 --endpoints 4 --reviews 100000 --drain 120 --poll-ms 1000 --part 1|2 --profile DIR]` (issue 27).
+ * `--part` runs only that part (both when absent); `--profile` writes each
+ * service process's CPU profile (`--cpu-prof`) into DIR, for Chrome DevTools.
  *
  * The service runs as `npm start` runs it (bench/support.ts `startServer`:
  * compiled, its own process, embedded store on a temporary DATA_DIR, no
@@ -48,6 +49,8 @@ const DRAIN_S = flag('drain', 120);
 const POLL: Record<string, string> = process.argv.includes('--poll-ms') ? { WEBHOOK_POLL_MS: String(flag('poll-ms', 1000)) } : {};
 const RSS_EVERY_MS = 5000;
 const PART = process.argv.includes('--part') ? flag('part', 1) : 0;
+const PROFILE_AT = process.argv.indexOf('--profile');
+const PROFILE_FLAGS = PROFILE_AT === -1 ? [] : ['--cpu-prof', `--cpu-prof-dir=${process.argv[PROFILE_AT + 1] ?? '.'}`];
 const WORDS = 'great friendly fast coffee service staff quality price support helpful recommend again slow cold warm cozy team product delivery easy'.split(' ');
 
 /** One review record of the import format; `i` makes it (and its event: the author's name, as events carry no externalId) unique. */
@@ -125,7 +128,7 @@ async function leanReceiver(cert: TestCert, onEvent: (key: string, at: number) =
 
 async function startService(caFile: string, extra: Record<string, string> = {}): Promise<{ server: ServerProcess; dataDir: string }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-webhooks-data-'));
-  const server = await startServer({ DATA_DIR: dataDir, HTTP_PORT: '0', WEBHOOK_ALLOW_NETWORKS: '127.0.0.1/32', NODE_EXTRA_CA_CERTS: caFile, ...POLL, ...extra });
+  const server = await startServer({ DATA_DIR: dataDir, HTTP_PORT: '0', WEBHOOK_ALLOW_NETWORKS: '127.0.0.1/32', NODE_EXTRA_CA_CERTS: caFile, ...POLL, ...extra }, PROFILE_FLAGS);
   return { server, dataDir };
 }
 

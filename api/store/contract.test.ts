@@ -637,15 +637,22 @@ for (const subject of subjects) {
         platform: 'TRUSTPILOT', externalId, authorName: 'Ann', authorAvatar: null, rating, content, date: '2026-11-20T10:00:00.000Z', url: null,
         language: 'en', isVerified: false, sentiment: 0.5, sentimentLabel: 'POSITIVE', aiSummary: null, aiThemes: ['service'],
       });
-      const mine = async () => (await store.webhooks.unfanned(100_000)).filter((m) => m.orgId === o.id);
+      const endpointId = newId('wh');
+      // What the outbox holds for this organization: messages still to fan out, and those of the endpoint's deliveries
+      // (a store may fan an import's events out in the import's own write).
+      const mine = async () => {
+        const byId = new Map((await store.webhooks.unfanned(100_000)).filter((m) => m.orgId === o.id).map((m) => [m.id, m]));
+        for (const d of await store.webhooks.deliveries(endpointId, null, 100_000)) if (!byId.has(d.messageId)) byId.set(d.messageId, (await store.webhooks.getMessage(d.messageId))!);
+        return [...byId.values()].sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+      };
       const t0 = new Date('2026-11-21T12:00:00Z');
       // No endpoint yet: nothing recorded.
       await store.reviews.upsert(o.id, [review('a')], t0);
       expect(await mine()).toEqual([]);
       const stamp = t0.toISOString();
       await store.webhooks.create({
-        id: newId('wh'), orgId: o.id, url: 'https://hooks.example/b', events: ['review.created'], description: '', state: 'disabled',
-        disabledReason: 'manual', createdAt: stamp, updatedAt: stamp, lastDeliveryAt: null, failingSince: null, secrets: 'v1.sealed',
+        id: endpointId, orgId: o.id, url: 'https://hooks.example/b', events: ['review.created', 'review.updated', 'review.removed'], description: '', state: 'enabled',
+        disabledReason: null, createdAt: stamp, updatedAt: stamp, lastDeliveryAt: null, failingSince: null, secrets: 'v1.sealed',
       });
       await store.reviews.upsert(o.id, [review('a'), review('b'), review('c', 'Fine')], new Date('2026-11-21T12:01:00Z'));
       let events = await mine();
@@ -671,8 +678,9 @@ for (const subject of subjects) {
       // Back again: created again.
       await store.reviews.upsert(o.id, [review('c', 'Fine')], new Date('2026-11-21T12:05:00Z'));
       expect((await mine()).filter((m) => m.type === 'review.created')).toHaveLength(3);
-      for (const m of await mine()) await store.webhooks.fanOut(m.id, []);
-      expect(await mine()).toEqual([]);
+      const waiting = async () => (await store.webhooks.unfanned(100_000)).filter((m) => m.orgId === o.id);
+      for (const m of await waiting()) await store.webhooks.fanOut(m.id, []);
+      expect(await waiting()).toEqual([]);
     });
   });
 }
@@ -804,15 +812,18 @@ describe('embedded store: webhooks after a restart and a compaction', () => {
         platform: 'GOOGLE', externalId: id, authorName: 'A', authorAvatar: null, rating: 4, content: id, date: stamp, url: null,
         language: 'en', isVerified: false, sentiment: null, sentimentLabel: null, aiSummary: null, aiThemes: [],
       });
+      // An import's events, fanned out with it; one of their deliveries then delivered.
       await first.reviews.upsert(o.id, [input('x'), input('y'), input('z')], new Date(stamp));
-      const [m1] = await first.webhooks.unfanned(1);
-      const delivery: WebhookDelivery = {
-        id: deliveryId(m1!.id, endpointId), messageId: m1!.id, endpointId, orgId: o.id, type: 'review.created', status: 'delivered',
-        attempts: 1, lastStatusCode: 200, lastError: null, lastAttemptAt: stamp, nextAttemptAt: null, createdAt: stamp,
-      };
-      await first.webhooks.fanOut(m1!.id, [delivery]);
+      const fanned = await first.webhooks.deliveries(endpointId, null, 100);
+      expect(fanned).toHaveLength(3);
+      const m1 = await first.webhooks.getMessage(fanned[0]!.messageId);
+      const delivery: WebhookDelivery = { ...fanned[0]!, status: 'delivered', attempts: 1, lastStatusCode: 200, lastAttemptAt: stamp, nextAttemptAt: null };
+      await first.webhooks.putDelivery(delivery);
+      // Messages not fanned out yet (test events).
+      for (const n of [1, 2]) await first.webhooks.addMessage({ id: `msg_t${n}`, orgId: o.id, type: 'webhook.test', body: `{"n":${n}}`, createdAt: stamp, endpointId });
       const unfanned = await first.webhooks.unfanned(100);
       expect(unfanned).toHaveLength(2);
+      const deliveries = await first.webhooks.deliveries(endpointId, null, 100);
       const endpoints = await first.webhooks.listByOrg(o.id);
       await first.close();
       for (let round = 0; round < 2; round++) {
@@ -821,6 +832,7 @@ describe('embedded store: webhooks after a restart and a compaction', () => {
         expect(await again.webhooks.unfanned(100)).toEqual(unfanned);
         expect(await again.webhooks.getMessage(m1!.id)).toEqual(m1);
         expect(await again.webhooks.getDelivery(delivery.id)).toEqual(delivery);
+        expect(await again.webhooks.deliveries(endpointId, null, 100)).toEqual(deliveries);
         if (round === 0) await (again as unknown as { compact(): Promise<void> }).compact();
         await again.close();
       }

@@ -22,10 +22,21 @@ function shown(review: Review): string {
   return JSON.stringify(publicReview(review));
 }
 
+/** The event type for storing `after` where `before` was (null: not there, or removed); null when nothing shown changed. */
+export function changeType(before: Review | null, after: Review): 'review.created' | 'review.updated' | null {
+  if (before === null) return 'review.created';
+  return shown(before) === shown(after) ? null : 'review.updated';
+}
+
 /** The event for storing `after` where `before` was (null: not there, or removed); null when nothing shown changed. */
 export function changeMessage(before: Review | null, after: Review, at: Date): OutboxMessage | null {
-  if (before === null) return message(after.orgId, 'review.created', after, at);
-  return shown(before) === shown(after) ? null : message(after.orgId, 'review.updated', after, at);
+  const type = changeType(before, after);
+  return type === null ? null : message(after.orgId, type, after, at);
+}
+
+/** The body of a review event recorded at `createdAt`: byte for byte what changeMessage puts in `body`. */
+export function reviewEventBody(type: ReviewEventType, review: Review, createdAt: string): string {
+  return eventBody(reviewEvent(type, review, new Date(createdAt)));
 }
 
 export function removedMessage(review: Review, at: Date): OutboxMessage {

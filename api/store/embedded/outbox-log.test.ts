@@ -1,10 +1,11 @@
 /**
- * The outbox in the embedded store's log: an import's events are written with
- * their event spliced in as JSON (store.ts, LoggedMessage), and after a restart
- * every message's body is byte for byte the text recorded (it is what is
- * signed, on every attempt and replay).
+ * The outbox in the embedded store's log: an import's events are written as
+ * references to the batch's records and fanned out in the same commit round
+ * (store.ts, BatchMessage and the `fan` entry), and after a restart every
+ * message's body is byte for byte the text recorded (it is what is signed, on
+ * every attempt and replay).
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -27,40 +28,63 @@ const AWKWARD = [
 ];
 
 describe('the outbox in the embedded log', () => {
-  it('gives back every message body exactly after a restart, whichever way the batch was written', async () => {
+  it("keeps an import's events as references to its records, fanned out in the batch's own write, and gives back every body exactly after a restart", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'outbox-log-'));
     dirs.push(dir);
     const store = await EmbeddedStore.open(dir);
     const now = new Date().toISOString();
     const org: Organization = { id: newId('org'), name: 'Outbox log', plan: 'growth', rateLimit: null, language: 'en', createdAt: now, updatedAt: now };
     await store.orgs.create(org);
+    const endpointId = newId('wh');
     await store.webhooks.create({
-      id: newId('wh'), orgId: org.id, url: 'https://hooks.example/log', events: ['review.created', 'review.updated'], description: '', state: 'enabled',
+      id: endpointId, orgId: org.id, url: 'https://hooks.example/log', events: ['review.created', 'review.updated'], description: '', state: 'enabled',
       disabledReason: null, createdAt: now, updatedAt: now, lastDeliveryAt: null, failingSince: null, secrets: 'v1.sealed',
     });
     const input = (i: number, content: string): ReviewInput => ({
       platform: 'GOOGLE', externalId: `x${i}`, authorName: `Author "${i}" ✓`, authorAvatar: null, rating: 1 + (i % 5), content, date: '2026-11-20T10:00:00.000Z',
       url: null, language: 'en', isVerified: false, sentiment: i % 2 === 0 ? 0.25 : null, sentimentLabel: i % 2 === 0 ? 'NEGATIVE' : null, aiSummary: null, aiThemes: [],
     });
-    // Created, then updated with other awkward texts: both kinds of event, several batches.
+    const edited = AWKWARD.map((_, i) => `${AWKWARD[(i + 1) % AWKWARD.length]} (edited)`);
+    // Created, then updated with other awkward texts: both kinds of event, two batches.
     await store.reviews.upsert(org.id, AWKWARD.map((text, i) => input(i, text)), new Date());
-    await store.reviews.upsert(org.id, AWKWARD.map((text, i) => input(i, `${AWKWARD[(i + 1) % AWKWARD.length]} (edited)`)), new Date());
-    const before: OutboxMessage[] = await store.webhooks.unfanned(1000);
-    expect(before).toHaveLength(AWKWARD.length * 2);
-    for (const m of before) expect(JSON.parse(m.body)).toMatchObject({ type: m.type, data: expect.any(Object) });
+    await store.reviews.upsert(org.id, edited.map((text, i) => input(i, text)), new Date());
+    // Fanned out with the write: a delivery per event is there once the import is answered, nothing is left to fan out.
+    expect(await store.webhooks.unfanned(1000)).toEqual([]);
+    const deliveries = await store.webhooks.deliveries(endpointId, null, 1000);
+    expect(deliveries).toHaveLength(AWKWARD.length * 2);
+    const bodies = new Map<string, string>();
+    for (const d of deliveries) bodies.set(d.messageId, (await store.webhooks.getMessage(d.messageId))!.body);
+    // Each body is the event of its own version of the review, though the store keeps only the latest.
+    const events = [...bodies.values()].map((b) => JSON.parse(b) as { type: string; timestamp: string; data: { content: string } });
+    expect(events.filter((e) => e.type === 'review.created').map((e) => e.data.content).sort()).toEqual([...AWKWARD].sort());
+    expect(events.filter((e) => e.type === 'review.updated').map((e) => e.data.content).sort()).toEqual([...edited].sort());
     await store.close();
-    // The import's batches wrote their events spliced in, not as escaped strings.
+    // The events are not written a second time beside their reviews, neither spliced in nor as escaped strings.
     const log = readFileSync(join(dir, 'store.log'), 'utf8');
-    expect(log.match(/"event":\{"type":"review\.(created|updated)"/g)).toHaveLength(AWKWARD.length * 2);
+    expect(log).not.toContain('"event":{');
     expect(log).not.toContain('"body":"{');
+    expect(log.match(/"t":"fan",/g)).toHaveLength(2);
 
     const reopened = await EmbeddedStore.open(dir);
     try {
-      const after = await reopened.webhooks.unfanned(1000);
-      expect(after).toEqual(before);
-      for (const m of before) expect((await reopened.webhooks.getMessage(m.id))?.body).toBe(m.body);
+      expect(await reopened.webhooks.deliveries(endpointId, null, 1000)).toEqual(deliveries);
+      for (const [id, body] of bodies) expect((await reopened.webhooks.getMessage(id))?.body).toBe(body);
     } finally {
       await reopened.close();
+    }
+
+    // A crash after the second batch's line but before its fan-out's: those messages wait for the dispatcher's sweep, bodies intact.
+    const lines = readFileSync(join(dir, 'store.log'), 'utf8').split('\n');
+    const fanLine = lines.findLastIndex((l) => l.includes('"t":"fan",'));
+    writeFileSync(join(dir, 'store.log'), [...lines.slice(0, fanLine), ...lines.slice(fanLine + 1)].join('\n'));
+    const crashed = await EmbeddedStore.open(dir);
+    try {
+      const waiting = await crashed.webhooks.unfanned(1000);
+      expect(waiting.map((m) => m.type)).toEqual(AWKWARD.map(() => 'review.updated'));
+      for (const m of waiting) expect(m.body).toBe(bodies.get(m.id));
+      expect(await crashed.webhooks.deliveries(endpointId, null, 1000)).toHaveLength(AWKWARD.length);
+    } finally {
+      await crashed.close();
     }
   });
 

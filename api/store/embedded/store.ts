@@ -41,7 +41,9 @@ import { StoreUnavailableError } from '../unavailable.ts';
 import { deliveryId, freshDelivery, type OutboxMessage, type WebhookDelivery, type WebhookEndpoint, type WebhookStore } from '../webhook-types.ts';
 import { OutboxSignal } from '../outbox-signal.ts';
 import { DueIndex } from './due-index.ts';
-import { announcesState, changeMessage, removedMessage, sourceStateMessage } from '../../webhooks/outbox.ts';
+import { announcesState, changeType, removedMessage, reviewEventBody, sourceStateMessage } from '../../webhooks/outbox.ts';
+import { newMessageId } from '../../webhooks/events.ts';
+import { subscribes, type ReviewEventType } from '../../webhooks/event-types.ts';
 
 /**
  * An outbox message in the log: as it is (`body`, the signed text, as a JSON
@@ -58,24 +60,37 @@ function fromLog(m: LoggedMessage): OutboxMessage {
   return { ...rest, body: JSON.stringify(event) };
 }
 
+/**
+ * An import batch's event as logged: its review is the batch's record at `i`,
+ * so the event is not written a second time beside the review. Its body is
+ * built from that record when it is read (`reviewEventBody`, the same bytes
+ * every time: the record is frozen, and a record read back from the log
+ * gives the same JSON).
+ */
+interface BatchMessage {
+  id: string;
+  orgId: string;
+  type: Extract<ReviewEventType, 'review.created' | 'review.updated'>;
+  createdAt: string;
+  i: number;
+}
+
+/** Bodies of batch messages built lately, kept for the other endpoints' attempts. */
+const BODY_CACHE = 4096;
+
 /** Two delivery records alike, field by field (flat records of strings, numbers and nulls). */
 function sameDelivery(a: WebhookDelivery, b: WebhookDelivery): boolean {
   for (const key of Object.keys(b) as (keyof WebhookDelivery)[]) if (a[key] !== b[key]) return false;
   return Object.keys(a).length === Object.keys(b).length;
 }
 
-/** A message as a log line's JSON, its body spliced in as `event` (LoggedMessage). */
-function messageJson(m: OutboxMessage): string {
-  const { body, ...rest } = m;
-  return `${JSON.stringify(rest).slice(0, -1)},"event":${body}}`;
-}
 
 type Entry =
   | { t: 'org'; v: Organization }
   | { t: 'key'; v: ApiKeyRecord }
   | { t: 'widget'; v: Widget }
   /** `o`: the webhook events of the change, in the same log record (the outbox, webhook-types.ts). */
-  | { t: 'reviews'; v: Review[]; o?: LoggedMessage[] }
+  | { t: 'reviews'; v: Review[]; o?: (LoggedMessage | BatchMessage)[] }
   /** A review hidden (or its reason changed); `show` ends it. */
   | { t: 'hide'; v: ReviewModeration }
   | { t: 'show'; orgId: string; reviewId: string }
@@ -96,6 +111,13 @@ type Entry =
    * and due time (`to`, `at`), the records rebuilt from the message.
    */
   | { t: 'fanned'; id: string; d?: WebhookDelivery[]; to?: string[]; at?: string }
+  /**
+   * An import batch's messages (`m`) fanned out in the batch's own commit
+   * round: for each, a fresh delivery due at `at` to each endpoint listed for
+   * its type (`to`). Lost in a crash with its batch's line still there, the
+   * messages are fanned out by the dispatcher's sweep instead (same records).
+   */
+  | { t: 'fan'; m: string[]; to: Partial<Record<ReviewEventType, string[]>>; at: string }
   | { t: 'delivery'; v: WebhookDelivery }
   /** Pruned (webhook-types.ts): deliveries and messages forgotten. */
   | { t: 'pruned'; d: string[]; m: string[] };
@@ -115,7 +137,7 @@ interface Draft {
  */
 interface Prepared extends UpsertResult {
   records: Review[];
-  messages: OutboxMessage[];
+  messages: BatchMessage[];
   line: Buffer;
   writes: number;
 }
@@ -185,6 +207,8 @@ export class EmbeddedStore implements Store {
   /** The outbox: every message kept (replay needs it), and those not yet fanned out, in order. */
   private readonly messageMap = new Map<string, OutboxMessage>();
   private readonly unfannedSet = new Set<string>();
+  /** Bodies of batch messages lately built, by message id (oldest first). */
+  private readonly bodies = new Map<string, string>();
   readonly outboxWritten = new OutboxSignal();
   private readonly deliveryMap = new Map<string, WebhookDelivery>();
   /** Pending deliveries by endpoint and due time (due-index.ts). */
@@ -337,8 +361,9 @@ export class EmbeddedStore implements Store {
   }
 
   private apply(entry: Entry): void {
-    if (entry.t !== 'reviews' && entry.t !== 'used' && entry.t !== 'show' && entry.t !== 'source-gone' && entry.t !== 'webhook-gone' && entry.t !== 'fanned' && entry.t !== 'pruned') deepFreeze(entry.v);
-    if ((entry.t === 'reviews' || entry.t === 'removed' || entry.t === 'source') && entry.o) for (const m of entry.o) this.addMessage(deepFreeze(fromLog(m)));
+    if (entry.t !== 'reviews' && entry.t !== 'used' && entry.t !== 'show' && entry.t !== 'source-gone' && entry.t !== 'webhook-gone' && entry.t !== 'fanned' && entry.t !== 'fan' && entry.t !== 'pruned') deepFreeze(entry.v);
+    if (entry.t === 'reviews' && entry.o) for (const m of entry.o) this.addMessage('i' in m ? this.batchMessage(m, entry.v[m.i]!) : deepFreeze(fromLog(m)));
+    if ((entry.t === 'removed' || entry.t === 'source') && entry.o) for (const m of entry.o) this.addMessage(deepFreeze(fromLog(m)));
     switch (entry.t) {
       case 'used': {
         const key = this.keyMap.get(entry.id);
@@ -380,6 +405,19 @@ export class EmbeddedStore implements Store {
           if (this.deliveryMap.has(d.id)) continue;
           this.deliveryMap.set(d.id, deepFreeze(d));
           this.dueIndex.put(d);
+        }
+        break;
+      case 'fan':
+        for (const id of entry.m) {
+          const message = this.messageMap.get(id);
+          if (!message || !this.unfannedSet.delete(id)) continue;
+          for (const endpointId of entry.to[message.type as ReviewEventType] ?? []) {
+            if (!this.endpointMap.has(endpointId)) continue;
+            const d = freshDelivery(message, endpointId, entry.at);
+            if (this.deliveryMap.has(d.id)) continue;
+            this.deliveryMap.set(d.id, Object.freeze(d));
+            this.dueIndex.put(d);
+          }
         }
         break;
       case 'delivery':
@@ -488,6 +526,39 @@ export class EmbeddedStore implements Store {
     this.unfannedSet.add(m.id);
     // Applied after the durable append (group-commit.ts): the write is acknowledged.
     this.outboxWritten.notify();
+  }
+
+  /**
+   * A batch message as the outbox keeps it: an OutboxMessage whose `body` is
+   * built from its review when read (and kept for a while: the other
+   * endpoints' attempts read it too).
+   */
+  private batchMessage(m: BatchMessage, review: Review): OutboxMessage {
+    const bodies = this.bodies;
+    const message = { id: m.id, orgId: m.orgId, type: m.type, createdAt: m.createdAt, endpointId: null } as unknown as OutboxMessage;
+    Object.defineProperty(message, 'body', {
+      enumerable: true,
+      get(): string {
+        let body = bodies.get(m.id);
+        if (body === undefined) {
+          body = reviewEventBody(m.type, review, m.createdAt);
+          bodies.set(m.id, body);
+          if (bodies.size > BODY_CACHE) bodies.delete(bodies.keys().next().value!);
+        }
+        return body;
+      },
+    });
+    return Object.freeze(message);
+  }
+
+  /** The fan-out of a batch's messages, decided in its commit round from the endpoints as they are then (dispatcher.ts deliveriesOf). */
+  private fanAtWrite(orgId: string, messages: BatchMessage[], at: Date): Entry | null {
+    if (messages.length === 0) return null;
+    const to: Partial<Record<ReviewEventType, string[]>> = {};
+    for (const type of new Set(messages.map((m) => m.type))) {
+      to[type] = [...this.endpointMap.values()].filter((e) => e.orgId === orgId && e.state === 'enabled' && subscribes(e.events, type)).map((e) => e.id);
+    }
+    return { t: 'fan', m: messages.map((m) => m.id), to, at: at.toISOString() };
   }
 
   /** An organization with an endpoint gets events recorded (webhook-types.ts). */
@@ -659,7 +730,9 @@ export class EmbeddedStore implements Store {
       const ready = ahead.writes === (this.reviewWrites.get(orgId) ?? 0) ? ahead : this.prepare(orgId, inputs, now);
       const entry: Entry = ready.messages.length > 0 ? { t: 'reviews', v: ready.records, o: ready.messages } : { t: 'reviews', v: ready.records };
       if (ready === ahead) this.encoded.set(entry, ahead.line);
-      return { entries: [entry], result: { imported: ready.imported, updated: ready.updated } };
+      // Fanned out in the same round (one sync): the deliveries exist once the import is answered.
+      const fan = this.fanAtWrite(orgId, ready.messages, now);
+      return { entries: fan ? [entry, fan] : [entry], result: { imported: ready.imported, updated: ready.updated } };
     }, true);
   }
 
@@ -690,7 +763,7 @@ export class EmbeddedStore implements Store {
       await pause();
     }
     const messages = this.messagesOf(orgId, prepared, now);
-    const o = messages.length > 0 ? `,"o":[${messages.map(messageJson).join(',')}]` : '';
+    const o = messages.length > 0 ? `,"o":[${messages.map((m) => JSON.stringify(m)).join(',')}]` : '';
     const line = encodeLine(`{"t":"reviews","v":[${parts.join(',')}]${o}}`);
     return { imported: prepared.imported, updated: prepared.updated, records: prepared.records, messages, line, writes };
   }
@@ -714,7 +787,7 @@ export class EmbeddedStore implements Store {
    * a record the index refuses must never reach the log, where replaying it
    * would stop the next start-up.
    */
-  private prepare(orgId: string, inputs: ReviewInput[], now: Date): UpsertResult & { records: Review[]; messages: OutboxMessage[] } {
+  private prepare(orgId: string, inputs: ReviewInput[], now: Date): UpsertResult & { records: Review[]; messages: BatchMessage[] } {
     const prepared = this.prepareBatch(orgId, inputs, now);
     return { ...prepared, messages: this.messagesOf(orgId, prepared, now) };
   }
@@ -726,12 +799,13 @@ export class EmbeddedStore implements Store {
   }
 
   /** The batch's webhook events (none for an organization without endpoints, none for an identical re-import). */
-  private messagesOf(orgId: string, batch: Batch, now: Date): OutboxMessage[] {
+  private messagesOf(orgId: string, batch: Batch, now: Date): BatchMessage[] {
     if (!this.recordsEvents(orgId)) return [];
-    const out: OutboxMessage[] = [];
+    const out: BatchMessage[] = [];
+    const createdAt = now.toISOString();
     for (let i = 0; i < batch.records.length; i++) {
-      const m = changeMessage(batch.befores[i]!, batch.records[i]!, now);
-      if (m) out.push(m);
+      const type = changeType(batch.befores[i]!, batch.records[i]!);
+      if (type !== null) out.push({ id: newMessageId(), orgId, type, createdAt, i });
     }
     return out;
   }

@@ -71,7 +71,7 @@ export function deliveryId(messageId: string, endpointId: string): string {
 }
 
 /** The delivery of `message` to an endpoint as fan-out makes it: pending, never tried, due `at`. */
-export function freshDelivery(message: OutboxMessage, endpointId: string, at: string): WebhookDelivery {
+export function freshDelivery(message: Pick<OutboxMessage, 'id' | 'orgId' | 'type' | 'createdAt'>, endpointId: string, at: string): WebhookDelivery {
   return {
     id: deliveryId(message.id, endpointId), messageId: message.id, endpointId, orgId: message.orgId, type: message.type, status: 'pending',
     attempts: 0, lastStatusCode: null, lastError: null, lastAttemptAt: null, nextAttemptAt: at, createdAt: message.createdAt,

@@ -75,6 +75,12 @@ interface BatchMessage {
   i: number;
 }
 
+/**
+ * An outbox message as the store keeps it: whole, or an import batch's, whose
+ * body is built from its review when it is read (`message()`).
+ */
+type KeptMessage = OutboxMessage | (Omit<OutboxMessage, 'body'> & { review: Review });
+
 /** Bodies of batch messages built lately, kept for the other endpoints' attempts. */
 const BODY_CACHE = 4096;
 
@@ -205,7 +211,7 @@ export class EmbeddedStore implements Store {
   private readonly sourceMap = new Map<string, Source>();
   private readonly endpointMap = new Map<string, WebhookEndpoint>();
   /** The outbox: every message kept (replay needs it), and those not yet fanned out, in order. */
-  private readonly messageMap = new Map<string, OutboxMessage>();
+  private readonly messageMap = new Map<string, KeptMessage>();
   private readonly unfannedSet = new Set<string>();
   /** Bodies of batch messages lately built, by message id (oldest first). */
   private readonly bodies = new Map<string, string>();
@@ -344,7 +350,8 @@ export class EmbeddedStore implements Store {
     for (const org of this.removedMap.values()) if (org.size > 0) yield { t: 'removed', v: [...org.values()] };
     for (const org of this.hidden.values()) for (const v of org.values()) yield { t: 'hide', v };
     for (const v of this.endpointMap.values()) yield { t: 'webhook', v };
-    for (const v of this.messageMap.values()) {
+    for (const kept of this.messageMap.values()) {
+      const v = this.message(kept);
       yield { t: 'message', v };
       if (!this.unfannedSet.has(v.id)) yield { t: 'fanned', id: v.id, d: [] };
     }
@@ -520,7 +527,7 @@ export class EmbeddedStore implements Store {
     return fresh ? { t: 'fanned', id: messageId, to: deliveries.map((d) => d.endpointId), at } : { t: 'fanned', id: messageId, d: deliveries.map((d) => ({ ...d })) };
   }
 
-  private addMessage(m: OutboxMessage): void {
+  private addMessage(m: KeptMessage): void {
     if (this.messageMap.has(m.id)) return;
     this.messageMap.set(m.id, m);
     this.unfannedSet.add(m.id);
@@ -528,27 +535,21 @@ export class EmbeddedStore implements Store {
     this.outboxWritten.notify();
   }
 
-  /**
-   * A batch message as the outbox keeps it: an OutboxMessage whose `body` is
-   * built from its review when read (and kept for a while: the other
-   * endpoints' attempts read it too).
-   */
-  private batchMessage(m: BatchMessage, review: Review): OutboxMessage {
-    const bodies = this.bodies;
-    const message = { id: m.id, orgId: m.orgId, type: m.type, createdAt: m.createdAt, endpointId: null } as unknown as OutboxMessage;
-    Object.defineProperty(message, 'body', {
-      enumerable: true,
-      get(): string {
-        let body = bodies.get(m.id);
-        if (body === undefined) {
-          body = reviewEventBody(m.type, review, m.createdAt);
-          bodies.set(m.id, body);
-          if (bodies.size > BODY_CACHE) bodies.delete(bodies.keys().next().value!);
-        }
-        return body;
-      },
-    });
-    return Object.freeze(message);
+  /** A batch message as the outbox keeps it: its review is the record the batch wrote. */
+  private batchMessage(m: BatchMessage, review: Review): KeptMessage {
+    return { id: m.id, orgId: m.orgId, type: m.type, createdAt: m.createdAt, endpointId: null, review };
+  }
+
+  /** A kept message as readers get it, the body of a batch message built (and kept a while: the other endpoints' attempts read it too). */
+  private message(kept: KeptMessage): OutboxMessage {
+    if (!('review' in kept)) return kept;
+    let body = this.bodies.get(kept.id);
+    if (body === undefined) {
+      body = reviewEventBody(kept.type as BatchMessage['type'], kept.review, kept.createdAt);
+      this.bodies.set(kept.id, body);
+      if (this.bodies.size > BODY_CACHE) this.bodies.delete(this.bodies.keys().next().value!);
+    }
+    return { id: kept.id, orgId: kept.orgId, type: kept.type, body, createdAt: kept.createdAt, endpointId: kept.endpointId };
   }
 
   /** The fan-out of a batch's messages, decided in its commit round from the endpoints as they are then (dispatcher.ts deliveriesOf). */
@@ -582,12 +583,15 @@ export class EmbeddedStore implements Store {
       }, true),
     remove: (id) => this.commit(() => (this.endpointMap.has(id) ? { entries: [{ t: 'webhook-gone', id }], result: true } : { entries: [], result: false }), true),
     addMessage: (message) => this.commit(() => ({ entries: [{ t: 'message', v: clone(message) }], result: undefined }), true),
-    getMessage: async (id) => this.messageMap.get(id) ?? null,
+    getMessage: async (id) => {
+      const kept = this.messageMap.get(id);
+      return kept ? this.message(kept) : null;
+    },
     unfanned: async (limit) => {
       const out: OutboxMessage[] = [];
       for (const id of this.unfannedSet) {
         if (out.length >= limit) break;
-        out.push(this.messageMap.get(id)!);
+        out.push(this.message(this.messageMap.get(id)!));
       }
       return out;
     },

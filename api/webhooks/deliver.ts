@@ -26,6 +26,8 @@ import type { WebhookHeaders } from './signature.ts';
 
 export const DELIVERY_TIMEOUT_MS = 15_000;
 export const MAX_RESPONSE_BYTES = 64 * 1024;
+/** URLs whose check is remembered (deliver's `checked`), at most. */
+const CHECKED_URLS = 1000;
 /** Characters of the response body kept for the delivery log. */
 export const EXCERPT_CHARS = 200;
 /** Bytes kept to cut the excerpt from (a UTF-8 character is at most 4). */
@@ -114,20 +116,40 @@ export function createDeliveryClient(options: DeliveryClientOptions): DeliveryCl
   const agent = new Agent({ keepAlive: true, ...(options.ca !== undefined ? { secureContext: createSecureContext({ ca: options.ca }) } : {}) });
   const userAgent = options.userAgent ?? 'review-proof-webhooks/1';
 
-  function deliver(req: DeliveryRequest): Promise<DeliveryResult> {
+  /**
+   * What `checkUrl` said of each URL lately: an endpoint's URL is parsed and
+   * its IP literal checked once, not per message (the rule does not change
+   * during the client's life; a host name is still checked at every connection,
+   * in `lookup`).
+   */
+  const checked = new Map<string, { url: URL } | { refusal: string }>();
+
+  function checkUrl(text: string): { url: URL } | { refusal: string } {
     let url: URL;
     try {
-      url = new URL(req.url);
+      url = new URL(text);
     } catch {
-      return Promise.resolve(failure('the endpoint URL is not a valid URL'));
+      return { refusal: 'the endpoint URL is not a valid URL' };
     }
-    if (url.protocol !== 'https:') return Promise.resolve(failure(`only https: endpoints are allowed, not ${url.protocol}`));
-    if (url.username !== '' || url.password !== '') return Promise.resolve(failure('the endpoint URL must not hold credentials'));
+    if (url.protocol !== 'https:') return { refusal: `only https: endpoints are allowed, not ${url.protocol}` };
+    if (url.username !== '' || url.password !== '') return { refusal: 'the endpoint URL must not hold credentials' };
     // Sockets do not call `lookup` for an address, so an IP-literal host is checked here.
     if (parseAddress(url.hostname) !== null) {
       const refusal = addressRefusal(url.hostname, options.allow);
-      if (refusal !== null) return Promise.resolve(failure(refusal));
+      if (refusal !== null) return { refusal };
     }
+    return { url };
+  }
+
+  function deliver(req: DeliveryRequest): Promise<DeliveryResult> {
+    let check = checked.get(req.url);
+    if (check === undefined) {
+      check = checkUrl(req.url);
+      if (checked.size >= CHECKED_URLS) checked.clear();
+      checked.set(req.url, check);
+    }
+    if ('refusal' in check) return Promise.resolve(failure(check.refusal));
+    const url = check.url;
 
     return new Promise<DeliveryResult>((resolve) => {
       let settled = false;

@@ -39,6 +39,24 @@ async function setUp(urls: string[], box: SecretBox): Promise<{ dir: string; sto
   return { dir, store, orgId, input };
 }
 
+/** Closes what a test opened, in that order: the dispatcher (its workers end), the client, the receivers, the store and its folder. */
+async function closeAll(dispatcher: Dispatcher, client: { close(): void }, receivers: { close(): Promise<void> }[], store: EmbeddedStore, dir: string): Promise<void> {
+  await dispatcher.close();
+  client.close();
+  for (const r of receivers) await r.close();
+  await store.close();
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/** Waits for `ok` (checked every 10 ms, 20 s at most). `what` may be a function, for a message with the state at the end. */
+async function until(what: string | (() => string), ok: () => boolean | Promise<boolean>): Promise<void> {
+  const end = Date.now() + 20_000;
+  while (!(await ok())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${typeof what === 'string' ? what : what()}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
 describe('dispatcher', () => {
   it('is woken by the store write that filled the outbox, not only by its poll', async () => {
     const cert = await testCert();
@@ -57,11 +75,7 @@ describe('dispatcher', () => {
       while (receiver.received.length < 1 && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
       expect(receiver.received).toHaveLength(1);
     } finally {
-      await dispatcher.close();
-      client.close();
-      await receiver.close();
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
+      await closeAll(dispatcher, client, [receiver], store, dir);
     }
   }, 60_000);
 
@@ -89,11 +103,7 @@ describe('dispatcher', () => {
       expect(await store.webhooks.deliveries(endpoint!.id, 'delivered', 10)).toHaveLength(2);
     } finally {
       for (const release of held.splice(0)) release();
-      await dispatcher.close();
-      client.close();
-      await receiver.close();
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
+      await closeAll(dispatcher, client, [receiver], store, dir);
     }
   }, 60_000);
 
@@ -109,18 +119,11 @@ describe('dispatcher', () => {
     store.webhooks.putDelivery = (d) => (holding ? new Promise<void>((resolve, reject) => held.push(() => put(d).then(resolve, reject))) : put(d));
     const client = createDeliveryClient({ allow: parseAllowNetworks('127.0.0.0/8'), ca: cert.cert });
     const dispatcher = new Dispatcher({ store, box, client, logger: createLogger('silent'), pollMs: 3_600_000, perEndpoint: 1 });
-    const until = async (what: string, ok: () => boolean | Promise<boolean>) => {
-      const end = Date.now() + 20_000;
-      while (!(await ok())) {
-        if (Date.now() > end) throw new Error(`timed out waiting for ${what} (received ${receiver.received.length}, writes held ${held.length})`);
-        await new Promise((r) => setTimeout(r, 10));
-      }
-    };
     try {
       dispatcher.start();
       await store.reviews.upsert(orgId, Array.from({ length: 10 }, (_, i) => input(`s${i}`)), new Date());
       // One slot: had it waited for the write, the receiver would have had one delivery and no more.
-      await until('three deliveries while their results wait to be written', () => receiver.received.length === 3 && held.length === 3);
+      await until(() => `three deliveries while their results wait to be written (received ${receiver.received.length}, writes held ${held.length})`, () => receiver.received.length === 3 && held.length === 3);
       await new Promise((r) => setTimeout(r, 300));
       expect({ received: receiver.received.length, held: held.length }).toEqual({ received: 3, held: 3 });
       holding = false;
@@ -133,11 +136,7 @@ describe('dispatcher', () => {
     } finally {
       holding = false;
       for (const release of held.splice(0)) release();
-      await dispatcher.close();
-      client.close();
-      await receiver.close();
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
+      await closeAll(dispatcher, client, [receiver], store, dir);
     }
   }, 60_000);
 
@@ -153,13 +152,6 @@ describe('dispatcher', () => {
     const { dir, store, orgId, input } = await setUp([receiver.url()], box);
     const client = createDeliveryClient({ allow: parseAllowNetworks('127.0.0.0/8'), ca: cert.cert });
     const dispatcher = new Dispatcher({ store, box, client, logger: createLogger('silent'), pollMs: 3_600_000, perEndpoint: 2 });
-    const until = async (what: string, ok: () => boolean | Promise<boolean>) => {
-      const end = Date.now() + 20_000;
-      while (!(await ok())) {
-        if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-        await new Promise((r) => setTimeout(r, 10));
-      }
-    };
     try {
       const [endpoint] = await store.webhooks.listByOrg(orgId);
       dispatcher.start();
@@ -183,53 +175,31 @@ describe('dispatcher', () => {
       expect(await store.webhooks.deliveries(endpoint!.id, null, 1000)).toEqual([]);
       expect(await store.webhooks.due(new Date(Date.now() + 86_400_000), 1000, endpoint!.id)).toEqual([]);
     } finally {
-      await dispatcher.close();
-      client.close();
-      await receiver.close();
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
+      await closeAll(dispatcher, client, [receiver], store, dir);
     }
   }, 60_000);
 
   it('a hanging endpoint never delays another', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'webhooks-dispatch-'));
     const cert = await testCert();
     const hanging = await startReceiver(cert, () => undefined); // takes the request, never answers
     const healthy = await startReceiver(cert);
-    const store = await EmbeddedStore.open(dir);
     const box = new SecretBox(Buffer.alloc(32, 1));
+    const { dir, store, orgId, input } = await setUp([hanging.url(), healthy.url()], box);
     // A long timeout: the hanging endpoint's worker is stuck for the whole test.
     const client = createDeliveryClient({ allow: parseAllowNetworks('127.0.0.0/8'), ca: cert.cert, timeoutMs: 120_000 });
     const dispatcher = new Dispatcher({ store, box, client, logger: createLogger('silent'), pollMs: 50 });
     try {
-      const stamp = new Date().toISOString();
-      const orgId = newId('org');
-      await store.orgs.create({ id: orgId, name: 'Two', plan: 'growth', rateLimit: null, language: 'en', createdAt: stamp, updatedAt: stamp });
-      for (const url of [hanging.url(), healthy.url()]) {
-        const id = newId('wh');
-        await store.webhooks.create({
-          id, orgId, url, events: ['review.created'], description: '', state: 'enabled', disabledReason: null, createdAt: stamp, updatedAt: stamp,
-          lastDeliveryAt: null, failingSince: null, secrets: sealSecrets(box, id, [{ secret: generateSecret(), createdAt: new Date(), expiresAt: null }]),
-        });
-      }
-      const input = (id: string): ReviewInput => ({
-        platform: 'GOOGLE', externalId: id, authorName: 'A', authorAvatar: null, rating: 4, content: id, date: stamp, url: null,
-        language: 'en', isVerified: false, sentiment: null, sentimentLabel: null, aiSummary: null, aiThemes: [],
-      });
       dispatcher.start();
       await store.reviews.upsert(orgId, [input('a'), input('b'), input('c')], new Date());
-      const end = Date.now() + 30_000;
-      while ((healthy.received.length < 3 || hanging.received.length < 1) && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
-      // The healthy endpoint got all three while the hanging one still holds what it took (up to three in flight at once).
+      await until('the healthy endpoint', () => healthy.received.length === 3 && hanging.received.length >= 1);
+      // The healthy endpoint got all three while the hanging one still holds what it took.
       expect(healthy.received).toHaveLength(3);
-      expect(hanging.received.length).toBeGreaterThanOrEqual(1);
+      // All three held (several in flight at once): no connection of it is still in its TLS handshake, which closing
+      // the receiver would not cut and would wait for.
+      await until('the hanging endpoint to hold all three', () => hanging.received.length === 3);
     } finally {
       await hanging.close();
-      await dispatcher.close();
-      client.close();
-      await healthy.close();
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
+      await closeAll(dispatcher, client, [healthy], store, dir);
     }
   }, 60_000);
 
@@ -264,11 +234,7 @@ describe('dispatcher', () => {
       // The message waits, pending, for the endpoint to be enabled again.
       expect((await store.webhooks.deliveries(id, 'pending', 10)).length).toBe(1);
     } finally {
-      await dispatcher.close();
-      client.close();
-      await failing.close();
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
+      await closeAll(dispatcher, client, [failing], store, dir);
     }
   }, 60_000);
 });

@@ -268,7 +268,7 @@ export class Dispatcher {
     const failures: unknown[] = [];
     const first = await this.store.webhooks.get(endpointId);
     if (!first) return;
-    const state: WorkerState = { endpoint: first, health: healthOf(first), written: healthOf(first), flushedAt: Date.now(), readAt: Date.now(), chain: Promise.resolve() };
+    const state: WorkerState = { endpoint: first, health: healthOf(first), written: healthOf(first), flushedAt: Date.now(), readAt: Date.now(), chain: Promise.resolve(), pending: 0 };
     const done = (id: string): void => {
       writing.delete(id);
       finished.set(id, finishes++);
@@ -289,15 +289,14 @@ export class Dispatcher {
     try {
       while (!this.closed) {
         if (failures.length > 0) throw failures[0];
-        // A health write of this worker still on its way would be undone by what is read now: it lands first.
-        await Promise.allSettled(writing.values());
-        await state.chain;
         const fresh = await this.store.webhooks.get(endpointId);
         if (!fresh || fresh.state !== 'enabled' || state.health.state !== 'enabled') break;
         state.endpoint = fresh;
-        // Another writer's change (a person re-enabling it, a new secret) is taken; this worker's unwritten lastDeliveryAt is kept.
+        // Another writer's change (a person re-enabling it, a new secret) is taken; this worker's unwritten lastDeliveryAt is
+        // kept, and so is its failure clock while health it decided is still on its way to the store (it lands in order).
         const stored = healthOf(fresh);
-        state.health = { ...stored, lastDeliveryAt: later(state.health.lastDeliveryAt, stored.lastDeliveryAt) };
+        const failingSince = state.pending > 0 ? state.health.failingSince : stored.failingSince;
+        state.health = { ...stored, failingSince, lastDeliveryAt: later(state.health.lastDeliveryAt, stored.lastDeliveryAt) };
         state.written = stored;
         state.readAt = Date.now();
         const asked = finishes;
@@ -357,7 +356,10 @@ export class Dispatcher {
     const after = endpointAfterAttempt(before, result, now);
     state.health = after;
     const put = this.store.webhooks.putDelivery(this.afterAttempt(delivery, result, now));
-    const written = Promise.all([put, state.chain]).then(() => this.recordHealth(state, before, after));
+    state.pending++;
+    const written = Promise.all([put, state.chain])
+      .then(() => this.recordHealth(state, before, after))
+      .finally(() => void state.pending--);
     state.chain = written.catch(() => undefined);
     return { written };
   }
@@ -460,6 +462,8 @@ interface WorkerState {
   readAt: number;
   /** Health updates, one after another. */
   chain: Promise<void>;
+  /** Health updates decided and not yet written. */
+  pending: number;
 }
 
 function time(d: Date | null): number | null {

@@ -10,7 +10,8 @@
  * change; a source's state change likewise inside `sources.update`
  * (`source.state_changed`). Events are recorded only for an organization that has at least one
  * endpoint (enabled or not) when the change is written; fan-out to the
- * endpoints subscribed to the type happens at dispatch time.
+ * enabled endpoints subscribed to the type happens at dispatch time, or, on
+ * the embedded store, for an import's events in the import's own write.
  */
 import type { EventType } from '../webhooks/event-types.ts';
 

@@ -203,6 +203,37 @@ describe('dispatcher', () => {
     }
   }, 60_000);
 
+  it("keeps a person's Enable (the failure clock cleared) while the worker is busy failing, so the 5 days count afresh", async () => {
+    const cert = await testCert();
+    const failing = await startReceiver(cert, (_req, res) => void setTimeout(() => res.writeHead(500).end(), 10));
+    const box = new SecretBox(Buffer.alloc(32, 8));
+    const { dir, store, orgId, input } = await setUp([failing.url()], box);
+    const [endpoint] = await store.webhooks.listByOrg(orgId);
+    const id = endpoint!.id;
+    const fourDaysAgo = new Date(Date.now() - 4 * 24 * 3600 * 1000).toISOString();
+    await store.webhooks.update(id, { failingSince: fourDaysAgo });
+    // The dispatcher's clock: moved two days on below (the old clock would then be six days old).
+    let offset = 0;
+    const client = createDeliveryClient({ allow: parseAllowNetworks('127.0.0.0/8'), ca: cert.cert });
+    const dispatcher = new Dispatcher({ store, box, client, logger: createLogger('silent'), pollMs: 50, perEndpoint: 2, now: () => new Date(Date.now() + offset) });
+    try {
+      dispatcher.start();
+      await store.reviews.upsert(orgId, Array.from({ length: 200 }, (_, i) => input(`e${i}`)), new Date());
+      await until('failures', () => failing.received.length >= 10);
+      // What Enable writes (service.ts): enabled, and the clock cleared, while deliveries keep failing.
+      const enabledAt = new Date().toISOString();
+      await store.webhooks.update(id, { state: 'enabled', disabledReason: null, failingSince: null });
+      await until('the clock started again after the Enable', async () => ((await store.webhooks.get(id))!.failingSince ?? '') >= enabledAt);
+      offset = 2 * 24 * 3600 * 1000;
+      const seen = failing.received.length;
+      await until('failures two days on', () => failing.received.length >= seen + 10);
+      expect(await store.webhooks.get(id)).toMatchObject({ state: 'enabled', disabledReason: null });
+      expect((await store.webhooks.get(id))!.failingSince! >= enabledAt).toBe(true);
+    } finally {
+      await closeAll(dispatcher, client, [failing], store, dir);
+    }
+  }, 60_000);
+
   it('disables an endpoint whose every delivery failed for 5 days, with the reason, in the audit log', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'webhooks-5days-'));
     const cert = await testCert();

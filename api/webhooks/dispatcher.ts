@@ -268,7 +268,9 @@ export class Dispatcher {
     const failures: unknown[] = [];
     const first = await this.store.webhooks.get(endpointId);
     if (!first) return;
-    const state: WorkerState = { endpoint: first, health: healthOf(first), written: healthOf(first), flushedAt: Date.now(), readAt: Date.now(), chain: Promise.resolve(), pending: 0 };
+    const state: WorkerState = {
+      endpoint: first, health: healthOf(first), written: healthOf(first), flushedAt: Date.now(), readAt: Date.now(), chain: Promise.resolve(), clockPending: 0, clockDecided: 0,
+    };
     const done = (id: string): void => {
       writing.delete(id);
       finished.set(id, finishes++);
@@ -289,13 +291,17 @@ export class Dispatcher {
     try {
       while (!this.closed) {
         if (failures.length > 0) throw failures[0];
+        // A failure clock this worker decided lands before the endpoint is read again (read first, the store would give
+        // back the clock it replaces): a wait only after an answer changed the clock, never on a run of successes.
+        if (state.clockPending > 0) await state.chain;
+        const decided = state.clockDecided;
         const fresh = await this.store.webhooks.get(endpointId);
         if (!fresh || fresh.state !== 'enabled' || state.health.state !== 'enabled') break;
         state.endpoint = fresh;
-        // Another writer's change (a person re-enabling it, a new secret) is taken; this worker's unwritten lastDeliveryAt is
-        // kept, and so is its failure clock while health it decided is still on its way to the store (it lands in order).
+        // Another writer's change (a person re-enabling it, which clears the clock; a new secret) is taken; this worker's
+        // unwritten lastDeliveryAt is kept, and so is its clock when an answer changed it while the endpoint was read.
         const stored = healthOf(fresh);
-        const failingSince = state.pending > 0 ? state.health.failingSince : stored.failingSince;
+        const failingSince = state.clockDecided === decided ? stored.failingSince : state.health.failingSince;
         state.health = { ...stored, failingSince, lastDeliveryAt: later(state.health.lastDeliveryAt, stored.lastDeliveryAt) };
         state.written = stored;
         state.readAt = Date.now();
@@ -356,10 +362,16 @@ export class Dispatcher {
     const after = endpointAfterAttempt(before, result, now);
     state.health = after;
     const put = this.store.webhooks.putDelivery(this.afterAttempt(delivery, result, now));
-    state.pending++;
+    const clock = time(after.failingSince) !== time(before.failingSince);
+    if (clock) {
+      state.clockPending++;
+      state.clockDecided++;
+    }
     const written = Promise.all([put, state.chain])
       .then(() => this.recordHealth(state, before, after))
-      .finally(() => void state.pending--);
+      .finally(() => {
+        if (clock) state.clockPending--;
+      });
     state.chain = written.catch(() => undefined);
     return { written };
   }
@@ -462,8 +474,10 @@ interface WorkerState {
   readAt: number;
   /** Health updates, one after another. */
   chain: Promise<void>;
-  /** Health updates decided and not yet written. */
-  pending: number;
+  /** Answers that changed the failure clock, decided and not yet written. */
+  clockPending: number;
+  /** Answers that changed the failure clock, counted. */
+  clockDecided: number;
 }
 
 function time(d: Date | null): number | null {

@@ -65,7 +65,8 @@ function fromLog(m: LoggedMessage): OutboxMessage {
  * so the event is not written a second time beside the review. Its body is
  * built from that record when it is read (`reviewEventBody`, the same bytes
  * every time: the record is frozen, and a record read back from the log
- * gives the same JSON).
+ * gives the same JSON; a version whose event shape differs builds its own).
+ * A compaction writes such a message whole, as any other.
  */
 interface BatchMessage {
   id: string;
@@ -81,7 +82,7 @@ interface BatchMessage {
  */
 type KeptMessage = OutboxMessage | (Omit<OutboxMessage, 'body'> & { review: Review });
 
-/** Bodies of batch messages built lately, kept for the other endpoints' attempts. */
+/** Bodies of batch messages built lately (first in, first out), kept for the other endpoints' attempts. */
 const BODY_CACHE = 4096;
 
 /** Two delivery records alike, field by field (flat records of strings, numbers and nulls). */

@@ -14,12 +14,17 @@ export interface StagesResult {
   summary: string[];
 }
 
+/** The line `npm test` puts before each of its parts. */
+export function bannerLine(text: string): string {
+  return `\n── npm test: ${text} ──\n`;
+}
+
 export function runStages(stages: readonly Stage[], options: { cwd: string; env: NodeJS.ProcessEnv; stdio?: 'inherit' | 'ignore'; say?: (text: string) => void }): StagesResult {
   const say = options.say ?? ((text: string) => process.stdout.write(text));
   const failed: string[] = [];
   const summary: string[] = [];
   for (const [name, [command, ...args]] of stages) {
-    say(`\n── npm test: ${name}: ${[command, ...args].join(' ')} ──\n`);
+    say(bannerLine(`${name}: ${[command, ...args].join(' ')}`));
     const started = performance.now();
     const result = spawnSync(command!, args, { cwd: options.cwd, env: options.env, stdio: options.stdio ?? 'inherit' });
     const ok = !result.error && result.status === 0;

@@ -9,7 +9,7 @@
  */
 import { join } from 'node:path';
 import { ensurePrereqs } from '../api/test/prereqs.ts';
-import { runStages, type Stage } from './stages.ts';
+import { bannerLine, runStages, type Stage } from './stages.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const files = process.argv.slice(2);
@@ -28,7 +28,7 @@ const stages: Stage[] = [
 ];
 
 function banner(text: string): void {
-  process.stdout.write(`\n── npm test: ${text} ──\n`);
+  process.stdout.write(bannerLine(text));
 }
 
 banner(`prerequisites (Node ${process.version})`);

@@ -119,7 +119,10 @@ describe('dashboard sources', () => {
 
     const summary = await owner.send('POST', `/dashboard/api/sources/${sourceId}/sync`);
     expect(summary.status).toBe(200);
-    expect(summary.body).toMatchObject({ id: sourceId, fetched: 30, created: 30, updated: 0, removed: 0, rejected: [] });
+    expect(summary.body).toMatchObject({ id: sourceId, fetched: 30, updated: 0, removed: 0, rejected: [] });
+    // A new source is due at once: the scheduler's first sync may have run just before this one (never beside it,
+    // one run per source at a time), which then finds all 30 stored already. Either way they are stored once.
+    expect([0, 30]).toContain(summary.body.created);
     const listed = await owner.send('GET', '/dashboard/api/sources');
     expect(listed.body.data).toEqual([expect.objectContaining({ id: sourceId, reviewCount: 30, lastError: null })]);
     expect(listed.body.data as unknown[]).toHaveLength(1);

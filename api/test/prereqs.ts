@@ -6,6 +6,8 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { findFerretdb, INSTALL_HINT } from './ferretdb.ts';
 
 /** Node's major version the project runs on (package.json `engines`, `.nvmrc`). */
@@ -83,9 +85,13 @@ function installPackages(packages: string[]): string | null {
   const sudo = privilege();
   if (sudo === null) return `Not root and no passwordless sudo: run this once, then npm test again:\n    ${oneCommand}`;
   process.stdout.write(`npm test: installing ${packages.join(' ')} with apt-get\n`);
-  // Wait for another apt-get on the machine rather than failing on its lock.
+  // Wait for another apt-get on the machine rather than failing on its lock. apt-get's own timeout covers dpkg's lock,
+  // not the package lists' lock that `update` takes: two npm tests started together (two clones on one machine) would
+  // fail there, so ours take turns on a lock of their own (flock, from util-linux), for at most 15 minutes.
   const wait = '-o DPkg::Lock::Timeout=600';
-  if (!sh(`${sudo}apt-get ${wait} update -qq`) || !sh(`${sudo}apt-get ${wait} install -y -q --no-install-recommends ${packages.join(' ')}`)) {
+  const install = `${sudo}apt-get ${wait} update -qq && ${sudo}apt-get ${wait} install -y -q --no-install-recommends ${packages.join(' ')}`;
+  const command = runs('flock', ['--version']) ? `flock -w 900 ${join(tmpdir(), 'review-proof-apt.lock')} sh -c '${install}'` : install;
+  if (!sh(command)) {
     return `apt-get could not install ${packages.join(', ')} (its output is above). The command is:\n    ${oneCommand}`;
   }
   return null;

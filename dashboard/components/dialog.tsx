@@ -13,18 +13,15 @@ export function Dialog(props: { title: string; onClose: () => void; children: Co
   useEffect(() => {
     const dialog = ref.current!;
     const opener = document.activeElement as HTMLElement | null;
-    let unmounting = false;
     // The browser may close the dialog itself: Chrome does not let a page keep a dialog open
     // against Escape when there was no user activation since it opened (CloseWatcher), and
     // then no cancellable `cancel` comes, only `close`. The page is told, so that it does not
-    // think the dialog still open, and focus returns below when it unmounts.
-    const closedByBrowser = () => {
-      if (!unmounting) onClose.current();
-    };
+    // think the dialog still open, and focus returns below when it unmounts. (Unmounting
+    // removes the listener before its own close().)
+    const closedByBrowser = () => onClose.current();
     dialog.addEventListener('close', closedByBrowser);
     dialog.showModal();
     return () => {
-      unmounting = true;
       dialog.removeEventListener('close', closedByBrowser);
       if (dialog.open) dialog.close();
       // Focus returns where it was, as people expect after a dialog.

@@ -31,6 +31,12 @@ export interface Config {
   workers: number;
   /** WEBHOOK_ALLOW_NETWORKS: private ranges webhooks may be sent to after all (CONTRACT §12); empty = none. */
   webhookAllowNetworks: AllowedNetwork[];
+  /** WEBHOOK_POLL_MS: how often the dispatcher looks for work without being woken (other instances' events); default 1000. */
+  webhookPollMs: number;
+  /** WEBHOOK_LOCK_MS: how long a dead instance's webhook work stays locked before another takes it over; default 30000. */
+  webhookLockMs: number;
+  /** WEBHOOK_RETENTION_DAYS: how long finished deliveries and their messages are kept; default 30. */
+  webhookRetentionDays: number;
   /** SECRETS_KEY (32 bytes); null = generated once into DATA_DIR/secrets-key. */
   secretsKey: Buffer | null;
   /** The review platforms' API base URLs (https only, CONTRACT §11). */
@@ -124,6 +130,14 @@ function bool(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(name, `must be true or false, got ${JSON.stringify(raw)}`);
 }
 
+/** A whole number of at least `min`, or `fallback` when unset. */
+function wholeNumber(env: Env, name: string, fallback: number, min: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d{1,12}$/.test(raw) || Number(raw) < min) throw new ConfigError(name, `must be a whole number of at least ${min}, got ${JSON.stringify(raw)}`);
+  return Number(raw);
+}
+
 function trustedProxies(env: Env): string[] {
   try {
     return parseTrustedProxies(env.TRUST_PROXY);
@@ -212,6 +226,9 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     workers: workers(env, mongodbUrl, redisUrl),
     webhookAllowNetworks: webhookAllowNetworks(env),
+    webhookPollMs: wholeNumber(env, 'WEBHOOK_POLL_MS', 1000, 50),
+    webhookLockMs: wholeNumber(env, 'WEBHOOK_LOCK_MS', 30_000, 1000),
+    webhookRetentionDays: wholeNumber(env, 'WEBHOOK_RETENTION_DAYS', 30, 1),
     secretsKey: secretsKey(env),
     sourceUrls: sourceUrls(env),
     googleOAuth: googleOAuth(env),

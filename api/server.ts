@@ -30,7 +30,7 @@ import { endUploads, isLongUpload } from './dashboard/routes/reviews-import.ts';
 import { ensureSecretsKey, SecretBox } from './secrets/secrets.ts';
 import { HttpClient, trustedCas } from './sources/http.ts';
 import { createDeliveryClient } from './webhooks/deliver.ts';
-import { Dispatcher, RETENTION_DAYS, type DispatchWork } from './webhooks/dispatcher.ts';
+import { Dispatcher, type DispatchWork } from './webhooks/dispatcher.ts';
 import { BullKeyedQueue } from './jobs/keyed-bullmq.ts';
 import { WebhooksService } from './webhooks/service.ts';
 import { dueSources, SourcesService } from './sources/service.ts';
@@ -210,9 +210,9 @@ export async function startService(config: Config, options: StartOptions = {}): 
   // Webhooks (CONTRACT §12): the outbox is filled by the store; deliveries run as keyed jobs, BullMQ when Redis is there.
   const deliveryClient = createDeliveryClient({ allow: config.webhookAllowNetworks, ca: trustedCas() });
   const deliveryQueue = config.redisUrl
-    ? new BullKeyedQueue<DispatchWork>({ redisUrl: config.redisUrl, keyPrefix: config.redisKeyPrefix, name: 'webhook-dispatch', logger, lockMs: webhookLockMs() })
+    ? new BullKeyedQueue<DispatchWork>({ redisUrl: config.redisUrl, keyPrefix: config.redisKeyPrefix, name: 'webhook-dispatch', logger, lockMs: config.webhookLockMs })
     : undefined;
-  const dispatcher = new Dispatcher({ store, box, client: deliveryClient, logger, pollMs: webhookPollMs(), queue: deliveryQueue, retentionDays: webhookRetentionDays() });
+  const dispatcher = new Dispatcher({ store, box, client: deliveryClient, logger, pollMs: config.webhookPollMs, queue: deliveryQueue, retentionDays: config.webhookRetentionDays });
   const webhooks = new WebhooksService({ store, box, dispatcher, allow: config.webhookAllowNetworks });
   const app = createApp({ config, store, logger, redis: redisHealth, metrics, assets, lifecycle, dashboardAssets, sessions, secretsKey, sources, platformHttp, webhooks });
   const https = createHttpsServer({ cert: tls.cert, key: tls.key, maxHeaderSize: 16 * 1024, connectionsCheckingInterval: requestDeadline.checkEveryMs }, app.handler);
@@ -271,22 +271,4 @@ export async function startService(config: Config, options: StartOptions = {}): 
   };
 
   return { config, store, logger, sources, app, adminToken, ports, baseUrl, adminUrl: `http://127.0.0.1:${ports.admin}`, close };
-}
-
-/** How long finished webhook deliveries are kept (WEBHOOK_RETENTION_DAYS, default 30). */
-function webhookRetentionDays(env: Record<string, string | undefined> = process.env): number {
-  const n = Number(env.WEBHOOK_RETENTION_DAYS ?? '');
-  return Number.isInteger(n) && n >= 1 ? n : RETENTION_DAYS;
-}
-
-/** How long a dead instance's webhook work stays locked before another instance takes it over (tests shorten it: WEBHOOK_LOCK_MS). */
-function webhookLockMs(env: Record<string, string | undefined> = process.env): number {
-  const n = Number(env.WEBHOOK_LOCK_MS ?? '');
-  return Number.isInteger(n) && n >= 1000 ? n : 30_000;
-}
-
-/** How often the webhook dispatcher looks for work without being woken (tests shorten it: WEBHOOK_POLL_MS). */
-function webhookPollMs(env: Record<string, string | undefined> = process.env): number {
-  const n = Number(env.WEBHOOK_POLL_MS ?? '');
-  return Number.isInteger(n) && n >= 50 ? n : 1000;
 }

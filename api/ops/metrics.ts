@@ -92,6 +92,8 @@ export class Metrics {
       sources: wrap(store.sources, 'sources'),
       webhooks: wrap(store.webhooks, 'webhooks'),
       people: store.people,
+      // Not timed, passed on: without it the dispatcher would only poll (a second's wait for every event).
+      ...(store.outboxWritten ? { outboxWritten: store.outboxWritten } : {}),
       ping: () => store.ping(),
       close: () => store.close(),
     };

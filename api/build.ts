@@ -20,6 +20,17 @@ import { pathToFileURL } from 'node:url';
 const ROOT = join(import.meta.dirname, '..');
 export const DIST_MAIN = join(ROOT, 'dist', 'api', 'main.js');
 const DIST_ENRICH_WORKER = join(ROOT, 'dist', 'api', 'enrich-worker.js');
+const DIST_DELIVERY_WORKER = join(ROOT, 'dist', 'api', 'delivery-worker.js');
+
+/** The worker threads' compiled files, built before the service, which learns their URLs through defines. */
+async function buildWorkers(): Promise<Record<string, string>> {
+  await buildOne(join(ROOT, 'api', 'intelligence', 'enrich-worker.ts'), DIST_ENRICH_WORKER, {});
+  await buildOne(join(ROOT, 'api', 'webhooks', 'delivery-worker.ts'), DIST_DELIVERY_WORKER, {});
+  return {
+    __RV_ENRICH_WORKER__: JSON.stringify(pathToFileURL(DIST_ENRICH_WORKER).href),
+    __RV_DELIVERY_WORKER__: JSON.stringify(pathToFileURL(DIST_DELIVERY_WORKER).href),
+  };
+}
 
 /** `import.meta.url` in each module = its source file's URL, as when run from the sources. */
 const sourceImportMetaUrl: Plugin = {
@@ -34,27 +45,25 @@ const sourceImportMetaUrl: Plugin = {
 };
 
 /**
- * Builds and returns the file to run (and the enrichment worker beside it). Each output is written aside and renamed
+ * Builds and returns the file to run (and the worker threads' files beside it). Each output is written aside and renamed
  * into place, so a process starting while another build runs (tests, the
  * benchmark) never reads half a file.
  */
 export async function buildApi(): Promise<string> {
-  // The enrichment worker first (its own file: a worker thread runs a module
-  // of its own), then the service, which learns the worker's compiled file
-  // through a define (pool.ts runs it instead of the sources under tsx).
-  await buildOne(join(ROOT, 'api', 'intelligence', 'enrich-worker.ts'), DIST_ENRICH_WORKER, {});
-  await buildOne(join(ROOT, 'api', 'main.ts'), DIST_MAIN, { __RV_ENRICH_WORKER__: JSON.stringify(pathToFileURL(DIST_ENRICH_WORKER).href) });
+  // The worker threads first (each its own file: a worker thread runs a module
+  // of its own), then the service, which learns their compiled files through
+  // defines (pool.ts and delivery-thread.ts run them instead of the sources under tsx).
+  await buildOne(join(ROOT, 'api', 'main.ts'), DIST_MAIN, await buildWorkers());
   return DIST_MAIN;
 }
 
 /**
  * Another entry point bundled as the service is (benchmarks that must run the
  * service's code as `npm start` runs it: compiled, with the compiled
- * enrichment worker); returns the file to run.
+ * worker threads); returns the file to run.
  */
 export async function buildLikeService(entry: string, outfile: string): Promise<string> {
-  await buildOne(join(ROOT, 'api', 'intelligence', 'enrich-worker.ts'), DIST_ENRICH_WORKER, {});
-  await buildOne(entry, outfile, { __RV_ENRICH_WORKER__: JSON.stringify(pathToFileURL(DIST_ENRICH_WORKER).href) });
+  await buildOne(entry, outfile, await buildWorkers());
   return outfile;
 }
 

@@ -29,7 +29,7 @@ import { RedisSessions } from './dashboard/redis-sessions.ts';
 import { endUploads, isLongUpload } from './dashboard/routes/reviews-import.ts';
 import { ensureSecretsKey, SecretBox } from './secrets/secrets.ts';
 import { HttpClient, trustedCas } from './sources/http.ts';
-import { createDeliveryClient } from './webhooks/deliver.ts';
+import { createThreadedDeliveryClient } from './webhooks/delivery-thread.ts';
 import { Dispatcher, type DispatchWork } from './webhooks/dispatcher.ts';
 import { BullKeyedQueue } from './jobs/keyed-bullmq.ts';
 import { WebhooksService } from './webhooks/service.ts';
@@ -208,7 +208,8 @@ export async function startService(config: Config, options: StartOptions = {}): 
     : new InProcessJobs({ handler, logger, due: (now) => dueSources(store, now), tickMs: Math.max(250, Math.min(15_000, minute / 4)) });
   const sources = new SourcesService(store, box, jobs, minute);
   // Webhooks (CONTRACT §12): the outbox is filled by the store; deliveries run as keyed jobs, BullMQ when Redis is there.
-  const deliveryClient = createDeliveryClient({ allow: config.webhookAllowNetworks, ca: trustedCas() });
+  // The exchanges with receivers run in a thread of their own (delivery-thread.ts), beside the event loop.
+  const deliveryClient = createThreadedDeliveryClient({ allow: config.webhookAllowNetworks, ca: trustedCas() });
   const deliveryQueue = config.redisUrl
     ? new BullKeyedQueue<DispatchWork>({ redisUrl: config.redisUrl, keyPrefix: config.redisKeyPrefix, name: 'webhook-dispatch', logger, lockMs: config.webhookLockMs })
     : undefined;

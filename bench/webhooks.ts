@@ -1,5 +1,5 @@
 /**
- * `npm run bench:webhooks [-- --rate 500 --seconds 60 --endpoints 4 --reviews 100000 --drain 120 --poll-ms 1000 --part 1|2 --profile DIR]` (issue 27).
+ * `npm run bench:webhooks [-- --rate 500 --seconds 60 --warmup 10 --endpoints 4 --reviews 100000 --drain 120 --poll-ms 1000 --part 1|2 --profile DIR]` (issue 27).
  * `--part` runs only that part (both when absent); `--profile` writes each
  * service process's CPU profile (`--cpu-prof`) into DIR, for Chrome DevTools.
  *
@@ -15,7 +15,10 @@
  * 1. Sustained rate: `--endpoints` endpoints subscribed in one organization;
  *    new reviews sent through the admin import API at `--rate` changes per
  *    second for `--seconds` (one import call in flight at a time, carrying
- *    every change due by then). Each delivery's latency is the time from the
+ *    every change due by then), after `--warmup` seconds of the same load
+ *    whose deliveries are all in before the measured window starts (their
+ *    latency printed apart: a fresh process starts its enrichment workers with
+ *    its first import). Each delivery's latency is the time from the
  *    answer of the import call that carried its review (the change's
  *    acknowledgement) to its arrival at the receiver, matched by the event's
  *    `data.authorName` (unique per review here: events carry the review's
@@ -45,6 +48,13 @@ const SECONDS = flag('seconds', 60);
 const ENDPOINTS = flag('endpoints', 4);
 const REVIEWS = flag('reviews', 100_000);
 const DRAIN_S = flag('drain', 120);
+/** Seconds of the same load before the measured window (0: none). */
+const WARMUP = (() => {
+  const i = process.argv.indexOf('--warmup');
+  const value = i === -1 ? 10 : Number(process.argv[i + 1]);
+  if (!Number.isFinite(value) || value < 0) throw new Error('--warmup takes a number of seconds, 0 or more');
+  return value;
+})();
 /** WEBHOOK_POLL_MS for the service; the service's default (1 s) unless given. */
 const POLL: Record<string, string> = process.argv.includes('--poll-ms') ? { WEBHOOK_POLL_MS: String(flag('poll-ms', 1000)) } : {};
 const RSS_EVERY_MS = 5000;
@@ -148,39 +158,42 @@ console.log(`Load average at start: ${loadavg().map((n) => n.toFixed(2)).join(',
 
 // 1. Sustained rate.
 if (PART === 0 || PART === 1) {
-  const ackAt = new Map<string, number>();
-  /** Arrival times of events whose import has not answered yet (the dispatcher may be faster than the answer). */
-  const early = new Map<string, number[]>();
-  const latencies: number[] = [];
-  let beforeAck = 0;
+  /** One sending phase: its changes' acknowledgement times and the latencies of their deliveries. */
+  interface Phase {
+    ackAt: Map<string, number>;
+    /** Arrival times of events whose import has not answered yet (the dispatcher may be faster than the answer). */
+    early: Map<string, number[]>;
+    latencies: number[];
+    beforeAck: number;
+  }
+  const newPhase = (): Phase => ({ ackAt: new Map(), early: new Map(), latencies: [], beforeAck: 0 });
+  const phases: Record<string, Phase> = { warm: newPhase(), live: newPhase() };
   const onEvent = (key: string, at: number) => {
-    const acked = ackAt.get(key);
+    const phase = phases[key.slice(0, key.indexOf('-'))];
+    if (!phase) return;
+    const acked = phase.ackAt.get(key);
     if (acked === undefined) {
-      const list = early.get(key);
+      const list = phase.early.get(key);
       if (list) list.push(at);
-      else early.set(key, [at]);
+      else phase.early.set(key, [at]);
       return;
     }
-    latencies.push(at - acked);
+    phase.latencies.push(at - acked);
   };
   const receivers = await Promise.all(Array.from({ length: ENDPOINTS }, () => leanReceiver(cert, onEvent)));
   const { server, dataDir } = await startService(caFile);
   const pid = server.child.pid!;
-  try {
-    const org = await admin(server, 'POST', '/admin/orgs', { name: 'Webhooks bench', plan: 'growth', rateLimit: 10_000_000 });
-    const orgId = org.id as string;
-    for (const r of receivers) await admin(server, 'POST', '/admin/webhooks', { orgId, url: r.url, events: ['review.created', 'review.updated', 'review.removed'] });
-    const rss: { s: number; mib: number; backlog: number }[] = [];
+  const received = () => receivers.reduce((n, r) => n + r.count, 0);
+  /** Sends `prefix` changes at RATE for `seconds`, one import call in flight at a time; answers what was acknowledged. */
+  const send = async (orgId: string, prefix: 'warm' | 'live', seconds: number): Promise<{ acked: number; calls: number; sendSeconds: number }> => {
+    const phase = phases[prefix]!;
     let sent = 0;
     let acked = 0;
     let calls = 0;
-    const received = () => receivers.reduce((n, r) => n + r.count, 0);
     const started = performance.now();
-    const rssTimer = setInterval(() => rss.push({ s: Math.round((performance.now() - started) / 1000), mib: rssMiB(pid), backlog: acked * ENDPOINTS - received() }), RSS_EVERY_MS);
-    rss.push({ s: 0, mib: rssMiB(pid), backlog: 0 });
-    const endAt = started + SECONDS * 1000;
+    const endAt = started + seconds * 1000;
     while (performance.now() < endAt) {
-      const due = Math.min(RATE * SECONDS, Math.floor(((performance.now() - started) / 1000) * RATE));
+      const due = Math.min(RATE * seconds, Math.floor(((performance.now() - started) / 1000) * RATE));
       if (due <= sent) {
         await sleep(Math.max(1, Math.ceil(((sent + 1) / RATE) * 1000 - (performance.now() - started))));
         continue;
@@ -188,8 +201,8 @@ if (PART === 0 || PART === 1) {
       const ids: string[] = [];
       const lines: string[] = [];
       for (let i = sent; i < due; i++) {
-        ids.push(`live-${i}`);
-        lines.push(record('live', i));
+        ids.push(`${prefix}-${i}`);
+        lines.push(record(prefix, i));
       }
       sent = due;
       const summary = await importCall(server, orgId, `${lines.join('\n')}\n`);
@@ -197,36 +210,65 @@ if (PART === 0 || PART === 1) {
       calls++;
       if (summary.imported !== ids.length) throw new Error(`imported ${summary.imported} of ${ids.length}`);
       for (const id of ids) {
-        ackAt.set(id, at);
-        const arrived = early.get(id);
+        phase.ackAt.set(id, at);
+        const arrived = phase.early.get(id);
         if (arrived) {
-          early.delete(id);
+          phase.early.delete(id);
           for (const t of arrived) {
-            beforeAck++;
-            latencies.push(t - at);
+            phase.beforeAck++;
+            phase.latencies.push(t - at);
           }
         }
       }
       acked += ids.length;
     }
-    const sendSeconds = (performance.now() - started) / 1000;
-    const receivedAtStop = received();
+    return { acked, calls, sendSeconds: (performance.now() - started) / 1000 };
+  };
+  /** Waits up to `seconds` for `expected` deliveries in all; answers the seconds waited. */
+  const drain = async (expected: number, seconds: number): Promise<number> => {
+    const start = performance.now();
+    while (received() < expected && performance.now() - start < seconds * 1000) await sleep(100);
+    return (performance.now() - start) / 1000;
+  };
+  const figures = (latencies: number[]) => {
+    const sorted = Float64Array.from(latencies).sort();
+    return `p50 ${ms(percentile(sorted, 50))}, p95 ${ms(percentile(sorted, 95))}, p99 ${ms(percentile(sorted, 99))}, max ${ms(sorted.at(-1) ?? NaN)}`;
+  };
+  try {
+    const org = await admin(server, 'POST', '/admin/orgs', { name: 'Webhooks bench', plan: 'growth', rateLimit: 10_000_000 });
+    const orgId = org.id as string;
+    for (const r of receivers) await admin(server, 'POST', '/admin/webhooks', { orgId, url: r.url, events: ['review.created', 'review.updated', 'review.removed'] });
+    console.log(`\n1. Sustained rate: target ${RATE} changes/s × ${ENDPOINTS} endpoints = ${RATE * ENDPOINTS} deliveries/s for ${SECONDS} s`);
+    // Warm-up: the same load for WARMUP seconds before the measured window (a fresh process starts its enrichment
+    // workers with its first import and compiles its hot paths), then every warm-up delivery in.
+    if (WARMUP > 0) {
+      const warm = await send(orgId, 'warm', WARMUP);
+      const drained = await drain(warm.acked * ENDPOINTS, DRAIN_S);
+      console.log(`  warm-up (not in the figures below): ${warm.acked} changes over ${warm.sendSeconds.toFixed(1)} s, ${received()} of ${warm.acked * ENDPOINTS} deliveries in after ${drained.toFixed(1)} s more; latency ${figures(phases.warm!.latencies)}`);
+    }
+    const base = received();
+    const rss: { s: number; mib: number; backlog: number }[] = [];
+    const started = performance.now();
+    const rssTimer = setInterval(
+      () => rss.push({ s: Math.round((performance.now() - started) / 1000), mib: rssMiB(pid), backlog: phases.live!.ackAt.size * ENDPOINTS - (received() - base) }),
+      RSS_EVERY_MS,
+    );
+    rss.push({ s: 0, mib: rssMiB(pid), backlog: 0 });
+    const { acked, calls, sendSeconds } = await send(orgId, 'live', SECONDS);
+    const receivedAtStop = received() - base;
     const expected = acked * ENDPOINTS;
     const backlogAtStop = expected - receivedAtStop;
-    const drainStart = performance.now();
-    while (received() < expected && performance.now() - drainStart < DRAIN_S * 1000) await sleep(100);
-    const drainSeconds = (performance.now() - drainStart) / 1000;
+    const drainSeconds = await drain(base + expected, DRAIN_S);
     clearInterval(rssTimer);
-    rss.push({ s: Math.round((performance.now() - started) / 1000), mib: rssMiB(pid), backlog: expected - received() });
-    const sorted = Float64Array.from(latencies).sort();
-    console.log(`\n1. Sustained rate: target ${RATE} changes/s × ${ENDPOINTS} endpoints = ${RATE * ENDPOINTS} deliveries/s for ${SECONDS} s`);
+    rss.push({ s: Math.round((performance.now() - started) / 1000), mib: rssMiB(pid), backlog: expected - (received() - base) });
+    const live = phases.live!;
     console.log(`  sent ${acked} changes in ${calls} import calls over ${sendSeconds.toFixed(1)} s = ${Math.round(acked / sendSeconds)} changes/s acknowledged`);
     console.log(`  deliveries received while sending: ${receivedAtStop} of ${expected} = ${Math.round(receivedAtStop / sendSeconds)} deliveries/s achieved`);
-    console.log(`  backlog when sending stopped: ${backlogAtStop} deliveries; ${expected - received()} left after ${drainSeconds.toFixed(1)} s of draining (at most ${DRAIN_S} s)`);
-    console.log(`  TLS connections the receivers accepted: ${receivers.reduce((n, r) => n + r.connections, 0)}`);
-    console.log(`  overall: ${received()} deliveries in ${(sendSeconds + drainSeconds).toFixed(1)} s = ${Math.round(received() / (sendSeconds + drainSeconds))} deliveries/s`);
-    console.log(`  latency, acknowledgement → receiver's 200, over ${sorted.length} deliveries (${beforeAck} arrived before their import call answered, counted negative):`);
-    console.log(`    p50 ${ms(percentile(sorted, 50))}, p95 ${ms(percentile(sorted, 95))}, p99 ${ms(percentile(sorted, 99))}, max ${ms(sorted.at(-1) ?? NaN)} (target p50 ≤ 50 ms, p99 ≤ 500 ms)`);
+    console.log(`  backlog when sending stopped: ${backlogAtStop} deliveries; ${expected - (received() - base)} left after ${drainSeconds.toFixed(1)} s of draining (at most ${DRAIN_S} s)`);
+    console.log(`  TLS connections the receivers accepted (warm-up included): ${receivers.reduce((n, r) => n + r.connections, 0)}`);
+    console.log(`  overall: ${received() - base} deliveries in ${(sendSeconds + drainSeconds).toFixed(1)} s = ${Math.round((received() - base) / (sendSeconds + drainSeconds))} deliveries/s`);
+    console.log(`  latency, acknowledgement → receiver's 200, over ${live.latencies.length} deliveries (${live.beforeAck} arrived before their import call answered, counted negative):`);
+    console.log(`    ${figures(live.latencies)} (target p50 ≤ 50 ms, p99 ≤ 500 ms)`);
     console.log(`  service RSS (MiB) and backlog every ${RSS_EVERY_MS / 1000} s: ${rss.map((x) => `${x.s}s ${x.mib} MiB/${x.backlog}`).join(', ')}`);
   } finally {
     await server.stop();

@@ -35,6 +35,7 @@ import { BullKeyedQueue } from './jobs/keyed-bullmq.ts';
 import { WebhooksService } from './webhooks/service.ts';
 import { dueSources, SourcesService } from './sources/service.ts';
 import type { SyncSummary } from './sources/sync.ts';
+import { bulkImports } from './jobs/bulk-imports.ts';
 import { minuteMs, type Jobs } from './jobs/jobs.ts';
 import { BullJobs } from './jobs/bullmq.ts';
 import { InProcessJobs } from './jobs/in-process.ts';
@@ -213,7 +214,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
   const deliveryQueue = config.redisUrl
     ? new BullKeyedQueue<DispatchWork>({ redisUrl: config.redisUrl, keyPrefix: config.redisKeyPrefix, name: 'webhook-dispatch', logger, lockMs: config.webhookLockMs })
     : undefined;
-  const dispatcher = new Dispatcher({ store, box, client: deliveryClient, logger, pollMs: config.webhookPollMs, queue: deliveryQueue, retentionDays: config.webhookRetentionDays });
+  const dispatcher = new Dispatcher({ store, box, client: deliveryClient, logger, pollMs: config.webhookPollMs, queue: deliveryQueue, retentionDays: config.webhookRetentionDays, bulk: bulkImports });
   const webhooks = new WebhooksService({ store, box, dispatcher, allow: config.webhookAllowNetworks });
   const app = createApp({ config, store, logger, redis: redisHealth, metrics, assets, lifecycle, dashboardAssets, sessions, secretsKey, sources, platformHttp, webhooks });
   const https = createHttpsServer({ cert: tls.cert, key: tls.key, maxHeaderSize: 16 * 1024, connectionsCheckingInterval: requestDeadline.checkEveryMs }, app.handler);

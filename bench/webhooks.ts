@@ -30,7 +30,9 @@
  *    call, enrichment included, as bench/run.ts) into an organization with no
  *    endpoint and into one with one subscribed endpoint, each on a fresh
  *    service, in the order none, one, one, none; reviews/s of each and the
- *    difference.
+ *    difference; for the imports with an endpoint, also how long after the
+ *    import's answer all its events were delivered (up to `--drain` seconds:
+ *    a bulk import's deliveries wait for it, api/jobs/bulk-imports.ts).
  * It prints figures; it asserts nothing.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -281,7 +283,7 @@ if (PART === 0 || PART === 1) {
 // each on a fresh service, in the order none, one, one, none, so that a drift of the shared machine's
 // load during the run weighs on both alike.
 if (PART === 0 || PART === 2) {
-  const runs: { hooked: boolean; rate: number; seconds: number; cpu: number; delivered: number; rssMiB: number; load: number }[] = [];
+  const runs: { hooked: boolean; rate: number; seconds: number; cpu: number; delivered: number; rssMiB: number; load: number; after: { seconds: number; delivered: number } | null }[] = [];
   for (const hooked of [false, true, true, false]) {
     const receiver = await leanReceiver(cert, () => undefined);
     const { server, dataDir } = await startService(caFile);
@@ -294,7 +296,17 @@ if (PART === 0 || PART === 2) {
       const seconds = (performance.now() - t0) / 1000;
       const cpu = cpuSeconds(server.child.pid!) - cpu0;
       if (summary.imported !== REVIEWS) throw new Error(`imported ${summary.imported} of ${REVIEWS}`);
-      runs.push({ hooked, rate: REVIEWS / seconds, seconds, cpu, delivered: receiver.count, rssMiB: rssMiB(server.child.pid!), load: loadavg()[0]! });
+      const delivered = receiver.count;
+      const rss = rssMiB(server.child.pid!);
+      const load = loadavg()[0]!;
+      // Then every event of the import delivered (up to --drain seconds): how long after the import's answer.
+      let after: { seconds: number; delivered: number } | null = null;
+      if (hooked) {
+        const t1 = performance.now();
+        while (receiver.count < REVIEWS && performance.now() - t1 < DRAIN_S * 1000) await sleep(100);
+        after = { seconds: (performance.now() - t1) / 1000, delivered: receiver.count };
+      }
+      runs.push({ hooked, rate: REVIEWS / seconds, seconds, cpu, delivered, rssMiB: rss, load, after });
     } finally {
       await server.stop();
       await receiver.close();
@@ -304,7 +316,8 @@ if (PART === 0 || PART === 2) {
   console.log(`\n2. Import overhead: ${REVIEWS} reviews through the admin import API, enrichment included, each on a fresh service, in the order none, one, one, none`);
   for (const r of runs) {
     const label = r.hooked ? 'one endpoint' : 'no endpoint';
-    console.log(`  ${label.padEnd(13)} ${Math.round(r.rate)} reviews/s (${r.seconds.toFixed(1)} s; the service used ${r.cpu.toFixed(1)} s of CPU), RSS after ${r.rssMiB} MiB, load ${r.load.toFixed(2)}${r.hooked ? `, ${r.delivered} deliveries received by the import's end` : ''}`);
+    const after = r.after === null ? '' : `; ${r.after.delivered} of ${REVIEWS} events delivered ${r.after.seconds.toFixed(1)} s after it answered (${Math.round((r.after.delivered - r.delivered) / r.after.seconds)} deliveries/s)`;
+    console.log(`  ${label.padEnd(13)} ${Math.round(r.rate)} reviews/s (${r.seconds.toFixed(1)} s; the service used ${r.cpu.toFixed(1)} s of CPU), RSS after ${r.rssMiB} MiB, load ${r.load.toFixed(2)}${r.hooked ? `, ${r.delivered} deliveries received by the import's end${after}` : ''}`);
   }
   // Reviews/s over both imports of a kind: total reviews over total seconds.
   const rateOf = (hooked: boolean) => {

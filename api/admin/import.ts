@@ -13,6 +13,7 @@
 import type { Readable } from 'node:stream';
 import { enrich, type AiFields, type Enrichable } from '../intelligence/enrich.ts';
 import { sharedEnrichPool, type EnrichPool } from '../intelligence/pool.ts';
+import { bulkImports, BULK_RECORDS } from '../jobs/bulk-imports.ts';
 import type { Logger } from '../logger.ts';
 import { parseRecords, readAsUtc, validateRecord, type ParsedRecord, type ReviewDraft } from '../reviews/import/index.ts';
 import type { Organization, ReviewInput, Store } from '../store/types.ts';
@@ -151,6 +152,9 @@ export async function importRecords(
   }
   let chunk: Validated[] = [];
   const queue: Queued[] = [];
+  /** Records read so far, and the end of this import's bulk mark once it is bulk (jobs/bulk-imports.ts). */
+  let read = 0;
+  let endBulk: (() => void) | null = null;
   /** Chunks at the pool and not yet answered. */
   let atPool = 0;
   const maxAtPool = pool === null ? 0 : pool.size * IN_FLIGHT_PER_WORKER;
@@ -206,6 +210,7 @@ export async function importRecords(
         continue;
       }
       if (readAsUtc((item.record as { date: string }).date)) summary.datesWithoutOffset++;
+      if (++read > BULK_RECORDS && endBulk === null) endBulk = bulkImports.begin(orgId);
       chunk.push(checked.value);
       if (chunk.length >= CHUNK) await send();
       await pause();
@@ -218,6 +223,8 @@ export async function importRecords(
     // A write still in flight ends (lands or fails) before the import answers.
     await (writing as Promise<void> | null)?.catch(() => undefined);
     throw err;
+  } finally {
+    (endBulk as (() => void) | null)?.();
   }
   return summary;
 }

@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { BulkImports } from '../jobs/bulk-imports.ts';
 import { createLogger } from '../logger.ts';
 import { SecretBox } from '../secrets/secrets.ts';
 import { EmbeddedStore } from '../store/embedded/store.ts';
@@ -77,6 +78,59 @@ describe('dispatcher', () => {
     } finally {
       await closeAll(dispatcher, client, [receiver], store, dir);
     }
+  }, 60_000);
+
+  it('holds an organization’s deliveries while a bulk import of it runs in this process, and sends them all once it ends; another organization’s go on', async () => {
+    const cert = await testCert();
+    const receiver = await startReceiver(cert);
+    const box = new SecretBox(Buffer.alloc(32, 7));
+    const { dir, store, orgId, input } = await setUp([receiver.url()], box);
+    // A second organization with its own endpoint on another path of the same receiver.
+    const stamp = new Date().toISOString();
+    const otherOrg = newId('org');
+    await store.orgs.create({ id: otherOrg, name: 'Two', plan: 'growth', rateLimit: null, language: 'en', createdAt: stamp, updatedAt: stamp });
+    const otherId = newId('wh');
+    await store.webhooks.create({
+      id: otherId, orgId: otherOrg, url: receiver.url().replace('/hook', '/other'), events: ['review.created'], description: '', state: 'enabled', disabledReason: null,
+      createdAt: stamp, updatedAt: stamp, lastDeliveryAt: null, failingSince: null, secrets: sealSecrets(box, otherId, [{ secret: generateSecret(), createdAt: new Date(), expiresAt: null }]),
+    });
+    const bulk = new BulkImports();
+    const client = createDeliveryClient({ allow: parseAllowNetworks('127.0.0.0/8'), ca: cert.cert });
+    const dispatcher = new Dispatcher({ store, box, client, logger: createLogger('silent'), pollMs: 50, bulk });
+    try {
+      dispatcher.start();
+      const end = bulk.begin(orgId);
+      await store.reviews.upsert(orgId, Array.from({ length: 5 }, (_, i) => input(`b${i}`)), new Date());
+      await store.reviews.upsert(otherOrg, [input('o1')], new Date());
+      await until('the other organization’s delivery', () => receiver.received.some((r) => r.headers['webhook-id'] !== undefined && JSON.parse(r.body).data.content === 'o1'));
+      await new Promise((r) => setTimeout(r, 500));
+      // Held: nothing of the importing organization yet, however many sweeps went by.
+      expect(receiver.received.map((r) => JSON.parse(r.body).data.content as string)).toEqual(['o1']);
+      end();
+      await until(() => `the five held deliveries (received ${receiver.received.length})`, () => receiver.received.length === 6);
+      expect(receiver.received.slice(1).map((r) => JSON.parse(r.body).data.content as string).sort()).toEqual(['b0', 'b1', 'b2', 'b3', 'b4']);
+    } finally {
+      await closeAll(dispatcher, client, [receiver], store, dir);
+    }
+  }, 60_000);
+
+  it('stops holding when it is closed: close() does not wait for a bulk import to end', async () => {
+    const cert = await testCert();
+    const receiver = await startReceiver(cert);
+    const box = new SecretBox(Buffer.alloc(32, 8));
+    const { dir, store, orgId, input } = await setUp([receiver.url()], box);
+    const bulk = new BulkImports();
+    const client = createDeliveryClient({ allow: parseAllowNetworks('127.0.0.0/8'), ca: cert.cert });
+    const dispatcher = new Dispatcher({ store, box, client, logger: createLogger('silent'), pollMs: 50, bulk });
+    bulk.begin(orgId);
+    dispatcher.start();
+    await store.reviews.upsert(orgId, [input('h')], new Date());
+    // The worker is holding (the hold lasts 30 s at most).
+    await new Promise((r) => setTimeout(r, 300));
+    const started = Date.now();
+    await closeAll(dispatcher, client, [receiver], store, dir);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(receiver.received).toHaveLength(0);
   }, 60_000);
 
   it('has several deliveries in flight to one endpoint: the second arrives while the first is held', async () => {

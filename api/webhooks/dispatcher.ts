@@ -24,6 +24,7 @@
  * (`store.outboxWritten`, debounced: an import batch is one wake). Other
  * instances find those messages on their poll.
  */
+import type { BulkImports } from '../jobs/bulk-imports.ts';
 import { InProcessKeyedQueue } from '../jobs/keyed-in-process.ts';
 import type { KeyedQueue } from '../jobs/keyed-work.ts';
 import type { Logger } from '../logger.ts';
@@ -99,7 +100,12 @@ export interface DispatcherOptions {
   pruneBatch?: number;
   /** Deliveries in flight at once to one endpoint (its worker's bound): 16 when absent. */
   perEndpoint?: number;
+  /** This process's bulk imports (jobs/bulk-imports.ts): an organization's deliveries wait while one of its runs. None when absent. */
+  bulk?: BulkImports;
 }
+
+/** How long a worker holds its deliveries for a bulk import of its organization at a time, at most (then a round goes out). */
+export const BULK_HOLD_MS = 30_000;
 
 /** How long a worker goes on starting deliveries before it reads its endpoint again (a Disable, a Remove, a new secret). */
 const REREAD_MS = 50;
@@ -120,6 +126,9 @@ export class Dispatcher {
   private stopListening: (() => void) | null = null;
   private started: Promise<void> | null = null;
   private closed = false;
+  /** Resolves when close() begins (a worker holding for a bulk import stops waiting). */
+  private readonly closing: Promise<void>;
+  private signalClosing!: () => void;
   /** Each endpoint's secrets as last opened, with the sealed text they came from (opened again when it changes). */
   private readonly opened = new Map<string, { sealed: string; secrets: EndpointSecret[] }>();
 
@@ -128,6 +137,7 @@ export class Dispatcher {
     this.store = options.store;
     this.now = options.now ?? (() => new Date());
     this.queue = options.queue ?? new InProcessKeyedQueue<DispatchWork>(options.logger);
+    this.closing = new Promise<void>((resolve) => (this.signalClosing = resolve));
   }
 
   start(): void {
@@ -315,6 +325,9 @@ export class Dispatcher {
         }
         let stop = false;
         for (const delivery of due) {
+          // A bulk import of this endpoint's organization runs in this process: its deliveries wait for it (at most
+          // BULK_HOLD_MS at a time), so that the import keeps the CPU; the ones in flight finish meanwhile.
+          if (this.options.bulk?.has(state.endpoint.orgId)) await this.options.bulk.idle(state.endpoint.orgId, BULK_HOLD_MS, this.closing);
           while (running.size >= limit) await Promise.race(running.values());
           while (running.size + writing.size >= maxOpen) await Promise.race([...running.values(), ...writing.values()]);
           if (this.closed || failures.length > 0 || state.health.state !== 'enabled') break;
@@ -452,6 +465,7 @@ export class Dispatcher {
   /** Stops looking for work and waits for the workers (an attempt in flight ends within its timeout). */
   async close(): Promise<void> {
     this.closed = true;
+    this.signalClosing();
     this.stopListening?.();
     if (this.timer) clearInterval(this.timer);
     if (this.pruneTimer) clearInterval(this.pruneTimer);

@@ -5,7 +5,7 @@
  * as a stream of changes a few at a time, never does.
  *
  * The webhook dispatcher holds the marked organization's deliveries
- * meanwhile (at most `maxMs` at a time): on a small machine a bulk import's
+ * meanwhile (at most 30 s at a time, then a batch goes out): on a small machine a bulk import's
  * own events would otherwise take the CPU from the import they come from
  * (on 2 cores, 2,000 deliveries during a 100,000-review import slowed it by
  * a fifth); held, they go out right after it, in order, at full speed. The

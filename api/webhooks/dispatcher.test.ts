@@ -114,6 +114,26 @@ describe('dispatcher', () => {
     }
   }, 60_000);
 
+  it('holds for a bulk import 30 s at a time at most (here 200 ms): a long one still lets its deliveries out, a batch per hold', async () => {
+    const cert = await testCert();
+    const receiver = await startReceiver(cert);
+    const box = new SecretBox(Buffer.alloc(32, 9));
+    const { dir, store, orgId, input } = await setUp([receiver.url()], box);
+    const bulk = new BulkImports();
+    const client = createDeliveryClient({ allow: parseAllowNetworks('127.0.0.0/8'), ca: cert.cert });
+    const dispatcher = new Dispatcher({ store, box, client, logger: createLogger('silent'), pollMs: 50, bulk, bulkHoldMs: 200 });
+    const end = bulk.begin(orgId);
+    try {
+      dispatcher.start();
+      await store.reviews.upsert(orgId, Array.from({ length: 5 }, (_, i) => input(`l${i}`)), new Date());
+      await until(() => `the five deliveries while the import still runs (received ${receiver.received.length})`, () => receiver.received.length === 5);
+      expect(bulk.has(orgId)).toBe(true);
+    } finally {
+      end();
+      await closeAll(dispatcher, client, [receiver], store, dir);
+    }
+  }, 60_000);
+
   it('stops holding when it is closed: close() does not wait for a bulk import to end', async () => {
     const cert = await testCert();
     const receiver = await startReceiver(cert);

@@ -102,9 +102,11 @@ export interface DispatcherOptions {
   perEndpoint?: number;
   /** This process's bulk imports (jobs/bulk-imports.ts): an organization's deliveries wait while one of its runs. None when absent. */
   bulk?: BulkImports;
+  /** How long a worker holds for a bulk import at a time, at most: BULK_HOLD_MS when absent. */
+  bulkHoldMs?: number;
 }
 
-/** How long a worker holds its deliveries for a bulk import of its organization at a time, at most (then a round goes out). */
+/** How long a worker holds its deliveries for a bulk import of its organization at a time, at most (then a batch of up to 100 goes out). */
 export const BULK_HOLD_MS = 30_000;
 
 /** How long a worker goes on starting deliveries before it reads its endpoint again (a Disable, a Remove, a new secret). */
@@ -298,6 +300,8 @@ export class Dispatcher {
       );
       running.set(delivery.id, exchange.finally(() => running.delete(delivery.id)));
     };
+    /** A hold for a bulk import just ended: the next batch goes out before the worker holds again. */
+    let sendAfterHold = false;
     try {
       while (!this.closed) {
         if (failures.length > 0) throw failures[0];
@@ -323,11 +327,16 @@ export class Dispatcher {
           await Promise.race([...running.values(), ...writing.values()]);
           continue;
         }
+        // A bulk import of this endpoint's organization runs in this process: its deliveries wait for it, so that the
+        // import keeps the CPU (those in flight finish meanwhile); after BULK_HOLD_MS this batch goes out, then it waits again.
+        if (!sendAfterHold && this.options.bulk?.has(state.endpoint.orgId)) {
+          await this.options.bulk.idle(state.endpoint.orgId, this.options.bulkHoldMs ?? BULK_HOLD_MS, this.closing);
+          sendAfterHold = true;
+          continue;
+        }
+        sendAfterHold = false;
         let stop = false;
         for (const delivery of due) {
-          // A bulk import of this endpoint's organization runs in this process: its deliveries wait for it (at most
-          // BULK_HOLD_MS at a time), so that the import keeps the CPU; the ones in flight finish meanwhile.
-          if (this.options.bulk?.has(state.endpoint.orgId)) await this.options.bulk.idle(state.endpoint.orgId, BULK_HOLD_MS, this.closing);
           while (running.size >= limit) await Promise.race(running.values());
           while (running.size + writing.size >= maxOpen) await Promise.race([...running.values(), ...writing.values()]);
           if (this.closed || failures.length > 0 || state.health.state !== 'enabled') break;

@@ -130,13 +130,16 @@ function bool(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(name, `must be true or false, got ${JSON.stringify(raw)}`);
 }
 
-/** A whole number of at least `min`, or `fallback` when unset. */
-function wholeNumber(env: Env, name: string, fallback: number, min: number): number {
+/** A whole number from `min` to `max`, or `fallback` when unset. */
+function wholeNumber(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
-  if (!/^\d{1,12}$/.test(raw) || Number(raw) < min) throw new ConfigError(name, `must be a whole number of at least ${min}, got ${JSON.stringify(raw)}`);
+  if (!/^\d{1,12}$/.test(raw) || Number(raw) < min || Number(raw) > max) throw new ConfigError(name, `must be a whole number from ${min} to ${max}, got ${JSON.stringify(raw)}`);
   return Number(raw);
 }
+
+/** The longest timer Node keeps (a longer one fires at once). */
+const MAX_TIMER_MS = 2_147_483_647;
 
 function trustedProxies(env: Env): string[] {
   try {
@@ -226,9 +229,9 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     workers: workers(env, mongodbUrl, redisUrl),
     webhookAllowNetworks: webhookAllowNetworks(env),
-    webhookPollMs: wholeNumber(env, 'WEBHOOK_POLL_MS', 1000, 50),
-    webhookLockMs: wholeNumber(env, 'WEBHOOK_LOCK_MS', 30_000, 1000),
-    webhookRetentionDays: wholeNumber(env, 'WEBHOOK_RETENTION_DAYS', 30, 1),
+    webhookPollMs: wholeNumber(env, 'WEBHOOK_POLL_MS', 1000, 50, MAX_TIMER_MS),
+    webhookLockMs: wholeNumber(env, 'WEBHOOK_LOCK_MS', 30_000, 1000, MAX_TIMER_MS),
+    webhookRetentionDays: wholeNumber(env, 'WEBHOOK_RETENTION_DAYS', 30, 1, 36_500),
     secretsKey: secretsKey(env),
     sourceUrls: sourceUrls(env),
     googleOAuth: googleOAuth(env),

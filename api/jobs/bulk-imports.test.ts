@@ -36,12 +36,12 @@ describe('BulkImports', () => {
     await bulk.idle('b', 100);
     expect(Date.now() - t0).toBeGreaterThanOrEqual(90);
     expect(bulk.has('b')).toBe(true);
-    // stop
-    let stop!: () => void;
-    const stopped = new Promise<void>((r) => (stop = r));
-    const held = bulk.idle('b', 60_000, stopped);
-    stop();
+    // aborted
+    const stop = new AbortController();
+    const held = bulk.idle('b', 60_000, stop.signal);
+    stop.abort();
     await held;
+    await bulk.idle('b', 60_000, stop.signal); // already aborted: at once
     endB();
   });
 });

@@ -11,8 +11,9 @@
  * a fifth); held, they go out right after it, in order, at full speed. The
  * events themselves are recorded with the import's writes as always.
  *
- * In process only: another instance's dispatcher does not know of it, and
- * does not compete for this process's CPU either.
+ * In process only, and used by the dispatcher only when its work runs in
+ * process (no Redis: one instance): with Redis an endpoint's work may run on
+ * any instance, and a holding job would keep one of an instance's slots.
  */
 
 /** Records an import reads before it counts as bulk: more than one write batch (api/admin/import.ts BATCH). */
@@ -46,19 +47,21 @@ export class BulkImports {
     return this.running.has(orgId);
   }
 
-  /** Resolves once no bulk import of `orgId` runs, after `maxMs` at most, or when `stop` resolves. */
-  async idle(orgId: string, maxMs: number, stop?: Promise<void>): Promise<void> {
-    if (!this.running.has(orgId)) return;
+  /** Resolves once no bulk import of `orgId` runs, after `maxMs` at most, or when `stop` is aborted. */
+  async idle(orgId: string, maxMs: number, stop?: AbortSignal): Promise<void> {
+    if (!this.running.has(orgId) || stop?.aborted) return;
     let wake!: () => void;
     const ended = new Promise<void>((resolve) => (wake = resolve));
     let set = this.waiters.get(orgId);
     if (!set) this.waiters.set(orgId, (set = new Set()));
     set.add(wake);
-    let timer: NodeJS.Timeout | undefined;
+    const timer = setTimeout(wake, maxMs);
+    stop?.addEventListener('abort', wake);
     try {
-      await Promise.race([ended, new Promise<void>((resolve) => (timer = setTimeout(resolve, maxMs))), ...(stop ? [stop] : [])]);
+      await ended;
     } finally {
       clearTimeout(timer);
+      stop?.removeEventListener('abort', wake);
       this.waiters.get(orgId)?.delete(wake);
     }
   }

@@ -54,6 +54,12 @@ export interface DeliveryResult {
   bodyBytes: number;
   /** The body was longer than MAX_RESPONSE_BYTES and was cut off. */
   truncated: boolean;
+  /**
+   * The request never got to the endpoint's side of this process (the delivery
+   * thread stopped or did not answer, delivery-thread.ts): not an attempt, so
+   * neither the message's attempts nor the endpoint's health count it.
+   */
+  notSent?: true;
 }
 
 export interface DeliveryClientOptions {

@@ -79,18 +79,19 @@ describe('the threaded delivery client', () => {
     await new Promise((r) => setTimeout(r, 200));
     await first!.terminate();
     const result = await pending;
-    expect(result).toMatchObject({ delivered: false, statusCode: null });
+    // Not an attempt: the dispatcher counts it neither against the message nor the endpoint.
+    expect(result).toMatchObject({ delivered: false, statusCode: null, notSent: true });
     expect(result.error).toMatch(/^the delivery thread stopped/);
     const again = await c.deliver({ url: receiver.url(), headers, body: '{}' });
     expect(again.delivered).toBe(true);
     expect(c.thread()).not.toBe(first);
   });
 
-  it('answers after close as a failed attempt, without a thread', async () => {
+  it('answers after close as not sent, without a thread', async () => {
     const c = client();
     c.close();
     const result = await c.deliver({ url: receiver.url(), headers, body: '{}' });
-    expect(result).toMatchObject({ delivered: false });
+    expect(result).toMatchObject({ delivered: false, notSent: true });
     expect(result.error).toMatch(/closed/);
     expect(c.thread()).toBeNull();
   });

@@ -10,15 +10,17 @@
  * - The same rule everywhere: the thread's client is deliver.ts's, built from
  *   the same WEBHOOK_ALLOW_NETWORKS text and trusted authorities.
  * - Never throws: a thread that fails or stops answers its open requests as
- *   failed attempts ("the delivery thread stopped"), which the retry
- *   schedule tries again; the next request starts a fresh thread.
+ *   not sent ("the delivery thread stopped"; `notSent`: the dispatcher tries
+ *   them again shortly, counting no attempt and not against the endpoint),
+ *   and the next request starts a fresh thread. A request the thread has not
+ *   answered 5 s after the client's own timeout is answered so too.
  * - An idle thread does not keep the process alive.
  *
  * Compiled (`npm start`, api/build.ts) the thread runs `dist/api/delivery-worker.js`;
  * from the sources (`npm run dev`, tests) it loads delivery-worker.ts through tsx.
  */
 import { Worker } from 'node:worker_threads';
-import type { DeliveryClient, DeliveryRequest, DeliveryResult } from './deliver.ts';
+import { DELIVERY_TIMEOUT_MS, type DeliveryClient, type DeliveryRequest, type DeliveryResult } from './deliver.ts';
 import type { AllowedNetwork } from './networks.ts';
 
 /**
@@ -36,7 +38,7 @@ export interface DeliveryThreadSettings {
   ca?: string[];
   timeoutMs?: number;
   userAgent?: string;
-  /** The thread's nice value (Linux: the thread's own), from 0 (the process's) to 19 (lowest). */
+  /** The thread's nice value, from 0 (the process's) to 19 (lowest); Linux only (there a thread's own). */
   nice?: number;
 }
 
@@ -44,14 +46,22 @@ export interface DeliveryThreadSettings {
 declare const __RV_DELIVERY_WORKER__: string | undefined;
 
 function startThread(settings: DeliveryThreadSettings): Worker {
-  if (typeof __RV_DELIVERY_WORKER__ === 'string') return new Worker(new URL(__RV_DELIVERY_WORKER__), { workerData: settings });
+  // Compiled, the thread gets no environment (it needs none: its settings come from here); under tsx it keeps it.
+  if (typeof __RV_DELIVERY_WORKER__ === 'string') return new Worker(new URL(__RV_DELIVERY_WORKER__), { workerData: settings, env: {} });
   const source = new URL('./delivery-worker.ts', import.meta.url).href;
   const tsx = import.meta.resolve('tsx/esm/api');
   return new Worker(`import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(source)}); })`, { eval: true, workerData: settings });
 }
 
+/** Seconds a request waits for the thread beyond the client's own timeout before it is answered as not sent. */
+const THREAD_GRACE_MS = 5000;
+
+function notSent(error: string): DeliveryResult {
+  return { delivered: false, statusCode: null, error, retryAfterMs: null, excerpt: '', bodyBytes: 0, truncated: false, notSent: true };
+}
+
 function stopped(reason: string): DeliveryResult {
-  return { delivered: false, statusCode: null, error: `the delivery thread stopped (${reason})`, retryAfterMs: null, excerpt: '', bodyBytes: 0, truncated: false };
+  return notSent(`the delivery thread stopped (${reason})`);
 }
 
 export interface ThreadedDeliveryClient extends DeliveryClient {
@@ -61,7 +71,8 @@ export interface ThreadedDeliveryClient extends DeliveryClient {
 
 export function createThreadedDeliveryClient(options: { allow: readonly AllowedNetwork[]; ca?: string[]; timeoutMs?: number; userAgent?: string; nice?: number }): ThreadedDeliveryClient {
   const settings: DeliveryThreadSettings = {
-    nice: options.nice ?? DELIVERY_THREAD_NICE,
+    // Linux only: elsewhere a thread cannot be reniced alone (delivery-worker.ts).
+    ...(process.platform === 'linux' && { nice: options.nice ?? DELIVERY_THREAD_NICE }),
     allow: options.allow.map((n) => n.text),
     ...(options.ca !== undefined && { ca: options.ca }),
     ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
@@ -70,6 +81,8 @@ export function createThreadedDeliveryClient(options: { allow: readonly AllowedN
   let worker: Worker | null = null;
   let nextId = 0;
   const open = new Map<number, (result: DeliveryResult) => void>();
+  /** The thread's client answers within its timeout; a request not answered by then and THREAD_GRACE_MS more is given up. */
+  const giveUpMs = (options.timeoutMs ?? DELIVERY_TIMEOUT_MS) + THREAD_GRACE_MS;
   let closed = false;
 
   const settleAll = (thread: Worker, reason: string): void => {
@@ -102,7 +115,16 @@ export function createThreadedDeliveryClient(options: { allow: readonly AllowedN
       return new Promise<DeliveryResult>((resolve) => {
         // While an answer is awaited the thread keeps the process alive, as a socket would.
         if (open.size === 0) thread.ref();
-        open.set(id, resolve);
+        const timer = setTimeout(() => {
+          if (!open.delete(id)) return;
+          if (open.size === 0) thread.unref();
+          resolve(notSent(`the delivery thread did not answer within ${giveUpMs / 1000} s`));
+        }, giveUpMs);
+        timer.unref();
+        open.set(id, (result) => {
+          clearTimeout(timer);
+          resolve(result);
+        });
         thread.postMessage({ id, request });
       });
     },

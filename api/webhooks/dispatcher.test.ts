@@ -120,6 +120,9 @@ describe('dispatcher', () => {
     const box = new SecretBox(Buffer.alloc(32, 9));
     const { dir, store, orgId, input } = await setUp([receiver.url()], box);
     const bulk = new BulkImports();
+    let holds = 0;
+    const idle = bulk.idle.bind(bulk);
+    bulk.idle = (...args) => (holds++, idle(...args));
     const client = createDeliveryClient({ allow: parseAllowNetworks('127.0.0.0/8'), ca: cert.cert });
     const dispatcher = new Dispatcher({ store, box, client, logger: createLogger('silent'), pollMs: 50, bulk, bulkHoldMs: 200 });
     const end = bulk.begin(orgId);
@@ -128,8 +131,39 @@ describe('dispatcher', () => {
       await store.reviews.upsert(orgId, Array.from({ length: 5 }, (_, i) => input(`l${i}`)), new Date());
       await until(() => `the five deliveries while the import still runs (received ${receiver.received.length})`, () => receiver.received.length === 5);
       expect(bulk.has(orgId)).toBe(true);
+      // One hold, then the batch of five (a hold per delivery would be five).
+      expect(holds).toBeLessThanOrEqual(2);
     } finally {
       end();
+      await closeAll(dispatcher, client, [receiver], store, dir);
+    }
+  }, 60_000);
+
+  it('counts a delivery not sent (the delivery thread stopped) as no attempt and not against the endpoint, and sends it again shortly', async () => {
+    const cert = await testCert();
+    const receiver = await startReceiver(cert);
+    const box = new SecretBox(Buffer.alloc(32, 10));
+    const { dir, store, orgId, input } = await setUp([receiver.url()], box);
+    const real = createDeliveryClient({ allow: parseAllowNetworks('127.0.0.0/8'), ca: cert.cert });
+    let refusals = 2;
+    const client = {
+      deliver: (r: Parameters<typeof real.deliver>[0]) =>
+        refusals-- > 0
+          ? Promise.resolve({ delivered: false, statusCode: null, error: 'the delivery thread stopped (exit code 1)', retryAfterMs: null, excerpt: '', bodyBytes: 0, truncated: false, notSent: true as const })
+          : real.deliver(r),
+      close: () => real.close(),
+    };
+    const dispatcher = new Dispatcher({ store, box, client, logger: createLogger('silent'), pollMs: 50 });
+    try {
+      dispatcher.start();
+      await store.reviews.upsert(orgId, [input('n')], new Date());
+      const [endpoint] = await store.webhooks.listByOrg(orgId);
+      await until('delivered after two sends that did not happen', async () => (await store.webhooks.deliveries(endpoint!.id, 'delivered', 10)).length === 1);
+      const [delivery] = await store.webhooks.deliveries(endpoint!.id, 'delivered', 10);
+      expect(delivery!.attempts).toBe(1);
+      expect(receiver.received).toHaveLength(1);
+      expect((await store.webhooks.get(endpoint!.id))!.failingSince).toBeNull();
+    } finally {
       await closeAll(dispatcher, client, [receiver], store, dir);
     }
   }, 60_000);
@@ -140,13 +174,16 @@ describe('dispatcher', () => {
     const box = new SecretBox(Buffer.alloc(32, 8));
     const { dir, store, orgId, input } = await setUp([receiver.url()], box);
     const bulk = new BulkImports();
+    let holds = 0;
+    const idle = bulk.idle.bind(bulk);
+    bulk.idle = (...args) => (holds++, idle(...args));
     const client = createDeliveryClient({ allow: parseAllowNetworks('127.0.0.0/8'), ca: cert.cert });
     const dispatcher = new Dispatcher({ store, box, client, logger: createLogger('silent'), pollMs: 50, bulk });
     bulk.begin(orgId);
     dispatcher.start();
     await store.reviews.upsert(orgId, [input('h')], new Date());
     // The worker is holding (the hold lasts 30 s at most).
-    await new Promise((r) => setTimeout(r, 300));
+    await until('the worker holding', () => holds > 0);
     const started = Date.now();
     await closeAll(dispatcher, client, [receiver], store, dir);
     expect(Date.now() - started).toBeLessThan(10_000);

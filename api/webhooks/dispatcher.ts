@@ -100,7 +100,7 @@ export interface DispatcherOptions {
   pruneBatch?: number;
   /** Deliveries in flight at once to one endpoint (its worker's bound): 16 when absent. */
   perEndpoint?: number;
-  /** This process's bulk imports (jobs/bulk-imports.ts): an organization's deliveries wait while one of its runs. None when absent. */
+  /** This process's bulk imports (jobs/bulk-imports.ts): an organization's deliveries wait while one of its runs, when the work runs in process (no Redis). None when absent. */
   bulk?: BulkImports;
   /** How long a worker holds for a bulk import at a time, at most: BULK_HOLD_MS when absent. */
   bulkHoldMs?: number;
@@ -128,9 +128,8 @@ export class Dispatcher {
   private stopListening: (() => void) | null = null;
   private started: Promise<void> | null = null;
   private closed = false;
-  /** Resolves when close() begins (a worker holding for a bulk import stops waiting). */
-  private readonly closing: Promise<void>;
-  private signalClosing!: () => void;
+  /** Aborted when close() begins (a worker holding for a bulk import stops waiting). */
+  private readonly closing = new AbortController();
   /** Each endpoint's secrets as last opened, with the sealed text they came from (opened again when it changes). */
   private readonly opened = new Map<string, { sealed: string; secrets: EndpointSecret[] }>();
 
@@ -139,7 +138,6 @@ export class Dispatcher {
     this.store = options.store;
     this.now = options.now ?? (() => new Date());
     this.queue = options.queue ?? new InProcessKeyedQueue<DispatchWork>(options.logger);
-    this.closing = new Promise<void>((resolve) => (this.signalClosing = resolve));
   }
 
   start(): void {
@@ -329,8 +327,8 @@ export class Dispatcher {
         }
         // A bulk import of this endpoint's organization runs in this process: its deliveries wait for it, so that the
         // import keeps the CPU (those in flight finish meanwhile); after BULK_HOLD_MS this batch goes out, then it waits again.
-        if (!sendAfterHold && this.options.bulk?.has(state.endpoint.orgId)) {
-          await this.options.bulk.idle(state.endpoint.orgId, this.options.bulkHoldMs ?? BULK_HOLD_MS, this.closing);
+        if (!sendAfterHold && this.queue.kind === 'in-process' && this.options.bulk?.has(state.endpoint.orgId)) {
+          await this.options.bulk.idle(state.endpoint.orgId, this.options.bulkHoldMs ?? BULK_HOLD_MS, this.closing.signal);
           sendAfterHold = true;
           continue;
         }
@@ -380,6 +378,8 @@ export class Dispatcher {
     if (!message) return { written: this.store.webhooks.putDelivery({ ...delivery, status: 'failed', nextAttemptAt: null, lastError: 'the message is gone' }) };
     const result = await attemptDelivery(this.options.client, { url: endpoint.url, secrets: this.secretsOf(endpoint) }, { id: message.id, body: message.body }, this.now());
     const now = this.now();
+    // Not sent (the delivery thread stopped): no attempt, nothing against the endpoint; tried again shortly.
+    if (result.notSent) return { written: this.store.webhooks.putDelivery(notSentAgain(delivery, result, now)) };
     const before = state.health;
     const after = endpointAfterAttempt(before, result, now);
     state.health = after;
@@ -452,6 +452,10 @@ export class Dispatcher {
     }
     const result = await attemptDelivery(this.options.client, { url: endpoint.url, secrets: this.secretsOf(endpoint) }, { id: message.id, body: message.body }, this.now());
     const now = this.now();
+    if (result.notSent) {
+      await this.store.webhooks.putDelivery(notSentAgain(delivery, result, now));
+      return result;
+    }
     await this.store.webhooks.putDelivery(this.afterAttempt(delivery, result, now));
     const before = healthOf(endpoint);
     const after = endpointAfterAttempt(before, result, now);
@@ -474,7 +478,7 @@ export class Dispatcher {
   /** Stops looking for work and waits for the workers (an attempt in flight ends within its timeout). */
   async close(): Promise<void> {
     this.closed = true;
-    this.signalClosing();
+    this.closing.abort();
     this.stopListening?.();
     if (this.timer) clearInterval(this.timer);
     if (this.pruneTimer) clearInterval(this.pruneTimer);
@@ -501,6 +505,14 @@ interface WorkerState {
   clockPending: number;
   /** Answers that changed the failure clock, counted. */
   clockDecided: number;
+}
+
+/** How soon a delivery that was not sent (the delivery thread stopped) is tried again. */
+const NOT_SENT_RETRY_MS = 1000;
+
+/** A delivery not sent: pending again shortly, its attempts as they were, the reason in its log. */
+function notSentAgain(delivery: WebhookDelivery, result: DeliveryResult, now: Date): WebhookDelivery {
+  return { ...delivery, status: 'pending', lastError: result.error, nextAttemptAt: new Date(now.getTime() + NOT_SENT_RETRY_MS).toISOString() };
 }
 
 function time(d: Date | null): number | null {

@@ -40,7 +40,7 @@ describe('the dispatcher settings', () => {
   it('are read with the rest of the configuration (the one validated module): defaults, values, and a bad value refused by name', () => {
     expect(loadConfig({})).toMatchObject({ webhookPollMs: 1000, webhookLockMs: 30_000, webhookRetentionDays: 30 });
     expect(loadConfig({ WEBHOOK_POLL_MS: '600000', WEBHOOK_LOCK_MS: '2000', WEBHOOK_RETENTION_DAYS: '7' })).toMatchObject({ webhookPollMs: 600_000, webhookLockMs: 2000, webhookRetentionDays: 7 });
-    for (const [name, value] of [['WEBHOOK_POLL_MS', '10'], ['WEBHOOK_POLL_MS', '1s'], ['WEBHOOK_LOCK_MS', '999'], ['WEBHOOK_RETENTION_DAYS', '0'], ['WEBHOOK_RETENTION_DAYS', '1.5']] as const) {
+    for (const [name, value] of [['WEBHOOK_POLL_MS', '10'], ['WEBHOOK_POLL_MS', '1s'], ['WEBHOOK_LOCK_MS', '999'], ['WEBHOOK_RETENTION_DAYS', '0'], ['WEBHOOK_RETENTION_DAYS', '1.5'], ['WEBHOOK_POLL_MS', '2147483648'], ['WEBHOOK_LOCK_MS', '99999999999'], ['WEBHOOK_RETENTION_DAYS', '36501']] as const) {
       expect(() => loadConfig({ [name]: value }), `${name}=${value}`).toThrow(ConfigError);
       expect(() => loadConfig({ [name]: value })).toThrow(name);
     }

@@ -58,6 +58,15 @@ async function until(what: string | (() => string), ok: () => boolean | Promise<
   }
 }
 
+/** Bulk imports whose holds (calls of `idle`) are counted. */
+function countedBulk(): { bulk: BulkImports; holds: () => number } {
+  const bulk = new BulkImports();
+  let holds = 0;
+  const idle = bulk.idle.bind(bulk);
+  bulk.idle = (...args) => (holds++, idle(...args));
+  return { bulk, holds: () => holds };
+}
+
 describe('dispatcher', () => {
   it('is woken by the store write that filled the outbox, not only by its poll', async () => {
     const cert = await testCert();
@@ -119,10 +128,7 @@ describe('dispatcher', () => {
     const receiver = await startReceiver(cert);
     const box = new SecretBox(Buffer.alloc(32, 9));
     const { dir, store, orgId, input } = await setUp([receiver.url()], box);
-    const bulk = new BulkImports();
-    let holds = 0;
-    const idle = bulk.idle.bind(bulk);
-    bulk.idle = (...args) => (holds++, idle(...args));
+    const { bulk, holds } = countedBulk();
     const client = createDeliveryClient({ allow: parseAllowNetworks('127.0.0.0/8'), ca: cert.cert });
     const dispatcher = new Dispatcher({ store, box, client, logger: createLogger('silent'), pollMs: 50, bulk, bulkHoldMs: 200 });
     const end = bulk.begin(orgId);
@@ -132,7 +138,7 @@ describe('dispatcher', () => {
       await until(() => `the five deliveries while the import still runs (received ${receiver.received.length})`, () => receiver.received.length === 5);
       expect(bulk.has(orgId)).toBe(true);
       // One hold, then the batch of five (a hold per delivery would be five).
-      expect(holds).toBeLessThanOrEqual(2);
+      expect(holds()).toBeLessThanOrEqual(2);
     } finally {
       end();
       await closeAll(dispatcher, client, [receiver], store, dir);
@@ -173,17 +179,14 @@ describe('dispatcher', () => {
     const receiver = await startReceiver(cert);
     const box = new SecretBox(Buffer.alloc(32, 8));
     const { dir, store, orgId, input } = await setUp([receiver.url()], box);
-    const bulk = new BulkImports();
-    let holds = 0;
-    const idle = bulk.idle.bind(bulk);
-    bulk.idle = (...args) => (holds++, idle(...args));
+    const { bulk, holds } = countedBulk();
     const client = createDeliveryClient({ allow: parseAllowNetworks('127.0.0.0/8'), ca: cert.cert });
     const dispatcher = new Dispatcher({ store, box, client, logger: createLogger('silent'), pollMs: 50, bulk });
     bulk.begin(orgId);
     dispatcher.start();
     await store.reviews.upsert(orgId, [input('h')], new Date());
     // The worker is holding (the hold lasts 30 s at most).
-    await until('the worker holding', () => holds > 0);
+    await until('the worker holding', () => holds() > 0);
     const started = Date.now();
     await closeAll(dispatcher, client, [receiver], store, dir);
     expect(Date.now() - started).toBeLessThan(10_000);

@@ -13,7 +13,7 @@
  * enabled endpoints subscribed to the type happens at dispatch time, or, on
  * the embedded store, for an import's events in the import's own write.
  */
-import type { EventType } from '../webhooks/event-types.ts';
+import { subscribes, type EventType } from '../webhooks/event-types.ts';
 
 export type EndpointState = 'enabled' | 'disabled';
 
@@ -69,6 +69,11 @@ export interface WebhookDelivery {
 
 export function deliveryId(messageId: string, endpointId: string): string {
   return `${messageId}~${endpointId}`;
+}
+
+/** Whether fan-out gives an event of `type` to `endpoint`: enabled and subscribed to it (the dispatcher's sweep and the embedded store's fan-out at write). */
+export function fansOutTo(endpoint: Pick<WebhookEndpoint, 'state' | 'events'>, type: EventType): boolean {
+  return endpoint.state === 'enabled' && subscribes(endpoint.events, type);
 }
 
 /** The delivery of `message` to an endpoint as fan-out makes it: pending, never tried, due `at`. */

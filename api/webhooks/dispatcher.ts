@@ -31,12 +31,11 @@ import type { Logger } from '../logger.ts';
 import type { SecretBox } from '../secrets/secrets.ts';
 import type { Store } from '../store/types.ts';
 import { StoreUnavailableError } from '../store/unavailable.ts';
-import { freshDelivery, type OutboxMessage, type WebhookDelivery, type WebhookEndpoint } from '../store/webhook-types.ts';
+import { fansOutTo, freshDelivery, type OutboxMessage, type WebhookDelivery, type WebhookEndpoint } from '../store/webhook-types.ts';
 import { audit, OPERATOR } from '../dashboard/audit.ts';
 import { attemptDelivery } from './attempt.ts';
 import type { DeliveryClient, DeliveryResult } from './deliver.ts';
 import { endpointAfterAttempt, type EndpointHealth } from './endpoint-health.ts';
-import { subscribes } from './event-types.ts';
 import { messageAfterAttempt } from './retry-schedule.ts';
 import type { EndpointSecret } from './secrets.ts';
 
@@ -127,9 +126,11 @@ export class Dispatcher {
   private pruneTimer: NodeJS.Timeout | null = null;
   private stopListening: (() => void) | null = null;
   private started: Promise<void> | null = null;
-  private closed = false;
   /** Aborted when close() begins (a worker holding for a bulk import stops waiting). */
   private readonly closing = new AbortController();
+  private get closed(): boolean {
+    return this.closing.signal.aborted;
+  }
   /** Each endpoint's secrets as last opened, with the sealed text they came from (opened again when it changes). */
   private readonly opened = new Map<string, { sealed: string; secrets: EndpointSecret[] }>();
 
@@ -248,7 +249,7 @@ export class Dispatcher {
   private deliveriesOf(message: OutboxMessage, endpoints: WebhookEndpoint[]): WebhookDelivery[] {
     const at = this.now().toISOString();
     return endpoints
-      .filter((e) => (message.endpointId === null ? e.state === 'enabled' && subscribes(e.events, message.type) : e.id === message.endpointId))
+      .filter((e) => (message.endpointId === null ? fansOutTo(e, message.type) : e.id === message.endpointId))
       .map((e) => freshDelivery(message, e.id, at));
   }
 
@@ -477,7 +478,6 @@ export class Dispatcher {
 
   /** Stops looking for work and waits for the workers (an attempt in flight ends within its timeout). */
   async close(): Promise<void> {
-    this.closed = true;
     this.closing.abort();
     this.stopListening?.();
     if (this.timer) clearInterval(this.timer);

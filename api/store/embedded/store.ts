@@ -38,12 +38,12 @@ import { checked, makeRecord, ReviewIndex } from './review-index.ts';
 import { EmbeddedPeople } from './people.ts';
 import { DataDirLock } from './data-dir-lock.ts';
 import { StoreUnavailableError } from '../unavailable.ts';
-import { deliveryId, freshDelivery, type OutboxMessage, type WebhookDelivery, type WebhookEndpoint, type WebhookStore } from '../webhook-types.ts';
+import { deliveryId, fansOutTo, freshDelivery, type OutboxMessage, type WebhookDelivery, type WebhookEndpoint, type WebhookStore } from '../webhook-types.ts';
 import { OutboxSignal } from '../outbox-signal.ts';
 import { DueIndex } from './due-index.ts';
 import { announcesState, changeType, removedMessage, reviewEventBody, sourceStateMessage } from '../../webhooks/outbox.ts';
 import { newMessageId } from '../../webhooks/events.ts';
-import { subscribes, type ReviewEventType } from '../../webhooks/event-types.ts';
+import type { ReviewEventType } from '../../webhooks/event-types.ts';
 
 /**
  * An outbox message in the log: as it is (`body`, the signed text, as a JSON
@@ -558,7 +558,7 @@ export class EmbeddedStore implements Store {
     if (messages.length === 0) return null;
     const to: Partial<Record<ReviewEventType, string[]>> = {};
     for (const type of new Set(messages.map((m) => m.type))) {
-      to[type] = [...this.endpointMap.values()].filter((e) => e.orgId === orgId && e.state === 'enabled' && subscribes(e.events, type)).map((e) => e.id);
+      to[type] = [...this.endpointMap.values()].filter((e) => e.orgId === orgId && fansOutTo(e, type)).map((e) => e.id);
     }
     return { t: 'fan', m: messages.map((m) => m.id), to, at: at.toISOString() };
   }

@@ -36,7 +36,10 @@ async function invite(email: string): Promise<string> {
   const dialog = page.getByRole('dialog', { name: 'Invite member' });
   await dialog.getByLabel('Email').fill(email);
   await dialog.getByRole('button', { name: 'Create invitation link' }).click();
-  const link = await page.getByRole('textbox', { name: 'Invitation link' }).inputValue();
+  // The link is shown once the server has made it: wait for it, then read it.
+  const field = page.getByRole('textbox', { name: 'Invitation link' });
+  await expect(field).toHaveValue(/\/dashboard\/invitation#/);
+  const link = await field.inputValue();
   await page.getByRole('button', { name: 'Done' }).click();
   await expect(page.getByRole('dialog')).toHaveCount(0);
   return link;

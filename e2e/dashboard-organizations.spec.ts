@@ -82,7 +82,10 @@ test('a person with an account elsewhere accepts by signing in, then switches or
   await dialog.getByLabel('Email').fill(AGENCY_EMAIL);
   await dialog.getByLabel('Role').selectOption('admin');
   await dialog.getByRole('button', { name: 'Create invitation link' }).click();
-  const link = await page.getByRole('textbox', { name: 'Invitation link' }).inputValue();
+  // The link is shown once the server has made it: wait for it, then read it.
+  const field = page.getByRole('textbox', { name: 'Invitation link' });
+  await expect(field).toHaveValue(/\/dashboard\/invitation#/);
+  const link = await field.inputValue();
   await page.getByRole('button', { name: 'Done' }).click();
 
   agency = await newContext(browser);

@@ -181,7 +181,7 @@ test('an organization without reviews is told how to import them, with no empty 
     await expect(p.getByText('Import reviews')).toBeVisible();
     await expect(p.getByText(`npm run admin -- reviews import --org ${org.id} reviews.csv`)).toBeVisible();
     await expect(p.locator('.stat').filter({ hasText: 'Reviews' }).first().locator('dd')).toHaveText('0');
-    expect(await p.locator('[data-chart], canvas').count()).toBe(0);
+    await expect(p.locator('[data-chart], canvas')).toHaveCount(0);
     await expectNoAxeViolations(p, 'the empty Overview');
     await screenshots(p, 'overview-empty');
     await p.getByRole('main').getByRole('link', { name: 'Reviews' }).click();

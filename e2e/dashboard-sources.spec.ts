@@ -243,7 +243,7 @@ test('at 390 px each source is a card: its actions are on screen and work, nothi
   expect(widths.wrap[0], 'the sources scroll sideways').toBeLessThanOrEqual(widths.wrap[1]!);
   // Every source's every button is wholly inside the 390 px viewport (not merely in the document).
   const buttons = region.getByRole('button');
-  expect(await buttons.count()).toBe(5); // Trustpilot: Sync now, Reconnect, Remove; Yelp: Sync now, Remove.
+  await expect(buttons).toHaveCount(5); // Trustpilot: Sync now, Reconnect, Remove; Yelp: Sync now, Remove.
   for (const button of await buttons.all()) {
     // Measured before anything scrolls (scrolling it into view could scroll the list sideways and hide the problem).
     const box = (await button.boundingBox())!;

@@ -220,8 +220,10 @@ test('sends a test event the receiver verifies, shows it in the delivery log, re
   await screenshots(page, 'webhooks-rotate');
   await confirm.getByRole('button', { name: 'Rotate secret' }).click();
   const rotated = page.getByRole('dialog', { name: 'Secret rotated' });
-  const next = await rotated.getByRole('textbox', { name: 'New signing secret' }).inputValue();
-  expect(next).toMatch(/^whsec_/);
+  // The dialog opens once the rotation has answered: wait for the secret, then read it.
+  const nextField = rotated.getByRole('textbox', { name: 'New signing secret' });
+  await expect(nextField).toHaveValue(/^whsec_/);
+  const next = await nextField.inputValue();
   expect(next).not.toBe(secrets[0]);
   await expectNoAxeViolations(page, 'Secret rotated, the new secret');
   await screenshots(page, 'webhooks-rotated');

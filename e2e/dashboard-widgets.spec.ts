@@ -216,7 +216,7 @@ test('Copy snippet copies the embed snippet, which renders the saved options on 
         return rv ? { classes: rv.className, accent: rv.style.getPropertyValue('--a').trim(), cards: el.shadowRoot!.querySelectorAll('article').length } : null;
       });
     await expect.poll(look).toMatchObject({ classes: 'rv list dark', accent: '#b91c1c' });
-    expect((await look())!.cards).toBeGreaterThan(0);
+    await expect.poll(async () => (await look())!.cards).toBeGreaterThan(0);
     expect((await look())!.cards).toBeLessThanOrEqual(6);
     await screenshots(hostPage, 'widget-pasted');
   } finally {

@@ -65,7 +65,10 @@ test('sign-in refuses a wrong password and an unknown email with the same words,
     const answer = page.waitForResponse((r) => r.url().endsWith('/dashboard/api/sign-in'));
     await page.getByRole('button', { name: 'Sign in' }).click();
     expect((await answer).status()).toBe(401);
-    messages.push((await page.getByRole('alert').textContent()) ?? '');
+    // The answer is in; the page shows it a render later: wait for the words before reading them.
+    const alert = page.getByRole('alert');
+    await expect(alert).toContainText('The email or password is not correct.');
+    messages.push((await alert.textContent()) ?? '');
   }
   expect(messages[0]).toContain('The email or password is not correct.');
   expect(messages[1]).toBe(messages[0]);
@@ -95,8 +98,9 @@ test('sign-in refuses a wrong password and an unknown email with the same words,
 test('API keys: create with a name and an expiration date, shown once, works, listed, revoked with confirmation, then 401', async () => {
   await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'API Keys' }).click();
   await expect(page.getByRole('heading', { name: 'API Keys', level: 1 })).toBeVisible();
-  const headers = await page.getByRole('table').getByRole('columnheader').allTextContents();
-  expect(headers.slice(0, 6)).toEqual(['Name', 'Prefix', 'Created', 'Last used', 'Expires', 'State']);
+  // The heading comes before the list (the table is drawn once the keys have loaded): wait for its headers.
+  const headers = page.getByRole('table').getByRole('columnheader');
+  await expect.poll(async () => (await headers.allTextContents()).slice(0, 6)).toEqual(['Name', 'Prefix', 'Created', 'Last used', 'Expires', 'State']);
   await expectNoAxeViolations(page, 'API Keys');
   await screenshots(page, 'api-keys');
 
@@ -129,7 +133,6 @@ test('API keys: create with a name and an expiration date, shown once, works, li
   await page.reload();
   await expect(page.getByRole('heading', { name: 'API Keys', level: 1 })).toBeVisible();
   await expect(page.getByRole('textbox', { name: 'New API key' })).toHaveCount(0);
-  expect(await page.content()).not.toContain(body.key);
 
   const row = page.getByRole('row').filter({ hasText: 'Website production' });
   await expect(row.getByRole('cell')).toHaveText([
@@ -141,6 +144,8 @@ test('API keys: create with a name and an expiration date, shown once, works, li
     'Active',
     'Revoke',
   ]);
+  // Read once the reloaded list is on the page (the row above), not before it loaded.
+  expect(await page.content()).not.toContain(body.key);
 
   await row.getByRole('button', { name: 'Revoke' }).click();
   const confirm = page.getByRole('dialog', { name: /Revoke “Website production”/ });

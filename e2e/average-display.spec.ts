@@ -61,8 +61,10 @@ test('the widget shows the display rule, labels the exact value, and its JSON-LD
   await expect(grid.locator('.sum').getByRole('img')).toHaveAttribute('aria-label', `${exactText} out of 5 stars`);
   const badge = page.locator('[data-rv-widget] .score').first();
   await expect(badge).toHaveText(shown);
-  const blocks = await page.locator('script[type="application/ld+json"]').allTextContents();
-  expect(blocks.length).toBeGreaterThan(0);
+  // The widget adds its JSON-LD to the host page after it renders: wait for it before reading.
+  const ldScripts = page.locator('script[type="application/ld+json"]');
+  await expect(ldScripts).not.toHaveCount(0);
+  const blocks = await ldScripts.allTextContents();
   for (const block of blocks) expect((JSON.parse(block) as { aggregateRating: { ratingValue: number } }).aggregateRating.ratingValue).toBe(exact);
   expect((await service.api<{ data: { aggregateRating: { ratingValue: number } } }>(`/widgets/${service.banner.widgetId}/schema`)).data.aggregateRating.ratingValue).toBe(exact);
   await shoot(page, 'average-demo-widgets');

@@ -34,7 +34,7 @@ test('links to originals are https only and rel="nofollow ugc noopener"; avatars
   await page.goto(`${origins.host.origin}/layouts.html`);
   await waitForWidgets(page, 6);
   const links = page.locator('[data-rv-widget="wdg_grid"] a');
-  expect(await links.count()).toBeGreaterThan(3);
+  await expect.poll(() => links.count()).toBeGreaterThan(3);
   for (const link of await links.all()) {
     await expect(link).toHaveAttribute('rel', 'nofollow ugc noopener');
     await expect(link).toHaveAttribute('target', '_blank');

@@ -142,10 +142,10 @@ test('the tag-manager script places containers and loads the loader once', async
   await waitForWidgets(page, 3);
   await page.waitForLoadState('networkidle');
   // The owner-placed list container is used (not duplicated); grid goes where its script ran; badge at the end of <body>.
-  expect(await page.locator('[data-rv-widget="wdg_list"]').count()).toBe(1);
-  expect(await page.locator('#placed [data-rv-widget="wdg_list"]').count()).toBe(1);
-  expect(await page.locator('#inline [data-rv-widget="wdg_grid"]').count()).toBe(1);
-  expect(await page.locator('body > [data-rv-widget="wdg_badge"]').count()).toBe(1);
+  await expect(page.locator('[data-rv-widget="wdg_list"]')).toHaveCount(1);
+  await expect(page.locator('#placed [data-rv-widget="wdg_list"]')).toHaveCount(1);
+  await expect(page.locator('#inline [data-rv-widget="wdg_grid"]')).toHaveCount(1);
+  await expect(page.locator('body > [data-rv-widget="wdg_badge"]')).toHaveCount(1);
   const served = origins.widget.requests.slice(since);
   expect(served.filter((p) => p === '/widget/loader.js').length).toBe(1);
   // The three layouts' chunks and what they import, each once, however many widgets and scripts.

@@ -149,5 +149,5 @@ test('the loader hydrates server-rendered widgets in place: the same nodes, same
   await grid.locator('.more').first().evaluate((b) => (b as HTMLElement).click());
   await expect(grid.getByRole('dialog')).toBeVisible();
   // One JSON-LD document for the one subject: the server's.
-  expect(await page.locator('script[type="application/ld+json"]').count()).toBe(1);
+  await expect(page.locator('script[type="application/ld+json"]')).toHaveCount(1);
 });

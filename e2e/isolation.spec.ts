@@ -95,6 +95,9 @@ test('data and the code every layout shares load in parallel', async ({ browser,
   });
   await page.goto(`${origins.host.origin}/basic.html`);
   await waitForWidgets(page, 1);
+  // Playwright reports a request's end once the browser has told it all about the request, which
+  // may come after the page has used the answer: wait until it has been seen before comparing.
+  await expect.poll(() => finishedData).toBeGreaterThan(0);
   // The shared chunk's request starts before the data response has arrived.
   expect(started.bundle).toBeDefined();
   expect(started.data).toBeDefined();

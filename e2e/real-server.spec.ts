@@ -360,14 +360,15 @@ test('under a strict CSP (script-src and connect-src the service origin only, no
   await page.waitForLoadState('networkidle');
 
   expect(await page.evaluate(() => (window as unknown as { __inlineRan?: boolean }).__inlineRan)).toBeUndefined();
-  expect(seen.console.some((m) => /Content Security Policy/i.test(m) && /inline script/i.test(m))).toBe(true);
+  // Console messages are events of their own, not part of the page's state: waited for, not read once.
+  await expect.poll(() => seen.console.some((m) => /Content Security Policy/i.test(m) && /inline script/i.test(m))).toBe(true);
   // The only other violations are the snippets' own style attributes (the loader reserves the
   // height through CSSOM instead): Chromium names each blocked style by its hash. The widget
   // itself needs nothing the policy forbids.
   const styleHash = (snippet: string) => createHash('sha256').update(/ style="([^"]*)"/.exec(snippet)![1]!).digest('base64');
-  const violations = seen.console.filter((m) => /Content Security Policy/i.test(m) && !/inline script/i.test(m));
-  const blockedStyles = violations.map((m) => /inline style.*'(sha256-[^']+)'/.exec(m)?.[1] ?? m);
-  expect(new Set(blockedStyles)).toEqual(new Set([listEmbed, badgeEmbed].map((e) => `sha256-${styleHash(e.snippet)}`)));
+  const blockedStyles = () =>
+    new Set(seen.console.filter((m) => /Content Security Policy/i.test(m) && !/inline script/i.test(m)).map((m) => /inline style.*'(sha256-[^']+)'/.exec(m)?.[1] ?? m));
+  await expect.poll(blockedStyles).toEqual(new Set([listEmbed, badgeEmbed].map((e) => `sha256-${styleHash(e.snippet)}`)));
   expect(seen.problems).toEqual([]);
 
   const data = await publicData(list.id);

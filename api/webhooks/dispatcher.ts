@@ -458,20 +458,24 @@ export class Dispatcher {
       return result;
     }
     await this.store.webhooks.putDelivery(this.afterAttempt(delivery, result, now));
-    const before = healthOf(endpoint);
+    // The endpoint as it is now, not as it was read before the exchange (up to 15 s ago): a person's Disable, Enable or
+    // new secret meanwhile stands. As a worker's recordHealth does, this writes `state` only when this very answer
+    // disables it (410, five days of failures); otherwise only the fields the attempt owns, the failure clock and the
+    // last delivery.
+    const current = await this.store.webhooks.get(endpoint.id);
+    if (!current) return result;
+    const before = healthOf(current);
     const after = endpointAfterAttempt(before, result, now);
-    const patch = {
-      state: after.state,
-      disabledReason: after.disabledReason,
-      lastDeliveryAt: after.lastDeliveryAt?.toISOString() ?? null,
-      failingSince: after.failingSince?.toISOString() ?? null,
-    };
-    if (patch.state !== endpoint.state || patch.lastDeliveryAt !== endpoint.lastDeliveryAt || patch.failingSince !== endpoint.failingSince) {
+    const disables = before.state === 'enabled' && after.state === 'disabled';
+    const patch = disables
+      ? patchOf(after)
+      : { lastDeliveryAt: after.lastDeliveryAt?.toISOString() ?? null, failingSince: after.failingSince?.toISOString() ?? null };
+    if (disables || patch.lastDeliveryAt !== current.lastDeliveryAt || patch.failingSince !== current.failingSince) {
       await this.store.webhooks.update(endpoint.id, patch);
     }
-    if (before.state === 'enabled' && after.state === 'disabled') {
+    if (disables) {
       this.options.logger.warn({ webhookId: endpoint.id, reason: after.disabledReason }, 'webhook endpoint disabled');
-      await audit(this.store, endpoint.orgId, OPERATOR, 'webhook.disabled', { id: endpoint.id, label: endpoint.url }, { reason: after.disabledReason ?? '' });
+      await audit(this.store, current.orgId, OPERATOR, 'webhook.disabled', { id: current.id, label: current.url }, { reason: after.disabledReason ?? '' });
     }
     return result;
   }

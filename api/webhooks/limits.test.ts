@@ -8,13 +8,16 @@
  * NODE_EXTRA_CA_CERTS) that verifies every delivery with `standardwebhooks`.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { Agent } from 'node:https';
 import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../config.ts';
+import { Client } from '../dashboard/test-client.ts';
 import { startTestService, type TestService } from '../test/harness.ts';
 import { CHANGES_PER_MINUTE } from './limits.ts';
 import { flatHeaders, startReceiver, testCert, type Receiver } from './test-receiver.ts';
@@ -71,6 +74,28 @@ async function newOrg(): Promise<string> {
 
 const create = (t: TestService, orgId: string): Promise<Answer> => admin(t, 'POST', '/admin/webhooks', { orgId, url: receiver.url(), events: ['review.created'] });
 
+/** An Owner of `orgId` signed in to the dashboard of instance `t`. */
+async function owner(t: TestService, orgId: string): Promise<Client> {
+  const email = `owner-${Math.random().toString(36).slice(2, 8)}@example.com`;
+  expect((await admin(t, 'POST', '/admin/users', { orgId, email, role: 'owner', password: 'a long enough password' })).status).toBe(201);
+  const client = new Client(t, new Agent({ ca: readFileSync(join(t.dataDir, 'tls-cert.pem'), 'utf8'), servername: 'localhost' }));
+  expect((await client.signIn(email, 'a long enough password')).status).toBe(200);
+  return client;
+}
+
+/** The admin CLI against instance `t`: its exit code and stderr. */
+function cli(t: TestService, ...args: string[]): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '../admin/cli.ts'), ...args], {
+      env: { ...process.env, DATA_DIR: t.dataDir, ADMIN_PORT: String(t.service.ports.admin), ADMIN_TOKEN: '', REDIS_URL: '', MONGODB_URL: '' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('exit', (code) => resolve({ code, stderr }));
+  });
+}
+
 async function until<T>(what: string, check: () => T | Promise<T>, timeoutMs = 20_000): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
@@ -91,7 +116,7 @@ describe('webhook limits per organization', () => {
     }
   });
 
-  it('refuses the 21st endpoint of an organization with a 409 that says why, on either instance; another organization is not counted with it', async () => {
+  it('refuses the 21st endpoint of an organization with a 409 that says why, on either instance, through the admin API, the dashboard and the CLI; another organization is not counted with it', async () => {
     const orgId = await newOrg();
     for (let n = 1; n <= 20; n++) expect((await create(n % 2 ? a : b, orgId)).status, `endpoint ${n}`).toBe(201);
     for (const t of [a, b]) {
@@ -99,11 +124,17 @@ describe('webhook limits per organization', () => {
       expect(refused.status).toBe(409);
       expect(refused.body).toMatchObject({ error: 'webhook_limit_reached', message: expect.stringMatching(/at most 20 webhook endpoints/) });
     }
+    // The dashboard and the CLI meet the same refusal.
+    const page = await (await owner(b, orgId)).send('POST', '/dashboard/api/webhooks', { url: receiver.url(), events: ['review.created'] });
+    expect([page.status, page.body.error]).toEqual([409, 'webhook_limit_reached']);
+    const command = await cli(a, 'webhooks', 'create', '--org', orgId, '--url', receiver.url(), '--json');
+    expect(command.code).not.toBe(0);
+    expect(command.stderr).toMatch(/at most 20 webhook endpoints/);
     expect(((await admin(a, 'GET', `/admin/webhooks?orgId=${orgId}`)).body.data as unknown[]).length).toBe(20);
     expect((await create(a, await newOrg())).status).toBe(201);
   }, 60_000);
 
-  it(`takes at most ${CHANGES_PER_MINUTE} creations, tests and rotations a minute per organization across instances (Redis): the next is 429 with Retry-After; another organization is unaffected`, async () => {
+  it(`takes at most ${CHANGES_PER_MINUTE} creations, tests and rotations a minute per organization across instances (Redis): the next is 429 with Retry-After on the admin API and the dashboard; another organization is unaffected`, async () => {
     const orgId = await newOrg();
     const made = await create(a, orgId);
     expect(made.status).toBe(201);
@@ -123,6 +154,8 @@ describe('webhook limits per organization', () => {
       expect(retryAfter).toBeLessThanOrEqual(60);
     }
     expect((await create(b, orgId)).status).toBe(429);
+    const page = await (await owner(a, orgId)).send('POST', `/dashboard/api/webhooks/${id}/rotate-secret`);
+    expect([page.status, page.body.error, Number(page.headers['retry-after']) > 0]).toEqual([429, 'rate_limit_exceeded', true]);
     // Reading and the other changes are not counted.
     expect((await admin(a, 'POST', `/admin/webhooks/${id}/disable`)).status).toBe(200);
     expect((await admin(a, 'GET', `/admin/webhooks/${id}/deliveries`)).status).toBe(200);

@@ -18,11 +18,12 @@ export const DEFAULT_MAX_ENDPOINTS = DEFAULT_WEBHOOK_MAX_ENDPOINTS;
 /** Endpoint creations, tests and secret rotations per organization per minute, together. */
 export const CHANGES_PER_MINUTE = 30;
 
-/** The refusal of an endpoint past the organization's cap: a 409 with the cap and what to do. */
+/**
+ * The refusal of an endpoint past the organization's cap: a 409 with the cap and what to do (no field named: the
+ * dashboard shows it above the form, not as a fault of the URL).
+ */
 export const tooManyEndpoints = (max: number): ApiError =>
-  new ApiError(409, 'webhook_limit_reached', `An organization has at most ${max} webhook endpoints. Remove one before adding another.`, [
-    { parameter: 'url', message: `at most ${max} endpoints per organization` },
-  ]);
+  new ApiError(409, 'webhook_limit_reached', `An organization has at most ${max} webhook endpoints. Remove one before adding another.`);
 
 /** Counts an organization's webhook changes; `take` throws the 429 (with Retry-After) past the rate. */
 export class ChangeLimiter {

@@ -1,8 +1,9 @@
 /**
  * Webhook limits per organization (CONTRACT §12, "Limits per organization";
  * issue 34 items 1 and 2) and a Test that must not undo a Disable (item 4),
- * through the admin API (the CLI's and, through the same WebhooksService,
- * the dashboard's), against two instances sharing one store and one Redis,
+ * through the admin API, the dashboard and the CLI (one WebhooksService
+ * behind all three), against two instances sharing one store (embedded, and
+ * MongoDB in the api-on-mongodb project) and one Redis,
  * and a real HTTPS receiver on loopback (let in through
  * WEBHOOK_ALLOW_NETWORKS, its certificate trusted through
  * NODE_EXTRA_CA_CERTS) that verifies every delivery with `standardwebhooks`.

@@ -37,6 +37,8 @@ export interface Config {
   webhookLockMs: number;
   /** WEBHOOK_RETENTION_DAYS: how long finished deliveries and their messages are kept; default 30. */
   webhookRetentionDays: number;
+  /** WEBHOOK_MAX_ENDPOINTS: webhook endpoints one organization may have at most (CONTRACT §12); default 20. */
+  webhookMaxEndpoints: number;
   /** SECRETS_KEY (32 bytes); null = generated once into DATA_DIR/secrets-key. */
   secretsKey: Buffer | null;
   /** The review platforms' API base URLs (https only, CONTRACT §11). */
@@ -141,6 +143,9 @@ function wholeNumber(env: Env, name: string, fallback: number, min: number, max:
 /** The longest timer Node keeps (a longer one fires at once). */
 const MAX_TIMER_MS = 2_147_483_647;
 
+/** WEBHOOK_MAX_ENDPOINTS when unset (CONTRACT §12, "Limits per organization"). */
+export const DEFAULT_WEBHOOK_MAX_ENDPOINTS = 20;
+
 function trustedProxies(env: Env): string[] {
   try {
     return parseTrustedProxies(env.TRUST_PROXY);
@@ -232,6 +237,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookPollMs: wholeNumber(env, 'WEBHOOK_POLL_MS', 1000, 50, MAX_TIMER_MS),
     webhookLockMs: wholeNumber(env, 'WEBHOOK_LOCK_MS', 30_000, 1000, MAX_TIMER_MS),
     webhookRetentionDays: wholeNumber(env, 'WEBHOOK_RETENTION_DAYS', 30, 1, 36_500),
+    webhookMaxEndpoints: wholeNumber(env, 'WEBHOOK_MAX_ENDPOINTS', DEFAULT_WEBHOOK_MAX_ENDPOINTS, 1, 1000),
     secretsKey: secretsKey(env),
     sourceUrls: sourceUrls(env),
     googleOAuth: googleOAuth(env),

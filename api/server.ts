@@ -33,6 +33,8 @@ import { createThreadedDeliveryClient } from './webhooks/delivery-thread.ts';
 import { Dispatcher, type DispatchWork } from './webhooks/dispatcher.ts';
 import { BullKeyedQueue } from './jobs/keyed-bullmq.ts';
 import { WebhooksService } from './webhooks/service.ts';
+import { ChangeLimiter } from './webhooks/limits.ts';
+import { BatchedRateLimitDb } from './limits/batched-redis-driver.ts';
 import { dueSources, SourcesService } from './sources/service.ts';
 import type { SyncSummary } from './sources/sync.ts';
 import { bulkImports } from './jobs/bulk-imports.ts';
@@ -215,7 +217,11 @@ export async function startService(config: Config, options: StartOptions = {}): 
     ? new BullKeyedQueue<DispatchWork>({ redisUrl: config.redisUrl, keyPrefix: config.redisKeyPrefix, name: 'webhook-dispatch', logger, lockMs: config.webhookLockMs })
     : undefined;
   const dispatcher = new Dispatcher({ store, box, client: deliveryClient, logger, pollMs: config.webhookPollMs, queue: deliveryQueue, retentionDays: config.webhookRetentionDays, bulk: bulkImports });
-  const webhooks = new WebhooksService({ store, box, dispatcher, allow: config.webhookAllowNetworks });
+  // Webhook changes per organization (limits.ts): counted in Redis with REDIS_URL, so every instance shares one count.
+  const webhookChanges = new ChangeLimiter(
+    redisHealth && { health: redisHealth, db: new BatchedRateLimitDb(redisHealth.client, (seconds) => metrics.redisLatency.observe(seconds)) },
+  );
+  const webhooks = new WebhooksService({ store, box, dispatcher, allow: config.webhookAllowNetworks, maxEndpoints: config.webhookMaxEndpoints, changes: webhookChanges });
   const app = createApp({ config, store, logger, redis: redisHealth, metrics, assets, lifecycle, dashboardAssets, sessions, secretsKey, sources, platformHttp, webhooks });
   const https = createHttpsServer({ cert: tls.cert, key: tls.key, maxHeaderSize: 16 * 1024, connectionsCheckingInterval: requestDeadline.checkEveryMs }, app.handler);
   https.headersTimeout = Math.min(10_000, requestDeadline.ms);
@@ -263,6 +269,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
       await app.close();
       await jobs.close();
       await dispatcher.close();
+      webhookChanges.close();
       deliveryClient.close();
       platformHttp.close();
       if (!options.store) await rawStore.close();

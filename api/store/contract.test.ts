@@ -582,6 +582,32 @@ for (const subject of subjects) {
       expect(await store.webhooks.getDelivery(delivery.id)).toBeNull();
     });
 
+    it('refuses an endpoint past the organization\'s cap (WEBHOOK_MAX_ENDPOINTS), even when creations race, and counts per organization', async () => {
+      const o = org('Capped');
+      const other = org('Not capped');
+      await store.orgs.create(o);
+      await store.orgs.create(other);
+      const stamp = '2026-11-21T12:00:00.000Z';
+      const endpoint = (orgId: string, n: number): WebhookEndpoint => ({
+        id: newId('wh'), orgId, url: `https://hooks.example/cap-${n}`, events: ['review.created'], description: '', state: 'enabled',
+        disabledReason: null, createdAt: stamp, updatedAt: stamp, lastDeliveryAt: null, failingSince: null, secrets: 'v1.sealed',
+      });
+      for (let n = 1; n <= 18; n++) expect(await store.webhooks.create(endpoint(o.id, n), 20)).toBe(true);
+      // Five creations at once for the last two places: at most two are kept, never more.
+      const raced = await Promise.all([19, 20, 21, 22, 23].map((n) => store.webhooks.create(endpoint(o.id, n), 20)));
+      expect(raced.filter(Boolean).length).toBeLessThanOrEqual(2);
+      expect((await store.webhooks.listByOrg(o.id)).length).toBe(18 + raced.filter(Boolean).length);
+      while ((await store.webhooks.listByOrg(o.id)).length < 20) expect(await store.webhooks.create(endpoint(o.id, 30), 20)).toBe(true);
+      const refused = endpoint(o.id, 21);
+      expect(await store.webhooks.create(refused, 20)).toBe(false);
+      expect(await store.webhooks.get(refused.id)).toBeNull();
+      expect(await store.webhooks.listByOrg(o.id)).toHaveLength(20);
+      // Another organization is counted apart; without a cap (the store's own callers) nothing is refused.
+      expect(await store.webhooks.create(endpoint(other.id, 1), 20)).toBe(true);
+      expect(await store.webhooks.create(endpoint(o.id, 40))).toBe(true);
+      expect(await store.webhooks.listByOrg(o.id)).toHaveLength(21);
+    });
+
     it('answers the deliveries due per endpoint, earliest due first, following each delivery as last written', async () => {
       const o = org('Due');
       await store.orgs.create(o);

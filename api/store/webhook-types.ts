@@ -85,7 +85,14 @@ export function freshDelivery(message: Pick<OutboxMessage, 'id' | 'orgId' | 'typ
 }
 
 export interface WebhookStore {
-  create(endpoint: WebhookEndpoint): Promise<void>;
+  /**
+   * Adds the endpoint, unless its organization already has `maxPerOrg`
+   * endpoints (CONTRACT §12, WEBHOOK_MAX_ENDPOINTS): then nothing is written
+   * and the answer is false. Never more than `maxPerOrg`, whatever runs at
+   * the same time (two creations racing for the last place may both be
+   * refused on MongoDB). No cap when `maxPerOrg` is absent.
+   */
+  create(endpoint: WebhookEndpoint, maxPerOrg?: number): Promise<boolean>;
   get(id: string): Promise<WebhookEndpoint | null>;
   listByOrg(orgId: string): Promise<WebhookEndpoint[]>;
   /** Every endpoint (the dispatcher's view: a short list). */

@@ -47,6 +47,14 @@ const BATCH = 100;
  * thousand, not per hundred, beside the import's own writes.
  */
 const FAN_OUT_BATCH = 1000;
+/**
+ * Deliveries made per fan-out round at most, whatever the number of
+ * endpoints: a batch's messages go out in rounds of at most this many
+ * deliveries (20 endpoints: 100 messages a round), so the records a round
+ * holds do not grow with the endpoints an organization has (or had before
+ * WEBHOOK_MAX_ENDPOINTS: 300 of them made 300,000 records of one batch).
+ */
+export const FAN_OUT_DELIVERIES = 2000;
 
 /** The sealed form of an endpoint's secret list. */
 interface SealedSecret {
@@ -236,13 +244,22 @@ export class Dispatcher {
     if (messages.length === 0) return { read: 0, endpoints: touched };
     const byOrg = new Map<string, WebhookEndpoint[]>();
     for (const message of messages) if (!byOrg.has(message.orgId)) byOrg.set(message.orgId, await this.store.webhooks.listByOrg(message.orgId));
-    await Promise.all(
-      messages.map((message) => {
-        const deliveries = this.deliveriesOf(message, byOrg.get(message.orgId)!);
-        for (const d of deliveries) touched.add(d.endpointId);
-        return this.store.webhooks.fanOut(message.id, deliveries);
-      }),
-    );
+    // Rounds of at most FAN_OUT_DELIVERIES records (a message's own are never split): each round's writes go together.
+    let round: Promise<void>[] = [];
+    let held = 0;
+    for (const message of messages) {
+      const deliveries = this.deliveriesOf(message, byOrg.get(message.orgId)!);
+      if (held > 0 && held + deliveries.length > FAN_OUT_DELIVERIES) {
+        await Promise.all(round);
+        round = [];
+        held = 0;
+        if (this.closed) return { read: 0, endpoints: touched };
+      }
+      for (const d of deliveries) touched.add(d.endpointId);
+      held += deliveries.length;
+      round.push(this.store.webhooks.fanOut(message.id, deliveries));
+    }
+    await Promise.all(round);
     return { read: messages.length, endpoints: touched };
   }
 
@@ -458,20 +475,24 @@ export class Dispatcher {
       return result;
     }
     await this.store.webhooks.putDelivery(this.afterAttempt(delivery, result, now));
-    const before = healthOf(endpoint);
+    // The endpoint as it is now, not as it was read before the exchange (up to 15 s ago): a person's Disable, Enable or
+    // new secret meanwhile stands. As a worker's recordHealth does, this writes `state` only when this very answer
+    // disables it (410, five days of failures); otherwise only the fields the attempt owns, the failure clock and the
+    // last delivery.
+    const current = await this.store.webhooks.get(endpoint.id);
+    if (!current) return result;
+    const before = healthOf(current);
     const after = endpointAfterAttempt(before, result, now);
-    const patch = {
-      state: after.state,
-      disabledReason: after.disabledReason,
-      lastDeliveryAt: after.lastDeliveryAt?.toISOString() ?? null,
-      failingSince: after.failingSince?.toISOString() ?? null,
-    };
-    if (patch.state !== endpoint.state || patch.lastDeliveryAt !== endpoint.lastDeliveryAt || patch.failingSince !== endpoint.failingSince) {
+    const disables = before.state === 'enabled' && after.state === 'disabled';
+    const patch = disables
+      ? patchOf(after)
+      : { lastDeliveryAt: after.lastDeliveryAt?.toISOString() ?? null, failingSince: after.failingSince?.toISOString() ?? null };
+    if (disables || patch.lastDeliveryAt !== current.lastDeliveryAt || patch.failingSince !== current.failingSince) {
       await this.store.webhooks.update(endpoint.id, patch);
     }
-    if (before.state === 'enabled' && after.state === 'disabled') {
+    if (disables) {
       this.options.logger.warn({ webhookId: endpoint.id, reason: after.disabledReason }, 'webhook endpoint disabled');
-      await audit(this.store, endpoint.orgId, OPERATOR, 'webhook.disabled', { id: endpoint.id, label: endpoint.url }, { reason: after.disabledReason ?? '' });
+      await audit(this.store, current.orgId, OPERATOR, 'webhook.disabled', { id: current.id, label: current.url }, { reason: after.disabledReason ?? '' });
     }
     return result;
   }

@@ -3,6 +3,11 @@
  * §12): the admin API and the CLI's `webhooks` commands call these. A secret
  * is answered only by `create` and `rotateSecret`; everything else shows the
  * endpoint without it. Every change is audited.
+ *
+ * The limits per organization (limits.ts) live here, so that the dashboard,
+ * the admin API and the CLI meet the same ones: at most `maxEndpoints`
+ * endpoints (409 past it), and creations, tests and rotations together at
+ * most 30 a minute (429 with Retry-After).
  */
 import { audit, OPERATOR } from '../dashboard/audit.ts';
 import { badRequest, notFound } from '../errors.ts';
@@ -18,6 +23,7 @@ import type { AllowedNetwork } from './networks.ts';
 import { generateSecret, rotateSecrets } from './secrets.ts';
 import { checkEndpointUrl, EndpointUrlError } from './url-check.ts';
 import type { Resolver } from './guarded-lookup.ts';
+import { ChangeLimiter, DEFAULT_MAX_ENDPOINTS, tooManyEndpoints } from './limits.ts';
 
 /** An endpoint as `webhooks list` shows it. */
 export function publicEndpoint(e: WebhookEndpoint) {
@@ -40,13 +46,26 @@ export interface WebhooksServiceOptions {
   resolve?: Resolver;
   /** Who the audit records name: the operator (admin API, CLI) unless the service was taken `as` a person. */
   actor?: Actor;
+  /** Endpoints per organization at most (WEBHOOK_MAX_ENDPOINTS): DEFAULT_MAX_ENDPOINTS when absent. */
+  maxEndpoints?: number;
+  /** Counts creations, tests and rotations per organization (shared in Redis when built with it): in process when absent. */
+  changes?: ChangeLimiter;
 }
 
 /** A signed-in person (the dashboard) or the operator. */
 export type Actor = Pick<User, 'id' | 'email'> | typeof OPERATOR;
 
 export class WebhooksService {
-  constructor(private readonly o: WebhooksServiceOptions) {}
+  private readonly o: WebhooksServiceOptions & { changes: ChangeLimiter };
+
+  constructor(options: WebhooksServiceOptions) {
+    // One limiter for the service and every copy `as` makes of it.
+    this.o = { ...options, changes: options.changes ?? new ChangeLimiter(null) };
+  }
+
+  private get maxEndpoints(): number {
+    return this.o.maxEndpoints ?? DEFAULT_MAX_ENDPOINTS;
+  }
 
   private get store(): Store {
     return this.o.store;
@@ -69,6 +88,9 @@ export class WebhooksService {
 
   async create(input: { orgId: string; url: unknown; events?: unknown; description?: unknown }) {
     if (typeof input.url !== 'string') throw badRequest('url must be a string', [{ parameter: 'url', message: 'must be a string' }]);
+    // Counted before the name is resolved (what a creation costs others), and refused at the cap before that too.
+    await this.o.changes.take(input.orgId);
+    if ((await this.store.webhooks.listByOrg(input.orgId)).length >= this.maxEndpoints) throw tooManyEndpoints(this.maxEndpoints);
     let url: string;
     try {
       url = await checkEndpointUrl(input.url, this.o.allow, this.o.resolve);
@@ -88,7 +110,8 @@ export class WebhooksService {
       id, orgId: input.orgId, url, events, description, state: 'enabled', disabledReason: null, createdAt: now.toISOString(), updatedAt: now.toISOString(),
       lastDeliveryAt: null, failingSince: null, secrets: sealSecrets(this.o.box, id, [{ secret, createdAt: now, expiresAt: null }]),
     };
-    await this.store.webhooks.create(endpoint);
+    // The store counts again as it writes: creations racing for the last place never pass the cap.
+    if (!(await this.store.webhooks.create(endpoint, this.maxEndpoints))) throw tooManyEndpoints(this.maxEndpoints);
     await audit(this.store, endpoint.orgId, this.actor, 'webhook.created', { id, label: url }, { events: events.join(',') });
     return { id, url, events, description, state: endpoint.state, secret, createdAt: endpoint.createdAt };
   }
@@ -124,6 +147,7 @@ export class WebhooksService {
   /** A `webhook.test` to this endpoint, sent now; answers the attempt's outcome (and retried like any message if it failed). */
   async test(id: string) {
     const endpoint = await this.get(id);
+    await this.o.changes.take(endpoint.orgId);
     const now = new Date();
     const message = { id: newMessageId(), orgId: endpoint.orgId, type: 'webhook.test' as EventType, body: eventBody(testEvent(endpoint.id, now)), createdAt: now.toISOString(), endpointId: endpoint.id };
     await this.store.webhooks.addMessage(message);
@@ -140,6 +164,7 @@ export class WebhooksService {
 
   async rotateSecret(id: string) {
     const endpoint = await this.get(id);
+    await this.o.changes.take(endpoint.orgId);
     const now = new Date();
     const secret = generateSecret();
     const secrets = rotateSecrets(openSecrets(this.o.box, endpoint), secret, now);

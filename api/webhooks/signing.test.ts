@@ -37,6 +37,33 @@ describe('secrets', () => {
   });
 });
 
+describe('live secrets, at most three (CONTRACT §12)', () => {
+  const t0 = new Date('2026-01-01T00:00:00Z');
+  const at = (minutes: number) => new Date(t0.getTime() + minutes * 60_000);
+
+  it('a fourth rotation within the day ends the oldest at once: three live, the newest three, and three signatures', () => {
+    let secrets: EndpointSecret[] = [{ secret: 'whsec_0', createdAt: t0, expiresAt: null }];
+    for (let n = 1; n <= 4; n++) secrets = rotateSecrets(secrets, `whsec_${n}`, at(n));
+    expect(secrets.map((s) => s.secret)).toEqual(['whsec_2', 'whsec_3', 'whsec_4']);
+    expect(liveSecrets(secrets, at(5))).toEqual(['whsec_4', 'whsec_3', 'whsec_2']);
+    const keys = [generateSecret(), generateSecret(), generateSecret(), generateSecret(), generateSecret()];
+    let real: EndpointSecret[] = [{ secret: keys[0]!, createdAt: t0, expiresAt: null }];
+    for (let n = 1; n <= 4; n++) real = rotateSecrets(real, keys[n]!, at(n));
+    const body = eventBody(testEvent('wh_1', at(5)));
+    const headers = signedHeaders('msg_x', body, liveSecrets(real, at(5)), at(5));
+    const seconds = Math.floor(at(5).getTime() / 1000);
+    expect(headers['webhook-signature']).toBe([keys[4]!, keys[3]!, keys[2]!].map((k) => signV1(k, 'msg_x', seconds, body)).join(' '));
+  });
+
+  it('a list stored with more (before the cap) signs with its newest three and is trimmed at its next rotation', () => {
+    const stored: EndpointSecret[] = Array.from({ length: 5000 }, (_, n) => ({ secret: `whsec_${n}`, createdAt: at(n), expiresAt: n === 4999 ? null : at(24 * 60 + n) }));
+    expect(liveSecrets(stored, at(5000))).toEqual(['whsec_4999', 'whsec_4998', 'whsec_4997']);
+    const rotated = rotateSecrets(stored, 'whsec_new', at(5000));
+    expect(rotated.map((s) => s.secret)).toEqual(['whsec_4998', 'whsec_4999', 'whsec_new']);
+    expect(rotated.find((s) => s.secret === 'whsec_4999')?.expiresAt).toEqual(at(5000 + 24 * 60));
+  });
+});
+
 describe('signatures', () => {
   it('equal what the standardwebhooks package computes', () => {
     const secret = generateSecret();

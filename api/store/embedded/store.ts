@@ -570,7 +570,16 @@ export class EmbeddedStore implements Store {
   }
 
   readonly webhooks: WebhookStore = {
-    create: (endpoint) => this.commit(() => ({ entries: [{ t: 'webhook', v: clone(endpoint) }], result: undefined }), true),
+    // Alone, its plan reads the committed endpoints: the count and the write are one step.
+    create: (endpoint, maxPerOrg) =>
+      this.commit(() => {
+        if (maxPerOrg !== undefined) {
+          let count = 0;
+          for (const e of this.endpointMap.values()) if (e.orgId === endpoint.orgId) count++;
+          if (count >= maxPerOrg) return { entries: [], result: false };
+        }
+        return { entries: [{ t: 'webhook', v: clone(endpoint) }], result: true };
+      }, true),
     get: async (id) => this.endpointMap.get(id) ?? null,
     listByOrg: async (orgId) =>
       [...this.endpointMap.values()].filter((e) => e.orgId === orgId).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id)),

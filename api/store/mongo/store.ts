@@ -428,8 +428,15 @@ export class MongoStore implements Store {
 
   /** Webhook endpoints, the outbox and delivery state (webhook-types.ts); ids are the `_id`s, so every write is idempotent. */
   readonly webhooks: WebhookStore = translateErrors<WebhookStore>({
-    create: async (endpoint) => {
+    create: async (endpoint, maxPerOrg) => {
       await this.webhookCol.insertOne({ _id: endpoint.id, ...endpoint });
+      if (maxPerOrg === undefined) return true;
+      // Written first, then counted: of creations racing for the last place, each sees the others it raced with
+      // (or they see it), so the organization never keeps more than the cap (they may all be refused).
+      if ((await this.webhookCol.countDocuments({ orgId: endpoint.orgId })) <= maxPerOrg) return true;
+      await this.webhookCol.deleteOne({ _id: endpoint.id });
+      await this.deliveryCol.deleteMany({ endpointId: endpoint.id });
+      return false;
     },
     get: async (id) => strip(await this.webhookCol.findOne({ _id: id })),
     listByOrg: async (orgId) => (await this.webhookCol.find({ orgId }).sort({ createdAt: 1, _id: 1 }).toArray()).map((d) => strip<WebhookEndpoint>(d)!),

@@ -37,6 +37,7 @@ export interface WebhooksServiceOptions {
   box: SecretBox;
   dispatcher: Dispatcher;
   allow: readonly AllowedNetwork[];
+  /** DNS for endpoint checks, shared with the platform calls (one per process); unset: the process's default. */
   resolve?: Resolver;
   /** Who the audit records name: the operator (admin API, CLI) unless the service was taken `as` a person. */
   actor?: Actor;
@@ -71,7 +72,7 @@ export class WebhooksService {
     if (typeof input.url !== 'string') throw badRequest('url must be a string', [{ parameter: 'url', message: 'must be a string' }]);
     let url: string;
     try {
-      url = await checkEndpointUrl(input.url, this.o.allow, this.o.resolve);
+      url = await checkEndpointUrl(input.url, this.o.allow, this.o.resolve, input.orgId);
     } catch (err) {
       if (err instanceof EndpointUrlError) throw badRequest(err.message, [{ parameter: 'url', message: err.message }]);
       throw err;

@@ -22,6 +22,7 @@ beforeAll(async () => {
     'both.test': ['93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c'],
     'v6only.test': ['2606:4700::1111'],
     'b.test': ['192.0.2.7'],
+    'no-aaaa.test': { addresses: ['192.0.2.8', '2001:db8::8'], silentFor: 'AAAA' },
     [NEVER]: 'silent',
     ...Object.fromEntries(SILENT.map((name) => [name, 'silent' as const])),
   });
@@ -49,6 +50,13 @@ describe('createHostResolver', () => {
     ]);
     expect(await resolve('V6ONLY.test.', 'org_a')).toEqual([{ address: '2606:4700::1111', family: 6 }]);
     expect(dns.questions.filter((q) => q.name === 'both.test').map((q) => q.type).sort()).toEqual(['A', 'AAAA']);
+  });
+
+  it('a server that never answers AAAA does not hold the A answer for the whole timeout', async () => {
+    // Neither the deadline (60 s) nor c-ares (asking 30 times) gives up within the test's time: the answer can
+    // only come from the grace the other family gets once one has answered.
+    const resolve = createHostResolver({ servers: [dns.server], timeoutMs: 60_000, tries: 30 });
+    expect(await resolve('no-aaaa.test', 'org_a')).toEqual([{ address: '192.0.2.8', family: 4 }]);
   });
 
   it('answers IP addresses and localhost names without asking DNS (localhost is loopback; /etc/hosts is not read)', async () => {

@@ -11,7 +11,9 @@
  * - **5 s, all told.** A lookup that has no answer 5 s after it was asked
  *   (waiting for its organization's turn included) fails with `ETIMEOUT`;
  *   c-ares tries again within that time (`tries`), each lookup on a resolver
- *   of its own so that giving up on one cancels nothing else.
+ *   of its own so that giving up on one cancels nothing else. Once A or AAAA
+ *   has answered, the other gets 1 s more (a server that drops AAAA
+ *   questions costs 1 s, not 5).
  * - **At most 4 in flight per organization**, each organization on its own
  *   (per-key-limit.ts): one organization's stuck lookups only ever hold its
  *   own. The limit is per resolver: the service's event loop has one
@@ -36,15 +38,25 @@ export type HostResolver = (hostname: string, orgId: string) => Promise<LookupAd
 
 export const DNS_TIMEOUT_MS = 5000;
 export const LOOKUPS_PER_ORG = 4;
-/** c-ares's wait for one server's answer before it asks again (its timeout doubles each round). */
+/**
+ * c-ares's wait for one server's answer before it asks again (its timeout grows each round), and how
+ * many times it asks: a lost packet is asked again within the 5 s, which the deadline, not c-ares, ends.
+ */
 const TRY_MS = 1500;
-const TRIES = 2;
+const TRIES = 3;
+/**
+ * Once one family has answered with addresses, how long the other may still take: a DNS server
+ * that drops AAAA questions must not make every connection (and the organization's places) wait 5 s.
+ */
+const OTHER_FAMILY_GRACE_MS = 1000;
 
 export interface HostResolverOptions {
   /** DNS servers (`"127.0.0.1:5353"`, `"[::1]:53"`); unset: the system's. */
   servers?: readonly string[];
   /** The whole lookup's time, waiting for a place included. */
   timeoutMs?: number;
+  /** How many times c-ares asks (each server) before it gives up by itself; the deadline above still holds. */
+  tries?: number;
   perOrg?: number;
 }
 
@@ -81,13 +93,24 @@ function codeOf(err: unknown): string {
 }
 
 /** Asks A and AAAA of `hostname`; `signal` cancels both. */
-async function query(hostname: string, servers: readonly string[] | undefined, timeoutMs: number, signal: AbortSignal): Promise<LookupAddress[]> {
-  const resolver = new Resolver({ timeout: TRY_MS, tries: TRIES });
+async function query(hostname: string, servers: readonly string[] | undefined, tries: number, timeoutMs: number, signal: AbortSignal): Promise<LookupAddress[]> {
+  const resolver = new Resolver({ timeout: TRY_MS, tries });
   if (servers !== undefined) resolver.setServers([...servers]);
   const cancel = (): void => resolver.cancel();
   signal.addEventListener('abort', cancel, { once: true });
   try {
-    const [v4, v6] = await Promise.allSettled([resolver.resolve4(hostname), resolver.resolve6(hostname)]);
+    const asked = [resolver.resolve4(hostname), resolver.resolve6(hostname)] as const;
+    let grace: NodeJS.Timeout | undefined;
+    for (const answer of asked) {
+      answer.then(
+        (addresses) => {
+          if (addresses.length > 0) grace ??= setTimeout(cancel, OTHER_FAMILY_GRACE_MS);
+        },
+        () => undefined,
+      );
+    }
+    const [v4, v6] = await Promise.allSettled(asked);
+    clearTimeout(grace);
     const addresses: LookupAddress[] = [
       ...(v4.status === 'fulfilled' ? v4.value.map((address) => ({ address, family: 4 })) : []),
       ...(v6.status === 'fulfilled' ? v6.value.map((address) => ({ address, family: 6 })) : []),
@@ -112,13 +135,14 @@ export function createHostResolver(options: HostResolverOptions = {}): HostResol
   const timeoutMs = options.timeoutMs ?? DNS_TIMEOUT_MS;
   const limit = new PerKeyLimit(options.perOrg ?? LOOKUPS_PER_ORG);
   const servers = options.servers;
+  const tries = options.tries ?? TRIES;
   return async function resolveHost(hostname, orgId) {
     const fixed = addressesWithoutDns(hostname);
     if (fixed !== null) return fixed;
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(timedOut(hostname, timeoutMs)), timeoutMs);
     try {
-      return await limit.run(orgId, () => query(hostname, servers, timeoutMs, deadline.signal), deadline.signal);
+      return await limit.run(orgId, () => query(hostname, servers, tries, timeoutMs, deadline.signal), deadline.signal);
     } finally {
       clearTimeout(timer);
     }

@@ -11,8 +11,12 @@ import ipaddr from 'ipaddr.js';
 const TYPE_A = 1;
 const TYPE_AAAA = 28;
 
-/** Addresses (IPv4 and IPv6 mixed) of each name, or `silent`. Names are matched without case. */
-export type DnsTable = Record<string, readonly string[] | 'silent'>;
+/**
+ * Addresses (IPv4 and IPv6 mixed) of each name, or `silent`; `{ addresses, silentFor: 'AAAA' }`
+ * answers A but never AAAA (a server that drops one type). Names are matched without case.
+ */
+export type DnsAnswer = readonly string[] | 'silent' | { addresses: readonly string[]; silentFor: 'A' | 'AAAA' };
+export type DnsTable = Record<string, DnsAnswer>;
 
 export interface DnsQuestion {
   name: string;
@@ -26,7 +30,7 @@ export interface TestDnsServer {
   /** The names asked, once each, in the order first asked. */
   names(): string[];
   /** Changes a name's answer from now on (a name that stops answering, a rebinding). */
-  set(name: string, answer: readonly string[] | 'silent'): void;
+  set(name: string, answer: DnsAnswer): void;
   close(): Promise<void>;
 }
 
@@ -67,8 +71,10 @@ export async function startDnsServer(table: DnsTable): Promise<TestDnsServer> {
     const q = readQuestion(packet);
     if (!q) return;
     questions.push({ name: q.name, type: q.type === TYPE_A ? 'A' : q.type === TYPE_AAAA ? 'AAAA' : q.type });
-    const known = records.get(q.name);
-    if (known === 'silent') return;
+    const entry = records.get(q.name);
+    if (entry === 'silent') return;
+    if (entry !== undefined && 'silentFor' in entry && entry.silentFor === (q.type === TYPE_A ? 'A' : q.type === TYPE_AAAA ? 'AAAA' : null)) return;
+    const known = entry !== undefined && 'silentFor' in entry ? entry.addresses : entry;
     const family = q.type === TYPE_A ? 'ipv4' : q.type === TYPE_AAAA ? 'ipv6' : null;
     const answers = known === undefined || family === null ? [] : known.filter((a) => ipaddr.parse(a).kind() === family).map((a) => answerRecord(q.type, a));
     const header = Buffer.alloc(12);

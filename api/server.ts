@@ -28,6 +28,7 @@ import { loadDashboardAssets } from './dashboard/pages.ts';
 import { RedisSessions } from './dashboard/redis-sessions.ts';
 import { endUploads, isLongUpload } from './dashboard/routes/reviews-import.ts';
 import { ensureSecretsKey, SecretBox } from './secrets/secrets.ts';
+import { createHostResolver } from './net/host-resolver.ts';
 import { HttpClient, trustedCas } from './sources/http.ts';
 import { createThreadedDeliveryClient } from './webhooks/delivery-thread.ts';
 import { Dispatcher, type DispatchWork } from './webhooks/dispatcher.ts';
@@ -62,6 +63,8 @@ export interface StartOptions {
   store?: Store;
   /** Tests ask for port 0 everywhere. */
   ephemeralPorts?: boolean;
+  /** The DNS servers outbound names are resolved with (tests: a local DNS server); unset: the system's. */
+  dnsServers?: readonly string[];
 }
 
 /**
@@ -203,7 +206,10 @@ export async function startService(config: Config, options: StartOptions = {}): 
   // Review sources (CONTRACT §11): credentials sealed with SECRETS_KEY; background syncs through the one job
   // interface, BullMQ when Redis is there, in process otherwise (chosen here, once).
   const box = new SecretBox(secretsKey);
-  const platformHttp = new HttpClient();
+  // Outbound names (platforms, webhook endpoints) are resolved with c-ares, 5 s, at most 4 lookups in flight
+  // per organization (api/net/host-resolver.ts): one resolver for the event loop, one in the delivery thread.
+  const hostResolver = createHostResolver({ ...(options.dnsServers !== undefined && { servers: options.dnsServers }) });
+  const platformHttp = new HttpClient({ resolve: hostResolver });
   const minute = minuteMs();
   const handler = SourcesService.handler({ store, box, http: platformHttp, urls: config.sourceUrls, googleOAuth: config.googleOAuth, logger, minuteMs: minute });
   const jobs: Jobs<SyncSummary> = config.redisUrl
@@ -212,7 +218,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
   const sources = new SourcesService(store, box, jobs, minute);
   // Webhooks (CONTRACT §12): the outbox is filled by the store; deliveries run as keyed jobs, BullMQ when Redis is there.
   // The exchanges with receivers run in a thread of their own (delivery-thread.ts), beside the event loop.
-  const deliveryClient = createThreadedDeliveryClient({ allow: config.webhookAllowNetworks, ca: trustedCas() });
+  const deliveryClient = createThreadedDeliveryClient({ allow: config.webhookAllowNetworks, ca: trustedCas(), ...(options.dnsServers !== undefined && { dnsServers: options.dnsServers }) });
   const deliveryQueue = config.redisUrl
     ? new BullKeyedQueue<DispatchWork>({ redisUrl: config.redisUrl, keyPrefix: config.redisKeyPrefix, name: 'webhook-dispatch', logger, lockMs: config.webhookLockMs })
     : undefined;
@@ -221,7 +227,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
   const webhookChanges = new ChangeLimiter(
     redisHealth && { health: redisHealth, db: new BatchedRateLimitDb(redisHealth.client, (seconds) => metrics.redisLatency.observe(seconds)) },
   );
-  const webhooks = new WebhooksService({ store, box, dispatcher, allow: config.webhookAllowNetworks, maxEndpoints: config.webhookMaxEndpoints, changes: webhookChanges });
+  const webhooks = new WebhooksService({ store, box, dispatcher, allow: config.webhookAllowNetworks, maxEndpoints: config.webhookMaxEndpoints, changes: webhookChanges, resolve: hostResolver });
   const app = createApp({ config, store, logger, redis: redisHealth, metrics, assets, lifecycle, dashboardAssets, sessions, secretsKey, sources, platformHttp, webhooks });
   const https = createHttpsServer({ cert: tls.cert, key: tls.key, maxHeaderSize: 16 * 1024, connectionsCheckingInterval: requestDeadline.checkEveryMs }, app.handler);
   https.headersTimeout = Math.min(10_000, requestDeadline.ms);

@@ -4,10 +4,18 @@
  * timeout and a bounded answer. Each call is counted (a sync reports its
  * `requests`). The secrets a call carries (headers, query) are never logged
  * here, and an error names the host and status only.
+ *
+ * Host names are resolved with the service's own resolver
+ * (api/net/host-resolver.ts: c-ares, not the process-wide getaddrinfo pool;
+ * 5 s; at most 4 lookups in flight per organization): each sync and each
+ * Google exchange calls through `fork(orgId)`, so one organization's platform
+ * names that never answer hold nobody else's calls.
  */
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:https';
+import type { LookupFunction } from 'node:net';
 import { rootCertificates } from 'node:tls';
+import { defaultHostResolver, lookupWith, type HostResolver } from '../net/host-resolver.ts';
 
 /** Where Debian/Ubuntu, RHEL and Alpine keep the system's CA bundle. */
 const SYSTEM_BUNDLES = ['/etc/ssl/certs/ca-certificates.crt', '/etc/pki/tls/certs/ca-bundle.crt', '/etc/ssl/cert.pem'];
@@ -60,18 +68,29 @@ export class NetworkError extends Error {
   }
 }
 
+/** Whose lookups the calls of a client made without `fork(orgId)` count among. */
+const NO_ORG = '-';
+
 export class HttpClient {
   private readonly agent: Agent;
+  private readonly resolve: HostResolver;
+  private readonly lookup: LookupFunction;
   /** Calls made (every attempt counts). */
   requests = 0;
 
-  constructor(options: { agent?: Agent; extraCa?: string[] } = {}) {
+  constructor(options: { agent?: Agent; extraCa?: string[]; resolve?: HostResolver; orgId?: string } = {}) {
     this.agent = options.agent ?? new Agent({ keepAlive: true, maxSockets: 8, ca: trustedCas(options.extraCa) });
+    this.resolve = options.resolve ?? defaultHostResolver();
+    const orgId = options.orgId ?? NO_ORG;
+    this.lookup = lookupWith((hostname) => this.resolve(hostname, orgId));
   }
 
-  /** A client sharing this one's agent (connections, trust) with its own request count: one per sync. */
-  fork(): HttpClient {
-    return new HttpClient({ agent: this.agent });
+  /**
+   * A client sharing this one's agent (connections, trust) and resolver, with its own request count
+   * (one per sync) and its lookups counted among `orgId`'s.
+   */
+  fork(orgId: string): HttpClient {
+    return new HttpClient({ agent: this.agent, resolve: this.resolve, orgId });
   }
 
   call(url: string, init: HttpRequest = {}): Promise<HttpResponse> {
@@ -84,6 +103,8 @@ export class HttpClient {
         {
           method: init.method ?? 'GET',
           agent: this.agent,
+          // Called only when the agent opens a new connection.
+          lookup: this.lookup,
           headers: { accept: 'application/json', 'user-agent': 'review-proof-sources/1', ...init.headers, ...(init.body !== undefined && { 'content-length': Buffer.byteLength(init.body).toString() }) },
           timeout: TIMEOUT_MS,
         },

@@ -40,7 +40,7 @@ const MAX_REJECTED = 100;
 export interface SyncDeps {
   store: Store;
   box: SecretBox;
-  /** Shared connections and trust; each sync counts its own requests (fork()). */
+  /** Shared connections, trust and resolver; each sync counts its own requests and lookups (fork(orgId)). */
   http: HttpClient;
   urls: SourceUrls;
   googleOAuth: { clientId: string; clientSecret: string } | null;
@@ -94,7 +94,7 @@ export async function syncSource(deps: SyncDeps, sourceId: string, options: { fu
   const org = await store.orgs.get(source.orgId);
   if (!org) throw new SourceNotFoundError(`the organization of source ${sourceId} was not found`);
   const connector = CONNECTORS[source.platform];
-  const http = deps.http.fork();
+  const http = deps.http.fork(source.orgId);
   const started = now();
   const log = logger.child({ sourceId: source.id, platform: source.platform });
 

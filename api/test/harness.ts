@@ -58,6 +58,8 @@ export interface StartTestOptions {
   dataDir?: string;
   /** A logger of the test's own (to read what the service logs). */
   logger?: import('../logger.ts').Logger;
+  /** The DNS servers the service resolves outbound names with (a local DNS server, api/net/testing/dns-server.ts). */
+  dnsServers?: readonly string[];
 }
 
 function collect(res: import('node:http').IncomingMessage): Promise<TestResponse> {
@@ -117,6 +119,7 @@ export async function startTestService(options: StartTestOptions = {}): Promise<
     logger: options.logger ?? createLogger(env.LOG_LEVEL ?? 'silent'),
     ...(options.store && { store: options.store }),
     ...(owned && { store: owned.store }),
+    ...(options.dnsServers && { dnsServers: options.dnsServers }),
   });
   const ca = readFileSync(join(dataDir, 'tls-cert.pem'), 'utf8');
   const agent = new Agent({ ca, keepAlive: true, servername: 'localhost' });

@@ -10,6 +10,8 @@ import { signedHeaders } from './signature.ts';
 
 export interface AttemptEndpoint {
   url: string;
+  /** Whose DNS lookups the delivery's counts among (api/net/host-resolver.ts). */
+  orgId: string;
   secrets: readonly EndpointSecret[];
 }
 
@@ -22,5 +24,5 @@ export interface AttemptMessage {
 
 export function attemptDelivery(client: DeliveryClient, endpoint: AttemptEndpoint, message: AttemptMessage, now: Date): Promise<DeliveryResult> {
   const headers = signedHeaders(message.id, message.body, liveSecrets(endpoint.secrets, now), now);
-  return client.deliver({ url: endpoint.url, headers, body: message.body });
+  return client.deliver({ url: endpoint.url, orgId: endpoint.orgId, headers, body: message.body });
 }

@@ -16,6 +16,7 @@ import { endpointAfterAttempt, type EndpointHealth } from './endpoint-health.ts'
 import { generateSecret, rotateSecrets, type EndpointSecret } from './secrets.ts';
 import { signedHeaders } from './signature.ts';
 import { checkEndpointUrl } from './url-check.ts';
+import { createHostResolver } from '../net/host-resolver.ts';
 import { flatHeaders, startReceiver, testCert, type Receiver, type TestCert } from './test-receiver.ts';
 import { reviewFixture } from './fixtures.ts';
 
@@ -76,7 +77,7 @@ describe('signed delivery to a real HTTPS receiver', () => {
     const r = await receiver();
     const secret = generateSecret();
     const msg = message();
-    const result = await attemptDelivery(client(), { url: r.url(), secrets: current(secret) }, msg, new Date());
+    const result = await attemptDelivery(client(), { url: r.url(), orgId: 'org_a', secrets: current(secret) }, msg, new Date());
     expect(result).toMatchObject({ delivered: true, statusCode: 200, error: null, excerpt: 'ok' });
     expect(r.received).toHaveLength(1);
     const got = r.received[0]!;
@@ -101,7 +102,7 @@ describe('signed delivery to a real HTTPS receiver', () => {
     const secret = generateSecret();
     const c = client();
     const msg = message();
-    const endpoint = { url: r.url(), secrets: current(secret) };
+    const endpoint = { url: r.url(), orgId: 'org_a', secrets: current(secret) };
     let health: EndpointHealth = { state: 'enabled', disabledReason: null, lastDeliveryAt: null, failingSince: null };
     const outcomes = [];
     for (let attempt = 1; attempt <= 3; attempt++) {
@@ -126,7 +127,7 @@ describe('signed delivery to a real HTTPS receiver', () => {
     const fresh = generateSecret();
     const now = new Date();
     const secrets = rotateSecrets([{ secret: old, createdAt: new Date(now.getTime() - 86_400_000 * 30), expiresAt: null }], fresh, now);
-    await attemptDelivery(client(), { url: r.url(), secrets }, message(), now);
+    await attemptDelivery(client(), { url: r.url(), orgId: 'org_a', secrets }, message(), now);
     const got = r.received[0]!;
     const signatures = String(got.headers['webhook-signature']).split(' ');
     expect(signatures).toHaveLength(2);
@@ -147,7 +148,7 @@ describe('signed delivery to a real HTTPS receiver', () => {
     const now = new Date();
     const rotatedAt = new Date(now.getTime() - 24 * 3600 * 1000 - 1000);
     const secrets = rotateSecrets([{ secret: old, createdAt: new Date(0), expiresAt: null }], fresh, rotatedAt);
-    await attemptDelivery(client(), { url: r.url(), secrets }, message(), now);
+    await attemptDelivery(client(), { url: r.url(), orgId: 'org_a', secrets }, message(), now);
     const got = r.received[0]!;
     expect(String(got.headers['webhook-signature']).split(' ')).toHaveLength(1);
     expect(() => new Webhook(fresh).verify(got.body, flatHeaders(got.headers))).not.toThrow();
@@ -261,7 +262,24 @@ const REFUSED: Array<[string, RegExp]> = [
   ['::ffff:10.0.0.5', /\(10\.0\.0\.5\) is in a private network/],
   ['::ffff:169.254.169.254', /is link-local/],
   ['64:ff9b::a9fe:a9fe', /NAT64 address for 169\.254\.169\.254/],
+  // IPv6 forms that carry an IPv4 address (issue 34, item 5): ::/96 was classed public.
+  ['::127.0.0.1', /IPv4-compatible IPv6 address \(::\/96, deprecated\) carrying 127\.0\.0\.1/],
+  ['::169.254.169.254', /IPv4-compatible IPv6 address \(::\/96, deprecated\) carrying 169\.254\.169\.254/],
+  ['::8.8.8.8', /IPv4-compatible/],
+  ['2002:a9fe:a9fe::1', /reserved range \(6to4\)/],
+  ['2001:0:4136:e378:8000:63bf:3fff:fdd2', /reserved range \(teredo\)/],
+  ['64:ff9b:1::a00:1', /reserved range/],
 ];
+
+/** What creation answers for a host name whose address is refused: the rule, never the address (issue 34, item 6). */
+async function refusalAtCreation(url: string, allow: Parameters<typeof checkEndpointUrl>[1], resolve: Parameters<typeof checkEndpointUrl>[2]): Promise<string> {
+  const err = await checkEndpointUrl(url, allow, resolve).then(
+    () => null,
+    (e: Error) => e,
+  );
+  expect(err, `${url} is refused`).toBeInstanceOf(Error);
+  return err!.message;
+}
 
 describe('no way into private networks', () => {
   it.each(REFUSED)('refuses %s at creation and at delivery, by IP literal and by DNS name', async (address, reason) => {
@@ -270,9 +288,11 @@ describe('no way into private networks', () => {
     const dns = stubResolver({ 'evil.test': address });
     const c = client({ allow: [], resolve: dns.resolve, timeoutMs: 2000 });
 
+    // An IP address typed in the URL is named with the reason: it tells the person nothing new.
     await expect(checkEndpointUrl(literalUrl, [], dns.resolve)).rejects.toThrow(reason);
-    await expect(checkEndpointUrl('https://evil.test/hook', [], dns.resolve)).rejects.toThrow(reason);
-    await expect(checkEndpointUrl('https://evil.test/hook', [], dns.resolve)).rejects.toThrow(/not sent into private networks/);
+    // A host name is not an oracle for what names resolve to: the rule, never the address.
+    const byNameAtCreation = await refusalAtCreation('https://evil.test/hook', [], dns.resolve);
+    expect(byNameAtCreation).toBe('the host evil.test resolves to a private or reserved address; webhooks are not sent into private networks (see WEBHOOK_ALLOW_NETWORKS)');
 
     const headers = signedHeaders('msg_s', '{}', [generateSecret()], new Date());
     const byLiteral = await c.deliver({ url: literalUrl, headers, body: '{}' });
@@ -281,8 +301,7 @@ describe('no way into private networks', () => {
     const callsBefore = dns.calls.length;
     const byName = await c.deliver({ url: 'https://evil.test/hook', headers, body: '{}' });
     expect(byName).toMatchObject({ delivered: false, statusCode: null });
-    expect(byName.error).toMatch(reason);
-    expect(byName.error).toMatch(/^evil\.test: address /);
+    expect(byName.error).toBe('evil.test resolves to a private or reserved address');
     // The refusal came from the socket's own lookup.
     expect(dns.calls.length).toBe(callsBefore + 1);
   });
@@ -291,7 +310,7 @@ describe('no way into private networks', () => {
     const r = await receiver();
     const dns = stubResolver({ 'receiver.test': '127.0.0.1' });
     const refused = await client({ allow: [], resolve: dns.resolve }).deliver({ url: r.url('receiver.test'), headers: signedHeaders('msg_d', '{}', [generateSecret()], new Date()), body: '{}' });
-    expect(refused.error).toBe('receiver.test: address 127.0.0.1 is a loopback address');
+    expect(refused.error).toBe('receiver.test resolves to a private or reserved address');
     expect(r.received).toHaveLength(0);
     const allowed = await client({ allow: parseAllowNetworks('127.0.0.1/32'), resolve: dns.resolve }).deliver({ url: r.url('receiver.test'), headers: signedHeaders('msg_d', '{}', [generateSecret()], new Date()), body: '{}' });
     expect(allowed).toMatchObject({ delivered: true, statusCode: 200 });
@@ -319,7 +338,7 @@ describe('no way into private networks', () => {
     const dns = stubResolver({ 'receiver.test': '::ffff:127.0.0.1' });
     const headers = signedHeaders('msg_m6', '{}', [generateSecret()], new Date());
     const refused = await client({ allow: parseAllowNetworks('::1'), resolve: dns.resolve }).deliver({ url: r.url('receiver.test'), headers, body: '{}' });
-    expect(refused.error).toBe('receiver.test: address ::ffff:127.0.0.1 (127.0.0.1) is a loopback address');
+    expect(refused.error).toBe('receiver.test resolves to a private or reserved address');
     expect(r.received).toHaveLength(0);
     const allowed = await client({ allow: parseAllowNetworks('127.0.0.0/8'), resolve: dns.resolve }).deliver({ url: r.url('receiver.test'), headers, body: '{}' });
     expect(allowed).toMatchObject({ delivered: true, statusCode: 200 });
@@ -336,7 +355,7 @@ describe('no way into private networks', () => {
     // Then it answers with the loopback receiver's address.
     answer = '127.0.0.1';
     const result = await client({ allow: [], resolve: dns.resolve }).deliver({ url, headers: signedHeaders('msg_b', '{}', [generateSecret()], new Date()), body: '{}' });
-    expect(result).toMatchObject({ delivered: false, statusCode: null, error: 'rebind.test: address 127.0.0.1 is a loopback address' });
+    expect(result).toMatchObject({ delivered: false, statusCode: null, error: 'rebind.test resolves to a private or reserved address' });
     expect(r.received).toHaveLength(0);
   });
 
@@ -345,9 +364,19 @@ describe('no way into private networks', () => {
       { address: '93.184.215.14', family: 4 },
       { address: '10.1.2.3', family: 4 },
     ];
-    await expect(checkEndpointUrl('https://mixed.test/', [], resolve)).rejects.toThrow('mixed.test: address 10.1.2.3 is in a private network');
+    await expect(checkEndpointUrl('https://mixed.test/', [], resolve)).rejects.toThrow('the host mixed.test resolves to a private or reserved address');
     const result = await client({ allow: [], resolve, timeoutMs: 2000 }).deliver({ url: 'https://mixed.test/', headers: signedHeaders('msg_m', '{}', [generateSecret()], new Date()), body: '{}' });
-    expect(result.error).toBe('mixed.test: address 10.1.2.3 is in a private network');
+    expect(result.error).toBe('mixed.test resolves to a private or reserved address');
+  });
+
+  it('localhost is loopback without asking DNS: refused like any loopback name, let in by the allow-list', async () => {
+    // Port 9 (discard) on loopback answers no DNS: a lookup sent there would fail, not answer loopback.
+    const resolve = createHostResolver({ servers: ['127.0.0.1:9'], timeoutMs: 2000 });
+    expect(await refusalAtCreation('https://localhost/hook', [], resolve)).toBe('the host localhost resolves to a private or reserved address; webhooks are not sent into private networks (see WEBHOOK_ALLOW_NETWORKS)');
+    const r = await receiver();
+    await expect(checkEndpointUrl(r.url('localhost'), LOOPBACK, resolve)).resolves.toBe(r.url('localhost'));
+    const result = await client({ allow: LOOPBACK, resolve }).deliver({ url: r.url('localhost'), orgId: 'org_a', headers: signedHeaders('msg_lh', '{}', [generateSecret()], new Date()), body: '{}' });
+    expect(result).toMatchObject({ delivered: true, statusCode: 200 });
   });
 
   it('WEBHOOK_ALLOW_NETWORKS lets exactly its ranges through', async () => {
@@ -356,9 +385,10 @@ describe('no way into private networks', () => {
     await expect(checkEndpointUrl('https://in.test/', allow, dns.resolve)).resolves.toBe('https://in.test/');
     await expect(checkEndpointUrl('https://v6in.test/', allow, dns.resolve)).resolves.toBe('https://v6in.test/');
     await expect(checkEndpointUrl('https://10.20.0.9/', allow, dns.resolve)).resolves.toBe('https://10.20.0.9/');
-    await expect(checkEndpointUrl('https://edge.test/', allow, dns.resolve)).rejects.toThrow('address 10.21.0.1 is in a private network');
-    await expect(checkEndpointUrl('https://v6out.test/', allow, dns.resolve)).rejects.toThrow('address fd00:2::5 is in a private network');
-    await expect(checkEndpointUrl('https://lo2.test/', allow, dns.resolve)).rejects.toThrow('address 127.0.0.2 is a loopback address');
+    await expect(checkEndpointUrl('https://edge.test/', allow, dns.resolve)).rejects.toThrow('the host edge.test resolves to a private or reserved address');
+    await expect(checkEndpointUrl('https://v6out.test/', allow, dns.resolve)).rejects.toThrow('the host v6out.test resolves to a private or reserved address');
+    await expect(checkEndpointUrl('https://lo2.test/', allow, dns.resolve)).rejects.toThrow('the host lo2.test resolves to a private or reserved address');
+    await expect(checkEndpointUrl('https://10.21.0.1/', allow, dns.resolve)).rejects.toThrow('address 10.21.0.1 is in a private network');
     await expect(checkEndpointUrl('https://169.254.169.254/', allow, dns.resolve)).rejects.toThrow(/link-local/);
 
     // At delivery, against a real receiver: 127.0.0.1 is in the list, 127.0.0.2 is not.
@@ -367,7 +397,7 @@ describe('no way into private networks', () => {
     const headers = signedHeaders('msg_a', '{}', [generateSecret()], new Date());
     expect((await c.deliver({ url: r.url('receiver.test'), headers, body: '{}' })).delivered).toBe(true);
     const outside = await c.deliver({ url: r.url('other.test'), headers, body: '{}' });
-    expect(outside.error).toBe('other.test: address 127.0.0.2 is a loopback address');
+    expect(outside.error).toBe('other.test resolves to a private or reserved address');
     expect(r.received).toHaveLength(1);
   });
 });

@@ -5,7 +5,10 @@
  * - `https:` only, certificates verified.
  * - No way into private networks: an IP-literal host is checked here, a host
  *   name in the socket's `lookup` (guarded-lookup.ts), on the very addresses
- *   the socket then connects to.
+ *   the socket then connects to. Names are resolved by the client's own
+ *   resolver (api/net/host-resolver.ts), at most 4 lookups in flight per
+ *   organization, 5 s each; a refused name is recorded as "x resolves to a
+ *   private or reserved address", never naming the address.
  * - 15 s for the whole exchange; redirects are never followed (a 3xx is a
  *   failed attempt: following one would leave the checked URL).
  * - The response body is read to at most 64 KiB (reading it lets the
@@ -20,7 +23,8 @@ import { createSecureContext } from 'node:tls';
 import type { IncomingMessage } from 'node:http';
 import type { AllowedNetwork } from './networks.ts';
 import { addressRefusal, parseAddress } from './networks.ts';
-import { guardedLookup, systemResolver, type Resolver } from './guarded-lookup.ts';
+import { createHostResolver, HostNotFoundError } from '../net/host-resolver.ts';
+import { guardedLookup, type Resolver } from './guarded-lookup.ts';
 import { parseRetryAfter } from './retry-after.ts';
 import type { WebhookHeaders } from './signature.ts';
 
@@ -35,6 +39,8 @@ const EXCERPT_BYTES = EXCERPT_CHARS * 4;
 
 export interface DeliveryRequest {
   url: string;
+  /** The endpoint's organization: its host name is resolved among that organization's lookups. Unset only in tests of the client. */
+  orgId?: string;
   headers: WebhookHeaders;
   body: string;
 }
@@ -65,8 +71,10 @@ export interface DeliveryResult {
 export interface DeliveryClientOptions {
   /** WEBHOOK_ALLOW_NETWORKS. */
   allow: readonly AllowedNetwork[];
-  /** DNS; tests pass a local stub. */
+  /** DNS; unset: a resolver of the client's own with the system's servers (or `dnsServers`). Tests pass a local stub. */
   resolve?: Resolver;
+  /** The DNS servers of the client's own resolver (tests: a local DNS server); unset: the system's. */
+  dnsServers?: readonly string[];
   timeoutMs?: number;
   /** Extra trusted certificate authorities (tests trust their self-signed receiver this way). */
   ca?: string | Buffer | Array<string | Buffer>;
@@ -88,6 +96,7 @@ function failure(error: string, statusCode: number | null = null): DeliveryResul
 /** A transport error as a person reads it. */
 function describeError(err: NodeJS.ErrnoException): string {
   if (err.name === 'RefusedAddressError') return err.message;
+  if (err instanceof HostNotFoundError) return `host not found (${err.reason})`;
   switch (err.code) {
     case 'ECONNREFUSED':
       return 'connection refused';
@@ -113,7 +122,8 @@ function excerptOf(bytes: Buffer): string {
 export function createDeliveryClient(options: DeliveryClientOptions): DeliveryClient {
   const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
   const now = options.now ?? (() => new Date());
-  const lookup = guardedLookup(options.allow, options.resolve ?? systemResolver);
+  const resolveHost = options.resolve ?? createHostResolver({ ...(options.dnsServers !== undefined && { servers: options.dnsServers }) });
+
   // Keep-alive: a busy endpoint costs one TLS handshake, not one per message. A
   // pooled socket was checked when it connected, and the rule does not change
   // during the client's life.
@@ -188,7 +198,8 @@ export function createDeliveryClient(options: DeliveryClientOptions): DeliveryCl
         outgoing = request(url, {
           method: 'POST',
           agent,
-          lookup,
+          // Called only when the agent opens a new connection (a pooled one was checked when it connected).
+          lookup: guardedLookup(options.allow, resolveHost, req.orgId ?? '-'),
           headers: {
             ...req.headers,
             'content-type': 'application/json',

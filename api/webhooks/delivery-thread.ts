@@ -8,7 +8,9 @@
  * deliver.ts gives it.
  *
  * - The same rule everywhere: the thread's client is deliver.ts's, built from
- *   the same WEBHOOK_ALLOW_NETWORKS text and trusted authorities.
+ *   the same WEBHOOK_ALLOW_NETWORKS text and trusted authorities. It resolves
+ *   names with a resolver of its own (api/net/host-resolver.ts: c-ares, at
+ *   most 4 lookups in flight per organization, the request's `orgId`).
  * - Never throws: a thread that fails or stops answers its open requests as
  *   not sent ("the delivery thread stopped"; `notSent`: the dispatcher tries
  *   them again shortly, counting no attempt and not against the endpoint),
@@ -36,6 +38,8 @@ export interface DeliveryThreadSettings {
   /** WEBHOOK_ALLOW_NETWORKS ranges, as text. */
   allow: string[];
   ca?: string[];
+  /** The DNS servers of the thread's resolver (tests: a local DNS server); unset: the system's. */
+  dnsServers?: string[];
   timeoutMs?: number;
   userAgent?: string;
   /** The thread's nice value, from 0 (the process's) to 19 (lowest); Linux only (there a thread's own). */
@@ -69,12 +73,13 @@ export interface ThreadedDeliveryClient extends DeliveryClient {
   thread(): Worker | null;
 }
 
-export function createThreadedDeliveryClient(options: { allow: readonly AllowedNetwork[]; ca?: string[]; timeoutMs?: number; userAgent?: string; nice?: number }): ThreadedDeliveryClient {
+export function createThreadedDeliveryClient(options: { allow: readonly AllowedNetwork[]; ca?: string[]; dnsServers?: readonly string[]; timeoutMs?: number; userAgent?: string; nice?: number }): ThreadedDeliveryClient {
   const settings: DeliveryThreadSettings = {
     // Linux only: elsewhere a thread cannot be reniced alone (delivery-worker.ts).
     ...(process.platform === 'linux' && { nice: options.nice ?? DELIVERY_THREAD_NICE }),
     allow: options.allow.map((n) => n.text),
     ...(options.ca !== undefined && { ca: options.ca }),
+    ...(options.dnsServers !== undefined && { dnsServers: [...options.dnsServers] }),
     ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
     ...(options.userAgent !== undefined && { userAgent: options.userAgent }),
   };

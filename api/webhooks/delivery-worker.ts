@@ -32,6 +32,7 @@ const client = createDeliveryClient({
   // The ranges as WEBHOOK_ALLOW_NETWORKS wrote them, parsed again here (parsed ranges do not cross threads).
   allow: parseAllowNetworks(settings.allow.join(',')),
   ...(settings.ca !== undefined && { ca: settings.ca }),
+  ...(settings.dnsServers !== undefined && { dnsServers: settings.dnsServers }),
   ...(settings.timeoutMs !== undefined && { timeoutMs: settings.timeoutMs }),
   ...(settings.userAgent !== undefined && { userAgent: settings.userAgent }),
 });

@@ -394,7 +394,7 @@ export class Dispatcher {
     const endpoint = state.endpoint;
     const message = await this.store.webhooks.getMessage(delivery.messageId);
     if (!message) return { written: this.store.webhooks.putDelivery({ ...delivery, status: 'failed', nextAttemptAt: null, lastError: 'the message is gone' }) };
-    const result = await attemptDelivery(this.options.client, { url: endpoint.url, secrets: this.secretsOf(endpoint) }, { id: message.id, body: message.body }, this.now());
+    const result = await attemptDelivery(this.options.client, { url: endpoint.url, orgId: endpoint.orgId, secrets: this.secretsOf(endpoint) }, { id: message.id, body: message.body }, this.now());
     const now = this.now();
     // Not sent (the delivery thread stopped): no attempt, nothing against the endpoint; tried again shortly.
     if (result.notSent) return { written: this.store.webhooks.putDelivery(notSentAgain(delivery, result, now)) };
@@ -468,7 +468,7 @@ export class Dispatcher {
       await this.store.webhooks.putDelivery({ ...delivery, status: 'failed', nextAttemptAt: null, lastError: 'the message is gone' });
       return null;
     }
-    const result = await attemptDelivery(this.options.client, { url: endpoint.url, secrets: this.secretsOf(endpoint) }, { id: message.id, body: message.body }, this.now());
+    const result = await attemptDelivery(this.options.client, { url: endpoint.url, orgId: endpoint.orgId, secrets: this.secretsOf(endpoint) }, { id: message.id, body: message.body }, this.now());
     const now = this.now();
     if (result.notSent) {
       await this.store.webhooks.putDelivery(notSentAgain(delivery, result, now));

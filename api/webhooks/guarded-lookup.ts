@@ -6,51 +6,45 @@
  * check. If any address of the answer is refused the whole name is refused: a
  * name that mixes public and private addresses is not one to trust.
  *
+ * Names are resolved with the service's own resolver (api/net/host-resolver.ts:
+ * c-ares, 5 s, at most 4 lookups in flight per organization), never with the
+ * process-wide `getaddrinfo` pool.
+ *
  * Sockets skip `lookup` for an IP-literal host; the delivery client checks
  * those itself (see deliver.ts).
  */
-import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
+import { lookupWith, type HostResolver } from '../net/host-resolver.ts';
 import { addressRefusal, type AllowedNetwork } from './networks.ts';
 
-/** Every address of a host name. Injectable so tests can stand in a local stub for DNS. */
-export type Resolver = (hostname: string) => Promise<LookupAddress[]>;
+/** Every address of a host name, counted against the organization's lookups. Injectable so tests can stand in a stub for DNS. */
+export type Resolver = HostResolver;
 
-export const systemResolver: Resolver = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
-
-/** A refused destination: `message` says which address and why ("address 10.0.0.5 is in a private network"). */
+/**
+ * A refused destination. The message never names the address (CONTRACT §12):
+ * the organization sees "x.example resolves to a private or reserved address",
+ * so that endpoint checks and delivery logs cannot be used to map what names
+ * resolve to inside the service's network.
+ */
 export class RefusedAddressError extends Error {
   override name = 'RefusedAddressError';
   readonly code = 'EWEBHOOKREFUSED';
 }
 
-/** Resolve `hostname` and refuse it when any address is outside the rule; the addresses otherwise. */
-export async function resolveAllowed(hostname: string, allow: readonly AllowedNetwork[], resolve: Resolver): Promise<LookupAddress[]> {
-  const addresses = await resolve(hostname);
-  if (addresses.length === 0) throw new Error(`${hostname} has no address`);
+export const REFUSED_NAME = 'resolves to a private or reserved address';
+
+/** Resolve `hostname` for `orgId` and refuse it when any address is outside the rule; the addresses otherwise. */
+export async function resolveAllowed(hostname: string, orgId: string, allow: readonly AllowedNetwork[], resolve: Resolver): Promise<LookupAddress[]> {
+  const addresses = await resolve(hostname, orgId);
+  if (addresses.length === 0) throw Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' });
   for (const { address } of addresses) {
-    const refusal = addressRefusal(address, allow);
-    if (refusal !== null) throw new RefusedAddressError(`${hostname}: ${refusal}`);
+    if (addressRefusal(address, allow) !== null) throw new RefusedAddressError(`${hostname} ${REFUSED_NAME}`);
   }
   return addresses;
 }
 
-/** A `lookup` for net/tls/https options that resolves with `resolve` and lets only allowed addresses through. */
-export function guardedLookup(allow: readonly AllowedNetwork[], resolve: Resolver = systemResolver): LookupFunction {
-  return function guardedLookup(hostname, options, callback) {
-    resolveAllowed(hostname, allow, resolve).then(
-      (found) => {
-        const addresses = options.family === 4 || options.family === 6 ? found.filter((a) => a.family === options.family) : found;
-        if (addresses.length === 0) {
-          callback(Object.assign(new Error(`${hostname} has no IPv${options.family} address`), { code: 'ENOTFOUND' }), '', 0);
-          return;
-        }
-        // With `all` (Node's happy-eyeballs connect asks for it) the callback takes the list.
-        if (options.all) (callback as unknown as (err: null, addresses: LookupAddress[]) => void)(null, addresses);
-        else callback(null, addresses[0]!.address, addresses[0]!.family);
-      },
-      (err: Error) => callback(err as NodeJS.ErrnoException, '', 0),
-    );
-  };
+/** A `lookup` for net/tls/https options that resolves for `orgId` with `resolve` and lets only allowed addresses through. */
+export function guardedLookup(allow: readonly AllowedNetwork[], resolve: Resolver, orgId: string): LookupFunction {
+  return lookupWith((hostname) => resolveAllowed(hostname, orgId, allow, resolve));
 }

@@ -30,12 +30,29 @@ describe('addressRefusal', () => {
     ['2002:a00:1::1', 'address 2002:a00:1::1 is in a reserved range (6to4)'],
     ['2001:db8::1', 'address 2001:db8::1 is in a reserved range'],
     ['not-an-ip', '"not-an-ip" is not an IP address'],
+    // IPv4-compatible IPv6 (::/96, deprecated), classed public by ipaddr.js (issue 34, item 5); a dotted tail is
+    // read as the socket reads it (::7f00:1), not as IPv4-mapped.
+    ['::7f00:1', 'address ::7f00:1 is an IPv4-compatible IPv6 address (::/96, deprecated) carrying 127.0.0.1'],
+    ['::127.0.0.1', 'address ::127.0.0.1 (::7f00:1) is an IPv4-compatible IPv6 address (::/96, deprecated) carrying 127.0.0.1'],
+    ['::169.254.169.254', 'address ::169.254.169.254 (::a9fe:a9fe) is an IPv4-compatible IPv6 address (::/96, deprecated) carrying 169.254.169.254'],
+    ['::8.8.8.8', 'address ::8.8.8.8 (::808:808) is an IPv4-compatible IPv6 address (::/96, deprecated) carrying 8.8.8.8'],
+    ['::2', 'address ::2 is an IPv4-compatible IPv6 address (::/96, deprecated) carrying 0.0.0.2'],
+    // The other IPv6 forms carrying IPv4: refused whole.
+    ['2002:a9fe:a9fe::1', 'address 2002:a9fe:a9fe::1 is in a reserved range (6to4)'],
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'address 2001:0:4136:e378:8000:63bf:3fff:fdd2 is in a reserved range (teredo)'],
+    ['::ffff:0:7f00:1', 'address ::ffff:0:7f00:1 is in a reserved range (rfc6145)'],
+    ['64:ff9b:1::a00:1', 'address 64:ff9b:1::a00:1 is in a reserved range (rfc6052)'],
   ])('refuses %s', (address, reason) => {
     expect(addressRefusal(address, [])).toBe(reason);
   });
 
   it.each(['93.184.215.14', '8.8.8.8', '100.63.255.255', '100.128.0.0', '172.32.0.1', '2606:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808'])('lets public %s through', (address) => {
     expect(addressRefusal(address, [])).toBeNull();
+  });
+
+  it('an IPv4-compatible address is not let in by an IPv4 range of the allow-list (only by an IPv6 one)', () => {
+    expect(addressRefusal('::7f00:1', parseAllowNetworks('127.0.0.0/8'))).toMatch(/IPv4-compatible/);
+    expect(addressRefusal('::7f00:1', parseAllowNetworks('::7f00:0/120'))).toBeNull();
   });
 
   it('lets exactly the allow-listed ranges through', () => {

@@ -10,6 +10,11 @@
  * IPv4-mapped IPv6 addresses (::ffff:10.0.0.1) are judged as the IPv4 address
  * they carry (ipaddr.process unwraps them), and so are NAT64 addresses
  * (64:ff9b::/96): through a NAT64 gateway 64:ff9b::a00:1 reaches 10.0.0.1.
+ * The other IPv6 forms that carry an IPv4 address are refused whole: the
+ * deprecated IPv4-compatible range ::/96 (::127.0.0.1, ::169.254.169.254,
+ * which ipaddr.js calls plain unicast), 6to4 (2002::/16), Teredo (2001::/32),
+ * IPv4-translated (::ffff:0:0:0/96) and local-use NAT64 (64:ff9b:1::/48); no
+ * webhook receiver needs them.
  */
 import ipaddr from 'ipaddr.js';
 
@@ -76,8 +81,17 @@ export function parseAddress(text: string): Address | null {
   const bare = text.startsWith('[') && text.endsWith(']') ? text.slice(1, -1) : text;
   if (!ipaddr.isValid(bare)) return null;
   // isValid accepts shorthand such as "10.1" or "0x7f.1"; only full addresses count as literals here.
-  if (!ipaddr.IPv4.isValidFourPartDecimal(bare) && !ipaddr.IPv6.isValid(bare)) return null;
-  return ipaddr.process(bare);
+  if (ipaddr.IPv4.isValidFourPartDecimal(bare)) return ipaddr.process(bare);
+  if (!ipaddr.IPv6.isValid(bare)) return null;
+  // IPv6 text goes through the WHATWG URL parser first (as an endpoint URL's host does): ipaddr.js reads a
+  // dotted tail such as `::8.8.8.8` as IPv4-mapped (`::ffff:8.8.8.8`), while sockets connect to `::808:808`.
+  let canonical: string;
+  try {
+    canonical = new URL(`https://[${bare}]/`).hostname.slice(1, -1);
+  } catch {
+    return null;
+  }
+  return ipaddr.process(canonical);
 }
 
 function allowed(address: Address, allow: readonly AllowedNetwork[]): boolean {
@@ -93,6 +107,8 @@ function nat64Embedded(address: Address): ipaddr.IPv4 | null {
   return new ipaddr.IPv4(bytes);
 }
 
+const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96');
+
 /** What is wrong with `address` as a webhook destination ("is in a private network"), or null. */
 function refusalPhrase(address: Address, allow: readonly AllowedNetwork[]): string | null {
   if (allowed(address, allow)) return null;
@@ -102,6 +118,11 @@ function refusalPhrase(address: Address, allow: readonly AllowedNetwork[]): stri
     return inner === null ? null : `is a NAT64 address for ${embedded.toString()}, which ${inner}`;
   }
   const range = address.range();
+  // ::/96 holds :: (unspecified) and ::1 (loopback), named as such below; the rest is IPv4-compatible.
+  if (range === 'unicast' && address.kind() === 'ipv6' && (address as ipaddr.IPv6).match(IPV4_COMPATIBLE)) {
+    const carried = new ipaddr.IPv4((address as ipaddr.IPv6).toByteArray().slice(12));
+    return `is an IPv4-compatible IPv6 address (::/96, deprecated) carrying ${carried.toString()}`;
+  }
   if (PUBLIC_RANGES.has(range)) return null;
   return RANGE_PHRASES[range] ?? `is in a reserved range (${range})`;
 }

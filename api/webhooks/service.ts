@@ -43,6 +43,7 @@ export interface WebhooksServiceOptions {
   box: SecretBox;
   dispatcher: Dispatcher;
   allow: readonly AllowedNetwork[];
+  /** DNS for endpoint checks, shared with the platform calls (one per process); unset: the process's default. */
   resolve?: Resolver;
   /** Who the audit records name: the operator (admin API, CLI) unless the service was taken `as` a person. */
   actor?: Actor;
@@ -93,7 +94,7 @@ export class WebhooksService {
     if ((await this.store.webhooks.listByOrg(input.orgId)).length >= this.maxEndpoints) throw tooManyEndpoints(this.maxEndpoints);
     let url: string;
     try {
-      url = await checkEndpointUrl(input.url, this.o.allow, this.o.resolve);
+      url = await checkEndpointUrl(input.url, this.o.allow, this.o.resolve, input.orgId);
     } catch (err) {
       if (err instanceof EndpointUrlError) throw badRequest(err.message, [{ parameter: 'url', message: err.message }]);
       throw err;

@@ -5,7 +5,8 @@
  * (deliver.ts), so passing this check grants nothing for later.
  */
 import { addressRefusal, parseAddress, type AllowedNetwork } from './networks.ts';
-import { resolveAllowed, systemResolver, type Resolver } from './guarded-lookup.ts';
+import { defaultHostResolver, HostNotFoundError } from '../net/host-resolver.ts';
+import { resolveAllowed, type Resolver } from './guarded-lookup.ts';
 
 export const MAX_URL_LENGTH = 2000;
 
@@ -14,8 +15,18 @@ export class EndpointUrlError extends Error {
   override name = 'EndpointUrlError';
 }
 
-/** The URL as it will be stored (WHATWG-normalised), or an EndpointUrlError saying what is wrong. */
-export async function checkEndpointUrl(raw: string, allow: readonly AllowedNetwork[], resolve: Resolver = systemResolver): Promise<string> {
+/** Whose lookups a check counts against when the caller names no organization (tests of the check itself). */
+const NO_ORG = '-';
+
+/**
+ * The URL as it will be stored (WHATWG-normalised), or an EndpointUrlError
+ * saying what is wrong. A host name is resolved for `orgId` (at most 4 of its
+ * lookups in flight, 5 s each: api/net/host-resolver.ts). A refused name is
+ * "resolves to a private or reserved address", never the address: the check
+ * must not tell an organization what names resolve to inside our network. An
+ * IP address typed in the URL is named with its reason (it tells nothing new).
+ */
+export async function checkEndpointUrl(raw: string, allow: readonly AllowedNetwork[], resolve: Resolver = defaultHostResolver(), orgId = NO_ORG): Promise<string> {
   if (raw.length > MAX_URL_LENGTH) throw new EndpointUrlError(`the URL is longer than ${MAX_URL_LENGTH} characters`);
   let url: URL;
   try {
@@ -34,11 +45,12 @@ export async function checkEndpointUrl(raw: string, allow: readonly AllowedNetwo
     return url.href;
   }
   try {
-    await resolveAllowed(url.hostname, allow, resolve);
+    await resolveAllowed(url.hostname, orgId, allow, resolve);
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    if (e.name === 'RefusedAddressError') throw new EndpointUrlError(`${e.message}; webhooks are not sent into private networks (see WEBHOOK_ALLOW_NETWORKS)`);
-    throw new EndpointUrlError(`the host ${url.hostname} cannot be resolved (${e.code ?? e.message})`);
+    if (e.name === 'RefusedAddressError') throw new EndpointUrlError(`the host ${e.message}; webhooks are not sent into private networks (see WEBHOOK_ALLOW_NETWORKS)`);
+    const why = err instanceof HostNotFoundError ? err.reason : (e.code ?? e.message);
+    throw new EndpointUrlError(`the host ${url.hostname} cannot be resolved (${why})`);
   }
   return url.href;
 }

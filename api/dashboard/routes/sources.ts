@@ -214,7 +214,8 @@ export function googleCallback(deps: DashboardDeps, google: GoogleConnections) {
     let refreshToken: string | undefined;
     let accessToken: string | null = null;
     try {
-      const res = await http.call(deps.config.sourceUrls.googleToken, {
+      // Google's names are resolved among this organization's lookups (api/net/host-resolver.ts).
+      const res = await http.fork(org.id).call(deps.config.sourceUrls.googleToken, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
         body: new URLSearchParams({
@@ -282,13 +283,14 @@ export interface GoogleLocation {
  * for the project, `error` says so and the page asks for the resource name.
  */
 export function googleLocations(deps: DashboardDeps, google: GoogleConnections) {
-  const http = deps.platformHttp ?? new HttpClient();
+  const platform = deps.platformHttp ?? new HttpClient();
   return async function googleLocations(ctx: Context): Promise<void> {
     const { org, session } = auth(ctx);
     const grant = google.grant(session.id, org.id);
     if (!grant) throw new ApiError(409, 'conflict', 'Google has not authorized this session yet (or it was more than 15 minutes ago): use Connect Google first.');
     const urls = deps.config.sourceUrls;
     const headers = { authorization: `Bearer ${grant.accessToken ?? ''}` };
+    const http = platform.fork(org.id);
     const data: GoogleLocation[] = [];
     try {
       if (!grant.accessToken) throw new Error('no access token');

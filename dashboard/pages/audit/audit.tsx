@@ -1,7 +1,8 @@
 /** Audit log (Owner, Admin): who did what, when. */
 import { useEffect, useState } from 'preact/hooks';
 import { call, DashboardError, type AuditRecord, type SessionInfo } from '../../api.ts';
-import { Loading, Notice, PageHeader, TableWrap } from '../../components/page.tsx';
+import { DataTable } from '../../components/data-table.tsx';
+import { Loading, Notice, PageHeader } from '../../components/page.tsx';
 import { formatDateTime } from '../../format.ts';
 import { actionInWords, detailInWords, subjectInWords } from './words.ts';
 
@@ -34,30 +35,25 @@ export function AuditPage(props: { session: SessionInfo }) {
       {!records && !error && <Loading what="the audit log" />}
       {records && records.length === 0 && <p class="empty card">Nothing has happened yet.</p>}
       {records && records.length > 0 && (
-        <TableWrap label="Audit log">
-          <table class="table">
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Who</th>
-                <th scope="col">What</th>
-                <th scope="col">Subject</th>
-              </tr>
-            </thead>
-            <tbody>
-              {records.map((r) => (
-                <tr key={r.id}>
-                  <td class="nowrap">{formatDateTime(r.at)}</td>
-                  <td>{r.actor.userId === null ? (byService(r) ? 'The service' : 'Operator (CLI)') : r.actor.email}</td>
-                  <td>{actionInWords(r.action)}</td>
-                  <td>
-                    <span class="strong">{subjectInWords(r)}</span> <span class="muted">{detailInWords(r)}</span>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableWrap>
+        <DataTable
+          label="Audit log"
+          rows={records}
+          rowKey={(r) => r.id}
+          columns={[
+            { name: 'When', class: 'nowrap', cell: (r) => formatDateTime(r.at) },
+            { name: 'Who', class: 'break', cell: (r) => (r.actor.userId === null ? (byService(r) ? 'The service' : 'Operator (CLI)') : r.actor.email) },
+            { name: 'What', card: 'wide', cell: (r) => actionInWords(r.action) },
+            {
+              name: 'Subject',
+              card: 'wide',
+              cell: (r) => (
+                <>
+                  <span class="strong">{subjectInWords(r)}</span> <span class="muted">{detailInWords(r)}</span>
+                </>
+              ),
+            },
+          ]}
+        />
       )}
     </>
   );

@@ -262,3 +262,18 @@ test('builder: Save stays in view at 1280 and 390 px, and never covers the field
   await page.screenshot({ path: join(SHOTS_DIR, 'builder-save-bar-1280.png') });
   expect(problems).toEqual([]);
 });
+
+test('builder: a minimum of stars is said in the widget itself (“N hidden by the owner”); Any is the default', async () => {
+  problems.length = 0;
+  await goTo('Widgets');
+  await page.getByRole('button', { name: 'Create widget' }).click();
+  await expect(page.getByRole('heading', { name: 'Create widget', level: 1 })).toBeVisible();
+  const minimum = page.getByLabel('Minimum stars');
+  await expect(minimum).toHaveValue('');
+  const previewText = () => page.locator('#widget-preview').evaluate((el) => el.shadowRoot?.textContent ?? '');
+  await expect.poll(previewText).toMatch(/\d reviews/);
+  expect(await previewText()).not.toContain('hidden by the owner');
+  await minimum.selectOption('4');
+  await expect.poll(previewText).toMatch(/\d+ reviews · \d+ hidden by the owner/);
+  expect(problems).toEqual([]);
+});

@@ -8,7 +8,8 @@
  *
  * The explicit roles keep it a table for assistive technology when rows are
  * drawn as cards (display: grid drops a table's semantics in some browsers);
- * the card labels are hidden from it (the column headers name the cells).
+ * the card labels (CSS generated from `data-label`, with empty alternative text) are
+ * hidden from it and are no part of a cell's text: the column headers name the cells.
  * styles.css, "Tables": `.table-wrap[data-cards]`.
  */
 import type { ComponentChildren, JSX } from 'preact';
@@ -92,12 +93,7 @@ export function DataTable<Row>(props: {
           {props.rows.map((row) => (
             <tr key={props.rowKey(row)} role="row">
               {columns.map((c) => (
-                <td key={c.name} role="cell" class={cellClass(c) || undefined} {...c.cellProps?.(row)}>
-                  {!c.card || c.card === 'wide' ? (
-                    <span class="card-label" aria-hidden="true">
-                      {c.name}
-                    </span>
-                  ) : null}
+                <td key={c.name} role="cell" class={cellClass(c) || undefined} data-label={!c.card || c.card === 'wide' ? c.name : undefined} {...c.cellProps?.(row)}>
                   {c.cell(row)}
                 </td>
               ))}

@@ -41,8 +41,8 @@ export function AuditPage(props: { session: SessionInfo }) {
           rowKey={(r) => r.id}
           columns={[
             { name: 'When', class: 'nowrap', cell: (r) => formatDateTime(r.at) },
-            { name: 'Who', class: 'break', cell: (r) => (r.actor.userId === null ? (byService(r) ? 'The service' : 'Operator (CLI)') : r.actor.email) },
-            { name: 'What', card: 'wide', cell: (r) => actionInWords(r.action) },
+            { name: 'Who', cell: (r) => (r.actor.userId === null ? (byService(r) ? 'The service' : 'Operator (CLI)') : r.actor.email) },
+            { name: 'What', card: 'wide', class: 'nowrap', cell: (r) => actionInWords(r.action) },
             {
               name: 'Subject',
               card: 'wide',

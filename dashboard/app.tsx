@@ -4,8 +4,6 @@ import { call, DashboardError, setCsrfToken, whenSignedOut, type SessionInfo } f
 import { lazyPage } from './components/lazy.tsx';
 import { Notice } from './components/page.tsx';
 import { Shell } from './components/shell.tsx';
-import { ApiKeysPage } from './pages/api-keys/api-keys.tsx';
-import { AuditPage } from './pages/audit/audit.tsx';
 import { InvitationPage } from './pages/invitation/invitation.tsx';
 import { MembersPage } from './pages/members/members.tsx';
 import { NotFoundPage } from './pages/not-found/not-found.tsx';
@@ -21,6 +19,10 @@ const ReviewsPage = lazyPage('the reviews', () => import('./pages/reviews/review
 const SourcesPage = lazyPage('the sources', () => import('./pages/sources/sources.tsx').then((m) => m.SourcesPage));
 /** Webhooks (the list, its dialogs and an endpoint's delivery log): only when opened. */
 const WebhooksPage = lazyPage('the webhooks', () => import('./pages/webhooks/webhooks.tsx').then((m) => m.WebhooksPage));
+/** API keys (the list, the create and revoke dialogs; Owners and Admins): only when opened. */
+const ApiKeysPage = lazyPage('the API keys', () => import('./pages/api-keys/api-keys.tsx').then((m) => m.ApiKeysPage));
+/** The audit log (Owners and Admins, now and then; its words for every action): only when opened. */
+const AuditPage = lazyPage('the audit log', () => import('./pages/audit/audit.tsx').then((m) => m.AuditPage));
 const WidgetBuilderPage = lazyPage('the widget builder', () => import('./pages/widgets/builder.tsx').then((m) => m.WidgetBuilderPage));
 
 function Page(props: { path: string; session: SessionInfo }) {

@@ -40,6 +40,10 @@ export const REVIEWS_BUDGET = 36 * 1024;
 export const SOURCES_BUDGET = 32 * 1024;
 /** Gzip budget for the Webhooks page: every page's files plus its own chunk (the list, add, the delivery log, dialogs). */
 export const WEBHOOKS_BUDGET = 33 * 1024;
+/** Gzip budget for the Audit log: every page's files plus its own chunk (the words for every action and subject). */
+export const AUDIT_BUDGET = 32 * 1024;
+/** Gzip budget for API Keys: every page's files plus its own chunk (the list, create with the key shown once, revoke). */
+export const API_KEYS_BUDGET = 32 * 1024;
 
 /**
  * The pages that load code by import(): the module imported (relative to
@@ -52,6 +56,8 @@ const LAZY_PAGES: Record<string, { name: string; limit: number }> = {
   'pages/reviews/reviews.tsx': { name: 'dashboard, Reviews page (+ reviews)', limit: REVIEWS_BUDGET },
   'pages/sources/sources.tsx': { name: 'dashboard, Sources page (+ sources)', limit: SOURCES_BUDGET },
   'pages/webhooks/webhooks.tsx': { name: 'dashboard, Webhooks page (+ webhooks)', limit: WEBHOOKS_BUDGET },
+  'pages/api-keys/api-keys.tsx': { name: 'dashboard, API Keys page (+ keys)', limit: API_KEYS_BUDGET },
+  'pages/audit/audit.tsx': { name: 'dashboard, Audit log page (+ audit)', limit: AUDIT_BUDGET },
 };
 
 export interface DashboardManifest {

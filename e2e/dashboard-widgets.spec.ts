@@ -155,10 +155,13 @@ test('invalid options are named under their fields; the preview keeps the last v
   await expectNoAxeViolations(page, 'the builder with field errors');
   await screenshots(page, 'widget-builder-errors');
 
-  // Saving anyway: refused, with a summary that links to each field.
+  // Saving anyway: refused without a request, the first field with a problem focused, and a summary that links to each field.
   await page.getByRole('button', { name: 'Save' }).click();
   const summary = page.getByRole('alert').filter({ hasText: 'The widget was not saved' });
-  await expect(summary).toBeFocused();
+  await expect(summary).toBeVisible();
+  await expect(reviews).toBeFocused();
+  await summary.getByRole('link', { name: /Page address/ }).click();
+  await expect(page.getByLabel('Page address')).toBeFocused();
   await summary.getByRole('link', { name: /Reviews shown/ }).click();
   await expect(reviews).toBeFocused();
   await reviews.fill('6');

@@ -5,6 +5,7 @@
  */
 import type Router from '@koa/router';
 import { audit, OPERATOR } from '../dashboard/audit.ts';
+import { sourceAuditTarget } from '../dashboard/audit-words.ts';
 import { badRequest } from '../errors.ts';
 import { addSourceBody, credentialsField, fullFlag, readBody, stringField } from '../sources/request.ts';
 import type { SourcesService } from '../sources/service.ts';
@@ -21,7 +22,7 @@ export function sourceRoutes(router: Router, store: Store, sources: SourcesServi
     await requireOrg(store, orgId);
     const request = addSourceBody(body, CREDENTIALS);
     const added = await sources.add({ orgId, ...request });
-    await audit(store, orgId, OPERATOR, 'source.connected', { id: added.id, label: `${added.platform} ${added.account}` });
+    await audit(store, orgId, OPERATOR, 'source.connected', sourceAuditTarget(added));
     ctx.status = 201;
     ctx.body = { id: added.id, orgId: added.orgId, platform: added.platform, account: added.account, name: added.name, state: added.state, every: added.every, nextSyncAt: added.nextSyncAt };
   });
@@ -55,13 +56,13 @@ export function sourceRoutes(router: Router, store: Store, sources: SourcesServi
     const credentials = credentialsField(await readBody(ctx), CREDENTIALS);
     const source = await sources.get(ctx.params.id!);
     const updated = await sources.reconnect(source.id, credentials);
-    await audit(store, source.orgId, OPERATOR, 'source.reconnected', { id: source.id, label: `${updated.platform} ${updated.account}` });
+    await audit(store, source.orgId, OPERATOR, 'source.reconnected', sourceAuditTarget(updated));
     ctx.body = { id: updated.id, orgId: updated.orgId, platform: updated.platform, account: updated.account, name: updated.name, state: updated.state, every: updated.every, nextSyncAt: updated.nextSyncAt };
   });
 
   router.delete('/sources/:id', async (ctx) => {
     const { id, source } = await sources.remove(ctx.params.id!);
-    await audit(store, source.orgId, OPERATOR, 'source.removed', { id, label: `${source.platform.toLowerCase()} ${source.account}` });
+    await audit(store, source.orgId, OPERATOR, 'source.removed', sourceAuditTarget({ ...source, id }));
     ctx.body = { id, removed: true };
   });
 }

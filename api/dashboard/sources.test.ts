@@ -133,9 +133,11 @@ describe('dashboard sources', () => {
     expect(reconnected.body).toMatchObject({ id: sourceId, state: 'active' });
 
     const audit = await owner.send('GET', '/dashboard/api/audit');
-    const actions = (audit.body.data as { action: string; actor: { email: string }; target: { id: string } }[]).filter((r) => r.target.id === sourceId);
+    const actions = (audit.body.data as { action: string; actor: { email: string }; target: { id: string; label: string } }[]).filter((r) => r.target.id === sourceId);
     expect(actions.map((r) => r.action).sort()).toEqual(['source.connected', 'source.reconnected']);
     expect(actions.every((r) => r.actor.email === 'owner@example.com')).toBe(true);
+    // The subject in words, never "trustpilot unit-1".
+    expect(actions.map((r) => r.target.label)).toEqual(['Trustpilot source “Shop” (business unit unit-1)', 'Trustpilot source “Shop” (business unit unit-1)']);
   });
 
   it('refuses every change from a Member (403) and shows them the list', async () => {

@@ -294,7 +294,7 @@ const PublicWidgetData: JsonSchema = {
         hiddenReviews: {
           type: 'integer',
           minimum: 0,
-          description: "Reviews of the widget's platforms the owner hid from widgets (still counted in totalReviews and averageRating); the widget says so.",
+          description: "Reviews of the widget's platforms a visitor does not see because of the owner: hidden by moderation, or under the widget's minimum stars (unrated reviews included), each counted once. Still counted in totalReviews and averageRating; the widget says so (\"12 hidden by the owner\").",
         },
         platforms: { type: 'array', items: ref('Platform') },
       },

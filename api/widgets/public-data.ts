@@ -79,6 +79,12 @@ function publicReview(r: Review): PublicReview {
 /** What a widget's public data and its SEO lint are made of: read once, used by both. */
 export interface WidgetInputs {
   hidden: Set<string>;
+  /**
+   * Reviews of the widget's platforms a visitor is told are not shown ("N hidden by the owner"):
+   * those the owner hid, and those under the widget's minimum stars (unrated ones included),
+   * each counted once. Filtering by stars is the owner's choice too, and the widget says so.
+   */
+  hiddenCount: number;
   stats: ReviewStats;
   reviews: Review[];
 }
@@ -86,14 +92,24 @@ export interface WidgetInputs {
 export async function widgetInputs(store: Store, widget: Widget, now = new Date()): Promise<WidgetInputs> {
   const hidden = await hiddenReviews(store, widget);
   const [stats, reviews] = await Promise.all([widgetStats(store, widget, now), displayedReviews(store, widget, hidden)]);
-  return { hidden, stats, reviews };
+  return { hidden, hiddenCount: await hiddenCount(store, widget, hidden, stats), stats, reviews };
+}
+
+/** WidgetInputs.hiddenCount: the reviews under the minimum stars, and the ones the owner hid above it (a short list). */
+async function hiddenCount(store: Store, widget: Widget, hidden: Set<string>, stats: ReviewStats): Promise<number> {
+  const min = widget.options.minRating;
+  if (min === null) return hidden.size;
+  const below = stats.ratingDistribution.reduce((sum, b) => (b.rating === null || b.rating < min ? sum + b.count : sum), 0);
+  if (below === 0) return hidden.size;
+  const hiddenOnes = await Promise.all([...hidden].map((id) => store.reviews.get(widget.orgId, id)));
+  return below + hiddenOnes.filter((r) => r !== null && r.rating !== null && r.rating >= min).length;
 }
 
 export async function publicWidgetData(store: Store, widget: Widget, now = new Date()): Promise<PublicWidgetData> {
   return publicWidgetDataOf(widget, await widgetInputs(store, widget, now));
 }
 
-export function publicWidgetDataOf(widget: Widget, { hidden, stats, reviews }: WidgetInputs): PublicWidgetData {
+export function publicWidgetDataOf(widget: Widget, { hiddenCount, stats, reviews }: WidgetInputs): PublicWidgetData {
   const { options } = widget;
   const ratedReviews = stats.ratingDistribution.reduce((sum, b) => (b.rating === null ? sum : sum + b.count), 0);
   const jsonLd = widget.options.jsonLd === 'off' ? null : buildWidgetJsonLd({ widget, stats, reviews });
@@ -109,7 +125,7 @@ export function publicWidgetDataOf(widget: Widget, { hidden, stats, reviews }: W
       locale: options.locale,
       reviewLanguages: options.reviewLanguages ?? 'all',
     },
-    summary: { averageRating: stats.averageRating, totalReviews: stats.totalReviews, ratedReviews, platforms: stats.platforms, hiddenReviews: hidden.size },
+    summary: { averageRating: stats.averageRating, totalReviews: stats.totalReviews, ratedReviews, platforms: stats.platforms, hiddenReviews: hiddenCount },
     reviews: reviews.map(publicReview),
     jsonLd: jsonLd && shouldInject(widget, jsonLd) ? jsonLd : null,
     rows: layoutRows(widget.layout, options),

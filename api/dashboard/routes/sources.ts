@@ -22,6 +22,7 @@ import { accountSegments, segmentProblem } from '../../sources/account.ts';
 import { addSourceBody, credentialsField, readBody, stringField } from '../../sources/request.ts';
 import { HttpClient } from '../../sources/http.ts';
 import { audit } from '../audit.ts';
+import { sourceInWords } from '../audit-words.ts';
 import { auth, sha256 } from '../session.ts';
 import type { DashboardDeps } from './deps.ts';
 
@@ -110,7 +111,8 @@ function item(s: SourceView) {
 /** Where the dashboard's credentials come from, for the 400 that says they are not an object. */
 const CREDENTIALS = 'an object of the platform\'s fields';
 
-const label = (s: { platform: string; account: string }): string => `${s.platform.toLowerCase()} ${s.account}`;
+/** A source in the audit log's words: "Trustpilot source “Main shop” (business unit bu-acme-123)". */
+const label = (s: { platform: string; account: string; name?: string | null }): string => sourceInWords(s);
 
 export function listSources(deps: DashboardDeps, google: GoogleConnections) {
   return async function listSources(ctx: Context): Promise<void> {

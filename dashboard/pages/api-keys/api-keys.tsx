@@ -10,7 +10,8 @@ import { call, DashboardError, type CreatedKey, type KeyItem, type SessionInfo }
 import { CopyField } from '../../components/copy-field.tsx';
 import { ConfirmDialog } from '../../components/confirm-dialog.tsx';
 import { Dialog } from '../../components/dialog.tsx';
-import { Loading, Notice, PageHeader, TableWrap } from '../../components/page.tsx';
+import { DataTable } from '../../components/data-table.tsx';
+import { Loading, Notice, PageHeader } from '../../components/page.tsx';
 import { PlanCard } from '../../components/plan.tsx';
 import { endOfLocalDay, formatDate, formatDateTime, timeZone, todayLocal } from '../../format.ts';
 
@@ -179,46 +180,29 @@ export function ApiKeysPage(props: { session: SessionInfo }) {
       {!keys && !error && <Loading what="keys" />}
       {keys && keys.length === 0 && <p class="empty card">No API keys yet. Create one for each place that calls the API, so that you can revoke them one by one.</p>}
       {keys && keys.length > 0 && (
-        <TableWrap label="API keys">
-          <table class="table">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Prefix</th>
-                <th scope="col">Created</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Expires</th>
-                <th scope="col">State</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {keys.map((k) => (
-                <tr key={k.id}>
-                  <td id={`key-${k.id}`} class="strong">
-                    {k.name}
-                  </td>
-                  <td class="mono">{k.prefix}…</td>
-                  <td class="nowrap">{formatDate(k.createdAt)}</td>
-                  <td class="nowrap">{formatDateTime(k.lastUsedAt)}</td>
-                  <td class="nowrap">{formatDate(k.expiresAt, 'No expiration')}</td>
-                  <td>
-                    <span class={`badge badge-${k.state}`}>{STATE_LABELS[k.state]}</span>
-                  </td>
-                  <td class="actions">
-                    {k.state === 'active' && (
-                      <button type="button" class="button danger-outline small" aria-describedby={`key-${k.id}`} onClick={() => setRevoking(k)}>
-                        Revoke
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableWrap>
+        <DataTable
+          label="API keys"
+          rows={keys}
+          rowKey={(k) => k.id}
+          columns={[
+            { name: 'Name', card: 'title', class: 'strong', cellProps: (k) => ({ id: `key-${k.id}` }), cell: (k) => k.name },
+            { name: 'Prefix', class: 'mono', cell: (k) => `${k.prefix}…` },
+            { name: 'Created', class: 'nowrap', cell: (k) => formatDate(k.createdAt) },
+            { name: 'Last used', class: 'nowrap', cell: (k) => formatDateTime(k.lastUsedAt) },
+            { name: 'Expires', class: 'nowrap', cell: (k) => formatDate(k.expiresAt, 'No expiration') },
+            { name: 'State', card: 'badge', cell: (k) => <span class={`badge badge-${k.state}`}>{STATE_LABELS[k.state]}</span> },
+            {
+              name: 'Actions',
+              card: 'actions',
+              cell: (k) =>
+                k.state === 'active' && (
+                  <button type="button" class="button danger-outline small" aria-describedby={`key-${k.id}`} onClick={() => setRevoking(k)}>
+                    Revoke
+                  </button>
+                ),
+            },
+          ]}
+        />
       )}
       <PlanCard org={props.session.org!} />
       {creating && (

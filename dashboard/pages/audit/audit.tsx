@@ -1,53 +1,13 @@
 /** Audit log (Owner, Admin): who did what, when. */
 import { useEffect, useState } from 'preact/hooks';
 import { call, DashboardError, type AuditRecord, type SessionInfo } from '../../api.ts';
-import { Loading, Notice, PageHeader, TableWrap } from '../../components/page.tsx';
-import { formatDateTime, ROLE_LABELS } from '../../format.ts';
-
-const ACTIONS: Record<string, string> = {
-  'key.created': 'Created API key',
-  'key.revoked': 'Revoked API key',
-  'member.invited': 'Invited member',
-  'member.joined': 'Joined',
-  'member.removed': 'Removed member',
-  'member.role_changed': 'Changed role',
-  'member.created': 'Added member',
-  'member.invitation_revoked': 'Revoked invitation',
-  'org.plan_changed': 'Changed plan',
-  'org.language_changed': 'Changed language',
-  'review.hidden': 'Hid review',
-  'review.shown': 'Showed review',
-  'reviews.imported': 'Imported reviews',
-  'security.signed_in': 'Signed in',
-  'security.locked_out': 'Sign-in locked',
-  'webhook.created': 'Added webhook endpoint',
-  'webhook.disabled': 'Disabled webhook endpoint',
-  'webhook.enabled': 'Enabled webhook endpoint',
-  'webhook.removed': 'Removed webhook endpoint',
-  'webhook.replayed': 'Replayed webhook message',
-  'webhook.secret_rotated': 'Rotated webhook secret',
-  'webhook.tested': 'Sent webhook test event',
-  'widget.changed': 'Changed widget',
-  'widget.created': 'Created widget',
-};
-
-const roleLabel = (value: string | undefined) => (value && value in ROLE_LABELS ? ROLE_LABELS[value as keyof typeof ROLE_LABELS] : value);
+import { DataTable } from '../../components/data-table.tsx';
+import { Loading, Notice, PageHeader } from '../../components/page.tsx';
+import { formatDateTime } from '../../format.ts';
+import { actionInWords, detailInWords, subjectInWords } from './words.ts';
 
 /** The webhook dispatcher disabling an endpoint by itself (a 410, 5 days of failures): written without a user, like the operator. */
 const byService = (r: AuditRecord): boolean => r.action === 'webhook.disabled' && !!r.details.reason && r.details.reason !== 'manual';
-
-function detail(r: AuditRecord): string {
-  if (r.details.from && r.details.to) return `${roleLabel(r.details.from)} → ${roleLabel(r.details.to)}`;
-  if (r.details.role) return `as ${roleLabel(r.details.role)}`;
-  if (r.details.expiresAt) return `expires ${formatDateTime(r.details.expiresAt)}`;
-  if (r.details.reason) return `reason: ${r.details.reason.replace(/_/g, ' ')}`;
-  if (r.details.changes) return r.details.changes;
-  // Records written before changes were described: the internal field names, made readable.
-  if (r.details.fields) return r.details.fields.replace(/\b(options|subject)\./g, '').replace(/([a-z])([A-Z])/g, (_, a: string, b: string) => `${a} ${b.toLowerCase()}`);
-  if (r.details.format) return `${r.details.imported} new, ${r.details.updated} updated, ${r.details.rejected} rejected${r.details.interrupted === 'yes' ? ' (interrupted)' : ''}`;
-  if (r.details.address) return `from ${r.details.address}`;
-  return '';
-}
 
 export function AuditPage(props: { session: SessionInfo }) {
   const staff = props.session.user!.role !== 'member';
@@ -75,30 +35,25 @@ export function AuditPage(props: { session: SessionInfo }) {
       {!records && !error && <Loading what="the audit log" />}
       {records && records.length === 0 && <p class="empty card">Nothing has happened yet.</p>}
       {records && records.length > 0 && (
-        <TableWrap label="Audit log">
-          <table class="table">
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Who</th>
-                <th scope="col">What</th>
-                <th scope="col">Subject</th>
-              </tr>
-            </thead>
-            <tbody>
-              {records.map((r) => (
-                <tr key={r.id}>
-                  <td class="nowrap">{formatDateTime(r.at)}</td>
-                  <td>{r.actor.userId === null ? (byService(r) ? 'The service' : 'Operator (CLI)') : r.actor.email}</td>
-                  <td>{ACTIONS[r.action] ?? r.action}</td>
-                  <td>
-                    <span class="strong">{r.target.label}</span> <span class="muted">{detail(r)}</span>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableWrap>
+        <DataTable
+          label="Audit log"
+          rows={records}
+          rowKey={(r) => r.id}
+          columns={[
+            { name: 'When', class: 'nowrap', cell: (r) => formatDateTime(r.at) },
+            { name: 'Who', cell: (r) => (r.actor.userId === null ? (byService(r) ? 'The service' : 'Operator (CLI)') : r.actor.email) },
+            { name: 'What', card: 'wide', class: 'nowrap', cell: (r) => actionInWords(r.action) },
+            {
+              name: 'Subject',
+              card: 'wide',
+              cell: (r) => (
+                <>
+                  <span class="strong">{subjectInWords(r)}</span> <span class="muted">{detailInWords(r)}</span>
+                </>
+              ),
+            },
+          ]}
+        />
       )}
     </>
   );

@@ -10,7 +10,8 @@ import { call, DashboardError, type Member, type PendingInvitation, type Role, t
 import { CopyField } from '../../components/copy-field.tsx';
 import { ConfirmDialog } from '../../components/confirm-dialog.tsx';
 import { Dialog } from '../../components/dialog.tsx';
-import { Loading, Notice, PageHeader, TableWrap } from '../../components/page.tsx';
+import { DataTable } from '../../components/data-table.tsx';
+import { Loading, Notice, PageHeader } from '../../components/page.tsx';
 import { formatDate, formatDateTime, ROLE_LABELS } from '../../format.ts';
 
 const ROLES: Role[] = ['owner', 'admin', 'member'];
@@ -130,6 +131,8 @@ function RevokeDialog(props: { invitation: PendingInvitation; onClose: () => voi
 export function MembersPage(props: { session: SessionInfo }) {
   const me = props.session.user!;
   const staff = me.role !== 'member';
+  /** A row this person may change: not their own, and an Owner only by an Owner. */
+  const editable = (m: Member): boolean => staff && m.id !== me.id && (me.role === 'owner' || m.role !== 'owner');
   const [members, setMembers] = useState<Member[] | null>(null);
   const [invitations, setInvitations] = useState<PendingInvitation[]>([]);
   const [error, setError] = useState('');
@@ -184,58 +187,50 @@ export function MembersPage(props: { session: SessionInfo }) {
       )}
       {!members && !error && <Loading what="members" />}
       {members && (
-        <TableWrap label="Members">
-          <table class="table">
-            <thead>
-              <tr>
-                <th scope="col">Email</th>
-                <th scope="col">Role</th>
-                <th scope="col">Last sign-in</th>
-                {staff && (
-                  <th scope="col">
-                    <span class="sr-only">Actions</span>
-                  </th>
-                )}
-              </tr>
-            </thead>
-            <tbody>
-              {members.map((m) => {
-                const editable = staff && m.id !== me.id && (me.role === 'owner' || m.role !== 'owner');
-                return (
-                  <tr key={m.id}>
-                    <td class="strong">
-                      {m.email}
-                      {m.id === me.id && <span class="muted"> (you)</span>}
-                    </td>
-                    <td>
-                      {editable ? (
-                        <select aria-label={`Role of ${m.email}`} value={m.role} onChange={(e) => void changeRole(m, e.currentTarget.value as Role)}>
-                          {ROLES.filter((r) => r !== 'owner' || me.role === 'owner').map((r) => (
-                            <option key={r} value={r}>
-                              {ROLE_LABELS[r]}
-                            </option>
-                          ))}
-                        </select>
-                      ) : (
-                        <span class={`badge badge-role-${m.role}`}>{ROLE_LABELS[m.role]}</span>
-                      )}
-                    </td>
-                    <td class="nowrap">{formatDateTime(m.lastSignInAt)}</td>
-                    {staff && (
-                      <td class="actions">
-                        {editable && (
-                          <button type="button" class="button danger-outline small" aria-label={`Remove ${m.email}`} onClick={() => setRemoving(m)}>
-                            Remove
-                          </button>
-                        )}
-                      </td>
-                    )}
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </TableWrap>
+        <DataTable
+          label="Members"
+          rows={members}
+          rowKey={(m) => m.id}
+          columns={[
+            {
+              name: 'Email',
+              card: 'title',
+              class: 'strong',
+              cell: (m) => (
+                <>
+                  {m.email}
+                  {m.id === me.id && <span class="muted"> (you)</span>}
+                </>
+              ),
+            },
+            {
+              name: 'Role',
+              cell: (m) =>
+                editable(m) ? (
+                  <select aria-label={`Role of ${m.email}`} value={m.role} onChange={(e) => void changeRole(m, e.currentTarget.value as Role)}>
+                    {ROLES.filter((r) => r !== 'owner' || me.role === 'owner').map((r) => (
+                      <option key={r} value={r}>
+                        {ROLE_LABELS[r]}
+                      </option>
+                    ))}
+                  </select>
+                ) : (
+                  <span class={`badge badge-role-${m.role}`}>{ROLE_LABELS[m.role]}</span>
+                ),
+            },
+            { name: 'Last sign-in', class: 'nowrap', cell: (m) => formatDateTime(m.lastSignInAt) },
+            staff && {
+              name: 'Actions',
+              card: 'actions',
+              cell: (m) =>
+                editable(m) && (
+                  <button type="button" class="button danger-outline small" aria-label={`Remove ${m.email}`} onClick={() => setRemoving(m)}>
+                    Remove
+                  </button>
+                ),
+            },
+          ]}
+        />
       )}
       {invitations.length > 0 && (
         <section class="section" aria-labelledby="pending-title">

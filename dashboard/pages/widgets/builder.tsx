@@ -13,6 +13,7 @@ import { Findings } from './findings.tsx';
 import { WidgetForm } from './form.tsx';
 import { Preview, type PreviewState } from './preview.tsx';
 import { SnippetField } from './snippet-field.tsx';
+import { attribute, draftProblems, livePreviewProblems } from './validate.ts';
 
 export function WidgetBuilderPage(props: { id: string | null; session: SessionInfo }) {
   const staff = props.session.user!.role !== 'member';
@@ -63,8 +64,9 @@ export function WidgetBuilderPage(props: { id: string | null; session: SessionIn
 
   const body = bodyOf(draft);
   const dirty = !saved || JSON.stringify(body) !== JSON.stringify(bodyOf(draftOf(saved)));
-  // The preview validates every change; a failed save shows its own answer until the next change.
-  const errors = fieldErrors({ ...preview.fields, ...saveErrors });
+  // Every change is checked here (validate.ts) and by the preview's request; a failed save shows its own answer until the next change.
+  const live = livePreviewProblems(draft);
+  const errors = fieldErrors({ ...preview.fields, ...live, ...saveErrors });
 
   const change = (patch: Partial<Draft>) => {
     setDraft({ ...draft, ...patch });
@@ -73,8 +75,28 @@ export function WidgetBuilderPage(props: { id: string | null; session: SessionIn
     setStatus('');
   };
 
+  /** The first field with a problem, in the form's order, focused (the settings shown first below 1100 px). */
+  const focusFirst = (fields: string[]) => {
+    setView('settings');
+    setTimeout(() => {
+      const controls = fields.map((f) => document.getElementById(FIELD_IDS[f] ?? 'w-name')).filter((c): c is HTMLElement => c !== null);
+      controls.sort((a, b) => (a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1));
+      if (controls[0]) controls[0].focus();
+      else summary.current?.focus();
+    }, 0);
+  };
+
   const save = async (event: Event) => {
     event.preventDefault();
+    // Known to be refused: said at once, under each field, and nothing is sent.
+    const problems = draftProblems(draft);
+    if (Object.keys(problems).length > 0) {
+      setSaveErrors(problems);
+      setSaveError('The widget was not saved: fix the fields below.');
+      setStatus('');
+      focusFirst(Object.keys(problems));
+      return;
+    }
     setBusy(true);
     setStatus('');
     try {
@@ -86,11 +108,12 @@ export function WidgetBuilderPage(props: { id: string | null; session: SessionIn
       setStatus(`Saved at ${formatDateTime(w.updatedAt)}.`);
       if (!saved) navigate(`${PATHS.widgets}/${w.id}`, true);
     } catch (err) {
-      const fields = err instanceof DashboardError && err.status === 400 ? err.fields : {};
+      const fields = err instanceof DashboardError && err.status === 400 ? attribute(err.details, draft) : {};
       setSaveErrors(fields);
       setSaveError(err instanceof DashboardError ? (Object.keys(fields).length > 0 ? 'The widget was not saved: fix the fields below.' : err.message) : 'Something went wrong. Try again.');
-      // An error summary with links to the fields, announced and focused.
-      setTimeout(() => summary.current?.focus(), 0);
+      // An error summary with links to the fields, announced; the first field with a problem focused.
+      if (Object.keys(fields).length > 0) focusFirst(Object.keys(fields));
+      else setTimeout(() => summary.current?.focus(), 0);
     } finally {
       setBusy(false);
     }
@@ -159,7 +182,7 @@ export function WidgetBuilderPage(props: { id: string | null; session: SessionIn
           )}
         </form>
         <div class="builder-side">
-          <Preview body={previewBodyOf(draft)} onState={setPreview} />
+          <Preview body={previewBodyOf(draft)} problems={live} onState={setPreview} />
           {preview.error && (
             <Notice tone="error" role="alert">
               {preview.error}

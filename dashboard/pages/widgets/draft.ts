@@ -169,14 +169,9 @@ export const FIELD_LABELS: Record<string, string> = {
   'options.jsonLd': 'Rich results markup',
 };
 
-/** The server's field errors in the person's words: field → "Reviews shown must be an integer from 1 to 50." */
-export function fieldErrors(fields: Record<string, string>): Record<string, string> {
+/** Field problems (field → the server's words, "must be an integer from 1 to 50") as sentences that name the field: "Reviews shown must be an integer from 1 to 50." */
+export function fieldErrors(problems: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [field, text] of Object.entries(fields)) {
-    const label = FIELD_LABELS[field];
-    // The client prefixes each detail with the field's name; say the label instead.
-    const rest = text.toLowerCase().startsWith(`${field.toLowerCase()} `) ? text.slice(field.length) : text.replace(/^Name /, ' ');
-    out[field] = label ? `${label}${rest.startsWith(' ') ? rest : ` ${rest}`}` : text;
-  }
+  for (const [field, message] of Object.entries(problems)) out[field] = `${FIELD_LABELS[field] ?? field} ${message}${/[.!?]$/.test(message) ? '' : '.'}`;
   return out;
 }

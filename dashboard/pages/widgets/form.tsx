@@ -154,7 +154,7 @@ export function WidgetForm({ draft, errors, platforms, onChange }: FormProps) {
               <input id="w-max-reviews" type="number" inputMode="numeric" min={1} max={50} step={1} required value={draft.maxReviews} aria-describedby={d} aria-invalid={bad ? 'true' : undefined} onInput={(e) => type({ maxReviews: value(e) })} />
             )}
           </Field>
-          <Field id="w-min-rating" label="Minimum stars" error={errors['options.minRating']} hint="Any includes reviews without stars.">
+          <Field id="w-min-rating" label="Minimum stars" error={errors['options.minRating']} hint="Any shows every review, unrated ones included. With a minimum, the widget tells visitors how many it leaves out.">
             {(d) => (
               <select id="w-min-rating" value={draft.minRating} aria-describedby={d} aria-invalid={invalid('options.minRating')} onChange={(e) => set({ minRating: value(e) })}>
                 <option value="">Any</option>

@@ -47,7 +47,7 @@ function widgetLoader(): Promise<Namespace> {
 }
 
 export interface PreviewState {
-  /** Field → problem, from the server's validation of the unsaved options. */
+  /** Field → problem in the server's words ("must be an integer from 1 to 50"), from its validation of the unsaved options. */
   fields: Record<string, string>;
   findings: WidgetPreview['findings'] | null;
   error: string;
@@ -80,7 +80,12 @@ function split(body: unknown): { rest: string; display: Record<string, unknown> 
  * Renders `body` (the draft as the API takes it) into the preview box as it
  * changes, and reports validation problems and the SEO findings.
  */
-export function Preview(props: { body: unknown; onState: (state: PreviewState) => void }) {
+export function Preview(props: {
+  body: unknown;
+  /** Problems the builder found itself (validate.ts): while there are any, nothing is sent and the last valid preview stays. */
+  problems: Record<string, string>;
+  onState: (state: PreviewState) => void;
+}) {
   const box = useRef<HTMLDivElement>(null);
   const sent = useRef(0);
   const shown = useRef(0);
@@ -88,7 +93,9 @@ export function Preview(props: { body: unknown; onState: (state: PreviewState) =
   const rendered = useRef('');
   const [pending, setPending] = useState(false);
   const [stale, setStale] = useState(false);
-  const key = JSON.stringify(props.body);
+  const known = Object.keys(props.problems).length > 0;
+  const key = known ? `invalid ${JSON.stringify(props.problems)}` : JSON.stringify(props.body);
+  const findings = useRef<WidgetPreview['findings'] | null>(null);
 
   const queue = useRef<Promise<void>>(Promise.resolve());
 
@@ -111,6 +118,15 @@ export function Preview(props: { body: unknown; onState: (state: PreviewState) =
       }));
 
   useEffect(() => {
+    if (known) {
+      // Known to be refused: no request (no failed request in the console); the form shows the problems.
+      sent.current++;
+      shown.current = sent.current;
+      setPending(false);
+      setStale(true);
+      props.onState({ fields: {}, findings: findings.current, error: '' });
+      return;
+    }
     const inputAt = lastInputAt;
     const { rest, display } = split(props.body);
     if (display && last.current?.rest === rest) {
@@ -130,12 +146,13 @@ export function Preview(props: { body: unknown; onState: (state: PreviewState) =
         await show(ns, last.current.data, inputAt);
         box.current!.dataset.previewSeq = String(seq);
         setStale(false);
+        findings.current = preview.findings;
         props.onState({ fields: {}, findings: preview.findings, error: '' });
       } catch (err) {
         if (seq <= shown.current) return;
         shown.current = seq;
         setStale(true);
-        const fields = err instanceof DashboardError && err.status === 400 ? err.fields : {};
+        const fields = err instanceof DashboardError && err.status === 400 ? err.details : {};
         const error = Object.keys(fields).length > 0 ? '' : err instanceof DashboardError ? err.message : 'The preview could not be shown.';
         props.onState({ fields, findings: null, error });
       } finally {

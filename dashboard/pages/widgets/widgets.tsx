@@ -1,7 +1,8 @@
 /** Widgets: the organization's widgets; each opens the builder, and `Create widget` (Owner, Admin) starts a new one. */
 import { useEffect, useState } from 'preact/hooks';
 import { call, DashboardError, type SessionInfo, type WidgetItem, type WidgetList } from '../../api.ts';
-import { Loading, Notice, PageHeader, TableWrap } from '../../components/page.tsx';
+import { DataTable } from '../../components/data-table.tsx';
+import { Loading, Notice, PageHeader } from '../../components/page.tsx';
 import { formatDate } from '../../format.ts';
 import { navigate, onLinkClick, PATHS } from '../../router.ts';
 
@@ -36,34 +37,27 @@ export function WidgetsPage(props: { session: SessionInfo }) {
       {!widgets && !error && <Loading what="widgets" />}
       {widgets && widgets.length === 0 && <p class="empty card">No widgets yet.{staff ? ' Create one to get a snippet for your site.' : ''}</p>}
       {widgets && widgets.length > 0 && (
-        <TableWrap label="Widgets">
-          <table class="table">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Layout</th>
-                <th scope="col">About</th>
-                <th scope="col">Widget id</th>
-                <th scope="col">Changed</th>
-              </tr>
-            </thead>
-            <tbody>
-              {widgets.map((w) => (
-                <tr key={w.id}>
-                  <td class="strong nowrap">
-                    <a href={open(w.id)} onClick={(e) => onLinkClick(e as unknown as MouseEvent, open(w.id))}>
-                      {w.name}
-                    </a>
-                  </td>
-                  <td>{LAYOUT_LABELS[w.layout] ?? w.layout}</td>
-                  <td class="clip">{w.subject}</td>
-                  <td class="mono">{w.id}</td>
-                  <td class="nowrap">{formatDate(w.updatedAt)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableWrap>
+        <DataTable
+          label="Widgets"
+          rows={widgets}
+          rowKey={(w) => w.id}
+          columns={[
+            {
+              name: 'Name',
+              card: 'title',
+              class: 'strong nowrap',
+              cell: (w) => (
+                <a href={open(w.id)} onClick={(e) => onLinkClick(e as unknown as MouseEvent, open(w.id))}>
+                  {w.name}
+                </a>
+              ),
+            },
+            { name: 'Layout', card: 'badge', cell: (w) => <span class="badge">{LAYOUT_LABELS[w.layout] ?? w.layout}</span> },
+            { name: 'About', card: 'wide', class: 'clip', cell: (w) => w.subject },
+            { name: 'Widget id', card: 'wide', class: 'mono', cell: (w) => w.id },
+            { name: 'Changed', class: 'nowrap', cell: (w) => formatDate(w.updatedAt) },
+          ]}
+        />
       )}
     </>
   );

@@ -20,7 +20,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'default',
-          include: ['api/**/*.test.ts', 'scripts/**/*.test.ts', 'schema/**/*.test.ts', 'widget/**/*.test.ts', 'widget/**/*.test.tsx'],
+          include: ['api/**/*.test.ts', 'scripts/**/*.test.ts', 'dashboard/**/*.test.ts', 'schema/**/*.test.ts', 'widget/**/*.test.ts', 'widget/**/*.test.tsx'],
         },
       },
       // In CI a missing FerretDB fails the run in global-setup; elsewhere this project is left out, loudly (above).

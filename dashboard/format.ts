@@ -45,14 +45,3 @@ export function formatRelative(iso: string | null, none = 'Never', now = Date.no
   for (const [unit, ms] of UNITS) if (Math.abs(diff) >= ms) return relative.format(Math.round(diff / ms), unit);
   return diff < 0 ? 'just now' : 'within a minute';
 }
-
-/**
- * A label that follows another word: its first word lower-cased when it is an
- * ordinary capitalized word ("New" + "Page access token" → "New page access
- * token"), kept when it is an acronym or a name ("API key" stays "API key",
- * never "aPI key"; "OAuth", "G2").
- */
-export function afterWord(word: string, label: string): string {
-  const first = /^[A-Za-z0-9]+/.exec(label)?.[0] ?? '';
-  return `${word} ${/^[A-Z][a-z]*$/.test(first) ? label.charAt(0).toLowerCase() + label.slice(1) : label}`;
-}

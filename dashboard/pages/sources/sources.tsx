@@ -10,7 +10,8 @@ import { call, DashboardError, type SessionInfo, type SourceItem, type SourceLis
 import { ConfirmDialog } from '../../components/confirm-dialog.tsx';
 import { Dialog } from '../../components/dialog.tsx';
 import { Loading, Notice, PageHeader, TableWrap } from '../../components/page.tsx';
-import { afterWord, formatDateTime, formatNumber, formatRelative } from '../../format.ts';
+import { formatDateTime, formatNumber, formatRelative } from '../../format.ts';
+import { afterWord } from './after-word.ts';
 import { PATHS } from '../../router.ts';
 
 type Choice = 'trustpilot' | 'yelp' | 'facebook' | 'g2' | 'capterra';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { afterWord } from './format.ts';
+import { afterWord } from './after-word.ts';
 
 describe('afterWord', () => {
   it('lowers the first word of a label that follows another, never an acronym', () => {

@@ -10,12 +10,12 @@
 import cluster from 'node:cluster';
 import { ensureAdminToken } from './admin/token.ts';
 import type { Config } from './config.ts';
-import { createLogger } from './logger.ts';
+import { createStdoutLogger } from './logger.ts';
 import { loadTls } from './tls.ts';
 
 export async function runPrimary(config: Config): Promise<void> {
   // Files made on first start (certificate, admin token) are made once, here, before any worker reads them.
-  await loadTls(config, createLogger(config.logLevel));
+  await loadTls(config, createStdoutLogger(config.logLevel, config.logFormat));
   await ensureAdminToken(config.adminToken, config.dataDir);
   const { workers } = config;
   let stopping = false;

@@ -27,6 +27,8 @@ export interface Config {
   adminToken: string | null;
   adminPort: number;
   logLevel: string;
+  /** LOG_FORMAT: `json` (one object a line) or `pretty` (readable lines); null: pretty on a terminal, JSON otherwise. */
+  logFormat: 'json' | 'pretty' | null;
   /** Worker processes on one port (node:cluster); more than 1 only on MongoDB with Redis. */
   workers: number;
   /** WEBHOOK_ALLOW_NETWORKS: private ranges webhooks may be sent to after all (CONTRACT §12); empty = none. */
@@ -214,6 +216,10 @@ export function loadConfig(env: Env = process.env): Config {
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
     throw new ConfigError('LOG_LEVEL', `must be one of fatal, error, warn, info, debug, trace, silent`);
   }
+  const logFormat = optional(env, 'LOG_FORMAT');
+  if (logFormat !== null && logFormat !== 'json' && logFormat !== 'pretty') {
+    throw new ConfigError('LOG_FORMAT', `must be json or pretty (unset: pretty on a terminal, json otherwise), got ${JSON.stringify(logFormat.slice(0, 40))}`);
+  }
 
   const mongodbUrl = url(env, 'MONGODB_URL', ['mongodb:', 'mongodb+srv:']);
   const redisUrl = url(env, 'REDIS_URL', ['redis:', 'rediss:']);
@@ -232,6 +238,7 @@ export function loadConfig(env: Env = process.env): Config {
     adminToken,
     adminPort,
     logLevel,
+    logFormat,
     workers: workers(env, mongodbUrl, redisUrl),
     webhookAllowNetworks: webhookAllowNetworks(env),
     webhookPollMs: wholeNumber(env, 'WEBHOOK_POLL_MS', 1000, 50, MAX_TIMER_MS),

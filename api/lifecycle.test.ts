@@ -6,6 +6,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -84,6 +85,12 @@ describe('service lifecycle', () => {
     expect(key).toBeDefined();
     expect(widgetId).toBeDefined();
     expect(out).toMatch(/Demo page:\s+https:\/\/localhost:\d+\/demo/);
+    // Every port, with the variable that sets it; the curl line checks the certificate, as the README's does.
+    expect(out).toContain(`HTTPS port:     ${e.PORT} (PORT)`);
+    expect(out).toContain(`HTTP port:      ${e.HTTP_PORT} (HTTP_PORT)`);
+    expect(out).toContain(`Admin API:      http://127.0.0.1:${e.ADMIN_PORT} (ADMIN_PORT`);
+    expect(out).toMatch(/Try: curl --cacert \S+tls-cert\.pem -H "Authorization: Bearer rvp_live_/);
+    expect(out).not.toMatch(/curl -k/);
 
     const stats = await httpsGet(`https://127.0.0.1:${e.PORT}/api/v1/reviews/stats`, ca(e), { authorization: `Bearer ${key}` });
     expect(stats.status).toBe(200);
@@ -110,12 +117,51 @@ describe('service lifecycle', () => {
     ['PUBLIC_URL', 'http://insecure.example'],
     ['REDIS_URL', 'not a url'],
     ['ADMIN_TOKEN', 'short'],
+    ['LOG_FORMAT', 'yaml'],
   ])('refuses to start when %s=%s, naming the variable', async (name, value) => {
     const e = { ...(await env()), [name]: value };
     const run = await start(e, null);
     expect(await run.exit).toBe(1);
     expect(run.stderr()).toContain(name);
   }, 30_000);
+
+  it.each(['PORT', 'HTTP_PORT', 'ADMIN_PORT'])('names %s when its port is already taken, and exits 1', async (name) => {
+    const e = await env();
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(Number(e[name]), '127.0.0.1', resolve));
+    try {
+      const run = await start(e, null);
+      expect(await run.exit).toBe(1);
+      const message = run.stderr().trim().split('\n').find((line) => line.startsWith('Failed to start:'));
+      expect(message).toMatch(new RegExp(`^Failed to start: ${name}: .*127\\.0\\.0\\.1:${e[name]} is already in use .*${name}=`));
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
+  }, 30_000);
+
+  it('logs readable lines with LOG_FORMAT=pretty, and one JSON object a line when stdout is no terminal', async () => {
+    const e: Record<string, string> = { ...(await env()), LOG_LEVEL: 'info' };
+    const requestLine = (out: string) => out.split('\n').find((line) => line.includes('/api/v1/no-such-thing'));
+
+    const pretty = await start({ ...e, LOG_FORMAT: 'pretty' });
+    expect((await httpsGet(`https://127.0.0.1:${e.PORT}/api/v1/no-such-thing`, ca(e))).status).toBe(404);
+    await expect.poll(() => requestLine(pretty.stdout()), { timeout: 10_000 }).toBeDefined();
+    expect(requestLine(pretty.stdout())).toMatch(/^\d\d:\d\d:\d\d\.\d{3} INFO  request GET \/api\/v1\/no-such-thing 404 [\d.]+ ms requestId=[\w-]+/);
+    // No JSON anywhere: the lines before the banner (the certificate made on first start) are readable too.
+    const before = pretty.stdout().slice(0, pretty.stdout().indexOf('Review API listening'));
+    expect(before).toMatch(/ INFO  /);
+    expect(pretty.stdout().split('\n').filter((line) => line.trimStart().startsWith('{'))).toEqual([]);
+    pretty.child.kill('SIGTERM');
+    expect(await pretty.exit).toBe(0);
+
+    // Unset, and stdout is a pipe here: JSON, as a log collector wants it.
+    const json = await start(e);
+    expect((await httpsGet(`https://127.0.0.1:${e.PORT}/api/v1/no-such-thing`, ca(e))).status).toBe(404);
+    await expect.poll(() => requestLine(json.stdout()), { timeout: 10_000 }).toBeDefined();
+    expect(JSON.parse(requestLine(json.stdout())!)).toMatchObject({ level: 30, msg: 'request', method: 'GET', url: '/api/v1/no-such-thing', status: 404 });
+    json.child.kill('SIGTERM');
+    expect(await json.exit).toBe(0);
+  }, 90_000);
 
   it('keeps every acknowledged write after kill -9', async () => {
     const e = await env();

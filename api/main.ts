@@ -3,10 +3,17 @@
  * on an empty embedded store, and shut down gracefully on SIGTERM/SIGINT.
  */
 import cluster from 'node:cluster';
+import { isAbsolute, join, relative } from 'node:path';
 import { printsBanner, runPrimary } from './cluster.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { ensureDemo } from './demo/seed.ts';
 import { startService } from './server.ts';
+
+/** A path as the person who typed `npm start` would type it: relative to the working directory when inside it. */
+function shown(path: string): string {
+  const rel = relative(process.cwd(), path);
+  return rel === '' ? '.' : rel.startsWith('..') || isAbsolute(rel) ? path : `./${rel}`;
+}
 
 async function main(): Promise<void> {
   let config;
@@ -27,8 +34,12 @@ async function main(): Promise<void> {
     '',
     `Review API listening on ${service.baseUrl} (public URL ${config.publicUrl})`,
     `  API base URL:   ${config.publicUrl}/api/v1`,
-    `  Admin API:      ${service.adminUrl} (token in ${config.adminToken ? 'ADMIN_TOKEN' : `${config.dataDir}/admin-token`})`,
-    `  Store:          ${service.store.kind}${service.store.kind === 'embedded' ? ` (${config.dataDir})` : ''}`,
+    `  HTTPS port:     ${service.ports.https} (PORT)`,
+    service.ports.http === null
+      ? '  HTTP port:      off (HTTP_PORT=0)'
+      : `  HTTP port:      ${service.ports.http} (HTTP_PORT): plain HTTP, answers only 403 https_required`,
+    `  Admin API:      ${service.adminUrl} (ADMIN_PORT, loopback only; token in ${config.adminToken ? 'ADMIN_TOKEN' : shown(join(config.dataDir, 'admin-token'))})`,
+    `  Store:          ${service.store.kind}${service.store.kind === 'embedded' ? ` (${shown(config.dataDir)})` : ''}`,
     `  Rate limits:    ${config.redisUrl ? 'Redis (shared)' : 'in process'}`,
   ];
   if (service.store.kind === 'embedded') {
@@ -49,7 +60,9 @@ async function main(): Promise<void> {
         : `  Demo owner:     owner@demo.example (password shown at first start only; add a person: npm run admin -- users create --org ${demo.orgId} --email you@example.com --role owner)`,
     );
     if (demo.apiKey) {
-      lines.push('', `  Try: curl -k -H "Authorization: Bearer ${demo.apiKey}" ${config.publicUrl}/api/v1/reviews/stats`);
+      // The certificate is checked, as in the README: never curl -k.
+      const ca = config.tlsCertFile === null ? `--cacert ${shown(join(config.dataDir, 'tls-cert.pem'))} ` : '';
+      lines.push('', `  Try: curl ${ca}-H "Authorization: Bearer ${demo.apiKey}" ${config.publicUrl}/api/v1/reviews/stats`);
     }
   }
   if (config.workers > 1) lines.push(`  Workers:        ${config.workers} processes (WORKERS)`);

@@ -13,7 +13,7 @@ import { createApp, type App } from './app.ts';
 import { createAdminApp } from './admin/app.ts';
 import { ensureAdminToken } from './admin/token.ts';
 import { httpsRequired } from './errors.ts';
-import { createLogger, type Logger } from './logger.ts';
+import { createStdoutLogger, type Logger } from './logger.ts';
 import { createRedis, RedisHealth } from './limits/redis-health.ts';
 import { Metrics } from './ops/metrics.ts';
 import { openStore } from './store/open.ts';
@@ -77,11 +77,33 @@ export const requestDeadline = { ms: 30_000, checkEveryMs: 30_000 };
 /** Shutdown budget: SIGTERM must exit within 10 s. */
 const DRAIN_MS = 8000;
 
-function listen(server: HttpServer | HttpsServer, port: number, host: string): Promise<number> {
+/** What each listener is, by the variable that sets its port (CONTRACT §1). */
+type PortVariable = 'PORT' | 'HTTP_PORT' | 'ADMIN_PORT';
+const LISTENERS: Record<PortVariable, string> = { PORT: 'the HTTPS port', HTTP_PORT: 'the plain-HTTP port', ADMIN_PORT: 'the admin port' };
+
+/**
+ * A listen error as the person starting the service can act on it: which
+ * variable set the port, and what to do (Node's own message, `listen
+ * EADDRINUSE … 127.0.0.1:8080`, names neither).
+ */
+export function listenError(err: NodeJS.ErrnoException, variable: PortVariable, port: number, host: string): Error {
+  const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const what = LISTENERS[variable];
+  const off = variable === 'HTTP_PORT' ? ', or HTTP_PORT=0 to turn the plain-HTTP port off' : '';
+  let message: string;
+  if (err.code === 'EADDRINUSE') message = `${what} ${where} is already in use (EADDRINUSE): stop what holds it, or choose a free port with ${variable}=…${off}`;
+  else if (err.code === 'EACCES') message = `${what} ${where} needs privileges this process does not have (EACCES): choose a port above 1023 with ${variable}=…${off}`;
+  else if (err.code === 'EADDRNOTAVAIL') message = `${what} cannot bind ${where}: no interface has that address (EADDRNOTAVAIL): check HOST`;
+  else message = `${what} could not listen on ${where}: ${err.message}`;
+  return new Error(`${variable}: ${message}`);
+}
+
+function listen(server: HttpServer | HttpsServer, port: number, host: string, variable: PortVariable): Promise<number> {
   return new Promise((resolve, reject) => {
-    server.once('error', reject);
+    const failed = (err: NodeJS.ErrnoException) => reject(listenError(err, variable, port, host));
+    server.once('error', failed);
     server.listen(port, host, () => {
-      server.off('error', reject);
+      server.off('error', failed);
       resolve((server.address() as AddressInfo).port);
     });
   });
@@ -185,7 +207,7 @@ function refuseMalformed(err: NodeJS.ErrnoException, socket: import('node:stream
 }
 
 export async function startService(config: Config, options: StartOptions = {}): Promise<Service> {
-  const logger = options.logger ?? createLogger(config.logLevel);
+  const logger = options.logger ?? createStdoutLogger(config.logLevel, config.logFormat);
   const metrics = new Metrics();
   const rawStore = options.store ?? (await openStore(config));
   const store = metrics.instrument(rawStore);
@@ -258,14 +280,6 @@ export async function startService(config: Config, options: StartOptions = {}): 
   adminServer.requestTimeout = 0; // imports stream for as long as they need
   trackResponses(adminServer);
 
-  const ephemeral = options.ephemeralPorts === true;
-  const ports = {
-    https: await listen(https, ephemeral ? 0 : config.port, config.host),
-    http: http ? await listen(http, ephemeral ? 0 : config.httpPort, config.host) : null,
-    admin: await listen(adminServer, ephemeral ? 0 : config.adminPort, '127.0.0.1'),
-  };
-  const baseUrl = `https://${config.host.includes(':') ? `[${config.host}]` : config.host}:${ports.https}`;
-
   let closing: Promise<void> | null = null;
   const close = (): Promise<void> => {
     closing ??= (async () => {
@@ -284,6 +298,21 @@ export async function startService(config: Config, options: StartOptions = {}): 
     })();
     return closing;
   };
+
+  const ephemeral = options.ephemeralPorts === true;
+  let ports: Service['ports'];
+  try {
+    ports = {
+      https: await listen(https, ephemeral ? 0 : config.port, config.host, 'PORT'),
+      http: http ? await listen(http, ephemeral ? 0 : config.httpPort, config.host, 'HTTP_PORT') : null,
+      admin: await listen(adminServer, ephemeral ? 0 : config.adminPort, '127.0.0.1', 'ADMIN_PORT'),
+    };
+  } catch (err) {
+    // Whatever did start (a listener, the store, the job queue) is closed before the error is reported.
+    await close().catch(() => undefined);
+    throw err;
+  }
+  const baseUrl = `https://${config.host.includes(':') ? `[${config.host}]` : config.host}:${ports.https}`;
 
   return { config, store, logger, sources, app, adminToken, ports, baseUrl, adminUrl: `http://127.0.0.1:${ports.admin}`, close };
 }

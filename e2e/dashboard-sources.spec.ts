@@ -207,7 +207,7 @@ test('a refused key puts the source in Needs reconnecting; Reconnect with a new 
   await page.keyboard.press('Enter');
   const dialog = page.getByRole('dialog', { name: 'Reconnect Trustpilot Web shop' });
   await expect(dialog).toBeVisible();
-  await expect(dialog.getByLabel('New API key')).toBeFocused();
+  await expect(dialog.getByLabel('New API key', { exact: true })).toBeFocused();
   await page.keyboard.type(fake.keys.trustpilot);
   await page.keyboard.press('Enter');
   await expect(dialog).toBeHidden();

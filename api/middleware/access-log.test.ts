@@ -33,3 +33,15 @@ describe('redactedUrl', () => {
     expect(redactedUrl('/api/v1/widgets/wdg_a%2Fb/embed', '')).toBe('/api/v1/widgets/wdg_a%2Fb/embed');
   });
 });
+
+describe('redactedUrl and OAuth', () => {
+  it('keeps no value of an OAuth redirect\'s query, and redacts code, state and tokens anywhere', () => {
+    expect(redactedUrl('/dashboard/sources/google/callback', 'state=s3cr3t-state&code=4%2F0Abc-code&scope=https%3A%2F%2Fwww.googleapis.com%2Fauth%2Fbusiness.manage')).toBe(
+      '/dashboard/sources/google/callback?state=[redacted]&code=[redacted]&scope=[redacted]',
+    );
+    expect(redactedUrl('/dashboard/sources/google/callback/', 'error=access_denied&state=s3cr3t-state')).toBe('/dashboard/sources/google/callback/?error=[redacted]&state=[redacted]');
+    expect(redactedUrl('/api/v1/reviews', 'limit=5&Code=abc&STATE=def&id_token=ghi&refresh_token=jkl&client_secret=mno&code_verifier=pqr')).toBe(
+      '/api/v1/reviews?limit=5&Code=[redacted]&STATE=[redacted]&id_token=[redacted]&refresh_token=[redacted]&client_secret=[redacted]&code_verifier=[redacted]',
+    );
+  });
+});

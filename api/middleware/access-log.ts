@@ -1,6 +1,10 @@
 /**
  * One log line per request. The query string is logged with the values of
  * key-looking parameters replaced: a key pasted into a URL must not land in logs.
+ * OAuth's parameters are secrets too: an authorization `code` (with the PKCE
+ * verifier we hold, it is a grant) and its `state` are redacted wherever they
+ * appear, and an OAuth redirect (a path ending in `/callback`, such as
+ * `/dashboard/sources/google/callback`) keeps none of its query values.
  */
 import type { Context } from 'koa';
 import type { Logger } from '../logger.ts';
@@ -8,7 +12,22 @@ import { QUERY_KEY_PARAMETERS } from './query-key-guard.ts';
 
 /** Anything shaped like one of our secrets (API key, admin token), wherever it appears. */
 const SECRET = /rvp_[A-Za-z0-9_-]*/gi;
-const SECRET_PARAMETERS = new Set([...QUERY_KEY_PARAMETERS, 'authorization', 'auth', 'password', 'secret']);
+const SECRET_PARAMETERS = new Set([
+  ...QUERY_KEY_PARAMETERS,
+  'authorization',
+  'auth',
+  'password',
+  'secret',
+  // OAuth 2.0 (RFC 6749, 7636): what a redirect or a misdirected request can carry.
+  'code',
+  'state',
+  'id_token',
+  'refresh_token',
+  'client_secret',
+  'code_verifier',
+]);
+/** An OAuth redirect back to us: every value of its query is the provider's, none is logged. */
+const OAUTH_CALLBACK = /\/callback\/*$/i;
 
 /**
  * Percent-decoding, repeated until nothing changes (however deep the encoding), so
@@ -38,9 +57,10 @@ export function redactedUrl(path: string, querystring: string): string {
   const safePath = redactedPath(path);
   if (!querystring) return safePath;
   const params = new URLSearchParams(querystring);
+  const callback = OAUTH_CALLBACK.test(decodedForMatching(path));
   const parts: string[] = [];
   for (const [name, value] of params) {
-    const secret = SECRET_PARAMETERS.has(name.toLowerCase());
+    const secret = callback || SECRET_PARAMETERS.has(name.toLowerCase());
     const shownName = encodeURIComponent(decodedForMatching(name.slice(0, 100)).replace(SECRET, 'rvp_[redacted]'));
     parts.push(`${shownName}=${secret ? '[redacted]' : encodeURIComponent(decodedForMatching(value.slice(0, 200)).replace(SECRET, 'rvp_[redacted]'))}`);
   }

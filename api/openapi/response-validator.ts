@@ -181,3 +181,30 @@ export function validateResponse(res: ResponseToValidate): string[] {
   checkRateLimit(response, { status: res.status, body: res.body, headers }, operation, problems);
   return problems.map((p) => `${where} → ${res.status}: ${p}`);
 }
+
+/**
+ * Problems with a body alone, as the document describes the answer of
+ * `method path` with `status`: for samples printed without their headers (the
+ * docs' JSON samples, api/openapi/docs-samples.test.ts). Empty when it matches.
+ */
+export function validateAnswerBody(method: string, path: string, status: number, body: unknown): string[] {
+  const found = findRoute(pathOnly(path));
+  const where = `${method.toUpperCase()} ${found ? found.route.template : `${path} (unknown path)`} → ${status}`;
+  if (!found || found.loose) return [`${where}: no such operation in the document`];
+  const operation = method.toUpperCase() === 'OPTIONS' ? found.route.item.options : found.route.item.get;
+  const response = operation?.responses[String(status)];
+  if (response === undefined) return [`${where}: status ${status} is not documented`];
+  if (isReference(response)) return [`${where}: the response is a $ref, which the validator does not follow`];
+  const media = response.content?.['application/json'];
+  if (!media) return [`${where}: the document gives this answer no JSON body`];
+  return bodyProblems(media.schema, body).map((p) => `${where}: ${p}`);
+}
+
+/** Problems with the body of a webhook delivery of `type`, against the document's `webhooks` object. */
+export function validateWebhookBody(type: string, body: unknown): string[] {
+  const item = document.webhooks[type];
+  if (item === undefined) return [`webhook ${type}: no such event type in the document`];
+  const media = item.post.requestBody.content['application/json'];
+  if (!media) return [`webhook ${type}: the document gives it no JSON body`];
+  return bodyProblems(media.schema, body).map((p) => `webhook ${type}: ${p}`);
+}

@@ -4,11 +4,12 @@
  * admin token anywhere (also at trace level), and a Redis outage logged once
  * per transition.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { generateKey, hashKey } from '../auth/key-format.ts';
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../logger.ts';
@@ -108,6 +109,22 @@ async function newOrg(r: Running, plan: string, rateLimit?: number): Promise<{ o
   const key = await r.admin('POST', '/admin/keys', { orgId: org.body.id, name: 'log test' });
   expect(key.status).toBe(201);
   return { orgId: org.body.id as string, key: key.body.key as string, keyId: key.body.id as string };
+}
+
+/** A request whose answer the public API's document does not describe (a dashboard redirect): status and request id only. */
+function raw(r: Running, path: string, headers: Record<string, string>): Promise<{ status: number; requestId: string }> {
+  const agent = new Agent({ ca: readFileSync(join(r.dataDir, 'tls-cert.pem'), 'utf8'), servername: 'localhost' });
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port: r.service.ports.https, path, headers, agent }, (res) => {
+      res.resume();
+      res.on('end', () => {
+        agent.destroy();
+        resolve({ status: res.statusCode ?? 0, requestId: String(res.headers['x-request-id']) });
+      });
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }
 
 /** Lets pino's writes and the access log's `finally` land before the capture is read. */
@@ -242,6 +259,30 @@ describe('log lines', () => {
     expect(log).not.toMatch(/rvp_live_[0-9A-Za-z]{10}/);
     // The requests themselves were logged (the check above is not vacuous).
     expect(r.capture.lines().filter((l) => l.msg === 'request').length).toBeGreaterThanOrEqual(calls.length);
+  });
+
+  it('never logs an OAuth code or state: none of the callback\'s query values, nor code, state or token anywhere', async () => {
+    const code = `4/0Ab${randomBytes(24).toString('base64url')}`;
+    const state = randomBytes(32).toString('base64url');
+    const token = randomBytes(24).toString('base64url');
+    const scope = `scope-${randomBytes(12).toString('hex')}`;
+    const callback = `/dashboard/sources/google/callback?state=${state}&code=${encodeURIComponent(code)}&scope=${scope}`;
+    // Google's redirect, as the browser brings it back (no session here: it is sent to sign-in, and logged).
+    const answered = await raw(r, callback, { 'x-request-id': `log-oauth-${state.slice(0, 8)}` });
+    expect(answered.status).toBe(302);
+    // The same names on any path, in any case.
+    const elsewhere = await r.get(`/api/v1/reviews?CODE=${encodeURIComponent(code)}&State=${state}`, {});
+    const refused = await r.get(`/api/v1/nothing-here?token=${token}`, {});
+    expect(refused.status).toBeLessThan(500);
+    const ids = [answered.requestId, elsewhere.requestId, refused.requestId];
+    await vi.waitFor(() => expect(r.capture.lines().filter((l) => l.msg === 'request' && ids.includes(l.requestId ?? '')).length).toBe(3), { timeout: 5000 });
+
+    const lines = r.capture.lines().filter((l) => ids.includes(l.requestId ?? ''));
+    expect(lines.find((l) => l.requestId === answered.requestId && l.msg === 'request')).toMatchObject({ url: '/dashboard/sources/google/callback?state=[redacted]&code=[redacted]&scope=[redacted]', status: 302 });
+    for (const [name, secret] of Object.entries({ code, 'code (escaped)': encodeURIComponent(code), state, token, scope })) {
+      const leaking = r.capture.raw.filter((line) => line.includes(secret)).map((line) => line.replaceAll(secret, `<${name}>`));
+      expect(leaking, `the log holds the ${name}`).toEqual([]);
+    }
   });
 });
 

@@ -11,6 +11,7 @@ import { ConfirmDialog } from '../../components/confirm-dialog.tsx';
 import { Dialog } from '../../components/dialog.tsx';
 import { Loading, Notice, PageHeader, TableWrap } from '../../components/page.tsx';
 import { formatDateTime, formatNumber, formatRelative } from '../../format.ts';
+import { afterWord } from './after-word.ts';
 import { PATHS } from '../../router.ts';
 
 type Choice = 'trustpilot' | 'yelp' | 'facebook' | 'g2' | 'capterra';
@@ -153,7 +154,7 @@ function ReconnectDialog(props: { source: SourceItem; onClose: () => void; onDon
       <form onSubmit={submit}>
         {spec && (
           <div class="field">
-            <label for="reconnect-secret">{`New ${spec.label.charAt(0).toLowerCase()}${spec.label.slice(1)}`}</label>
+            <label for="reconnect-secret">{afterWord('New', spec.label)}</label>
             <input id="reconnect-secret" type="password" required autoComplete="off" value={secret} onInput={(e) => setSecret(e.currentTarget.value)} />
           </div>
         )}

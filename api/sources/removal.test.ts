@@ -19,7 +19,6 @@ import { newId } from '../store/ids.ts';
 import { EmbeddedStore } from '../store/embedded/store.ts';
 import { MongoStore } from '../store/mongo/store.ts';
 import type { Organization, Source, SourcePlatform, Store } from '../store/types.ts';
-import type { Forced } from './testing/platform-fake.ts';
 import { HttpClient } from './http.ts';
 import { SourcesService } from './service.ts';
 import { syncSource, type SyncDeps, type SyncSummary } from './sync.ts';
@@ -96,7 +95,7 @@ for (const subject of storeSubjects('sources-removal')) {
       return counts;
     }
 
-    const audits = async (org: Organization) => (await store.people.audit.listByOrg(org.id, 100)).map((a) => ({ action: a.action, details: a.details }));
+    const audits = async (org: Organization) => (await store.people.audit.listByOrg(org.id, 100)).map((a) => ({ action: a.action, count: a.details.count, how: a.details.how, words: a.details.words }));
 
     it('a 200 that is not the documented shape fails the sync, sets lastError and removes nothing, on every platform', async () => {
       const org = await newOrg();
@@ -116,19 +115,18 @@ for (const subject of storeSubjects('sources-removal')) {
       for (const s of Object.values(sources)) expect((await syncSource(deps, s.id)).error).toBeNull();
       expect(await store.reviews.count(org.id)).toBe(121);
 
-      const ok = (body: unknown): Forced => ({ status: 200, body });
-      const malformed: Record<keyof typeof sources, Forced[]> = {
-        trustpilot: [ok({}), ok({ message: 'Service temporarily unavailable' }), ok({ reviews: 'none' }), ok({ reviews: [1, 2] }), ok({ reviews: [], links: 'next' }), ok({ reviews: [], links: [{ rel: 'next-page' }] }), ok([])],
-        google: [ok({}), ok({ error: { message: 'Backend Error' } }), ok({ reviews: null }), ok({ reviews: ['x'] }), ok({ reviews: [], nextPageToken: 7 })],
-        facebook: [ok({}), ok({ data: {} }), ok({ data: [null] }), ok({ data: [], paging: { next: 'https://graph.facebook.com/x' } }), ok({ data: [], paging: 'more' })],
-        g2: [ok({}), ok({ errors: [{ status: '503' }] }), ok({ data: 'x' }), ok({ data: [], links: { next: 5 } }), ok({ data: [[]] })],
-        yelp: [ok({}), ok({ reviews: {} })],
+      const malformed: Record<keyof typeof sources, unknown[]> = {
+        trustpilot: [{}, { message: 'Service temporarily unavailable' }, { reviews: 'none' }, { reviews: [1, 2] }, { reviews: [], links: 'next' }, { reviews: [], links: [{ rel: 'next-page' }] }, []],
+        google: [{}, { error: { message: 'Backend Error' } }, { reviews: null }, { reviews: ['x'] }, { reviews: [], nextPageToken: 7 }],
+        facebook: [{}, { data: {} }, { data: [null] }, { data: [], paging: { next: 'https://graph.facebook.com/x' } }, { data: [], paging: 'more' }],
+        g2: [{}, { errors: [{ status: '503' }] }, { data: 'x' }, { data: [], links: { next: 5 } }, { data: [[]] }],
+        yelp: [{}, { reviews: {} }],
       };
-      for (const [platform, answers] of Object.entries(malformed) as [keyof typeof sources, Forced[]][]) {
-        for (const answer of answers) {
-          fake.force(platform, answer);
+      for (const [platform, bodies] of Object.entries(malformed) as [keyof typeof sources, unknown[]][]) {
+        for (const body of bodies) {
+          fake.malformed(platform, body);
           const outcome = await syncSource(deps, sources[platform].id, { full: true });
-          const what = `${platform} ${JSON.stringify(answer.body)}`;
+          const what = `${platform} ${JSON.stringify(body)}`;
           expect(outcome.error, what).toMatch(/answered something that is not its documented shape \(.+\): nothing was changed or removed/);
           expect(outcome.summary, what).toMatchObject({ created: 0, updated: 0, removed: 0 });
           expect((await store.sources.get(sources[platform].id))!.lastError, what).toMatch(/documented shape/);
@@ -178,7 +176,7 @@ for (const subject of storeSubjects('sources-removal')) {
       expect(full.summary).toMatchObject({ removed: 1, created: 0, updated: 0 });
       expect((await store.reviews.listRemoved(org.id)).map((r) => r.externalId)).toEqual([`tp-file-${org.id}-0`]);
       expect(await store.reviews.count(org.id)).toBe(182);
-      expect(await audits(org)).toContainEqual({ action: 'reviews.removed', details: { count: '1', platform: 'Trustpilot', how: 'sync' } });
+      expect(await audits(org)).toContainEqual({ action: 'reviews.removed', count: '1', how: 'sync', words: '1 review Trustpilot no longer lists' });
       fake.trustpilotUnits.delete(`bu-adopt-${org.id}`);
     });
 
@@ -201,7 +199,7 @@ for (const subject of storeSubjects('sources-removal')) {
       expect(held.summary).toMatchObject({ removed: 0, held: 10 });
       expect(await store.reviews.count(org.id)).toBe(55);
       expect((await service.list(org.id))[0]).toMatchObject({ id: source.id, heldRemovals: 10, state: 'active' });
-      expect(await audits(org)).toContainEqual({ action: 'reviews.removal_held', details: { count: '10', platform: 'Trustpilot' } });
+      expect(await audits(org)).toContainEqual({ action: 'reviews.removal_held', count: '10', how: 'sync', words: "10 reviews Trustpilot no longer lists: more than 10 % of the source's reviews, waiting for Remove them or Keep them" });
       // The next full pass finds the same: still held, still nothing removed.
       expect((await syncSource(deps, source.id, { full: true })).summary).toMatchObject({ removed: 0, held: 10 });
       expect(await store.reviews.count(org.id)).toBe(55);
@@ -211,7 +209,7 @@ for (const subject of storeSubjects('sources-removal')) {
       expect(await store.reviews.count(org.id)).toBe(45);
       expect((await service.list(org.id))[0]!.heldRemovals).toBe(0);
       expect((await events(org, hook))['review.removed']).toBe(15);
-      expect(await audits(org)).toContainEqual({ action: 'reviews.removed', details: { count: '10', platform: 'Trustpilot', how: 'released' } });
+      expect(await audits(org)).toContainEqual({ action: 'reviews.removed', count: '10', how: 'released', words: '10 reviews Trustpilot no longer lists, after Remove them' });
       expect(await service.releaseRemovals(source.id)).toEqual({ id: source.id, removed: 0 });
 
       // Keep: 20 of the 45 gone → held; kept, they stay, and no later pass removes or holds them.
@@ -219,7 +217,7 @@ for (const subject of storeSubjects('sources-removal')) {
       expect((await syncSource(deps, source.id, { full: true })).summary).toMatchObject({ removed: 0, held: 20 });
       expect(await service.keepRemovals(source.id)).toEqual({ id: source.id, kept: 20 });
       expect((await service.list(org.id))[0]!.heldRemovals).toBe(0);
-      expect(await audits(org)).toContainEqual({ action: 'reviews.removal_kept', details: { count: '20', platform: 'Trustpilot' } });
+      expect(await audits(org)).toContainEqual({ action: 'reviews.removal_kept', count: '20', how: 'kept', words: '20 reviews Trustpilot no longer lists, kept' });
       const after = await syncSource(deps, source.id, { full: true });
       expect(after.summary).toMatchObject({ removed: 0 });
       expect(after.summary.held).toBeUndefined();

@@ -14,7 +14,7 @@ import { accountSegments } from './account.ts';
 import { CredentialsError } from './connector.ts';
 import { CONNECTORS } from './connectors.ts';
 import { audit, OPERATOR } from '../dashboard/audit.ts';
-import { platformName, removeAudited, syncSource, type SyncDeps, type SyncOutcome, type SyncSummary } from './sync.ts';
+import { auditRemovals, removeAudited, syncSource, type SyncDeps, type SyncOutcome, type SyncSummary } from './sync.ts';
 
 /** Who decides about held removals: a person on the dashboard, or the operator (admin API, CLI). */
 export type Decider = Parameters<typeof audit>[2];
@@ -175,7 +175,7 @@ export class SourcesService {
     if (!held) return { id, kept: 0 };
     await this.store.sources.update(id, { held: null });
     const kept = await this.store.reviews.disown(source.orgId, source.platform, held.externalIds, source.id);
-    if (kept > 0) await audit(this.store, source.orgId, actor, 'reviews.removal_kept', { id: source.id, label: `${source.platform.toLowerCase()} ${source.account}` }, { count: String(kept), platform: platformName(source.platform) });
+    if (kept > 0) await auditRemovals(this.store, source, actor, 'reviews.removal_kept', kept, 'kept');
     return { id, kept };
   }
 

@@ -56,13 +56,31 @@ export function holds(gone: number, live: number): boolean {
 /** The platform's name in words: `TRUSTPILOT` → `Trustpilot`. */
 export const platformName = (platform: string): string => (platform === 'G2' ? 'G2' : `${platform.charAt(0)}${platform.slice(1).toLowerCase()}`);
 
+type RemovalAction = 'reviews.removed' | 'reviews.removal_held' | 'reviews.removal_kept';
+
 /**
- * Removes the held reviews (or those given) and writes the audit record, in words: how many, which
- * platform, and who decided (the sync by itself, or a person releasing a hold).
+ * The audit record of a source's removals (held, made, kept): the count, the platform, how it came
+ * about (`sync`: the pass by itself; `released`/`kept`: a person's answer to a hold), and the same in
+ * words (`words`, what the Audit page shows). `by: 'service'` when no person or operator acted.
  */
+export async function auditRemovals(store: Store, source: Source, actor: Parameters<typeof audit>[2], action: RemovalAction, count: number, how: 'sync' | 'released' | 'kept'): Promise<void> {
+  const platform = platformName(source.platform);
+  const reviews = `${count} ${count === 1 ? 'review' : 'reviews'} ${platform} no longer lists`;
+  const words =
+    action === 'reviews.removal_held'
+      ? `${reviews}: more than 10 % of the source's reviews, waiting for Remove them or Keep them`
+      : action === 'reviews.removal_kept'
+        ? `${reviews}, kept`
+        : how === 'released'
+          ? `${reviews}, after Remove them`
+          : reviews;
+  await audit(store, source.orgId, actor, action, { id: source.id, label: `${source.platform.toLowerCase()} ${source.account}` }, { count: String(count), platform, how, words, ...(how === 'sync' && { by: 'service' }) });
+}
+
+/** Removes the reviews given, as a full pass would, and audits it (auditRemovals). */
 export async function removeAudited(store: Store, source: Source, externalIds: string[], at: Date, unseenSince: Date, actor: Parameters<typeof audit>[2], how: 'sync' | 'released'): Promise<number> {
   const removed = externalIds.length === 0 ? 0 : await store.reviews.remove(source.orgId, source.platform, externalIds, at, unseenSince);
-  if (removed > 0) await audit(store, source.orgId, actor, 'reviews.removed', { id: source.id, label: `${source.platform.toLowerCase()} ${source.account}` }, { count: String(removed), platform: platformName(source.platform), how });
+  if (removed > 0) await auditRemovals(store, source, actor, 'reviews.removed', removed, how);
   return removed;
 }
 
@@ -232,7 +250,7 @@ export async function syncSource(deps: SyncDeps, sourceId: string, options: { fu
       held = { externalIds: gone, since: started.toISOString() };
       summary.held = gone.length;
       if (source.held?.externalIds.length !== gone.length) {
-        await audit(store, source.orgId, OPERATOR, 'reviews.removal_held', { id: source.id, label: `${source.platform.toLowerCase()} ${source.account}` }, { count: String(gone.length), platform: platformName(source.platform) });
+        await auditRemovals(store, source, OPERATOR, 'reviews.removal_held', gone.length, 'sync');
       }
     } else {
       // Only what nobody wrote since this pass began: a review upserted meanwhile (an import) was seen again.

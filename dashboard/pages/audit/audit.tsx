@@ -18,6 +18,9 @@ const ACTIONS: Record<string, string> = {
   'review.hidden': 'Hid review',
   'review.shown': 'Showed review',
   'reviews.imported': 'Imported reviews',
+  'reviews.removed': 'Removed reviews',
+  'reviews.removal_held': 'Held removals',
+  'reviews.removal_kept': 'Kept reviews',
   'security.signed_in': 'Signed in',
   'security.locked_out': 'Sign-in locked',
   'webhook.created': 'Added webhook endpoint',
@@ -34,7 +37,7 @@ const ACTIONS: Record<string, string> = {
 const roleLabel = (value: string | undefined) => (value && value in ROLE_LABELS ? ROLE_LABELS[value as keyof typeof ROLE_LABELS] : value);
 
 /** The webhook dispatcher disabling an endpoint by itself (a 410, 5 days of failures): written without a user, like the operator. */
-const byService = (r: AuditRecord): boolean => r.action === 'webhook.disabled' && !!r.details.reason && r.details.reason !== 'manual';
+const byService = (r: AuditRecord): boolean => (r.action === 'webhook.disabled' && !!r.details.reason && r.details.reason !== 'manual') || r.details.by === 'service';
 
 function detail(r: AuditRecord): string {
   if (r.details.from && r.details.to) return `${roleLabel(r.details.from)} → ${roleLabel(r.details.to)}`;
@@ -46,7 +49,8 @@ function detail(r: AuditRecord): string {
   if (r.details.fields) return r.details.fields.replace(/\b(options|subject)\./g, '').replace(/([a-z])([A-Z])/g, (_, a: string, b: string) => `${a} ${b.toLowerCase()}`);
   if (r.details.format) return `${r.details.imported} new, ${r.details.updated} updated, ${r.details.rejected} rejected${r.details.interrupted === 'yes' ? ' (interrupted)' : ''}`;
   if (r.details.address) return `from ${r.details.address}`;
-  return '';
+  // Written in words by the server (a source's removals, api/sources/sync.ts).
+  return r.details.words ?? '';
 }
 
 export function AuditPage(props: { session: SessionInfo }) {

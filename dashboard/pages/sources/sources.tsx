@@ -12,6 +12,7 @@ import { Dialog } from '../../components/dialog.tsx';
 import { Loading, Notice, PageHeader, TableWrap } from '../../components/page.tsx';
 import { formatDateTime, formatNumber, formatRelative } from '../../format.ts';
 import { PATHS } from '../../router.ts';
+import { HeldRemovals } from './held-removals.tsx';
 
 type Choice = 'trustpilot' | 'yelp' | 'facebook' | 'g2' | 'capterra';
 
@@ -354,6 +355,16 @@ export function SourcesPage(props: { session: SessionInfo }) {
         <Notice tone="error" role="alert">
           {error}
         </Notice>
+      )}
+      {list && (
+        <HeldRemovals
+          sources={list.data}
+          staff={staff}
+          onDone={(text) => {
+            setStatus(text);
+            void load();
+          }}
+        />
       )}
       {syncing && (
         <div class="notice notice-info" role="status">

@@ -123,7 +123,7 @@ export function jsonOrThrow<T>(res: HttpResponse, label: string, isAuth: (res: H
 export class ShapeError extends PlatformError {
   override name = 'ShapeError';
   constructor(label: string, what: string) {
-    super(`${label} answered something that is not its documented shape (${what}): nothing was changed or removed; it will be tried again`);
+    super(`${label} answered something that is not its documented shape (${what}): that answer was not used and nothing was removed; it will be tried again`);
   }
 }
 

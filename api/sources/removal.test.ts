@@ -127,7 +127,7 @@ for (const subject of storeSubjects('sources-removal')) {
           fake.malformed(platform, body);
           const outcome = await syncSource(deps, sources[platform].id, { full: true });
           const what = `${platform} ${JSON.stringify(body)}`;
-          expect(outcome.error, what).toMatch(/answered something that is not its documented shape \(.+\): nothing was changed or removed/);
+          expect(outcome.error, what).toMatch(/answered something that is not its documented shape \(.+\): that answer was not used and nothing was removed/);
           expect(outcome.summary, what).toMatchObject({ created: 0, updated: 0, removed: 0 });
           expect((await store.sources.get(sources[platform].id))!.lastError, what).toMatch(/documented shape/);
           expect(await store.reviews.count(org.id), what).toBe(121);

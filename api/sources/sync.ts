@@ -241,7 +241,7 @@ export async function syncSource(deps: SyncDeps, sourceId: string, options: { fu
 
   // A complete full pass: what this source collected and the platform no longer lists is removed (never for Yelp),
   // or held for a person when it is much (`holds`). The pass's result replaces an earlier hold.
-  let held: HeldRemovals | null | undefined = source.held ?? null;
+  let held: HeldRemovals | null = source.held ?? null;
   if (full && reachedEnd && connector.removal) {
     const collected = await store.reviews.externalIds(source.orgId, source.platform, source.id);
     const gone = collected.filter((id) => !seen.has(id));
@@ -249,6 +249,7 @@ export async function syncSource(deps: SyncDeps, sourceId: string, options: { fu
     if (holds(gone.length, collected.length)) {
       held = { externalIds: gone, since: started.toISOString() };
       summary.held = gone.length;
+      // Audited when the hold is new or changed (a daily pass finding the same is not news).
       if (source.held?.externalIds.length !== gone.length) {
         await auditRemovals(store, source, OPERATOR, 'reviews.removal_held', gone.length, 'sync');
       }

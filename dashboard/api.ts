@@ -263,6 +263,8 @@ export interface SourceItem {
   lastSuccessAt: string | null;
   nextSyncAt: string;
   lastError: string | null;
+  /** Removals a full pass held for a person (more than 10 % of the source's reviews); 0 when none. */
+  heldRemovals: number;
   reviewCount: number;
 }
 export interface SourceList {

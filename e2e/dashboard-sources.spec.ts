@@ -6,7 +6,8 @@
  * connect Trustpilot from the keyboard, Sync now, the reviews in the Reviews
  * page and in a widget's public data; Google's OAuth flow through the fake's
  * consent and token endpoints, then the location; remove with the confirm
- * dialog from the keyboard (Escape cancels); a Member sees no buttons; axe on
+ * dialog from the keyboard (Escape cancels); a Member sees no buttons; a
+ * large removal held for a person (Remove them / Keep them); axe on
  * every state; at 390 px each source is a card whose actions are on screen
  * and work (no sideways scrolling); screenshots at 1280 and 390 px.
  */
@@ -14,6 +15,7 @@ import { expect, test, type BrowserContext, type Page } from '@playwright/test';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { demoRecords } from '../api/demo/demo-reviews.ts';
 import { trustpilotReviews } from '../api/sources/testing/generate.ts';
 import { PlatformFake } from '../api/sources/testing/platform-fake.ts';
 import { expectNoAxeViolations, ownerPassword, signIn } from './support/dashboard.ts';
@@ -26,6 +28,8 @@ const SHOTS = process.env.SOURCES_SHOTS_DIR ?? join(import.meta.dirname, '..', '
 /** A sync does real work (paging, enrichment, the store): its summary is awaited as long as a loaded machine may need. */
 const SYNC_MS = 60_000;
 const MEMBER_PASSWORD = 'member password long enough';
+/** The demo organization's Trustpilot reviews (imported from a file at start-up, api/demo). */
+const DEMO_TRUSTPILOT = demoRecords(new Date()).filter((r) => r.platform === 'TRUSTPILOT').length;
 
 let service: RealService;
 let fake: PlatformFake;
@@ -125,11 +129,11 @@ test('connects Trustpilot from the keyboard, syncs it, and its reviews reach the
   // The credential is nowhere on the page.
   expect(await page.content()).not.toContain(fake.keys.trustpilot);
 
-  // Sync now: progress while it runs, then the summary (the background first sync may have taken some already;
-  // the full pass removes the demo's Trustpilot reviews that the platform does not list).
+  // Sync now: progress while it runs, then the summary (the background first sync may have taken some already).
+  // The demo's Trustpilot reviews, imported from a file, were never collected by this source: they stay.
   await row(page, 'Trustpilot').getByRole('button', { name: 'Sync now: Trustpilot Web shop' }).click();
-  await expect(page.getByText(/Sync of Trustpilot Web shop done: \d+ fetched, \d+ created, 0 updated, \d+ removed, 0 rejected\./)).toBeVisible({ timeout: SYNC_MS });
-  await expect(row(page, 'Trustpilot').getByRole('cell', { name: '12', exact: true })).toBeVisible();
+  await expect(page.getByText(/Sync of Trustpilot Web shop done: \d+ fetched, \d+ created, 0 updated, 0 removed, 0 rejected\./)).toBeVisible({ timeout: SYNC_MS });
+  await expect(row(page, 'Trustpilot').getByRole('cell', { name: String(12 + DEMO_TRUSTPILOT), exact: true })).toBeVisible();
   await expectNoAxeViolations(page, 'Sources, after Sync now');
   await shots(page, 'sources-synced');
 
@@ -290,4 +294,61 @@ test('a Member sees the list and no buttons', async ({ browser }) => {
   await expectNoAxeViolations(member, 'Sources, Member');
   await shots(member, 'sources-member');
   await memberContext.close();
+});
+
+test('a large removal is held: the page asks Remove them or Keep them, from the keyboard, and the Audit log says what happened', async () => {
+  const listed = await fetch(`${service.admin.url}/admin/sources?orgId=${service.banner.orgId}`, { headers: { authorization: `Bearer ${service.admin.token}` } });
+  const id = ((await listed.json()) as { data: { id: string; platform: string }[] }).data.find((x) => x.platform === 'trustpilot')!.id;
+  const fullSync = async (): Promise<Record<string, unknown>> => {
+    const res = await fetch(`${service.admin.url}/admin/sources/${id}/sync?full=true`, { method: 'POST', headers: { authorization: `Bearer ${service.admin.token}` } });
+    expect(res.status).toBe(200);
+    return (await res.json()) as Record<string, unknown>;
+  };
+  const all = fake.trustpilot;
+  // The platform lists 4 of its 12: 8 gone is more than 10 % (and more than 5), so nothing is removed.
+  fake.trustpilot = all.slice(0, 4);
+  expect(await fullSync()).toMatchObject({ removed: 0, held: 8 });
+  await page.goto(`${service.origin}/dashboard/sources`);
+  const held = page.getByRole('region', { name: 'Trustpilot no longer lists 8 reviews' });
+  await expect(held).toBeVisible();
+  await expect(held).toContainText('more than 10 % of its reviews, so nothing was removed');
+  await expect(row(page, 'Trustpilot').getByRole('cell', { name: String(12 + DEMO_TRUSTPILOT), exact: true })).toBeVisible();
+  await expectNoAxeViolations(page, 'Sources, removals held');
+  await shots(page, 'sources-held');
+
+  // Remove them, from the keyboard: the 8 go, the question goes, the count follows.
+  const remove = held.getByRole('button', { name: 'Remove them: 8 reviews of Trustpilot Web shop' });
+  await remove.focus();
+  await page.keyboard.press('Enter');
+  await expect(notice(page, '8 reviews of Trustpilot Web shop removed.')).toBeVisible();
+  await expect(held).toHaveCount(0);
+  await expect(row(page, 'Trustpilot').getByRole('cell', { name: String(4 + DEMO_TRUSTPILOT), exact: true })).toBeVisible();
+
+  // Listed again (back as they were: an update), then gone again: Keep them, and they stay.
+  fake.trustpilot = all;
+  expect(await fullSync()).toMatchObject({ removed: 0, updated: 8 });
+  fake.trustpilot = all.slice(0, 4);
+  expect(await fullSync()).toMatchObject({ removed: 0, held: 8 });
+  await page.reload();
+  await expect(held).toBeVisible();
+  const keep = held.getByRole('button', { name: 'Keep them: 8 reviews of Trustpilot Web shop' });
+  await keep.focus();
+  await page.keyboard.press('Enter');
+  await expect(notice(page, '8 reviews of Trustpilot Web shop kept.')).toBeVisible();
+  await expect(held).toHaveCount(0);
+  await expect(row(page, 'Trustpilot').getByRole('cell', { name: String(12 + DEMO_TRUSTPILOT), exact: true })).toBeVisible();
+  await expectNoAxeViolations(page, 'Sources, removals kept');
+  // The next full pass leaves the kept ones alone.
+  expect(await fullSync()).toMatchObject({ removed: 0 });
+  await page.reload();
+  await expect(row(page, 'Trustpilot').getByRole('cell', { name: String(12 + DEMO_TRUSTPILOT), exact: true })).toBeVisible();
+  await expect(held).toHaveCount(0);
+
+  await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Audit log', exact: true }).click();
+  const log = page.getByRole('region', { name: 'Audit log' });
+  await expect(log.getByRole('row').filter({ hasText: 'Held removals' }).first()).toContainText("8 reviews Trustpilot no longer lists: more than 10 % of the source's reviews, waiting for Remove them or Keep them");
+  await expect(log.getByRole('row').filter({ hasText: 'Removed reviews' }).first()).toContainText('8 reviews Trustpilot no longer lists, after Remove them');
+  await expect(log.getByRole('row').filter({ hasText: 'Kept reviews' }).first()).toContainText('owner@demo.example');
+  await expectNoAxeViolations(page, 'Audit log with removals');
+  await shots(page, 'sources-held-audit');
 });

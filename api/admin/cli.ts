@@ -47,6 +47,8 @@ const USAGE = `Usage: npm run admin -- <command> [options] [--json]
   sources sync SOURCE_ID [--full]
   sources reconnect SOURCE_ID   (new credentials JSON on stdin)
   sources remove SOURCE_ID      (its reviews stay)
+  sources release-removals SOURCE_ID   (removes what a full pass held for a person)
+  sources keep-removals SOURCE_ID      (keeps them; this source no longer removes them)
   webhooks create --org ORG_ID --url https://… [--events review.created,review.updated] [--description "…"]
   webhooks list --org ORG_ID
   webhooks deliveries WEBHOOK_ID [--status pending|delivered|failed]
@@ -389,13 +391,14 @@ export async function run(argv: string[]): Promise<void> {
     }
     case 'sources list': {
       const list = await call(ctx, 'GET', `/admin/sources?orgId=${encodeURIComponent(need(v.org, '--org'))}`);
-      return print(ctx, list, () => table(list.data as Json[], ['id', 'platform', 'account', 'state', 'every', 'lastSyncAt', 'nextSyncAt', 'reviewCount', 'lastError']));
+      return print(ctx, list, () => table(list.data as Json[], ['id', 'platform', 'account', 'state', 'every', 'lastSyncAt', 'nextSyncAt', 'reviewCount', 'heldRemovals', 'lastError']));
     }
     case 'sources sync': {
       const out = await call(ctx, 'POST', `/admin/sources/${encodeURIComponent(need(rest[0], 'SOURCE_ID'))}/sync${v.full ? '?full=true' : ''}`);
       return print(ctx, out, () =>
         [
           `Source ${out.id} (${out.state}): ${out.fetched} fetched, ${out.created} new, ${out.updated} updated, ${out.removed} removed, ${(out.rejected as unknown[]).length} rejected; ${out.requests} requests.`,
+          ...(typeof out.held === 'number' ? [`  ${out.held} removals held: more than 10 % of the source's reviews. Decide with sources release-removals ${out.id} or sources keep-removals ${out.id}.`] : []),
           ...(out.rejected as { externalId: string; reason: string }[]).slice(0, 20).map((r) => `  ${r.externalId}: ${r.reason}`),
         ].join('\n'),
       );
@@ -404,6 +407,14 @@ export async function run(argv: string[]): Promise<void> {
       const id = need(rest[0], 'SOURCE_ID');
       const out = await call(ctx, 'POST', `/admin/sources/${encodeURIComponent(id)}/reconnect`, { credentials: await readCredentialsFromStdin() });
       return print(ctx, out, () => `Source ${out.id} reconnected (${out.state}); next sync ${out.nextSyncAt}.`);
+    }
+    case 'sources release-removals': {
+      const out = await call(ctx, 'POST', `/admin/sources/${encodeURIComponent(need(rest[0], 'SOURCE_ID'))}/release-removals`);
+      return print(ctx, out, () => (out.removed === 0 ? `Source ${out.id}: no removals were held (or all were listed again).` : `Source ${out.id}: ${out.removed} reviews the platform no longer lists were removed.`));
+    }
+    case 'sources keep-removals': {
+      const out = await call(ctx, 'POST', `/admin/sources/${encodeURIComponent(need(rest[0], 'SOURCE_ID'))}/keep-removals`);
+      return print(ctx, out, () => (out.kept === 0 ? `Source ${out.id}: no removals were held.` : `Source ${out.id}: ${out.kept} reviews are kept; its full passes will not remove them.`));
     }
     case 'sources remove': {
       const out = await call(ctx, 'DELETE', `/admin/sources/${encodeURIComponent(need(rest[0], 'SOURCE_ID'))}`);

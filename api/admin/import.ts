@@ -16,7 +16,8 @@ import { sharedEnrichPool, type EnrichPool } from '../intelligence/pool.ts';
 import { bulkImports, BULK_RECORDS } from '../jobs/bulk-imports.ts';
 import type { Logger } from '../logger.ts';
 import { parseRecords, readAsUtc, validateRecord, type ParsedRecord, type ReviewDraft } from '../reviews/import/index.ts';
-import type { Organization, ReviewInput, Store } from '../store/types.ts';
+import type { Organization, Review, ReviewInput, Store } from '../store/types.ts';
+import { changeType } from '../webhooks/outbox.ts';
 import { yieldEvery } from './yield-every.ts';
 
 export const IMPORT_FORMATS = ['ndjson', 'json', 'csv'] as const;
@@ -40,9 +41,9 @@ function enrichable({ content, language, sentiment, sentimentLabel, aiSummary, a
   return { content, language, sentiment, sentimentLabel, aiSummary, aiThemes };
 }
 
-/** The record with its AI fields (those it gave, kept by enrich(), and those computed). */
-function withFields(v: ReviewDraft, f: AiFields): ReviewInput {
-  return {
+/** The record with its AI fields (those it gave, kept by enrich(), and those computed), and the source that collected it. */
+function withFields(v: ReviewDraft, f: AiFields, collectedBy?: string): ReviewInput {
+  const input: ReviewInput = {
     platform: v.platform,
     externalId: v.externalId,
     authorName: v.authorName,
@@ -58,6 +59,57 @@ function withFields(v: ReviewDraft, f: AiFields): ReviewInput {
     aiSummary: f.aiSummary,
     aiThemes: f.aiThemes,
   };
+  if (collectedBy !== undefined) input.sourceId = collectedBy;
+  return input;
+}
+
+const naturalKey = (r: { platform: string; externalId: string }): string => `${r.platform}\u0000${r.externalId}`;
+
+/** The review the store would hold for `input` where `stored` is (its id and times; the date in canonical form). */
+function asStored(input: ReviewInput, stored: Review): Review {
+  return { ...stored, ...input, date: new Date(input.date).toISOString() };
+}
+
+/**
+ * A source's records against the live reviews stored (ImportOptions.collectedBy). Where the text is
+ * the stored one, the stored AI fields are kept (those the record does not give itself): they are
+ * computed again only when the text changes. A record then identical, as the API shows it (the
+ * comparison that keeps an identical re-import from sending events, webhooks/outbox.ts), to a review
+ * this source collected already is left out: nothing to write, nothing to count. One identical but
+ * not yet collected by it (a file import the source now sees) is written, to mark it, but is not a
+ * change (`quiet`).
+ */
+async function againstStored<V extends ReviewDraft>(store: Store, orgId: string, records: V[], collectedBy: string): Promise<{ records: V[]; fields: (AiFields | null)[]; quiet: string[] }> {
+  const byPlatform = new Map<string, string[]>();
+  for (const r of records) {
+    const ids = byPlatform.get(r.platform);
+    if (ids) ids.push(r.externalId);
+    else byPlatform.set(r.platform, [r.externalId]);
+  }
+  const stored = new Map<string, Review>();
+  for (const [platform, ids] of byPlatform) for (const review of await store.reviews.findByExternalIds(orgId, platform, ids)) stored.set(naturalKey(review), review);
+  const out: { records: V[]; fields: (AiFields | null)[]; quiet: string[] } = { records: [], fields: [], quiet: [] };
+  for (const r of records) {
+    const was = stored.get(naturalKey(r));
+    if (!was || was.content !== r.content) {
+      out.records.push(r);
+      out.fields.push(null);
+      continue;
+    }
+    const fields: AiFields = {
+      language: r.language ?? was.language,
+      sentiment: r.sentiment ?? was.sentiment,
+      sentimentLabel: r.sentimentLabel ?? was.sentimentLabel,
+      aiSummary: r.aiSummary ?? was.aiSummary,
+      aiThemes: r.aiThemes.length > 0 ? r.aiThemes : was.aiThemes,
+    };
+    const same = changeType(was, asStored(withFields(r, fields, collectedBy), was)) === null;
+    if (same && was.sourceId === collectedBy) continue;
+    if (same) out.quiet.push(naturalKey(r));
+    out.records.push(r);
+    out.fields.push(fields);
+  }
+  return out;
 }
 
 export interface ImportSummary {
@@ -83,6 +135,11 @@ export interface ImportOptions {
    * and the dashboard shows them after a reload.
    */
   progress?: (summary: Readonly<ImportSummary>) => void;
+  /**
+   * The records come from this source's sync (api/sources/sync.ts): each is marked as collected by
+   * it (`sourceId`), and a review that did not change is neither written nor counted (againstStored).
+   */
+  collectedBy?: string;
 }
 
 export async function importReviews(
@@ -113,7 +170,9 @@ export async function importRecords(
   pool: EnrichPool | null = sharedEnrichPool(),
   options: ImportOptions = {},
 ): Promise<ImportSummary> {
-  const { beforeWrite, progress } = options;
+  const { beforeWrite, progress, collectedBy } = options;
+  /** Natural keys of records written only to mark them collected (againstStored): not counted as updated. */
+  const quiet = new Set<string>();
   const orgId = org.id;
   const pause = yieldEvery();
   const summary: ImportSummary = { imported: 0, updated: 0, rejected: [], rejectedTotal: 0, fileError: null, datesWithoutOffset: 0 };
@@ -129,9 +188,11 @@ export async function importRecords(
     batchChars = 0;
     if (writing) await writing;
     if (beforeWrite) await beforeWrite();
+    let marks = 0;
+    if (quiet.size > 0) for (const r of records) if (quiet.delete(naturalKey(r))) marks++;
     writing = store.reviews.upsert(orgId, records, new Date()).then((result) => {
       summary.imported += result.imported;
-      summary.updated += result.updated;
+      summary.updated += Math.max(0, result.updated - marks);
       progress?.(summary);
     });
     // Handled where it is awaited: by the next flush, or at the end.
@@ -162,13 +223,27 @@ export async function importRecords(
     const { records, fields, answer } = queue.shift()!;
     // A failed chunk fails the import here, before any of its records is batched.
     const results = fields ?? (await answer!);
-    for (let i = 0; i < records.length; i++) await add(withFields(records[i]!, results[i]!));
+    for (let i = 0; i < records.length; i++) await add(withFields(records[i]!, results[i]!, collectedBy));
   };
   const send = async (): Promise<void> => {
-    const records = chunk;
+    let records = chunk;
     chunk = [];
-    if (atPool < maxAtPool) {
-      const queued: Queued = { records, fields: null, answer: pool!.run(records.map(enrichable), org.language) };
+    /** Fields known without enrichment (a source's record whose text is unchanged); null: to compute. */
+    let known: (AiFields | null)[] | null = null;
+    if (collectedBy !== undefined) {
+      const against = await againstStored(store, orgId, records, collectedBy);
+      records = against.records;
+      known = against.fields;
+      for (const key of against.quiet) quiet.add(key);
+    }
+    const needing = known === null ? records : records.filter((_, i) => known![i] === null);
+    const merge = (computed: AiFields[]): AiFields[] => {
+      if (known === null) return computed;
+      let j = 0;
+      return known.map((f) => f ?? computed[j++]!);
+    };
+    if (needing.length > 0 && atPool < maxAtPool) {
+      const queued: Queued = { records, fields: null, answer: pool!.run(needing.map(enrichable), org.language).then(merge) };
       atPool++;
       // Also marks the failure as handled until takeBack() awaits it, in order.
       queued.answer!.then(
@@ -183,11 +258,11 @@ export async function importRecords(
       // Every worker has its share queued (or there is no pool): rather than wait, this thread
       // analyses the chunk itself (the same code, so the same fields), giving the event loop turns.
       const fields: AiFields[] = [];
-      for (const record of records) {
+      for (const record of needing) {
         fields.push(enrich(record, org.language));
         await pause();
       }
-      queue.push({ records, fields, answer: null });
+      queue.push({ records, fields: merge(fields), answer: null });
     }
     // Write what is answered, in order; wait for the pool only when too much is queued.
     while (queue.length > 0 && (queue[0]!.fields !== null || queue.length > maxAtPool + 2)) await takeBack();

@@ -126,7 +126,8 @@ describe('admin CLI: sources', () => {
     expect(((await json(null, 'sources', 'list', '--org', orgId)).data as { reviewCount: number }[])[0]!.reviewCount).toBe(230);
     expect(await json(null, 'sources', 'sync', id)).toMatchObject({ created: 0, requests: 1 });
     fake.trustpilot = fake.trustpilot.slice(1);
-    expect(await json(null, 'sources', 'sync', id, '--full')).toMatchObject({ removed: 1, updated: 229, requests: 3 });
+    // Nothing else changed: nothing is written or counted again (issue 34 item 9).
+    expect(await json(null, 'sources', 'sync', id, '--full')).toMatchObject({ removed: 1, created: 0, updated: 0, requests: 3 });
 
     const yelp = await json(JSON.stringify({ apiKey: 'wrong-yelp-key-secret' }), 'sources', 'add', '--org', orgId, '--platform', 'yelp', '--account', 'acme-tacos');
     // (The scheduler may have tried it first: then this run makes no call either.)
@@ -140,8 +141,8 @@ describe('admin CLI: sources', () => {
 
     const list = await json(null, 'sources', 'list', '--org', orgId);
     const items = list.data as Record<string, unknown>[];
-    expect(items.map((s) => Object.keys(s).sort())).toEqual(Array(2).fill(['account', 'every', 'id', 'lastError', 'lastSuccessAt', 'lastSyncAt', 'name', 'nextSyncAt', 'platform', 'reviewCount', 'state']));
-    expect(items[0]).toMatchObject({ id, platform: 'trustpilot', state: 'active', every: '2h', reviewCount: 229, lastError: null });
+    expect(items.map((s) => Object.keys(s).sort())).toEqual(Array(2).fill(['account', 'every', 'heldRemovals', 'id', 'lastError', 'lastSuccessAt', 'lastSyncAt', 'name', 'nextSyncAt', 'platform', 'reviewCount', 'state']));
+    expect(items[0]).toMatchObject({ id, platform: 'trustpilot', state: 'active', every: '2h', reviewCount: 229, lastError: null, heldRemovals: 0 });
     expect(items[1]).toMatchObject({ id: yelp.id, platform: 'yelp', reviewCount: 3 });
 
     // The reviews are in the public API.
@@ -169,5 +170,40 @@ describe('admin CLI: sources', () => {
     expect(logLines.join('')).toContain('source synced');
     expect(filesUnder(t.dataDir).some((f) => f.endsWith('secrets-key'))).toBe(true);
     for (const secret of secrets) for (const [where, text] of haystacks) expect(text.includes(secret), `${secret} in ${where}`).toBe(false);
+  }, 120_000);
+
+  it('holds a removal of more than 10 % for a person: release-removals and keep-removals with their --json shapes, audited', async () => {
+    const org = await json(null, 'orgs', 'create', '--name', 'Held', '--plan', 'growth');
+    const orgId = org.id as string;
+    const all = trustpilotReviews(60, Date.parse('2026-11-20T12:00:00Z'), 'cli-held');
+    fake.trustpilotUnits.set('bu-held', all);
+    const added = await json(JSON.stringify({ apiKey: fake.keys.trustpilot }), 'sources', 'add', '--org', orgId, '--platform', 'trustpilot', '--account', 'bu-held');
+    const id = added.id as string;
+    await json(null, 'sources', 'sync', id);
+    const heldCount = async () => ((await json(null, 'sources', 'list', '--org', orgId)).data as { heldRemovals: number }[])[0]!.heldRemovals;
+
+    fake.trustpilotUnits.set('bu-held', all.slice(10));
+    expect(await json(null, 'sources', 'sync', id, '--full')).toMatchObject({ removed: 0, held: 10 });
+    expect(await heldCount()).toBe(10);
+    const text = await cli(null, 'sources', 'sync', id, '--full');
+    expect(text.stdout).toMatch(/10 removals held: more than 10 % of the source's reviews\. Decide with sources release-removals/);
+    expect(await json(null, 'sources', 'release-removals', id)).toEqual({ id, removed: 10 });
+    expect(await heldCount()).toBe(0);
+    expect(((await json(null, 'sources', 'list', '--org', orgId)).data as { reviewCount: number }[])[0]!.reviewCount).toBe(50);
+
+    fake.trustpilotUnits.set('bu-held', all.slice(30));
+    expect(await json(null, 'sources', 'sync', id, '--full')).toMatchObject({ removed: 0, held: 20 });
+    expect(await json(null, 'sources', 'keep-removals', id)).toEqual({ id, kept: 20 });
+    expect(await heldCount()).toBe(0);
+    const after = await json(null, 'sources', 'sync', id, '--full');
+    expect(after).toMatchObject({ removed: 0 });
+    expect(after).not.toHaveProperty('held');
+    expect(((await json(null, 'sources', 'list', '--org', orgId)).data as { reviewCount: number }[])[0]!.reviewCount).toBe(50);
+
+    const audit = (await t.admin('GET', `/admin/orgs/${orgId}/audit`)).body.data as { action: string; details: Record<string, string> }[];
+    expect(audit.map((a) => [a.action, a.details.count])).toEqual(expect.arrayContaining([['reviews.removal_held', '10'], ['reviews.removed', '10'], ['reviews.removal_held', '20'], ['reviews.removal_kept', '20']]));
+    const unknown = await cli(null, 'sources', 'release-removals', 'src_nope', '--json');
+    expect(unknown.code).toBe(1);
+    fake.trustpilotUnits.delete('bu-held');
   }, 120_000);
 });

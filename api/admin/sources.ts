@@ -43,6 +43,7 @@ export function sourceRoutes(router: Router, store: Store, sources: SourcesServi
         lastSuccessAt: s.lastSuccessAt,
         nextSyncAt: s.nextSyncAt,
         lastError: s.lastError,
+        heldRemovals: s.heldRemovals,
         reviewCount: s.reviewCount ?? 0,
       })),
     };
@@ -58,6 +59,15 @@ export function sourceRoutes(router: Router, store: Store, sources: SourcesServi
     const updated = await sources.reconnect(source.id, credentials);
     await audit(store, source.orgId, OPERATOR, 'source.reconnected', sourceAuditTarget(updated));
     ctx.body = { id: updated.id, orgId: updated.orgId, platform: updated.platform, account: updated.account, name: updated.name, state: updated.state, every: updated.every, nextSyncAt: updated.nextSyncAt };
+  });
+
+  // Held removals (CONTRACT §11): "Remove them" / "Keep them", by the operator.
+  router.post('/sources/:id/release-removals', async (ctx) => {
+    ctx.body = await sources.releaseRemovals(ctx.params.id!);
+  });
+
+  router.post('/sources/:id/keep-removals', async (ctx) => {
+    ctx.body = await sources.keepRemovals(ctx.params.id!);
   });
 
   router.delete('/sources/:id', async (ctx) => {

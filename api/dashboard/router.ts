@@ -21,7 +21,7 @@ import { changeRole, invite, listMembers, removeMember, revokeInvitation } from 
 import { auditLog, overview } from './routes/overview.ts';
 import { hideReview, listReviews, showReview } from './routes/reviews.ts';
 import { importStatus, importUpload } from './routes/reviews-import.ts';
-import { connectGoogle, connectSource, googleCallback, GoogleConnections, googleLocations, GOOGLE_CALLBACK_PATH, listSources, reconnectSource, removeSource, startGoogle, syncSourceNow } from './routes/sources.ts';
+import { connectGoogle, connectSource, googleCallback, GoogleConnections, googleLocations, GOOGLE_CALLBACK_PATH, keepRemovals, listSources, reconnectSource, releaseRemovals, removeSource, startGoogle, syncSourceNow } from './routes/sources.ts';
 import { acceptInvitation, lookupInvitation, showSession, signIn, signOut, switchOrganization } from './routes/session.ts';
 import { createWebhook, disableWebhook, enableWebhook, listWebhooks, removeWebhook, replayWebhook, rotateWebhookSecret, showWebhook, testWebhook, webhookDeliveries } from './routes/webhooks.ts';
 import { createDashboardWidget, previewWidget, showWidget, updateDashboardWidget, widgetList } from './routes/widgets.ts';
@@ -91,6 +91,8 @@ export function dashboardRouter(deps: DashboardDeps & { assets: DashboardAssets 
   api.post('/sources/google', staff, connectGoogle(deps, google));
   api.post('/sources/:id/sync', staff, syncSourceNow(deps));
   api.post('/sources/:id/reconnect', staff, reconnectSource(deps));
+  api.post('/sources/:id/release-removals', staff, releaseRemovals(deps));
+  api.post('/sources/:id/keep-removals', staff, keepRemovals(deps));
   api.delete('/sources/:id', staff, removeSource(deps));
   // Webhooks: Owner and Admin only, reading included (URLs and delivery logs are integration details).
   api.get('/webhooks', staff, listWebhooks(deps));

@@ -150,8 +150,10 @@ describe('dashboard sources', () => {
       member.send('DELETE', `/dashboard/api/sources/${sourceId}`),
       member.send('POST', '/dashboard/api/sources/google/start'),
       member.send('POST', '/dashboard/api/sources/google', { account: 'accounts/1/locations/2' }),
+      member.send('POST', `/dashboard/api/sources/${sourceId}/release-removals`),
+      member.send('POST', `/dashboard/api/sources/${sourceId}/keep-removals`),
     ]);
-    expect(attempts.map((a) => a.status)).toEqual([403, 403, 403, 403, 403, 403]);
+    expect(attempts.map((a) => a.status)).toEqual([403, 403, 403, 403, 403, 403, 403, 403]);
     expect(attempts.every((a) => a.body.error === 'forbidden_role')).toBe(true);
   });
 
@@ -164,10 +166,13 @@ describe('dashboard sources', () => {
     const other = (await t.org('growth')).orgId;
     const stranger = await signedIn('stranger@example.com', 'owner', other);
     expect((await stranger.send('GET', '/dashboard/api/sources')).body.data).toEqual([]);
-    for (const [method, path] of [['POST', `/sources/${sourceId}/sync`], ['POST', `/sources/${sourceId}/reconnect`], ['DELETE', `/sources/${sourceId}`]] as const) {
+    for (const [method, path] of [['POST', `/sources/${sourceId}/sync`], ['POST', `/sources/${sourceId}/reconnect`], ['POST', `/sources/${sourceId}/release-removals`], ['POST', `/sources/${sourceId}/keep-removals`], ['DELETE', `/sources/${sourceId}`]] as const) {
       expect((await stranger.send(method, `/dashboard/api${path}`, method === 'DELETE' ? undefined : { credentials: { apiKey: 'x' } })).status).toBe(404);
     }
     expect((await owner.send('GET', '/dashboard/api/sources')).body.data).toHaveLength(1);
+    // Nothing held: both answers change nothing.
+    expect((await owner.send('POST', `/dashboard/api/sources/${sourceId}/release-removals`)).body).toEqual({ id: sourceId, removed: 0 });
+    expect((await owner.send('POST', `/dashboard/api/sources/${sourceId}/keep-removals`)).body).toEqual({ id: sourceId, kept: 0 });
   });
 
   it('runs the Google flow with PKCE and refuses a state that is wrong, another session\'s, or used already', async () => {

@@ -23,6 +23,7 @@ const sourceExample = {
   lastSuccessAt: '2026-11-25T10:00:00.000Z',
   nextSyncAt: '2026-11-25T12:00:00.000Z',
   lastError: 'The platform refused the credentials (401); reconnect the source.',
+  heldRemovals: 0,
   reviewCount: 1284,
 } as const;
 
@@ -31,7 +32,7 @@ const WebhookSource: JsonSchema = {
   type: 'object',
   description: 'A review source as the admin CLI `sources list` shows it.',
   additionalProperties: false,
-  required: ['id', 'platform', 'account', 'name', 'state', 'every', 'lastSyncAt', 'lastSuccessAt', 'nextSyncAt', 'lastError', 'reviewCount'],
+  required: ['id', 'platform', 'account', 'name', 'state', 'every', 'lastSyncAt', 'lastSuccessAt', 'nextSyncAt', 'lastError', 'heldRemovals', 'reviewCount'],
   properties: {
     id: { type: 'string', minLength: 1 },
     platform: { type: 'string', description: 'The platform the source collects from (e.g. trustpilot).' },
@@ -43,6 +44,7 @@ const WebhookSource: JsonSchema = {
     lastSuccessAt: NULLABLE_TIMESTAMP,
     nextSyncAt: NULLABLE_TIMESTAMP,
     lastError: { type: ['string', 'null'] },
+    heldRemovals: { type: 'integer', minimum: 0, description: 'Removals a full pass held for a person (more than 10 % of the source\'s reviews): released or kept with sources release-removals / keep-removals.' },
     reviewCount: { type: 'integer', minimum: 0 },
   },
   examples: [sourceExample],

@@ -114,6 +114,45 @@ export function jsonOrThrow<T>(res: HttpResponse, label: string, isAuth: (res: H
   }
 }
 
+/**
+ * A platform answered 200 with something that is not its documented shape (the
+ * list field missing or not an array, an item that is not an object, a next
+ * link or page token not of the documented form). The sync fails and removes
+ * nothing: an answer we do not understand never reads as an empty listing.
+ */
+export class ShapeError extends PlatformError {
+  override name = 'ShapeError';
+  constructor(label: string, what: string) {
+    super(`${label} answered something that is not its documented shape (${what}): that answer was not used and nothing was removed; it will be tried again`);
+  }
+}
+
+export const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** The answer as a JSON object (a platform's list answer always is one). */
+export function answerObject(body: unknown, label: string): Record<string, unknown> {
+  if (!isObject(body)) throw new ShapeError(label, 'not a JSON object');
+  return body;
+}
+
+/** The answer's list `field`: present, an array, every item an object. */
+export function listField<T>(body: Record<string, unknown>, field: string, label: string): T[] {
+  const list = body[field];
+  if (list === undefined) throw new ShapeError(label, `no "${field}" list`);
+  if (!Array.isArray(list)) throw new ShapeError(label, `"${field}" is not a list`);
+  const bad = list.findIndex((item) => !isObject(item));
+  if (bad !== -1) throw new ShapeError(label, `item ${bad + 1} of "${field}" is not an object`);
+  return list as T[];
+}
+
+/** An optional object field: absent (or null) → undefined; present and not an object → not the shape. */
+export function optionalObject(body: Record<string, unknown>, field: string, label: string): Record<string, unknown> | undefined {
+  const value = body[field];
+  if (value === undefined || value === null) return undefined;
+  if (!isObject(value)) throw new ShapeError(label, `"${field}" is not an object`);
+  return value;
+}
+
 /** A non-empty string field of the credentials JSON. */
 export function credentialString(raw: unknown, field: string): string {
   const value = raw !== null && typeof raw === 'object' ? (raw as Record<string, unknown>)[field] : undefined;

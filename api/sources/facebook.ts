@@ -6,7 +6,7 @@
  * Meta marks the edge deprecated from Graph v22.0 (error code 12).
  */
 import { accountPath } from './account.ts';
-import { AuthError, credentialString, jsonOrThrow, PlatformError, RateLimitError, retryAfterMs, utc, type Connector, type ImportRecord } from './connector.ts';
+import { answerObject, AuthError, credentialString, jsonOrThrow, listField, optionalObject, PlatformError, RateLimitError, retryAfterMs, ShapeError, utc, type Connector, type ImportRecord } from './connector.ts';
 import type { HttpResponse } from './http.ts';
 
 export interface FacebookCredentials {
@@ -20,11 +20,6 @@ export interface FacebookRating {
   recommendation_type?: 'positive' | 'negative' | string;
   reviewer?: { id?: string; name?: string | null } | null;
   open_graph_story?: { id?: string } | null;
-}
-
-interface RatingsAnswer {
-  data?: FacebookRating[];
-  paging?: { cursors?: { before?: string; after?: string }; next?: string };
 }
 
 /** Graph's throttling codes: application, user, page and custom rate limits. */
@@ -67,11 +62,16 @@ export const facebook: Connector<FacebookCredentials, FacebookRating> = {
     const url = `${ctx.urls.facebook}/${accountPath('FACEBOOK', ctx.account)}/ratings?fields=${encodeURIComponent(fields)}&limit=100${next ? `&after=${encodeURIComponent(next)}` : ''}`;
     const res = await ctx.http.call(url, { headers: { authorization: `Bearer ${ctx.credentials.pageAccessToken}` } });
     graphError(res);
-    const body = jsonOrThrow<RatingsAnswer>(res, 'Facebook', (r) => r.status === 401);
-    const records = Array.isArray(body.data) ? body.data : [];
-    // `paging.next` is there while more follow, even after an empty page (sync.ts reads on, up to a bound).
-    const after = body.paging?.next ? body.paging.cursors?.after : undefined;
-    return { records, next: typeof after === 'string' && after !== '' ? after : null };
+    const body = answerObject(jsonOrThrow<unknown>(res, 'Facebook', (r) => r.status === 401), 'Facebook');
+    const records = listField<FacebookRating>(body, 'data', 'Facebook');
+    // `paging.next` (an address) is there while more follow, even after an empty page (sync.ts reads on, up to a
+    // bound), with the cursor to ask for in `paging.cursors.after`.
+    const paging = optionalObject(body, 'paging', 'Facebook');
+    const link = paging?.next;
+    if (link === undefined || link === null) return { records, next: null };
+    const after = optionalObject(paging!, 'cursors', 'Facebook')?.after;
+    if (typeof link !== 'string' || link === '' || typeof after !== 'string' || after === '') throw new ShapeError('Facebook', 'a next page without its address and "after" cursor');
+    return { records, next: after };
   },
   map: mapFacebook,
   cursorTime: (r) => utc(r.created_time),

@@ -11,7 +11,7 @@
  * score and halved first. Neither is documented: docs/sources.md says so.
  */
 import { accountPath } from './account.ts';
-import { credentialString, httpsOrNull, jsonOrThrow, utc, type Connector, type ImportRecord } from './connector.ts';
+import { answerObject, credentialString, httpsOrNull, jsonOrThrow, listField, optionalObject, ShapeError, utc, type Connector, type ImportRecord } from './connector.ts';
 
 export interface G2Credentials {
   apiToken: string;
@@ -31,11 +31,6 @@ export interface G2SurveyResponse {
     verified_current_user?: boolean | null;
     public_url?: string | null;
   };
-}
-
-interface SurveyAnswer {
-  data?: G2SurveyResponse[];
-  links?: { next?: string | null };
 }
 
 export function g2Stars(value: unknown): number | null {
@@ -72,10 +67,12 @@ export const g2: Connector<G2Credentials, G2SurveyResponse> = {
   async fetchPage(ctx, next) {
     const page = next === null ? 1 : Number(next);
     const url = `${ctx.urls.g2}/api/v1/products/${accountPath('G2', ctx.account)}/survey-responses?page%5Bsize%5D=100&page%5Bnumber%5D=${page}&order=${encodeURIComponent('submitted_at desc')}`;
-    const body = jsonOrThrow<SurveyAnswer>(await ctx.http.call(url, { headers: { authorization: `Token token=${ctx.credentials.apiToken}`, accept: 'application/vnd.api+json' } }), 'G2');
-    const records = Array.isArray(body.data) ? body.data : [];
-    // `links.next` after an empty page is not the end (sync.ts reads on, up to a bound).
-    return { records, next: body.links?.next ? String(page + 1) : null };
+    const body = answerObject(jsonOrThrow<unknown>(await ctx.http.call(url, { headers: { authorization: `Token token=${ctx.credentials.apiToken}`, accept: 'application/vnd.api+json' } }), 'G2'), 'G2');
+    const records = listField<G2SurveyResponse>(body, 'data', 'G2');
+    // `links.next` (an address, or null at the end) after an empty page is not the end (sync.ts reads on, up to a bound).
+    const link = optionalObject(body, 'links', 'G2')?.next;
+    if (link !== undefined && link !== null && (typeof link !== 'string' || link === '')) throw new ShapeError('G2', '"links.next" is not an address');
+    return { records, next: typeof link === 'string' ? String(page + 1) : null };
   },
   map: mapG2,
   cursorTime: (r) => utc(r.attributes?.submitted_at ?? ''),

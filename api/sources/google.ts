@@ -9,7 +9,7 @@
  * the person must connect again.
  */
 import { accountPath } from './account.ts';
-import { AuthError, credentialString, httpsOrNull, jsonOrThrow, PlatformError, RateLimitError, retryAfterMs, utc, type Connector, type ConnectorContext, type ImportRecord } from './connector.ts';
+import { answerObject, AuthError, credentialString, httpsOrNull, jsonOrThrow, listField, PlatformError, RateLimitError, retryAfterMs, ShapeError, utc, type Connector, type ConnectorContext, type ImportRecord } from './connector.ts';
 
 export interface GoogleCredentials {
   refreshToken: string;
@@ -23,11 +23,6 @@ export interface GoogleReview {
   comment?: string | null;
   createTime: string;
   updateTime?: string | null;
-}
-
-interface ReviewsAnswer {
-  reviews?: GoogleReview[];
-  nextPageToken?: string;
 }
 
 const STARS: Record<string, number> = { ONE: 1, TWO: 2, THREE: 3, FOUR: 4, FIVE: 5 };
@@ -104,10 +99,13 @@ export const google: Connector<GoogleCredentials, GoogleReview> = {
     // The access token expired during the sync: one refresh, one retry.
     if (res.status === 401) res = await ctx.http.call(url, { headers: { authorization: `Bearer ${await accessToken(ctx, true)}` } });
     if (res.status === 429) throw new RateLimitError('Google is rate limiting this project (429)', retryAfterMs(res.headers['retry-after']));
-    const body = jsonOrThrow<ReviewsAnswer>(res, 'Google', (r) => r.status === 401);
-    const records = Array.isArray(body.reviews) ? body.reviews : [];
+    const body = answerObject(jsonOrThrow<unknown>(res, 'Google', (r) => r.status === 401), 'Google');
+    // Google's JSON leaves an empty list out: a listing without `reviews` is empty only when it says so (`totalReviewCount: 0`).
+    const records = body.reviews === undefined && body.totalReviewCount === 0 && body.nextPageToken === undefined ? [] : listField<GoogleReview>(body, 'reviews', 'Google');
     // An empty page that still names a next one is not the end (sync.ts reads on, up to a bound).
-    return { records, next: typeof body.nextPageToken === 'string' && body.nextPageToken !== '' ? body.nextPageToken : null };
+    const token = body.nextPageToken;
+    if (token !== undefined && typeof token !== 'string') throw new ShapeError('Google', '"nextPageToken" is not a string');
+    return { records, next: token !== undefined && token !== '' ? token : null };
   },
   map: mapGoogle,
   cursorTime: (r) => utc(r.updateTime ?? r.createTime),

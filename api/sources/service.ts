@@ -13,7 +13,11 @@ import { SOURCE_PLATFORMS, type Source, type SourcePlatform, type Store } from '
 import { accountSegments } from './account.ts';
 import { CredentialsError } from './connector.ts';
 import { CONNECTORS } from './connectors.ts';
-import { syncSource, type SyncDeps, type SyncOutcome, type SyncSummary } from './sync.ts';
+import { audit, OPERATOR } from '../dashboard/audit.ts';
+import { auditRemovals, removeAudited, syncSource, type SyncDeps, type SyncOutcome, type SyncSummary } from './sync.ts';
+
+/** Who decides about held removals: a person on the dashboard, or the operator (admin API, CLI). */
+export type Decider = Parameters<typeof audit>[2];
 
 export const DEFAULT_EVERY_MINUTES = 60;
 export const MIN_EVERY_MINUTES = 1;
@@ -143,6 +147,36 @@ export class SourcesService {
     if (!updated) throw notFound('Source');
     await this.jobs.schedule(id, updated.everyMinutes * this.minuteMs);
     return view(updated);
+  }
+
+  /**
+   * A person's answer to held removals (CONTRACT §11): "Remove them". The reviews the
+   * held full pass did not list are removed (review.removed sent), except those written
+   * since that pass began (listed again, or imported): they stay, as after any pass.
+   */
+  async releaseRemovals(id: string, actor: Decider = OPERATOR): Promise<{ id: string; removed: number }> {
+    const source = await this.get(id);
+    const held = source.held ?? null;
+    if (!held) return { id, removed: 0 };
+    // The hold goes first: a second answer meanwhile finds nothing to release.
+    await this.store.sources.update(id, { held: null });
+    const removed = await removeAudited(this.store, source, held.externalIds, new Date(), new Date(held.since), actor, 'released');
+    return { id, removed };
+  }
+
+  /**
+   * "Keep them": the held reviews stay, and this source no longer counts them as
+   * collected (ReviewStore.disown), so no later full pass removes them; if the
+   * platform lists one again, the source collects it again.
+   */
+  async keepRemovals(id: string, actor: Decider = OPERATOR): Promise<{ id: string; kept: number }> {
+    const source = await this.get(id);
+    const held = source.held ?? null;
+    if (!held) return { id, kept: 0 };
+    await this.store.sources.update(id, { held: null });
+    const kept = await this.store.reviews.disown(source.orgId, source.platform, held.externalIds, source.id);
+    if (kept > 0) await auditRemovals(this.store, source, actor, 'reviews.removal_kept', kept, 'kept');
+    return { id, kept };
   }
 
   async remove(id: string): Promise<{ id: string; removed: true; source: Source }> {

@@ -5,8 +5,16 @@
  * - Newest first. An incremental pass stops at the first page holding a
  *   record no newer than the cursor (one request when nothing is new).
  * - A full pass (the first, `--full`, and once a day) reads every page; when
- *   it ends complete, the reviews of the platform it did not list are removed
- *   (never after a failed or partial pass; never for Yelp).
+ *   it ends complete, the reviews this source collected that it did not list
+ *   are removed (never after a failed or partial pass; never for Yelp; never
+ *   a review the source never collected, such as a file import { sourceAuditTarget } from '../dashboard/audit-words.ts';
+import it never saw).
+ *   A removal of more than 10 % of the source's live reviews (and more than
+ *   5) is held for a person (`held`, service.ts release/keep) instead.
+ * - An answer that is not the platform's documented shape fails the sync
+ *   (connector.ts ShapeError) before anything of it is used.
+ * - A review that did not change is not written and not counted
+ *   (importRecords' `collectedBy`).
  * - Each page is committed as it comes through the file import's door
  *   (importRecords: same validation, enrichment and natural-key upsert). The
  *   cursor moves only when the pass ends well, so a sync killed half-way
@@ -21,7 +29,8 @@ import type { SourceUrls } from '../config.ts';
 import type { EnrichPool } from '../intelligence/pool.ts';
 import type { Logger } from '../logger.ts';
 import type { SecretBox } from '../secrets/secrets.ts';
-import type { Source, SourcePatch, SourceState, Store } from '../store/types.ts';
+import { audit, OPERATOR } from '../dashboard/audit.ts';
+import type { HeldRemovals, Source, SourcePatch, SourceState, Store } from '../store/types.ts';
 import { AuthError, CredentialsError, PlatformError, RateLimitError, type ConnectorContext, type ImportRecord } from './connector.ts';
 import { CONNECTORS } from './connectors.ts';
 import type { HttpClient } from './http.ts';
@@ -34,8 +43,47 @@ export const FAILING_AFTER = 3;
  * incomplete (a platform may answer an empty page mid-list; one that never ends is a fault).
  */
 export const MAX_EMPTY_PAGES = 5;
-/** Rejections listed in a summary (the count is `fetched - created - updated`). */
+/** Rejections listed in a summary. */
 const MAX_REJECTED = 100;
+/** A full pass removing more than this share of the source's live reviews (and more than HOLD_MIN) is held for a person. */
+export const HOLD_SHARE = 0.1;
+export const HOLD_MIN = 5;
+
+/** Whether removing `gone` of the `live` reviews a source collected waits for a person (CONTRACT §11). */
+export function holds(gone: number, live: number): boolean {
+  return gone > HOLD_MIN && gone > live * HOLD_SHARE;
+}
+
+/** The platform's name in words: `TRUSTPILOT` → `Trustpilot`. */
+export const platformName = (platform: string): string => (platform === 'G2' ? 'G2' : `${platform.charAt(0)}${platform.slice(1).toLowerCase()}`);
+
+type RemovalAction = 'reviews.removed' | 'reviews.removal_held' | 'reviews.removal_kept';
+
+/**
+ * The audit record of a source's removals (held, made, kept): the count, the platform, how it came
+ * about (`sync`: the pass by itself; `released`/`kept`: a person's answer to a hold), and the same in
+ * words (`words`, what the Audit page shows). `by: 'service'` when no person or operator acted.
+ */
+export async function auditRemovals(store: Store, source: Source, actor: Parameters<typeof audit>[2], action: RemovalAction, count: number, how: 'sync' | 'released' | 'kept'): Promise<void> {
+  const platform = platformName(source.platform);
+  const reviews = `${count} ${count === 1 ? 'review' : 'reviews'} ${platform} no longer lists`;
+  const words =
+    action === 'reviews.removal_held'
+      ? `${reviews}: more than 10 % of the source's reviews, waiting for Remove them or Keep them`
+      : action === 'reviews.removal_kept'
+        ? `${reviews}, kept`
+        : how === 'released'
+          ? `${reviews}, after Remove them`
+          : reviews;
+  await audit(store, source.orgId, actor, action, sourceAuditTarget(source), { count: String(count), platform, how, words, ...(how === 'sync' && { by: 'service' }) });
+}
+
+/** Removes the reviews given, as a full pass would, and audits it (auditRemovals). */
+export async function removeAudited(store: Store, source: Source, externalIds: string[], at: Date, unseenSince: Date, actor: Parameters<typeof audit>[2], how: 'sync' | 'released'): Promise<number> {
+  const removed = externalIds.length === 0 ? 0 : await store.reviews.remove(source.orgId, source.platform, externalIds, at, unseenSince);
+  if (removed > 0) await auditRemovals(store, source, actor, 'reviews.removed', removed, how);
+  return removed;
+}
 
 export interface SyncDeps {
   store: Store;
@@ -61,6 +109,8 @@ export interface SyncSummary {
   created: number;
   updated: number;
   removed: number;
+  /** Present when this pass held its removals for a person (CONTRACT §11): how many. */
+  held?: number;
   rejected: { externalId: string; reason: string }[];
   requests: number;
 }
@@ -156,7 +206,7 @@ export async function syncSource(deps: SyncDeps, sourceId: string, options: { fu
       }
       if (fresh.length > 0) {
         // The file import's door: same validation, enrichment and upsert by platform + externalId.
-        const result = await importRecords(store, org, fresh.map((record, i) => ({ line: i + 1, record })), deps.pool);
+        const result = await importRecords(store, org, fresh.map((record, i) => ({ line: i + 1, record })), deps.pool, { collectedBy: source.id });
         summary.created += result.imported;
         summary.updated += result.updated;
         for (const r of result.rejected) {
@@ -190,15 +240,33 @@ export async function syncSource(deps: SyncDeps, sourceId: string, options: { fu
     return finish({ state, failures, lastError, nextSyncAt: new Date(at.getTime() + waitMs).toISOString() }, lastError);
   }
 
-  // A complete full pass: what the platform no longer lists is removed (never for Yelp).
+  // A complete full pass: what this source collected and the platform no longer lists is removed (never for Yelp),
+  // or held for a person when it is much (`holds`). The pass's result replaces an earlier hold.
+  let held: HeldRemovals | null = source.held ?? null;
   if (full && reachedEnd && connector.removal) {
-    const gone = (await store.reviews.externalIds(source.orgId, source.platform)).filter((id) => !seen.has(id));
-    // Only what nobody wrote since this pass began: a review upserted meanwhile (an import) was seen again.
-    if (gone.length > 0) summary.removed = await store.reviews.remove(source.orgId, source.platform, gone, now(), started);
+    const collected = await store.reviews.externalIds(source.orgId, source.platform, source.id);
+    const gone = collected.filter((id) => !seen.has(id));
+    held = null;
+    if (holds(gone.length, collected.length)) {
+      held = { externalIds: gone, since: started.toISOString() };
+      summary.held = gone.length;
+      // Audited when the hold is new or changed (a daily pass finding the same is not news).
+      if (source.held?.externalIds.length !== gone.length) {
+        await auditRemovals(store, source, OPERATOR, 'reviews.removal_held', gone.length, 'sync');
+      }
+    } else {
+      // Only what nobody wrote since this pass began: a review upserted meanwhile (an import) was seen again.
+      summary.removed = await removeAudited(store, source, gone, now(), started, OPERATOR, 'sync');
+    }
+  } else if (held && held.externalIds.some((id) => seen.has(id))) {
+    // Listed again since the hold: no longer a removal to decide.
+    held = { ...held, externalIds: held.externalIds.filter((id) => !seen.has(id)) };
+    if (held.externalIds.length === 0) held = null;
   }
   const at = now();
   return finish(
     {
+      ...(held !== (source.held ?? null) && { held }),
       state: 'active',
       failures: 0,
       lastError: null,

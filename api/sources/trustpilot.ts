@@ -4,7 +4,7 @@
  * (the answer's `links` holds a `next-page` link while there is one).
  */
 import { accountPath } from './account.ts';
-import { credentialString, httpsOrNull, jsonOrThrow, utc, type Connector, type ImportRecord } from './connector.ts';
+import { answerObject, credentialString, httpsOrNull, isObject, jsonOrThrow, listField, ShapeError, utc, type Connector, type ImportRecord } from './connector.ts';
 
 export interface TrustpilotCredentials {
   apiKey: string;
@@ -20,11 +20,6 @@ export interface TrustpilotReview {
   isVerified?: boolean;
   verificationLevel?: string;
   consumer?: { id?: string; displayName?: string | null; imageUrl?: string | null } | null;
-}
-
-interface ReviewsAnswer {
-  reviews?: TrustpilotReview[];
-  links?: { rel?: string; href?: string }[];
 }
 
 export const PER_PAGE = 100;
@@ -57,6 +52,24 @@ export function mapTrustpilot(r: TrustpilotReview): ImportRecord {
   };
 }
 
+/**
+ * `links`: a list of `{href, method, rel}`; a `next-page` link (with its
+ * address) while more follow, even after an empty page (sync.ts reads on, up to
+ * a bound). Absent: no next page. Anything else is not the documented shape.
+ */
+function nextPage(links: unknown, page: number): string | null {
+  if (links === undefined) return null;
+  if (!Array.isArray(links)) throw new ShapeError('Trustpilot', '"links" is not a list');
+  let more = false;
+  for (const link of links) {
+    if (!isObject(link)) throw new ShapeError('Trustpilot', 'a link that is not an object');
+    if (link.rel !== 'next-page') continue;
+    if (typeof link.href !== 'string' || link.href === '') throw new ShapeError('Trustpilot', 'a next-page link without an address');
+    more = true;
+  }
+  return more ? String(page + 1) : null;
+}
+
 export const trustpilot: Connector<TrustpilotCredentials, TrustpilotReview> = {
   platform: 'TRUSTPILOT',
   credentialFields: ['apiKey'],
@@ -65,11 +78,8 @@ export const trustpilot: Connector<TrustpilotCredentials, TrustpilotReview> = {
   async fetchPage(ctx, next) {
     const page = next === null ? 1 : Number(next);
     const url = `${ctx.urls.trustpilot}/v1/business-units/${accountPath('TRUSTPILOT', ctx.account)}/reviews?orderBy=createdat.desc&perPage=${PER_PAGE}&page=${page}`;
-    const body = jsonOrThrow<ReviewsAnswer>(await ctx.http.call(url, { headers: { apikey: ctx.credentials.apiKey } }), 'Trustpilot');
-    const records = Array.isArray(body.reviews) ? body.reviews : [];
-    // A `next-page` link after an empty page is not the end (sync.ts reads on, up to a bound).
-    const more = (body.links ?? []).some((l) => l.rel === 'next-page');
-    return { records, next: more ? String(page + 1) : null };
+    const body = answerObject(jsonOrThrow<unknown>(await ctx.http.call(url, { headers: { apikey: ctx.credentials.apiKey } }), 'Trustpilot'), 'Trustpilot');
+    return { records: listField<TrustpilotReview>(body, 'reviews', 'Trustpilot'), next: nextPage(body.links, page) };
   },
   map: mapTrustpilot,
   cursorTime: (r) => utc(r.createdAt),

@@ -22,6 +22,8 @@ export interface SourceView {
   lastSuccessAt: string | null;
   nextSyncAt: string;
   lastError: string | null;
+  /** Removals a full pass held for a person (CONTRACT §11): how many; 0 when none. */
+  heldRemovals: number;
   reviewCount?: number;
 }
 
@@ -38,6 +40,7 @@ export function view(source: Source): SourceView {
     lastSuccessAt: source.lastSuccessAt,
     nextSyncAt: source.nextSyncAt,
     lastError: source.lastError,
+    heldRemovals: source.held?.externalIds.length ?? 0,
   };
 }
 

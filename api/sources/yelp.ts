@@ -5,7 +5,7 @@
  * `time_created` is `YYYY-MM-DD HH:MM:SS` in the business's local time.
  */
 import { accountPath } from './account.ts';
-import { credentialString, CredentialsError, httpsOrNull, jsonOrThrow, type Connector, type ImportRecord } from './connector.ts';
+import { answerObject, credentialString, CredentialsError, httpsOrNull, jsonOrThrow, listField, type Connector, type ImportRecord } from './connector.ts';
 
 export interface YelpCredentials {
   apiKey: string;
@@ -88,8 +88,8 @@ export const yelp: Connector<YelpCredentials, ZonedYelpReview> = {
   },
   async fetchPage(ctx) {
     const url = `${ctx.urls.yelp}/v3/businesses/${accountPath('YELP', ctx.account)}/reviews?limit=3&sort_by=newest`;
-    const body = jsonOrThrow<{ reviews?: YelpReview[] }>(await ctx.http.call(url, { headers: { authorization: `Bearer ${ctx.credentials.apiKey}` } }), 'Yelp');
-    const records = (Array.isArray(body.reviews) ? body.reviews : []).map((r) => ({ ...r, timeZone: ctx.credentials.timeZone }));
+    const body = answerObject(jsonOrThrow<unknown>(await ctx.http.call(url, { headers: { authorization: `Bearer ${ctx.credentials.apiKey}` } }), 'Yelp'), 'Yelp');
+    const records = listField<YelpReview>(body, 'reviews', 'Yelp').map((r) => ({ ...r, timeZone: ctx.credentials.timeZone }));
     return { records, next: null };
   },
   map: (r) => mapYelp(r, r.timeZone),

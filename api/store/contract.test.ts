@@ -518,6 +518,42 @@ for (const subject of subjects) {
       expect((await store.reviews.stats({ orgId: o.id, now: at })).totalReviews).toBe(21);
     });
 
+    it('records which source collected a review: kept by a file import, back with a removed review, cleared by disown; found by external ids', async () => {
+      const o = org('Collected');
+      await store.orgs.create(o);
+      const review = (externalId: string, sourceId?: string, content = 'Good service'): ReviewInput => ({
+        platform: 'TRUSTPILOT', externalId, authorName: 'Ann', authorAvatar: null, rating: 4, content, date: '2026-11-01T10:00:00.000Z', url: null, language: 'en', isVerified: false,
+        sentiment: 0.5, sentimentLabel: 'POSITIVE', aiSummary: null, aiThemes: [], ...(sourceId !== undefined && { sourceId }),
+      });
+      const t0 = new Date('2026-11-21T12:00:00Z');
+      await store.reviews.upsert(o.id, [review('c1', 'src_a'), review('c2', 'src_a'), review('f1'), review('o1', 'src_b')], t0);
+      const byId = async (ids: string[]) => Object.fromEntries((await store.reviews.findByExternalIds(o.id, 'TRUSTPILOT', ids)).map((r) => [r.externalId, r.sourceId ?? null]));
+      expect(await byId(['c1', 'c2', 'f1', 'o1', 'nope'])).toEqual({ c1: 'src_a', c2: 'src_a', f1: null, o1: 'src_b' });
+      expect(await store.reviews.findByExternalIds(o.id, 'GOOGLE', ['c1'])).toEqual([]);
+      expect((await store.reviews.externalIds(o.id, 'TRUSTPILOT', 'src_a')).sort()).toEqual(['c1', 'c2']);
+      expect((await store.reviews.externalIds(o.id, 'TRUSTPILOT')).sort()).toEqual(['c1', 'c2', 'f1', 'o1']);
+      // A file import (no marker) keeps it.
+      await store.reviews.upsert(o.id, [review('c1', undefined, 'Edited in a file')], new Date('2026-11-21T12:10:00Z'));
+      expect(await byId(['c1'])).toEqual({ c1: 'src_a' });
+      // A source that sees a file import adopts it.
+      await store.reviews.upsert(o.id, [review('f1', 'src_a')], new Date('2026-11-21T12:20:00Z'));
+      expect((await store.reviews.externalIds(o.id, 'TRUSTPILOT', 'src_a')).sort()).toEqual(['c1', 'c2', 'f1']);
+      // Removed, then listed again by a file import: still collected.
+      const at = new Date('2026-11-21T13:00:00Z');
+      expect(await store.reviews.remove(o.id, 'TRUSTPILOT', ['c2'], at, at)).toBe(1);
+      expect(await store.reviews.findByExternalIds(o.id, 'TRUSTPILOT', ['c2'])).toEqual([]);
+      await store.reviews.upsert(o.id, [review('c2')], new Date('2026-11-21T14:00:00Z'));
+      expect(await byId(['c2'])).toEqual({ c2: 'src_a' });
+      // Disowned: nothing else changes (not even updatedAt); another source's and unknown ids are untouched.
+      const before = (await store.reviews.findByExternalIds(o.id, 'TRUSTPILOT', ['c1']))[0]!;
+      expect(await store.reviews.disown(o.id, 'TRUSTPILOT', ['c1', 'o1', 'nope'], 'src_a')).toBe(1);
+      const { sourceId: _was, ...rest } = before;
+      expect((await store.reviews.findByExternalIds(o.id, 'TRUSTPILOT', ['c1']))[0]).toEqual(rest);
+      expect((await store.reviews.externalIds(o.id, 'TRUSTPILOT', 'src_a')).sort()).toEqual(['c2', 'f1']);
+      expect(await byId(['o1'])).toEqual({ o1: 'src_b' });
+      expect(await store.reviews.count(o.id)).toBe(4);
+    });
+
     it('keeps sources: create, get, list per organization and all, update (merge), delete', async () => {
       const o = org('Sources');
       await store.orgs.create(o);

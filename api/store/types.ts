@@ -150,6 +150,14 @@ export interface Review {
   aiThemes: string[];
   createdAt: string;
   updatedAt: string;
+  /**
+   * The source (CONTRACT §11) that collected this review from its platform,
+   * at least once: absent for a review only ever imported from a file. Kept
+   * when a file import rewrites the review (an input without it keeps the
+   * stored one). A full pass removes only reviews its source collected. Never
+   * shown by the API.
+   */
+  sourceId?: string;
 }
 
 /** A validated review as it arrives from an import: what the store upserts by platform+externalId. */
@@ -308,8 +316,21 @@ export interface ReviewStore {
    * the two land. The check and the removal are one step for each review.
    */
   remove(orgId: string, platform: string, externalIds: string[], at: Date, unseenSince: Date): Promise<number>;
-  /** The external ids of an organization's live (not removed) reviews of one platform. */
-  externalIds(orgId: string, platform: string): Promise<string[]>;
+  /**
+   * The external ids of an organization's live (not removed) reviews of one
+   * platform; with `collectedBy`, only those that source collected (`sourceId`).
+   */
+  externalIds(orgId: string, platform: string, collectedBy?: string): Promise<string[]>;
+  /** The live reviews of (orgId, platform) with these external ids (those not there are left out), in no order. */
+  findByExternalIds(orgId: string, platform: string, externalIds: string[]): Promise<Review[]>;
+  /**
+   * The live reviews of (orgId, platform) with these external ids that
+   * `sourceId` collected are no longer counted as collected by it (`sourceId`
+   * cleared, nothing else changed, `updatedAt` kept, no event): a person chose
+   * to keep reviews the platform no longer lists, so no later full pass
+   * removes them. Answers how many.
+   */
+  disown(orgId: string, platform: string, externalIds: string[], sourceId: string): Promise<number>;
   /** Removed reviews of an organization, for tests and by-hand checks. */
   listRemoved(orgId: string): Promise<RemovedReview[]>;
 }
@@ -376,8 +397,21 @@ export interface Source {
   lastError: string | null;
   /** Failed syncs in a row. */
   failures: number;
+  /**
+   * Removals a full pass held for a person (CONTRACT §11: more than 10 % of
+   * the source's live reviews, and more than 5): the external ids the pass did
+   * not list, and when it began (a review written since stays, as in
+   * `ReviewStore.remove`). Null or absent (records stored before it existed): none.
+   */
+  held?: HeldRemovals | null;
   createdAt: string;
   updatedAt: string;
+}
+
+export interface HeldRemovals {
+  externalIds: string[];
+  /** ISO: the start of the full pass that did not list them. */
+  since: string;
 }
 
 export type SourcePatch = Partial<Omit<Source, 'id' | 'orgId' | 'platform' | 'createdAt'>>;

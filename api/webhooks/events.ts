@@ -30,6 +30,7 @@ export interface PublicSource {
   lastSuccessAt: string | null;
   nextSyncAt: string | null;
   lastError: string | null;
+  heldRemovals: number;
   reviewCount: number;
 }
 

@@ -32,7 +32,7 @@ describe('OpenAPI webhooks', () => {
       reviewEvent('review.updated', review, at),
       reviewEvent('review.removed', review, at),
       sourceStateChangedEvent(
-        { id: 'src_1', platform: 'trustpilot', account: 'acme', name: 'Acme', state: 'failing', every: '60m', lastSyncAt: null, lastSuccessAt: null, nextSyncAt: null, lastError: 'HTTP 500', reviewCount: 0 },
+        { id: 'src_1', platform: 'trustpilot', account: 'acme', name: 'Acme', state: 'failing', every: '60m', lastSyncAt: null, lastSuccessAt: null, nextSyncAt: null, lastError: 'HTTP 500', heldRemovals: 0, reviewCount: 0 },
         at,
       ),
       testEvent('wh_1', at),

@@ -139,7 +139,7 @@ for (const subject of storeSubjects('webhook-sync')) {
         await until(1);
         expect(events()[0]).toMatchObject({ type: 'source.state_changed', data: { id: sourceId, platform: 'trustpilot', account: 'bu-states', state: 'needs_reauth', reviewCount: 0 } });
         // Exactly the fields of `sources list`: never the credentials or the cursor.
-        expect(Object.keys(events()[0]!.data).sort()).toEqual(['account', 'every', 'id', 'lastError', 'lastSuccessAt', 'lastSyncAt', 'name', 'nextSyncAt', 'platform', 'reviewCount', 'state']);
+        expect(Object.keys(events()[0]!.data).sort()).toEqual(['account', 'every', 'heldRemovals', 'id', 'lastError', 'lastSuccessAt', 'lastSyncAt', 'name', 'nextSyncAt', 'platform', 'reviewCount', 'state']);
 
         // Reconnected (as `sources reconnect` writes it): active again; a good sync keeps it active and says nothing.
         await store.sources.update(sourceId, { credentials: box.sealJson({ apiKey: fake.keys.trustpilot }, sourceId), state: 'active', failures: 0, lastError: null, nextSyncAt: new Date().toISOString() });

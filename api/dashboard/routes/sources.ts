@@ -104,6 +104,7 @@ function item(s: SourceView) {
     lastSuccessAt: s.lastSuccessAt,
     nextSyncAt: s.nextSyncAt,
     lastError: s.lastError,
+    heldRemovals: s.heldRemovals,
     reviewCount: s.reviewCount ?? 0,
   };
 }
@@ -157,6 +158,22 @@ export function reconnectSource(deps: DashboardDeps) {
     const updated = await service(deps).reconnect(source.id, credentialsField(body, CREDENTIALS));
     await audit(deps.store, org.id, user, 'source.reconnected', { id: source.id, label: label(updated) });
     ctx.body = item({ ...updated, reviewCount: 0 });
+  };
+}
+
+/** Held removals (CONTRACT §11): "Remove them". The audit record names the person. */
+export function releaseRemovals(deps: DashboardDeps) {
+  return async function releaseRemovals(ctx: Context): Promise<void> {
+    const source = await ownSource(deps, ctx);
+    ctx.body = await service(deps).releaseRemovals(source.id, auth(ctx).user);
+  };
+}
+
+/** Held removals: "Keep them". */
+export function keepRemovals(deps: DashboardDeps) {
+  return async function keepRemovals(ctx: Context): Promise<void> {
+    const source = await ownSource(deps, ctx);
+    ctx.body = await service(deps).keepRemovals(source.id, auth(ctx).user);
   };
 }
 

@@ -119,6 +119,11 @@ export class PlatformFake {
     (this.forced[platform] ??= []).push(...answers);
   }
 
+  /** The next calls of a platform answer 200 with these bodies (a malformed listing: `{}`, an error message, a list that is not one). */
+  malformed(platform: SeenRequest['platform'], ...bodies: unknown[]): void {
+    this.force(platform, ...bodies.map((body) => ({ status: 200, body })));
+  }
+
   /** Every Google access token handed out stops working (they expired). */
   expireGoogleTokens(): void {
     this.googleAccess.clear();

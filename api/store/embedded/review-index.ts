@@ -457,8 +457,9 @@ function freeze(record: Review): Review {
 }
 
 /** A record with exactly the Review fields, in one order (one hidden class, stable log lines). */
-export function makeRecord(input: ReviewInput, date: string, id: string, orgId: string, createdAt: string, updatedAt: string): Review {
-  return {
+/** `sourceId`: the collecting source, the input's or else the stored review's (it stays when a file import rewrites the review). */
+export function makeRecord(input: ReviewInput, date: string, id: string, orgId: string, createdAt: string, updatedAt: string, sourceId: string | undefined = input.sourceId): Review {
+  const record: Review = {
     id,
     orgId,
     platform: input.platform,
@@ -478,6 +479,8 @@ export function makeRecord(input: ReviewInput, date: string, id: string, orgId: 
     createdAt,
     updatedAt,
   };
+  if (sourceId !== undefined) record.sourceId = sourceId;
+  return record;
 }
 
 function naturalKey(platform: string, externalId: string): string {
@@ -561,7 +564,7 @@ export class ReviewIndex {
       const existing = org.byKey.get(naturalKey(input.platform, input.externalId));
       if (existing) updated++;
       else imported++;
-      const record = makeRecord(input, dates[i]!, existing?.id ?? newId(), orgId, existing?.createdAt ?? stamp, stamp);
+      const record = makeRecord(input, dates[i]!, existing?.id ?? newId(), orgId, existing?.createdAt ?? stamp, stamp, input.sourceId ?? existing?.sourceId);
       org.put(freeze(record));
       records.push(record);
     });
@@ -702,10 +705,10 @@ export class ReviewIndex {
   }
 
   /** The external ids of an organization's reviews of one platform. */
-  externalIds(orgId: string, platform: string): string[] {
+  externalIds(orgId: string, platform: string, collectedBy?: string): string[] {
     const out: string[] = [];
     const org = this.orgs.get(orgId);
-    if (org) for (const review of org.byKey.values()) if (review.platform === platform) out.push(review.externalId);
+    if (org) for (const review of org.byKey.values()) if (review.platform === platform && (collectedBy === undefined || review.sourceId === collectedBy)) out.push(review.externalId);
     return out;
   }
 

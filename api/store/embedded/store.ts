@@ -719,7 +719,27 @@ export class EmbeddedStore implements Store {
         const o = this.recordsEvents(orgId) ? v.map((r) => removedMessage(r, at)) : [];
         return { entries: v.length > 0 ? [o.length > 0 ? { t: 'removed', v, o } : { t: 'removed', v }] : [], result: v.length };
       }, true),
-    externalIds: async (orgId, platform) => this.index.externalIds(orgId, platform),
+    externalIds: async (orgId, platform, collectedBy) => this.index.externalIds(orgId, platform, collectedBy),
+    findByExternalIds: async (orgId, platform, externalIds) => {
+      const out: Review[] = [];
+      for (const externalId of externalIds) {
+        const live = this.index.findByExternal(orgId, platform, externalId);
+        if (live) out.push(live);
+      }
+      return out;
+    },
+    // Alone in its round, against the committed index, like a removal: the records as they are, less the marker.
+    disown: (orgId, platform, externalIds, sourceId) =>
+      this.commit(() => {
+        const v: Review[] = [];
+        for (const externalId of new Set(externalIds)) {
+          const live = this.index.findByExternal(orgId, platform, externalId);
+          if (!live || live.sourceId !== sourceId) continue;
+          const { sourceId: _gone, ...rest } = live;
+          v.push({ ...rest, aiThemes: [...live.aiThemes] });
+        }
+        return { entries: v.length > 0 ? [{ t: 'reviews', v }] : [], result: v.length };
+      }, true),
     listRemoved: async (orgId) => [...(this.removedMap.get(orgId)?.values() ?? [])].sort((a, b) => b.date.localeCompare(a.date) || b.id.localeCompare(a.id)),
   };
 
@@ -833,7 +853,7 @@ export class EmbeddedStore implements Store {
       const at = inBatch.get(natural);
       if (at !== undefined) {
         const earlier = records[at]!;
-        records[at] = checked(makeRecord(input, input.date, earlier.id, orgId, earlier.createdAt, stamp));
+        records[at] = checked(makeRecord(input, input.date, earlier.id, orgId, earlier.createdAt, stamp, input.sourceId ?? earlier.sourceId));
         continue;
       }
       const live = this.index.findByExternal(orgId, input.platform, input.externalId);
@@ -842,7 +862,7 @@ export class EmbeddedStore implements Store {
       into.befores.push(live);
       if (existing) {
         into.updated++;
-        records.push(checked(makeRecord(input, input.date, existing.id, orgId, existing.createdAt, stamp)));
+        records.push(checked(makeRecord(input, input.date, existing.id, orgId, existing.createdAt, stamp, input.sourceId ?? existing.sourceId)));
       } else {
         into.imported++;
         records.push(checked(makeRecord(input, input.date, newId('rev'), orgId, stamp, stamp)));

@@ -37,7 +37,7 @@ export function reviewKey(orgId: string, platform: string, externalId: string): 
 }
 
 export function toDocument(review: Review): ReviewDocument {
-  return {
+  const doc: ReviewDocument = {
     _id: reviewKey(review.orgId, review.platform, review.externalId),
     id: review.id,
     orgId: review.orgId,
@@ -59,13 +59,16 @@ export function toDocument(review: Review): ReviewDocument {
     updatedAt: new Date(review.updatedAt),
     sentimentE6: review.sentiment === null ? null : sentimentUnits(review.sentiment),
   };
+  // Absent, not null, when no source collected it: an upsert's `$set` then keeps the stored one.
+  if (review.sourceId !== undefined) doc.sourceId = review.sourceId;
+  return doc;
 }
 
 const iso = (value: Date | string): string => (value instanceof Date ? value.toISOString() : new Date(value).toISOString());
 
 /** The Review of a stored document; `_id` and `sentimentE6` stay behind. */
 export function fromDocument(doc: ReviewDocument): Review {
-  return {
+  const review: Review = {
     id: doc.id,
     orgId: doc.orgId,
     platform: doc.platform,
@@ -85,6 +88,8 @@ export function fromDocument(doc: ReviewDocument): Review {
     createdAt: iso(doc.createdAt),
     updatedAt: iso(doc.updatedAt),
   };
+  if (typeof doc.sourceId === 'string') review.sourceId = doc.sourceId;
+  return review;
 }
 
 /** The integer star range a rating filter means: minRating 3.5 is 4 and up. */

@@ -48,6 +48,7 @@ import {
   type OrgStore,
   type ReviewInput,
   type RemovedReview,
+  type Review,
   type ReviewModeration,
   type ReviewStore,
   type Source,
@@ -80,6 +81,9 @@ const DUPLICATE_KEY = 11000;
 
 /** Statements per bulk write: FerretDB 1.24 never answers ~100, 80 work. */
 export const WRITE_BATCH = 50;
+
+/** Natural keys per `$in` read. */
+const FIND_BATCH = 500;
 
 type WithMongoId<T> = T & { _id: string };
 
@@ -319,8 +323,26 @@ export class MongoStore implements Store {
       }
       return removed;
     },
-    externalIds: async (orgId, platform) =>
-      (await this.reviewCol.find({ orgId, platform }, { projection: { _id: 0, externalId: 1 } }).toArray()).map((d) => d.externalId),
+    externalIds: async (orgId, platform, collectedBy) =>
+      (await this.reviewCol.find({ orgId, platform, ...(collectedBy !== undefined && { sourceId: collectedBy }) }, { projection: { _id: 0, externalId: 1 } }).toArray()).map((d) => d.externalId),
+    findByExternalIds: async (orgId, platform, externalIds) => {
+      const keys = [...new Set(externalIds)].map((e) => reviewKey(orgId, platform, e));
+      const out: Review[] = [];
+      for (let i = 0; i < keys.length; i += FIND_BATCH) {
+        for (const doc of await this.reviewCol.find({ _id: { $in: keys.slice(i, i + FIND_BATCH) } }, { projection: NO_OUTBOX }).toArray()) out.push(fromDocument(doc));
+      }
+      return out;
+    },
+    // Under the organization's review lock, like every write of reviews (see remove above).
+    disown: async (orgId, platform, externalIds, sourceId) => {
+      const keys = [...new Set(externalIds)].map((e) => reviewKey(orgId, platform, e));
+      let disowned = 0;
+      for (let i = 0; i < keys.length; i += WRITE_BATCH) {
+        const batch = keys.slice(i, i + WRITE_BATCH);
+        disowned += await withDocumentLock(this.lockCol, reviewsLock(orgId), async () => (await this.reviewCol.updateMany({ _id: { $in: batch }, sourceId }, { $unset: { sourceId: '' } })).modifiedCount);
+      }
+      return disowned;
+    },
     listRemoved: async (orgId) =>
       (await this.removedCol.find({ orgId }).sort({ date: -1, id: -1 }).toArray()).map(
         (doc): RemovedReview => ({ ...fromDocument(doc), removedAt: doc.removedAt.toISOString() }),
@@ -340,11 +362,11 @@ export class MongoStore implements Store {
           // Under the organization's review lock: a removal (remove above) never interleaves with it.
           const back = await withDocumentLock(this.lockCol, reviewsLock(orgId), async () => {
             // Removed reviews listed again come back as they were: their id and createdAt.
-            const found = await this.removedCol.find({ _id: { $in: batch.map((d) => d._id) } }, { projection: { id: 1, createdAt: 1, _events: 1 } }).toArray();
+            const found = await this.removedCol.find({ _id: { $in: batch.map((d) => d._id) } }, { projection: { id: 1, createdAt: 1, sourceId: 1, _events: 1 } }).toArray();
             const returning = new Map(found.map((b) => [b._id, b]));
             for (const doc of batch) {
               const was = returning.get(doc._id);
-              if (was) Object.assign(doc, { id: was.id, createdAt: was.createdAt });
+              if (was) Object.assign(doc, { id: was.id, createdAt: was.createdAt }, doc.sourceId === undefined && was.sourceId !== undefined && { sourceId: was.sourceId });
             }
             // A removal's events not relayed yet leave with the copy: relayed first (its removal did finish).
             const unrelayed = found.flatMap((b) => Object.values(b._events ?? {}));

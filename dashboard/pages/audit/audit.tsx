@@ -7,7 +7,7 @@ import { formatDateTime } from '../../format.ts';
 import { actionInWords, detailInWords, subjectInWords } from './words.ts';
 
 /** The webhook dispatcher disabling an endpoint by itself (a 410, 5 days of failures): written without a user, like the operator. */
-const byService = (r: AuditRecord): boolean => r.action === 'webhook.disabled' && !!r.details.reason && r.details.reason !== 'manual';
+const byService = (r: AuditRecord): boolean => (r.action === 'webhook.disabled' && !!r.details.reason && r.details.reason !== 'manual') || r.details.by === 'service';
 
 export function AuditPage(props: { session: SessionInfo }) {
   const staff = props.session.user!.role !== 'member';

@@ -30,6 +30,9 @@ export const AUDIT_WORDS: { readonly [A in AuditAction]: { what: string; subject
   'source.reconnected': { what: 'Reconnected source', subject: 'source' },
   'source.removed': { what: 'Removed source', subject: 'source' },
   'reviews.imported': { what: 'Imported reviews', subject: 'file' },
+  'reviews.removed': { what: 'Removed reviews', subject: 'source' },
+  'reviews.removal_held': { what: 'Held removals', subject: 'source' },
+  'reviews.removal_kept': { what: 'Kept reviews', subject: 'source' },
   'security.signed_in': { what: 'Signed in', subject: 'account' },
   'security.locked_out': { what: 'Sign-in locked', subject: 'account' },
   'webhook.created': { what: 'Added webhook endpoint', subject: 'endpoint' },
@@ -89,6 +92,8 @@ const reasonWords = (value: string): string => REASONS.find((r) => r.value === v
 /** The record's other facts in words: "Member → Admin", "as Admin", "reason: spam", "3 new, 1 updated, 0 rejected". */
 export function detailInWords(r: Pick<AuditRecord, 'details'>): string {
   const d = r.details;
+  // Written in words by the server (a source's removals, api/sources/sync.ts).
+  if (d.words) return d.words;
   if (d.from && d.to) return `${roleLabel(d.from)} → ${roleLabel(d.to)}`;
   if (d.role) return `as ${roleLabel(d.role)}`;
   if (d.expiresAt) return `expires ${formatDateTime(d.expiresAt)}`;

@@ -13,6 +13,7 @@ import { Loading, Notice, PageHeader, TableWrap } from '../../components/page.ts
 import { formatDateTime, formatNumber, formatRelative } from '../../format.ts';
 import { afterWord } from './after-word.ts';
 import { PATHS } from '../../router.ts';
+import { HeldRemovals } from './held-removals.tsx';
 
 type Choice = 'trustpilot' | 'yelp' | 'facebook' | 'g2' | 'capterra';
 
@@ -355,6 +356,16 @@ export function SourcesPage(props: { session: SessionInfo }) {
         <Notice tone="error" role="alert">
           {error}
         </Notice>
+      )}
+      {list && (
+        <HeldRemovals
+          sources={list.data}
+          staff={staff}
+          onDone={(text) => {
+            setStatus(text);
+            void load();
+          }}
+        />
       )}
       {syncing && (
         <div class="notice notice-info" role="status">

@@ -7,8 +7,8 @@
  * - A full pass (the first, `--full`, and once a day) reads every page; when
  *   it ends complete, the reviews this source collected that it did not list
  *   are removed (never after a failed or partial pass; never for Yelp; never
- *   a review the source never collected, such as a file import { sourceAuditTarget } from '../dashboard/audit-words.ts';
-import it never saw).
+ *   a review the source never collected, such as a file
+ *   import it never saw).
  *   A removal of more than 10 % of the source's live reviews (and more than
  *   5) is held for a person (`held`, service.ts release/keep) instead.
  * - An answer that is not the platform's documented shape fails the sync
@@ -30,6 +30,7 @@ import type { EnrichPool } from '../intelligence/pool.ts';
 import type { Logger } from '../logger.ts';
 import type { SecretBox } from '../secrets/secrets.ts';
 import { audit, OPERATOR } from '../dashboard/audit.ts';
+import { sourceAuditTarget } from '../dashboard/audit-words.ts';
 import type { HeldRemovals, Source, SourcePatch, SourceState, Store } from '../store/types.ts';
 import { AuthError, CredentialsError, PlatformError, RateLimitError, type ConnectorContext, type ImportRecord } from './connector.ts';
 import { CONNECTORS } from './connectors.ts';

@@ -237,7 +237,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
   const jobs: Jobs<SyncSummary> = config.redisUrl
     ? new BullJobs({ redisUrl: config.redisUrl, keyPrefix: config.redisKeyPrefix, handler, logger, skipped: (job) => ({ id: job.sourceId, state: 'active', fetched: 0, created: 0, updated: 0, removed: 0, rejected: [], requests: 0 }) })
     : new InProcessJobs({ handler, logger, due: (now) => dueSources(store, now), tickMs: Math.max(250, Math.min(15_000, minute / 4)) });
-  const sources = new SourcesService(store, box, jobs, minute);
+  const sources = new SourcesService(store, box, jobs, minute, { http: platformHttp, urls: config.sourceUrls, googleOAuth: config.googleOAuth });
   // Webhooks (CONTRACT §12): the outbox is filled by the store; deliveries run as keyed jobs, BullMQ when Redis is there.
   // The exchanges with receivers run in a thread of their own (delivery-thread.ts), beside the event loop.
   const deliveryClient = createThreadedDeliveryClient({ allow: config.webhookAllowNetworks, ca: trustedCas(), ...(options.dnsServers !== undefined && { dnsServers: options.dnsServers }) });

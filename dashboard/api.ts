@@ -261,11 +261,33 @@ export interface SourceItem {
   every: string;
   lastSyncAt: string | null;
   lastSuccessAt: string | null;
-  nextSyncAt: string;
+  /** Null while the source waits for a person (needs reconnecting): the same schedule as the CLI's. */
+  nextSyncAt: string | null;
   lastError: string | null;
   /** Removals a full pass held for a person (more than 10 % of the source's reviews); 0 when none. */
   heldRemovals: number;
   reviewCount: number;
+  /** The last sync's result (null before the first). */
+  lastResult: SyncResult | null;
+}
+export interface SyncResult {
+  at: string;
+  full: boolean;
+  outcome: 'succeeded' | 'failed' | 'refused';
+  fetched: number;
+  created: number;
+  updated: number;
+  removed: number;
+  rejected: number;
+  error: string | null;
+}
+/** A source that needs a person (the navigation's badge, the Overview's notice). */
+export interface SourceAttention {
+  id: string;
+  platform: SourcePlatform;
+  name: string;
+  state: 'needs_reauth' | 'failing';
+  lastError: string | null;
 }
 export interface SourceList {
   data: SourceItem[];

@@ -30,8 +30,11 @@ export const DASHBOARD_DIST = join(HERE, 'dist');
 
 /** Gzip budget for script + stylesheet: a dashboard that opens at once on a phone. */
 export const DASHBOARD_BUDGET = 30 * 1024;
-/** Gzip budget for the Overview page: the above plus its lazily loaded charts (uPlot ~22 KB). */
-export const OVERVIEW_BUDGET = 48 * 1024;
+/**
+ * Gzip budget for the Overview page: the above plus its lazily loaded charts (uPlot ~22 KB).
+ * 49 KiB since the sources that need a person are shown in every page's navigation and on the Overview (issue 39; it was 48).
+ */
+export const OVERVIEW_BUDGET = 49 * 1024;
 /** Gzip budget for the widget builder: every page's files plus the builder's own chunk. */
 export const BUILDER_BUDGET = 40 * 1024;
 /** Gzip budget for the Reviews page: every page's files plus its own chunk (filters, import, moderation, the review dialog). */

@@ -4,10 +4,18 @@
  * (canvases with ink on them), each text alternative says what the data says
  * (tables and sentences against /dashboard/api/overview and /api/v1/reviews/stats),
  * the chart library is fetched by the Overview only, an empty organization is
- * told how to import, axe finds nothing, the tables open from the keyboard,
- * and screenshots at 1280 and 390 px go to test-results/dashboard/.
+ * told how to import, a review source that needs a person is shown (notice
+ * and navigation badge) until it is reconnected, axe finds nothing, the tables
+ * and the notice's link work from the keyboard, and screenshots at 1280 and
+ * 390 px go to test-results/dashboard/. The review platforms are the local
+ * HTTPS fake of api/sources/testing (its certificate trusted by the service).
  */
 import { expect, test, type Browser, type BrowserContext, type Page } from '@playwright/test';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { trustpilotReviews } from '../api/sources/testing/generate.ts';
+import { PlatformFake } from '../api/sources/testing/platform-fake.ts';
 import { expectNoAxeViolations, ownerPassword, screenshots, signIn } from './support/dashboard.ts';
 import { startRealService, type RealService } from './support/real-server.ts';
 
@@ -47,9 +55,15 @@ async function tableRows(page: Page, figure: string): Promise<string[][]> {
   return rows.evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => (c.textContent ?? '').trim())));
 }
 
+let fake: PlatformFake;
+let caDir: string;
+
 test.beforeAll(async ({ browser }) => {
   test.setTimeout(150_000);
-  service = await startRealService();
+  fake = await PlatformFake.start();
+  caDir = mkdtempSync(join(tmpdir(), 'overview-e2e-ca-'));
+  writeFileSync(join(caDir, 'fake-ca.pem'), fake.ca);
+  service = await startRealService({ env: { NODE_EXTRA_CA_CERTS: join(caDir, 'fake-ca.pem'), TRUSTPILOT_API_URL: fake.urls().trustpilot } });
   context = await newContext(browser);
   page = await context.newPage();
 });
@@ -57,6 +71,8 @@ test.beforeAll(async ({ browser }) => {
 test.afterAll(async () => {
   await context?.close();
   await service?.stop();
+  await fake?.close();
+  if (caDir) rmSync(caDir, { recursive: true, force: true });
 });
 
 test('draws the three charts with text alternatives that say what the data says; only the Overview fetches the chart library', async () => {
@@ -188,5 +204,79 @@ test('an organization without reviews is told how to import them, with no empty 
     await expect(p).toHaveURL(/\/dashboard\/reviews$/);
   } finally {
     await empty.close();
+  }
+});
+
+test('a review source that needs reconnecting is on the Overview and beside Sources until it is reconnected', async ({ browser }) => {
+  const admin = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${service.admin.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${service.admin.token}`, 'content-type': 'application/json' },
+      ...(body !== undefined && { body: JSON.stringify(body) }),
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  };
+  // An organization of its own (the demo's figures stay as the tests above read them), with a Trustpilot source.
+  const org = (await admin('POST', '/admin/orgs', { name: 'Harbour Roasters', plan: 'growth' })).body.id as string;
+  const password = 'a long enough password for the test';
+  expect((await admin('POST', '/admin/users', { orgId: org, email: 'owner@harbour.example', role: 'owner', password })).status).toBe(201);
+  expect((await admin('POST', '/admin/users', { orgId: org, email: 'member@harbour.example', role: 'member', password })).status).toBe(201);
+  fake.trustpilotUnits.set('harbour-unit', trustpilotReviews(3, Date.now() - 3600_000, 'harbour'));
+  const added = await admin('POST', '/admin/sources', { orgId: org, platform: 'trustpilot', account: 'harbour-unit', name: 'Harbour shop', credentials: { apiKey: fake.keys.trustpilot } });
+  expect(added.status).toBe(201);
+  const id = added.body.id as string;
+  // The platform stops accepting the key; the source's sync (run here, waiting for it) makes it need reconnecting.
+  fake.force('trustpilot', { status: 401, body: { message: 'Unauthorized' } });
+  await expect.poll(async () => (await admin('POST', `/admin/sources/${id}/sync`)).body.state, { timeout: 60_000 }).toBe('needs_reauth');
+
+  const owner = await newContext(browser);
+  const member = await newContext(browser);
+  try {
+    const p = await owner.newPage();
+    await signIn(p, service.origin, 'owner@harbour.example', password);
+    await expect(p.getByRole('heading', { name: 'Overview', level: 1 })).toBeVisible();
+    const notice = p.getByRole('region', { name: 'A review source needs attention' });
+    await expect(notice).toContainText('Trustpilot Harbour shop: needs reconnecting (no reviews are collected until then).');
+    await expect(notice).toContainText('Trustpilot refused the credentials (401)');
+    await expect(notice).toContainText('Open Sources to reconnect it or see why.');
+    const sources = p.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Sources, 1 needs attention', exact: true });
+    await expect(sources).toHaveAttribute('data-attention', '1');
+    await expectNoAxeViolations(p, 'the Overview with a source that needs reconnecting');
+    await screenshots(p, 'overview-source-attention');
+    // At 390 px the navigation is behind Menu: the button carries the badge and says it.
+    await p.setViewportSize({ width: 390, height: 844 });
+    await expect(p.getByRole('button', { name: 'Menu, current page: Overview; Sources: 1 needs attention' })).toHaveAttribute('data-attention', '1');
+    await expectNoAxeViolations(p, 'the Overview at 390 px with a source that needs reconnecting');
+    await p.setViewportSize({ width: 1280, height: 800 });
+
+    // From the keyboard: the notice's link leads to Sources.
+    const link = notice.getByRole('link', { name: 'Open Sources' });
+    let reached = false;
+    for (let i = 0; i < 40 && !reached; i++) {
+      await p.keyboard.press('Tab');
+      reached = await link.evaluate((el) => el === document.activeElement);
+    }
+    expect(reached, 'Tab reaches Open Sources').toBe(true);
+    await p.keyboard.press('Enter');
+    await expect(p.getByRole('heading', { name: 'Sources', level: 1 })).toBeVisible();
+    await expect(p.getByRole('region', { name: 'Sources' })).toContainText('Needs reconnecting');
+
+    // A Member is told too, with who can reconnect.
+    const m = await member.newPage();
+    await signIn(m, service.origin, 'member@harbour.example', password);
+    await expect(m.getByRole('region', { name: 'A review source needs attention' })).toContainText('Open Sources to see why; an Owner or Admin can reconnect.');
+    await expectNoAxeViolations(m, 'the Overview of a Member with a source that needs reconnecting');
+
+    // Reconnected (here by the CLI's admin API): resolved, the notice and the badge go at the next page.
+    expect((await admin('POST', `/admin/sources/${id}/reconnect`, { credentials: { apiKey: fake.keys.trustpilot } })).body.state).toBe('active');
+    await p.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Overview', exact: true }).click();
+    await expect(p.getByRole('heading', { name: 'Overview', level: 1 })).toBeVisible();
+    await expect(p.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Sources', exact: true })).toBeVisible();
+    await expect(p.locator('[data-attention]')).toHaveCount(0);
+    await expect(p.getByRole('region', { name: /needs? attention/ })).toHaveCount(0);
+  } finally {
+    await owner.close();
+    await member.close();
+    fake.trustpilotUnits.delete('harbour-unit');
   }
 });

@@ -3,13 +3,19 @@
  * HTTPS, with a local HTTPS fake of the platforms (test code: the fake of
  * api/sources/testing, its certificate trusted by the service through
  * NODE_EXTRA_CA_CERTS, its URLs given as TRUSTPILOT_API_URL and Google's):
- * connect Trustpilot from the keyboard, Sync now, the reviews in the Reviews
- * page and in a widget's public data; Google's OAuth flow through the fake's
- * consent and token endpoints, then the location; remove with the confirm
- * dialog from the keyboard (Escape cancels); a Member sees no buttons; a
- * large removal held for a person (Remove them / Keep them); axe on
- * every state; at 390 px each source is a card whose actions are on screen
- * and work (no sideways scrolling); screenshots at 1280 and 390 px.
+ * connect Trustpilot from the keyboard (a wrong key first: refused in the
+ * dialog, nothing connected), its first sync's outcome in words at once, the
+ * same schedule as the admin API's, Sync now, the reviews in the Reviews page
+ * and in a widget's public data; a failed sync said as a failure; Full sync
+ * removing what the platform no longer lists, its result kept after a reload;
+ * Google's OAuth flow through the fake's consent and token endpoints, then the
+ * location; remove with the confirm dialog from the keyboard (Escape cancels);
+ * a source that needs reconnecting shown in the navigation (a badge with an
+ * accessible name) and on the Overview until it is reconnected, a wrong key on
+ * Reconnect refused in the dialog; a Member sees no buttons; a large removal
+ * held for a person (Remove them / Keep them); axe on every
+ * state; at 390 px each source is a card whose actions are on screen and work
+ * (no sideways scrolling); screenshots at 1280 and 390 px.
  */
 import { expect, test, type BrowserContext, type Page } from '@playwright/test';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -48,6 +54,14 @@ async function shots(p: Page, name: string): Promise<void> {
 
 /** The visible notice (the live region beside it says the same for screen readers). */
 const notice = (p: Page, text: string) => p.getByRole('main').locator('.notice', { hasText: text });
+/** The navigation's Sources link, by its accessible name (a source that needs a person adds ", 1 needs attention"). */
+const sourcesLink = (p: Page, name = 'Sources') => p.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name, exact: true });
+/** The source as the admin API (the CLI's `sources list`) reports it. */
+async function adminSource(platform: string): Promise<{ nextSyncAt: string | null; state: string }> {
+  const res = await fetch(`${service.admin.url}/admin/sources?orgId=${service.banner.orgId}`, { headers: { authorization: `Bearer ${service.admin.token}` } });
+  const { data } = (await res.json()) as { data: { platform: string; nextSyncAt: string | null; state: string }[] };
+  return data.find((s) => s.platform === platform)!;
+}
 const row = (p: Page, platform: string) => p.getByRole('region', { name: 'Sources' }).getByRole('row').filter({ has: p.getByRole('cell', { name: platform, exact: true }) });
 
 test.beforeAll(async ({ browser }) => {
@@ -120,14 +134,37 @@ test('connects Trustpilot from the keyboard, syncs it, and its reviews reach the
   await page.keyboard.type('Web shop');
   await page.keyboard.press('Tab'); // API key
   await expect(dialog.getByLabel('API key')).toBeFocused();
+  // A wrong key first: Trustpilot refuses it, the dialog says so and nothing is connected.
+  await page.keyboard.type('not-the-trustpilot-key');
+  await page.keyboard.press('Enter');
+  await expect(dialog.getByRole('alert')).toHaveText('Trustpilot refused the API key (HTTP 401): check it and try again. Nothing was saved.');
+  await expect(dialog).toBeVisible();
+  await expect(page.getByText('No source is connected yet.')).toBeVisible();
+  await expectNoAxeViolations(page, 'Connect source, key refused');
+  await shots(page, 'sources-connect-refused');
+  await dialog.getByLabel('API key').focus();
+  await page.keyboard.press('ControlOrMeta+A');
   await page.keyboard.type(fake.keys.trustpilot);
   await shots(page, 'sources-connect');
   await page.keyboard.press('Enter');
   await expect(dialog).toBeHidden();
-  await expect(notice(page, 'Trustpilot Web shop connected.')).toBeVisible();
+  await expect(notice(page, 'Trustpilot Web shop connected: Trustpilot accepted the API key.')).toBeVisible();
   await expect(row(page, 'Trustpilot')).toContainText('e2e-unit');
   // The credential is nowhere on the page.
   expect(await page.content()).not.toContain(fake.keys.trustpilot);
+  // The first sync starts at once, and its outcome is said in words (and kept in the row's Last sync).
+  // The full pass removes the demo's Trustpilot reviews that the platform does not list (how many is the demo's).
+  await expect(notice(page, 'First sync of Trustpilot Web shop done:')).toHaveText(/^First sync of Trustpilot Web shop done: 12 fetched, 12 created, 0 updated, \d+ removed, 0 rejected\.$/, { timeout: SYNC_MS });
+  await expect(row(page, 'Trustpilot').getByRole('cell', { name: /Full sync: 12 created, 0 updated, \d+ removed/ })).toBeVisible();
+  // The same schedule as the admin API (the CLI's nextSyncAt): the cell's time is that instant, about an hour away.
+  const scheduled = await adminSource('trustpilot');
+  expect(scheduled.nextSyncAt).not.toBeNull();
+  const when = await page.evaluate((iso) => new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(iso)), scheduled.nextSyncAt!);
+  const next = row(page, 'Trustpilot').locator('td.s-next');
+  await expect(next).toHaveAttribute('title', when);
+  await expect(next).toContainText(/in (1 hour|\d+ minutes)$/);
+  await expectNoAxeViolations(page, 'Sources, after the first sync');
+  await shots(page, 'sources-first-sync');
 
   // Sync now: progress while it runs, then the summary (the background first sync may have taken some already).
   // The demo's Trustpilot reviews, imported from a file, were never collected by this source: they stay.
@@ -152,6 +189,37 @@ test('connects Trustpilot from the keyboard, syncs it, and its reviews reach the
   expect(found.some((body) => body.includes('Customer 1') || /TRUSTPILOT/i.test(body))).toBe(true);
 });
 
+test('says a failed sync is a failure, and Full sync removes what the platform no longer lists, its result kept after a reload', async () => {
+  await page.goto(`${service.origin}/dashboard/sources`);
+  fake.force('trustpilot', { status: 500, body: { message: 'Internal server error' } });
+  await row(page, 'Trustpilot').getByRole('button', { name: 'Sync now: Trustpilot Web shop' }).click();
+  const failed = page.getByRole('main').getByRole('alert');
+  await expect(failed).toHaveText('Sync of Trustpilot Web shop failed: Trustpilot is failing (500); it will be tried again with back-off. Nothing was removed.', { timeout: SYNC_MS });
+  await expect(failed).toHaveClass(/notice-error/);
+  await expect(row(page, 'Trustpilot').getByRole('cell', { name: /Failed: see the last error/ })).toBeVisible();
+  await expect(row(page, 'Trustpilot').getByRole('cell', { name: /Trustpilot is failing \(500\)/ })).toBeVisible();
+  await expectNoAxeViolations(page, 'Sources, a failed sync');
+  await shots(page, 'sources-sync-failed');
+
+  // The newest review is deleted on Trustpilot: only a full pass sees it gone.
+  const deleted = fake.trustpilot.shift()!;
+  const full = row(page, 'Trustpilot').getByRole('button', { name: 'Full sync: Trustpilot Web shop' });
+  await full.focus();
+  await page.keyboard.press('Enter');
+  await expect(notice(page, 'Full sync of Trustpilot Web shop')).toHaveText(/^Full sync of Trustpilot Web shop done: 11 fetched, 0 created, \d+ updated, 1 removed, 0 rejected\.$/, { timeout: SYNC_MS });
+  await expect(row(page, 'Trustpilot').getByRole('cell', { name: '11', exact: true })).toBeVisible();
+  await page.reload();
+  await expect(row(page, 'Trustpilot').getByRole('cell', { name: /Full sync: 0 created, \d+ updated, 1 removed/ })).toBeVisible();
+  await expect(row(page, 'Trustpilot').locator('td.s-error')).toContainText('–');
+  await expectNoAxeViolations(page, 'Sources, after Full sync');
+  await shots(page, 'sources-full-sync');
+  // Listed again on the platform: the next full pass brings it back.
+  fake.trustpilot.unshift(deleted);
+  await row(page, 'Trustpilot').getByRole('button', { name: 'Full sync: Trustpilot Web shop' }).click();
+  await expect(notice(page, 'Full sync of Trustpilot Web shop')).toHaveText(/^Full sync of Trustpilot Web shop done: 12 fetched, \d+ created, \d+ updated, 0 removed, 0 rejected\.$/, { timeout: SYNC_MS });
+  await expect(row(page, 'Trustpilot').getByRole('cell', { name: '12', exact: true })).toBeVisible();
+});
+
 test('connects Google through the OAuth consent and token exchange, then the location', async () => {
   await page.goto(`${service.origin}/dashboard/sources`);
   await page.getByRole('button', { name: 'Connect Google' }).click();
@@ -166,7 +234,8 @@ test('connects Google through the OAuth consent and token exchange, then the loc
   await location.getByRole('combobox', { name: 'Location' }).selectOption({ label: 'High street café (Acme Coffee Roasters)' });
   await location.getByLabel('Name (optional)').fill('High street');
   await page.getByRole('button', { name: 'Connect location' }).click();
-  await expect(notice(page, 'Google High street connected.')).toBeVisible();
+  await expect(notice(page, 'Google High street connected: Google accepted the authorization.')).toBeVisible();
+  await expect(notice(page, 'First sync of Google High street done:')).toHaveText(/^First sync of Google High street done: 1 fetched, 1 created, 0 updated, \d+ removed, 0 rejected\.$/, { timeout: SYNC_MS });
   await expect(location).toHaveCount(0);
   await row(page, 'Google').getByRole('button', { name: 'Sync now: Google High street' }).click();
   await expect(page.getByText(/Sync of Google High street done: 1 fetched/)).toBeVisible({ timeout: SYNC_MS });
@@ -198,30 +267,74 @@ test('removes a source with the confirmation dialog, from the keyboard', async (
   await expect(row(page, 'Trustpilot')).toHaveCount(1);
 });
 
-test('a refused key puts the source in Needs reconnecting; Reconnect with a new key, from the keyboard', async () => {
+test('a refused key puts the source in Needs reconnecting, shown in the navigation and on the Overview until it is reconnected; a wrong key on Reconnect changes nothing', async () => {
   await page.goto(`${service.origin}/dashboard/sources`);
+  await expect(sourcesLink(page)).toBeVisible();
   fake.force('trustpilot', { status: 401, body: { message: 'Unauthorized' } });
   await row(page, 'Trustpilot').getByRole('button', { name: 'Sync now: Trustpilot Web shop' }).click();
   await expect(row(page, 'Trustpilot').getByText('Needs reconnecting')).toBeVisible({ timeout: SYNC_MS });
+  await expect(page.getByRole('main').getByRole('alert')).toHaveText('Sync of Trustpilot Web shop failed: Trustpilot refused the credentials (401): reconnect the source with new credentials.');
   await expect(row(page, 'Trustpilot').getByRole('button', { name: 'Sync now: Trustpilot Web shop' })).toBeDisabled();
+  await expect(row(page, 'Trustpilot').getByRole('button', { name: 'Full sync: Trustpilot Web shop' })).toBeDisabled();
+  // No sync runs until a person reconnects it: the page and the admin API (the CLI) say the same.
+  await expect(row(page, 'Trustpilot').locator('td.s-next')).toContainText('After reconnecting');
+  await expect.poll(async () => (await adminSource('trustpilot')).nextSyncAt).toBeNull();
+  // The navigation says so on every page, in words for assistive technology.
+  await expect(sourcesLink(page, 'Sources, 1 needs attention')).toBeVisible();
+  // The badge beside it (drawn from data-attention) shows the count.
+  await expect(sourcesLink(page, 'Sources, 1 needs attention')).toHaveAttribute('data-attention', '1');
   await expectNoAxeViolations(page, 'Sources, needs reconnecting');
   await shots(page, 'sources-needs-reauth');
+
+  // The Overview too, with the way to Sources.
+  await sourcesLink(page, 'Sources, 1 needs attention').focus();
+  await page.keyboard.press('Shift+Tab');
+  await page.keyboard.press('Shift+Tab');
+  await page.keyboard.press('Shift+Tab');
+  await expect(page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Overview', exact: true })).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect(page.getByRole('heading', { name: 'Overview', level: 1 })).toBeVisible();
+  const attention = page.getByRole('region', { name: 'A review source needs attention' });
+  await expect(attention).toContainText('Trustpilot Web shop: needs reconnecting (no reviews are collected until then). Trustpilot refused the credentials (401): reconnect the source with new credentials.');
+  await expect(sourcesLink(page, 'Sources, 1 needs attention')).toBeVisible();
+  await expectNoAxeViolations(page, 'Overview, a source needs attention');
+  await shots(page, 'overview-attention');
+  await attention.getByRole('link', { name: 'Open Sources' }).click();
+  await expect(page.getByRole('heading', { name: 'Sources', level: 1 })).toBeVisible();
+
   const reconnect = row(page, 'Trustpilot').getByRole('button', { name: 'Reconnect Trustpilot Web shop' });
   await reconnect.focus();
   await page.keyboard.press('Enter');
   const dialog = page.getByRole('dialog', { name: 'Reconnect Trustpilot Web shop' });
   await expect(dialog).toBeVisible();
   await expect(dialog.getByLabel('New API key', { exact: true })).toBeFocused();
+  // A wrong key: refused in the dialog; the source stays as it was (no "reconnected", still needs reconnecting).
+  await page.keyboard.type('another-wrong-key');
+  await page.keyboard.press('Enter');
+  await expect(dialog.getByRole('alert')).toHaveText('Trustpilot refused the API key (HTTP 401): check it and try again. Nothing was saved.');
+  await expectNoAxeViolations(page, 'Reconnect, key refused');
+  await shots(page, 'sources-reconnect-refused');
+  await expect(row(page, 'Trustpilot').getByText('Needs reconnecting')).toBeVisible();
+  await dialog.getByLabel('New API key', { exact: true }).focus();
+  await page.keyboard.press('ControlOrMeta+A');
   await page.keyboard.type(fake.keys.trustpilot);
   await page.keyboard.press('Enter');
   await expect(dialog).toBeHidden();
-  await expect(notice(page, 'Trustpilot Web shop reconnected.')).toBeVisible();
+  await expect(notice(page, 'Trustpilot Web shop reconnected: Trustpilot accepted the new API key.')).toBeVisible();
   await expect(row(page, 'Trustpilot').getByText('Active')).toBeVisible();
+  await expect(notice(page, 'Sync of Trustpilot Web shop after reconnecting')).toHaveText(/^Sync of Trustpilot Web shop after reconnecting done: \d+ fetched, 0 created, 0 updated, 0 removed, 0 rejected\.$/, { timeout: SYNC_MS });
+  // Resolved: the badge is gone, and so is the Overview's notice.
+  await expect(sourcesLink(page)).toBeVisible();
+  await expect(page.locator('[data-attention]')).toHaveCount(0);
+  await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Overview', exact: true }).click();
+  await expect(page.getByRole('heading', { name: 'Overview', level: 1 })).toBeVisible();
+  await expect(page.locator('dl.stats')).toBeVisible();
+  await expect(page.getByRole('region', { name: /needs? attention/ })).toHaveCount(0);
   expect(await page.content()).not.toContain(fake.keys.trustpilot);
 });
 
 test('at 390 px each source is a card: its actions are on screen and work, nothing scrolls sideways', async () => {
-  // A second source with a long name and alias (the widest card), and Trustpilot refused again (three buttons: the most a card holds).
+  // A second source with a long name and alias (the widest card), and Trustpilot refused again (four buttons: the most a card holds).
   fake.yelp = [{ id: 'y-e2e-1', url: 'https://www.yelp.com/biz/x?hrid=y-e2e-1', text: 'Great coffee.', rating: 5, time_created: '2026-11-20 09:30:00', user: { name: 'Yolanda' } }];
   const added = await fetch(`${service.admin.url}/admin/sources`, {
     method: 'POST',
@@ -247,7 +360,7 @@ test('at 390 px each source is a card: its actions are on screen and work, nothi
   expect(widths.wrap[0], 'the sources scroll sideways').toBeLessThanOrEqual(widths.wrap[1]!);
   // Every source's every button is wholly inside the 390 px viewport (not merely in the document).
   const buttons = region.getByRole('button');
-  await expect(buttons).toHaveCount(5); // Trustpilot: Sync now, Reconnect, Remove; Yelp: Sync now, Remove.
+  await expect(buttons).toHaveCount(6); // Trustpilot: Sync now, Full sync, Reconnect, Remove; Yelp (no full sync: it never removes): Sync now, Remove.
   for (const button of await buttons.all()) {
     // Measured before anything scrolls (scrolling it into view could scroll the list sideways and hide the problem).
     const box = (await button.boundingBox())!;
@@ -269,7 +382,7 @@ test('at 390 px each source is a card: its actions are on screen and work, nothi
   const dialog = page.getByRole('dialog', { name: 'Reconnect Trustpilot Web shop' });
   await dialog.getByLabel('New API key').fill(fake.keys.trustpilot);
   await dialog.getByRole('button', { name: 'Reconnect' }).click();
-  await expect(notice(page, 'Trustpilot Web shop reconnected.')).toBeVisible();
+  await expect(notice(page, 'Trustpilot Web shop reconnected:')).toBeVisible();
   await row(page, 'Yelp').getByRole('button', { name: 'Remove Yelp Neighbourhood coffee roastery, Mission District' }).click();
   await expect(page.getByRole('dialog', { name: 'Remove Yelp Neighbourhood coffee roastery, Mission District?' })).toBeVisible();
   await page.keyboard.press('Escape');

@@ -129,15 +129,26 @@ describe('admin CLI: sources', () => {
     // Nothing else changed: nothing is written or counted again (issue 34 item 9).
     expect(await json(null, 'sources', 'sync', id, '--full')).toMatchObject({ removed: 1, created: 0, updated: 0, requests: 3 });
 
-    const yelp = await json(JSON.stringify({ apiKey: 'wrong-yelp-key-secret' }), 'sources', 'add', '--org', orgId, '--platform', 'yelp', '--account', 'acme-tacos');
-    // (The scheduler may have tried it first: then this run makes no call either.)
-    expect(await json(null, 'sources', 'sync', yelp.id as string)).toMatchObject({ state: 'needs_reauth' });
+    // A wrong key is refused before anything is stored: one call to Yelp, a message naming it, no source.
+    const wrong = await cli(JSON.stringify({ apiKey: 'wrong-yelp-key-secret' }), 'sources', 'add', '--org', orgId, '--platform', 'yelp', '--account', 'acme-tacos', '--json');
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toMatch(/Yelp refused the API key \(HTTP 401\): check it and try again\. Nothing was saved\./);
     expect(fake.count('yelp')).toBe(1);
+    expect(((await json(null, 'sources', 'list', '--org', orgId)).data as unknown[]).length).toBe(1);
+    const yelp = await json(JSON.stringify({ apiKey: fake.keys.yelp }), 'sources', 'add', '--org', orgId, '--platform', 'yelp', '--account', 'acme-tacos');
+    // The platform stops accepting the key: the sync (the first one, started at once, may have run just before) needs a person.
+    fake.force('yelp', { status: 401, body: { error: { code: 'UNAUTHORIZED_ACCESS_TOKEN', description: 'The access token provided is not currently able to query this endpoint.' } } });
+    expect(await json(null, 'sources', 'sync', yelp.id as string)).toMatchObject({ state: 'needs_reauth' });
+    const calls = fake.count('yelp');
     expect(await json(null, 'sources', 'sync', yelp.id as string)).toMatchObject({ state: 'needs_reauth', requests: 0 });
+    expect(fake.count('yelp')).toBe(calls);
+    // Reconnecting with a wrong key changes nothing; with the right one the source is active again.
+    const stillWrong = await cli(JSON.stringify({ apiKey: 'wrong-yelp-key-secret' }), 'sources', 'reconnect', yelp.id as string, '--json');
+    expect([stillWrong.code, /Yelp refused the API key/.test(stillWrong.stderr)]).toEqual([1, true]);
+    expect(((await json(null, 'sources', 'list', '--org', orgId)).data as { id: string; state: string }[]).find((s) => s.id === yelp.id)?.state).toBe('needs_reauth');
     const reconnected = await json(JSON.stringify({ apiKey: fake.keys.yelp }), 'sources', 'reconnect', yelp.id as string);
     expect(reconnected).toMatchObject({ id: yelp.id, state: 'active' });
     expect(await json(null, 'sources', 'sync', yelp.id as string)).toMatchObject({ state: 'active', requests: 1 });
-    expect(fake.count('yelp')).toBeGreaterThanOrEqual(2);
 
     const list = await json(null, 'sources', 'list', '--org', orgId);
     const items = list.data as Record<string, unknown>[];

@@ -21,7 +21,7 @@ import { changeRole, invite, listMembers, removeMember, revokeInvitation } from 
 import { auditLog, overview } from './routes/overview.ts';
 import { hideReview, listReviews, showReview } from './routes/reviews.ts';
 import { importStatus, importUpload } from './routes/reviews-import.ts';
-import { connectGoogle, connectSource, googleCallback, GoogleConnections, googleLocations, GOOGLE_CALLBACK_PATH, keepRemovals, listSources, reconnectSource, releaseRemovals, removeSource, startGoogle, syncSourceNow } from './routes/sources.ts';
+import { connectGoogle, connectSource, googleCallback, GoogleConnections, googleLocations, GOOGLE_CALLBACK_PATH, keepRemovals, listSources, reconnectSource, releaseRemovals, removeSource, sourcesNeedingAttention, startGoogle, syncSourceNow } from './routes/sources.ts';
 import { acceptInvitation, lookupInvitation, showSession, signIn, signOut, switchOrganization } from './routes/session.ts';
 import { createWebhook, disableWebhook, enableWebhook, listWebhooks, removeWebhook, replayWebhook, rotateWebhookSecret, showWebhook, testWebhook, webhookDeliveries } from './routes/webhooks.ts';
 import { createDashboardWidget, previewWidget, showWidget, updateDashboardWidget, widgetList } from './routes/widgets.ts';
@@ -85,6 +85,7 @@ export function dashboardRouter(deps: DashboardDeps & { assets: DashboardAssets 
   // Review sources: everyone sees the list; Owner and Admin connect, sync, reconnect and remove.
   const google = new GoogleConnections();
   api.get('/sources', signedIn, listSources(deps, google));
+  api.get('/sources/attention', signedIn, sourcesNeedingAttention(deps));
   api.post('/sources', staff, connectSource(deps));
   api.post('/sources/google/start', staff, startGoogle(deps, google));
   api.get('/sources/google/locations', staff, googleLocations(deps, google));

@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestService, type TestService } from '../test/harness.ts';
 import { trustpilotReviews } from '../sources/testing/generate.ts';
 import { PlatformFake } from '../sources/testing/platform-fake.ts';
@@ -71,6 +71,7 @@ beforeAll(async () => {
     redis: false,
     env: {
       TRUSTPILOT_API_URL: urls.trustpilot,
+      YELP_API_URL: urls.yelp,
       GOOGLE_BUSINESS_API_URL: urls.googleBusiness,
       GOOGLE_OAUTH_TOKEN_URL: urls.googleToken,
       GOOGLE_OAUTH_AUTHORIZE_URL: urls.googleAuthorize,
@@ -102,6 +103,7 @@ describe('dashboard sources', () => {
 
   it('lets an Owner connect, sync, reconnect and remove a Trustpilot source, audited, with the credentials in no answer', async () => {
     owner = await signedIn('owner@example.com', 'owner');
+    member = await signedIn('member@example.com', 'member');
     const empty = await owner.send('GET', '/dashboard/api/sources');
     expect(empty.status).toBe(200);
     expect(empty.body).toMatchObject({ data: [], google: { configured: true, authorized: false, redirectUri: `${t.service.config.publicUrl}/dashboard/sources/google/callback` } });
@@ -140,8 +142,50 @@ describe('dashboard sources', () => {
     expect(actions.map((r) => r.target.label)).toEqual(['Trustpilot source “Shop” (business unit unit-1)', 'Trustpilot source “Shop” (business unit unit-1)']);
   });
 
+  it('proves a key before keeping it: a wrong one on connect or reconnect is a 400 naming the platform and changes nothing; the attention list and the last result follow', async () => {
+    type Item = { id: string; state: string; nextSyncAt: string | null; lastResult: Record<string, unknown> | null };
+    const listed = async () => (await owner.send('GET', '/dashboard/api/sources')).body.data as Item[];
+    const audits = async () => ((await owner.send('GET', '/dashboard/api/audit')).body.data as { action: string }[]).map((r) => r.action);
+    const auditsBefore = await audits();
+
+    const yelpCalls = fake.count('yelp');
+    const wrong = await owner.send('POST', '/dashboard/api/sources', { platform: 'yelp', account: 'acme-tacos', credentials: { apiKey: 'a-wrong-yelp-key' } });
+    expect([wrong.status, wrong.body.error, wrong.body.message]).toEqual([400, 'credentials_refused', 'Yelp refused the API key (HTTP 401): check it and try again. Nothing was saved.']);
+    expect(fake.count('yelp') - yelpCalls).toBe(1);
+    expect((await listed()).map((s) => s.id)).toEqual([sourceId]);
+
+    // The syncs ran (the reconnect above started one at once) and the last one's result is on the source.
+    await vi.waitFor(async () => expect((await listed())[0]!.lastResult).toMatchObject({ outcome: 'succeeded', error: null }), { timeout: 30_000, interval: 100 });
+    expect((await owner.send('GET', '/dashboard/api/sources/attention')).body).toEqual({ data: [] });
+
+    // The platform stops accepting the key: the source needs a person, everywhere.
+    fake.force('trustpilot', { status: 401, body: { message: 'Unauthorized' } });
+    expect((await owner.send('POST', `/dashboard/api/sources/${sourceId}/sync`)).body).toMatchObject({ state: 'needs_reauth' });
+    const waiting = (await listed())[0]!;
+    expect(waiting).toMatchObject({ state: 'needs_reauth', nextSyncAt: null, lastResult: { outcome: 'refused', error: expect.stringMatching(/^Trustpilot refused the credentials \(401\)/) } });
+    expect((await member.send('GET', '/dashboard/api/sources/attention')).body).toEqual({
+      data: [{ id: sourceId, platform: 'trustpilot', name: 'Shop', state: 'needs_reauth', lastError: expect.stringMatching(/^Trustpilot refused the credentials/) }],
+    });
+
+    const refused = await owner.send('POST', `/dashboard/api/sources/${sourceId}/reconnect`, { credentials: { apiKey: 'still-a-wrong-key' } });
+    expect([refused.status, refused.body.error, refused.body.message]).toEqual([400, 'credentials_refused', 'Trustpilot refused the API key (HTTP 401): check it and try again. Nothing was saved.']);
+    expect((await listed())[0]).toEqual(waiting);
+    expect(await audits()).toEqual(auditsBefore);
+
+    const reconnected = await owner.send('POST', `/dashboard/api/sources/${sourceId}/reconnect`, { credentials: { apiKey: fake.keys.trustpilot } });
+    expect(reconnected.body).toMatchObject({ id: sourceId, state: 'active' });
+    expect((await owner.send('GET', '/dashboard/api/sources/attention')).body).toEqual({ data: [] });
+
+    // Full sync: a review the platform no longer lists is removed, and the result says so.
+    const gone = fake.trustpilot.shift()!;
+    const full = await owner.send('POST', `/dashboard/api/sources/${sourceId}/sync?full=true`);
+    expect(full.body).toMatchObject({ state: 'active', fetched: 29, removed: 1 });
+    expect((await listed())[0]!.lastResult).toMatchObject({ outcome: 'succeeded', full: true, removed: 1, error: null });
+    fake.trustpilot.unshift(gone);
+    expect((await owner.send('POST', `/dashboard/api/sources/${sourceId}/sync?full=yes`)).status).toBe(400);
+  }, 90_000);
+
   it('refuses every change from a Member (403) and shows them the list', async () => {
-    member = await signedIn('member@example.com', 'member');
     expect((await member.send('GET', '/dashboard/api/sources')).status).toBe(200);
     const attempts = await Promise.all([
       member.send('POST', '/dashboard/api/sources', { platform: 'yelp', account: 'b', credentials: { apiKey: fake.keys.yelp } }),

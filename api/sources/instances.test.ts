@@ -123,8 +123,8 @@ describeOn(target, 'sources on two service processes (FerretDB + Redis)', () => 
       const millis = slots.map((s) => Number(s.split(':').at(-1))).sort((a, b) => a - b);
       for (let i = 1; i < millis.length; i++) expect((millis[i]! - millis[i - 1]!) % 2000).toBe(0);
       gaps.push(...millis.slice(1).map((m, i) => m - millis[i]!));
-      // One platform request per run (Yelp: one page), none from anywhere else.
-      expect(fake.requests.filter((r) => r.path.includes(`/biz-${n + 1}/`)).length).toBe(runs.length);
+      // One platform request per run (Yelp: one page), and the key's check when the source was added; none from anywhere else.
+      expect(fake.requests.filter((r) => r.path.includes(`/biz-${n + 1}/`)).length).toBe(runs.length + 1);
       for (const r of runs) pids.add(r.pid);
     }
     // The work was shared: more than one process ran syncs.

@@ -46,7 +46,7 @@ for (const subject of storeSubjects('sources-removal')) {
       deps = { store, box, http, urls: fake.urls(), googleOAuth: { clientId: 'client-id', clientSecret: 'client-secret' }, logger, pool: null, sleep: async () => undefined };
       // Release and keep use the store only: the jobs (schedules, sync now) are not called.
       const noJobs = {} as Jobs<SyncSummary>;
-      service = new SourcesService(store, box, noJobs, 60_000);
+      service = new SourcesService(store, box, noJobs, 60_000, { http, urls: fake.urls(), googleOAuth: deps.googleOAuth });
     }, 60_000);
     afterAll(async () => {
       http.close();

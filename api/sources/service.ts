@@ -2,6 +2,9 @@
  * Sources as the admin API and the dashboard use them (CONTRACT §11): add,
  * list, sync now, reconnect, remove. Credentials are sealed here, before the
  * store sees them, and never leave: `view` is the only shape answered.
+ * Credentials are proved first (verify.ts): add and reconnect store nothing
+ * until the platform served a page with them, and a new (or reconnected)
+ * source's sync starts at once, not on the scheduler's next look.
  */
 import type { SourceUrls } from '../config.ts';
 import { badRequest, notFound, ApiError } from '../errors.ts';
@@ -15,6 +18,7 @@ import { CredentialsError } from './connector.ts';
 import { CONNECTORS } from './connectors.ts';
 import { audit, OPERATOR } from '../dashboard/audit.ts';
 import { auditRemovals, removeAudited, syncSource, type SyncDeps, type SyncOutcome, type SyncSummary } from './sync.ts';
+import { verifyCredentials, type PlatformAccess } from './verify.ts';
 
 /** Who decides about held removals: a person on the dashboard, or the operator (admin API, CLI). */
 export type Decider = Parameters<typeof audit>[2];
@@ -61,6 +65,8 @@ export class SourcesService {
     private readonly box: SecretBox,
     private readonly jobs: Jobs<SyncSummary>,
     private readonly minuteMs: number,
+    /** The platforms, to prove credentials before they are stored. */
+    private readonly platforms: PlatformAccess,
   ) {}
 
   /** The handler the jobs run: a plain function of the job's data. */
@@ -71,14 +77,27 @@ export class SourcesService {
     };
   }
 
-  private seal(platform: SourcePlatform, id: string, credentials: unknown): string {
+  /** The platform's fields, checked (only these are kept); a 400 naming what is wrong. */
+  private parse(platform: SourcePlatform, credentials: unknown): unknown {
     try {
-      // Checked (the platform's fields) before anything is stored; only the checked fields are kept.
-      return this.box.sealJson(CONNECTORS[platform].parseCredentials(credentials), id);
+      return CONNECTORS[platform].parseCredentials(credentials);
     } catch (err) {
       if (err instanceof CredentialsError) throw badRequest(err.message, [{ parameter: 'credentials', message: err.message }]);
       throw err;
     }
+  }
+
+  /** Checked, then proved with one call to the platform (verify.ts), then sealed: nothing is stored before the platform accepted them. */
+  private async proved(orgId: string, platform: SourcePlatform, account: string, id: string, credentials: unknown): Promise<string> {
+    const checked = this.parse(platform, credentials);
+    await verifyCredentials(this.platforms, orgId, platform, account, checked);
+    return this.box.sealJson(checked, id);
+  }
+
+  /** Starts the source's sync now without waiting for it (its result lands on the source: `lastResult`). */
+  private syncSoon(id: string): void {
+    // The sync logs its own outcome; a source removed meanwhile is no error here.
+    this.jobs.runNow({ sourceId: id }).catch(() => undefined);
   }
 
   async add(input: AddSource): Promise<SourceView> {
@@ -92,6 +111,7 @@ export class SourcesService {
     const existing = (await this.store.sources.listByOrg(input.orgId)).find((s) => s.platform === platform);
     if (existing) throw new ApiError(409, 'conflict', `This organization already has a ${platform.toLowerCase()} source (${existing.id}); remove it first or reconnect it.`);
     const id = newId('src');
+    const credentials = await this.proved(input.orgId, platform, account, id, input.credentials);
     const now = new Date();
     const source: Source = {
       id,
@@ -101,7 +121,7 @@ export class SourcesService {
       name: (input.name ?? '').trim().slice(0, 200) || `${platform.charAt(0)}${platform.slice(1).toLowerCase()} ${account}`.slice(0, 200),
       state: 'active',
       everyMinutes,
-      credentials: this.seal(platform, id, input.credentials),
+      credentials,
       cursor: null,
       lastSyncAt: null,
       lastSuccessAt: null,
@@ -114,6 +134,7 @@ export class SourcesService {
     };
     await this.store.sources.create(source);
     await this.jobs.schedule(id, everyMinutes * this.minuteMs);
+    this.syncSoon(id);
     return view(source);
   }
 
@@ -127,7 +148,7 @@ export class SourcesService {
     const sources = await this.store.sources.listByOrg(orgId);
     if (sources.length === 0) return [];
     const stats = await this.store.reviews.stats({ orgId, now: new Date() });
-    return sources.map((s) => ({ ...view(s), reviewCount: stats.platforms.find((p) => p.platform === s.platform)?.count ?? 0 }));
+    return sources.map((s) => ({ ...view(s), lastResult: s.lastResult ?? null, reviewCount: stats.platforms.find((p) => p.platform === s.platform)?.count ?? 0 }));
   }
 
   async sync(id: string, full: boolean): Promise<SyncSummary> {
@@ -137,8 +158,10 @@ export class SourcesService {
 
   async reconnect(id: string, credentials: unknown): Promise<SourceView> {
     const source = await this.get(id);
+    // Proved before anything changes: a refused key leaves the source (its state, its credentials) as it was.
+    const sealed = await this.proved(source.orgId, source.platform, source.account, id, credentials);
     const updated = await this.store.sources.update(id, {
-      credentials: this.seal(source.platform, id, credentials),
+      credentials: sealed,
       state: 'active',
       failures: 0,
       lastError: null,
@@ -146,6 +169,7 @@ export class SourcesService {
     });
     if (!updated) throw notFound('Source');
     await this.jobs.schedule(id, updated.everyMinutes * this.minuteMs);
+    this.syncSoon(id);
     return view(updated);
   }
 

@@ -35,6 +35,7 @@ import type { HeldRemovals, Source, SourcePatch, SourceState, Store } from '../s
 import { AuthError, CredentialsError, PlatformError, RateLimitError, type ConnectorContext, type ImportRecord } from './connector.ts';
 import { CONNECTORS } from './connectors.ts';
 import type { HttpClient } from './http.ts';
+import { syncResult } from './result.ts';
 
 export const DAY_MS = 24 * 3600_000;
 /** Failed syncs in a row that make a source `failing`. */
@@ -148,10 +149,12 @@ export async function syncSource(deps: SyncDeps, sourceId: string, options: { fu
   const http = deps.http.fork(source.orgId);
   const started = now();
   const log = logger.child({ sourceId: source.id, platform: source.platform });
+  /** Whether this pass is a full one (known once the credentials are open; kept in the result). */
+  let fullPass = options.full === true;
 
   const finish = async (patch: SourcePatch, error: string | null): Promise<SyncOutcome> => {
     summary.requests = http.requests;
-    const updated = await store.sources.update(source.id, { lastSyncAt: started.toISOString(), ...patch });
+    const updated = await store.sources.update(source.id, { lastSyncAt: started.toISOString(), ...patch, lastResult: syncResult(summary, fullPass, patch, error, now()) });
     summary.state = updated?.state ?? source.state;
     log.info({ state: summary.state, fetched: summary.fetched, created: summary.created, updated: summary.updated, removed: summary.removed, rejected: summary.rejected.length, requests: summary.requests }, error ? 'source sync failed' : 'source synced');
     return { summary, error };
@@ -166,6 +169,7 @@ export async function syncSource(deps: SyncDeps, sourceId: string, options: { fu
   }
   const ctx: ConnectorContext<unknown> = { account: source.account, credentials, http, urls: deps.urls, googleOAuth: deps.googleOAuth, session: new Map() };
   const full = options.full === true || source.cursor === null || source.lastFullAt === null || started.getTime() - Date.parse(source.lastFullAt) >= DAY_MS;
+  fullPass = full;
   const seen = new Set<string>();
   let newest = source.cursor;
   let next: string | null = null;

@@ -4,7 +4,7 @@
  * Pure, with no imports beyond the record's type, so the stores can build an
  * event's body inside the write that changes the source.
  */
-import type { Source } from '../store/types.ts';
+import type { Source, SyncResult } from '../store/types.ts';
 
 export function formatEvery(minutes: number): string {
   return minutes % 1440 === 0 ? `${minutes / 1440}d` : minutes % 60 === 0 ? `${minutes / 60}h` : `${minutes}m`;
@@ -20,11 +20,14 @@ export interface SourceView {
   every: string;
   lastSyncAt: string | null;
   lastSuccessAt: string | null;
-  nextSyncAt: string;
+  /** Null while the source waits for a person (needs_reauth, paused): no sync runs until then. */
+  nextSyncAt: string | null;
   lastError: string | null;
   /** Removals a full pass held for a person (CONTRACT §11): how many; 0 when none. */
   heldRemovals: number;
   reviewCount?: number;
+  /** `sources list` and the dashboard: the last sync's result (never in a webhook event). */
+  lastResult?: SyncResult | null;
 }
 
 export function view(source: Source): SourceView {
@@ -38,7 +41,8 @@ export function view(source: Source): SourceView {
     every: formatEvery(source.everyMinutes),
     lastSyncAt: source.lastSyncAt,
     lastSuccessAt: source.lastSuccessAt,
-    nextSyncAt: source.nextSyncAt,
+    // The same schedule everywhere (CLI, dashboard, events): a source waiting for a person is not scheduled.
+    nextSyncAt: source.state === 'needs_reauth' || source.state === 'paused' ? null : source.nextSyncAt,
     lastError: source.lastError,
     heldRemovals: source.held?.externalIds.length ?? 0,
   };

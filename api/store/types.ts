@@ -371,6 +371,26 @@ export const SOURCE_STATES = ['active', 'paused', 'needs_reauth', 'failing'] as 
 export type SourceState = (typeof SOURCE_STATES)[number];
 
 /**
+ * How a sync ended, kept on the source (its last one) so the dashboard can say
+ * it after a reload: what it created, updated and removed, or why it failed.
+ */
+export interface SyncResult {
+  /** When it ended (ISO). */
+  at: string;
+  /** A full pass (the first, `--full`, the daily one): the only kind that removes. */
+  full: boolean;
+  /** `succeeded`; `failed` (retried with back-off); `refused`: the platform refused the credentials (needs_reauth). */
+  outcome: 'succeeded' | 'failed' | 'refused';
+  fetched: number;
+  created: number;
+  updated: number;
+  removed: number;
+  rejected: number;
+  /** Why it failed, in words a person can act on; null when it succeeded. */
+  error: string | null;
+}
+
+/**
  * A connected platform account (CONTRACT §11). `credentials` is sealed
  * (api/secrets): the store never sees the plain secret, and no answer
  * carries this field.
@@ -404,6 +424,8 @@ export interface Source {
    * `ReviewStore.remove`). Null or absent (records stored before it existed): none.
    */
   held?: HeldRemovals | null;
+  /** The last sync's result (absent on a source stored before it was kept, and before the first sync). */
+  lastResult?: SyncResult | null;
   createdAt: string;
   updatedAt: string;
 }

@@ -15,6 +15,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { call, DashboardError, type SessionInfo } from '../api.ts';
 import { PLAN_LABELS, ROLE_LABELS } from '../format.ts';
 import { onLinkClick, PATHS } from '../router.ts';
+import { attentionPhrase, refreshAttention, useSourcesAttention } from './source-attention.ts';
 
 interface NavItem {
   href: string;
@@ -93,13 +94,18 @@ export function Shell(props: { session: SessionInfo; path: string; onSignOut: ()
     button.current?.focus();
   };
   const current = NAV.find((item) => props.path === item.href || props.path.startsWith(`${item.href}/`));
+  // Sources that need a person: a badge beside Sources (and on the Menu button below 900 px) until they are resolved.
+  useEffect(() => void refreshAttention(), [props.path]);
+  const attention = useSourcesAttention().length;
+  // The badge is drawn from data-attention (styles.css, ::after), so the visible text stays the label's start; the name says it in words.
+  const badge = attention > 0 ? String(attention) : undefined;
   return (
     <div class="shell">
       <a class="skip-link" href="#main">
         Skip to content
       </a>
       <header class="topbar" onKeyDown={closeOnEscape}>
-        <button ref={button} type="button" class="button secondary small menu-button" aria-expanded={open} aria-controls="dashboard-nav" aria-label={current ? `Menu, current page: ${current.label}` : 'Menu'} onClick={toggle}>
+        <button ref={button} type="button" class="button secondary small menu-button" aria-expanded={open} aria-controls="dashboard-nav" aria-label={`${current ? `Menu, current page: ${current.label}` : 'Menu'}${attention > 0 ? `; Sources: ${attentionPhrase(attention)}` : ''}`} data-attention={badge} onClick={toggle}>
           <span aria-hidden="true" class="menu-icon" />
           Menu
         </button>
@@ -131,7 +137,14 @@ export function Shell(props: { session: SessionInfo; path: string; onSignOut: ()
         <ul>
           {NAV.filter((item) => staff || !item.staffOnly).map((item) => (
             <li key={item.href}>
-              <a href={item.href} aria-current={props.path === item.href || props.path.startsWith(`${item.href}/`) ? 'page' : undefined} onClick={(e) => onLinkClick(e as unknown as MouseEvent, item.href)}>
+              <a
+                href={item.href}
+                aria-current={props.path === item.href || props.path.startsWith(`${item.href}/`) ? 'page' : undefined}
+                // The badge's count in words (the name replaces the text, so no stray space from the badge).
+                aria-label={item.href === PATHS.sources && badge ? `${item.label}, ${attentionPhrase(attention)}` : undefined}
+                data-attention={item.href === PATHS.sources ? badge : undefined}
+                onClick={(e) => onLinkClick(e as unknown as MouseEvent, item.href)}
+              >
                 {item.label}
               </a>
             </li>

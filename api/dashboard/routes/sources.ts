@@ -19,7 +19,7 @@ import { ApiError, badRequest, notFound } from '../../errors.ts';
 import type { Source } from '../../store/types.ts';
 import { type SourceView, type SourcesService } from '../../sources/service.ts';
 import { accountSegments, segmentProblem } from '../../sources/account.ts';
-import { addSourceBody, credentialsField, readBody, stringField } from '../../sources/request.ts';
+import { addSourceBody, credentialsField, fullFlag, readBody, stringField } from '../../sources/request.ts';
 import { HttpClient } from '../../sources/http.ts';
 import { audit } from '../audit.ts';
 import { sourceInWords } from '../audit-words.ts';
@@ -106,6 +106,7 @@ function item(s: SourceView) {
     lastError: s.lastError,
     heldRemovals: s.heldRemovals,
     reviewCount: s.reviewCount ?? 0,
+    lastResult: s.lastResult ?? null,
   };
 }
 
@@ -145,7 +146,24 @@ export function connectSource(deps: DashboardDeps) {
 export function syncSourceNow(deps: DashboardDeps) {
   return async function syncSourceNow(ctx: Context): Promise<void> {
     const source = await ownSource(deps, ctx);
-    ctx.body = await service(deps).sync(source.id, false);
+    ctx.body = await service(deps).sync(source.id, fullFlag(ctx.query.full));
+  };
+}
+
+/**
+ * The sources that need a person (needs_reauth, failing), for the navigation's
+ * badge and the Overview's notice: every role sees them (a Member sees the
+ * Sources list anyway). Read from the sources alone, no review statistics.
+ */
+export function sourcesNeedingAttention(deps: DashboardDeps) {
+  return async function sourcesNeedingAttention(ctx: Context): Promise<void> {
+    const { org } = auth(ctx);
+    const sources = deps.sources ? await deps.store.sources.listByOrg(org.id) : [];
+    ctx.body = {
+      data: sources
+        .filter((s) => s.state === 'needs_reauth' || s.state === 'failing')
+        .map((s) => ({ id: s.id, platform: s.platform.toLowerCase(), name: s.name, state: s.state, lastError: s.lastError })),
+    };
   };
 }
 

@@ -9,6 +9,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { call, DashboardError, type SessionInfo } from '../../api.ts';
 import { Loading, Notice, PageHeader } from '../../components/page.tsx';
 import { PlanCard } from '../../components/plan.tsx';
+import { useSourcesAttention } from '../../components/source-attention.ts';
 import { formatDecimal, formatNumber, formatRating } from '../../format.ts';
 import { onLinkClick, PATHS } from '../../router.ts';
 import { ChartFigure } from './chart-figure.tsx';
@@ -61,6 +62,36 @@ function Figures(props: { data: OverviewData }) {
         </div>
       ))}
     </dl>
+  );
+}
+
+/** Sources that need a person, until they are resolved: what each needs, and the way to Sources. */
+function SourcesAttention(props: { session: SessionInfo }) {
+  const items = useSourcesAttention();
+  if (items.length === 0) return null;
+  const staff = props.session.user!.role !== 'member';
+  const one = items.length === 1;
+  return (
+    <section class="notice notice-warning attention" aria-labelledby="attention-title">
+      <h2 id="attention-title">{one ? 'A review source needs attention' : `${items.length} review sources need attention`}</h2>
+      <ul class="plain-list">
+        {items.map((s) => (
+          <li key={s.id}>
+            <strong>
+              {platformName(s.platform.toUpperCase())} {s.name}
+            </strong>
+            {s.state === 'needs_reauth' ? ': needs reconnecting (no reviews are collected until then).' : ': its syncs are failing.'}
+            {s.lastError && <span class="attention-error"> {/[.!?]$/.test(s.lastError) ? s.lastError : `${s.lastError}.`}</span>}
+          </li>
+        ))}
+      </ul>
+      <p>
+        <a href={PATHS.sources} onClick={(e) => onLinkClick(e as unknown as MouseEvent, PATHS.sources)}>
+          Open Sources
+        </a>{' '}
+        {staff ? (one ? 'to reconnect it or see why.' : 'to reconnect them or see why.') : 'to see why; an Owner or Admin can reconnect.'}
+      </p>
+    </section>
   );
 }
 
@@ -167,6 +198,7 @@ export function OverviewPage(props: { session: SessionInfo }) {
           {error}
         </Notice>
       )}
+      <SourcesAttention session={props.session} />
       {!data && !error && <Loading what="figures" />}
       {data && <Figures data={data} />}
       {data && (data.totalReviews === 0 ? <HowToImport session={props.session} /> : <Charts data={data} />)}

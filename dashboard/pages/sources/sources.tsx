@@ -2,11 +2,16 @@
  * Sources: the platforms this organization's reviews are collected from, on a
  * schedule (CONTRACT §11). Everyone sees the list; Owners and Admins connect
  * (per platform the fields it needs; Google by OAuth, then the location),
- * sync now, reconnect a source whose authorization failed, and remove one.
- * Credentials go to the server in the request body and are never shown back.
+ * sync now, run a full sync, reconnect a source whose authorization failed,
+ * and remove one. Credentials go to the server in the request body and are
+ * never shown back; the server proves them with the platform before keeping
+ * them, so "connected" and "reconnected" mean the platform accepted them.
+ * Every sync's outcome is said in words: the one just run, the first one after
+ * connecting (the page follows it until it ends), and the last one of each
+ * source after a reload (`lastResult`).
  */
-import { useEffect, useState } from 'preact/hooks';
-import { call, DashboardError, type SessionInfo, type SourceItem, type SourceList, type SyncSummary } from '../../api.ts';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { call, DashboardError, type SessionInfo, type SourceAttention, type SourceItem, type SourceList, type SyncResult, type SyncSummary } from '../../api.ts';
 import { ConfirmDialog } from '../../components/confirm-dialog.tsx';
 import { Dialog } from '../../components/dialog.tsx';
 import { Loading, Notice, PageHeader, TableWrap } from '../../components/page.tsx';
@@ -14,6 +19,11 @@ import { formatDateTime, formatNumber, formatRelative } from '../../format.ts';
 import { afterWord } from './after-word.ts';
 import { PATHS } from '../../router.ts';
 import { HeldRemovals } from './held-removals.tsx';
+
+/** The sources that need a person, to the navigation's badge (components/source-attention.ts listens; this chunk imports nothing from there). */
+const publish = (items: SourceAttention[]): boolean => dispatchEvent(new CustomEvent('rp:attention', { detail: items }));
+
+const PLATFORM_LABELS: Record<string, string> = { google: 'Google', trustpilot: 'Trustpilot', yelp: 'Yelp', facebook: 'Facebook', g2: 'G2' };
 
 type Choice = 'trustpilot' | 'yelp' | 'facebook' | 'g2' | 'capterra';
 
@@ -26,7 +36,6 @@ const PLATFORMS: Record<Choice, { label: string; field: { name: string; label: s
   capterra: { label: 'Capterra', field: null, account: '' },
 };
 
-const PLATFORM_LABELS: Record<string, string> = { google: 'Google', trustpilot: 'Trustpilot', yelp: 'Yelp', facebook: 'Facebook', g2: 'G2' };
 const STATE_LABELS: Record<SourceItem['state'], string> = { active: 'Active', paused: 'Paused', needs_reauth: 'Needs reconnecting', failing: 'Failing' };
 
 const GOOGLE_OUTCOMES: Record<string, { tone: 'success' | 'error'; text: string }> = {
@@ -39,6 +48,61 @@ const GOOGLE_OUTCOMES: Record<string, { tone: 'success' | 'error'; text: string 
 
 const message = (err: unknown): string => (err instanceof DashboardError ? err.message : 'Something went wrong. Try again.');
 const labelOf = (s: SourceItem): string => `${PLATFORM_LABELS[s.platform] ?? s.platform} ${s.name}`;
+
+/** What a sync was: the first one after connecting, the one after reconnecting, Sync now, or Full sync. */
+type SyncKind = 'first' | 'reconnected' | 'sync' | 'full';
+
+interface Outcome {
+  label: string;
+  kind: SyncKind;
+  result: SyncResult;
+  /** From the summary of a sync run here (the stored result keeps the count only). */
+  rejected: SyncSummary['rejected'];
+}
+
+/** The counts of a sync that ended well, as a sentence's end. */
+const counts = (r: SyncResult): string =>
+  `${formatNumber(r.fetched)} fetched, ${formatNumber(r.created)} created, ${formatNumber(r.updated)} updated, ${formatNumber(r.removed)} removed, ${formatNumber(r.rejected)} rejected.`;
+
+/** A message as a sentence: its own full stop, never two. */
+const sentence = (text: string): string => (/[.!?]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`);
+
+/** A sync's outcome in words, and how it looks: a failure never reads as a success. */
+function outcomeNotice(o: Outcome): { tone: 'success' | 'warning' | 'error'; text: string } {
+  const what = o.kind === 'first' ? `First sync of ${o.label}` : o.kind === 'full' ? `Full sync of ${o.label}` : o.kind === 'reconnected' ? `Sync of ${o.label} after reconnecting` : `Sync of ${o.label}`;
+  const r = o.result;
+  if (r.outcome === 'succeeded') return { tone: 'success', text: `${what} done: ${counts(r)}` };
+  if (r.outcome === 'refused') return { tone: 'warning', text: `${what} failed: ${sentence(r.error ?? 'the platform refused the credentials')}` };
+  const kept = r.created + r.updated > 0 ? ` What it stored before it stopped stays (${formatNumber(r.created)} created, ${formatNumber(r.updated)} updated); nothing was removed.` : ' Nothing was removed.';
+  return { tone: 'error', text: `${what} failed: ${sentence(r.error ?? 'the platform did not answer as expected')}${kept}` };
+}
+
+/** The last sync's result in a few words, under its time in the Last sync column. */
+function resultLine(r: SyncResult): string {
+  if (r.outcome === 'refused') return 'Failed: credentials refused';
+  if (r.outcome === 'failed') return 'Failed: see the last error';
+  const rejected = r.rejected > 0 ? `, ${formatNumber(r.rejected)} rejected` : '';
+  return `${r.full ? 'Full sync: ' : ''}${formatNumber(r.created)} created, ${formatNumber(r.updated)} updated, ${formatNumber(r.removed)} removed${rejected}`;
+}
+
+/** The schedule exactly as the CLI's `nextSyncAt` says it: none while the source waits for a person. */
+function nextSync(s: SourceItem, now = Date.now()): string {
+  if (s.nextSyncAt === null) return s.state === 'needs_reauth' ? 'After reconnecting' : 'Not scheduled';
+  return Date.parse(s.nextSyncAt) <= now ? 'Due now' : formatRelative(s.nextSyncAt, 'Not scheduled', now);
+}
+
+/** The result of a sync from its summary alone (when the source's stored one was not this sync's). */
+const fromSummary = (summary: SyncSummary, full: boolean): SyncResult => ({
+  at: new Date().toISOString(),
+  full,
+  outcome: summary.state === 'needs_reauth' ? 'refused' : 'succeeded',
+  fetched: summary.fetched,
+  created: summary.created,
+  updated: summary.updated,
+  removed: summary.removed,
+  rejected: summary.rejected.length,
+  error: null,
+});
 
 /** The column's name inside a cell, shown only where the rows are cards (below 1100 px); the table's headers name the cells for assistive technology. */
 const CardLabel = (props: { children: string }) => (
@@ -268,18 +332,62 @@ export function SourcesPage(props: { session: SessionInfo }) {
   const [list, setList] = useState<SourceList | null>(null);
   const [error, setError] = useState('');
   const [status, setStatus] = useState('');
-  const [summary, setSummary] = useState<{ label: string; result: SyncSummary } | null>(null);
-  const [syncing, setSyncing] = useState<SourceItem | null>(null);
+  const [synced, setSynced] = useState<Outcome | null>(null);
+  const [syncing, setSyncing] = useState<{ source: SourceItem; full: boolean } | null>(null);
+  /** Sources whose first sync (after connecting or reconnecting) the page is following. */
+  const [following, setFollowing] = useState<string[]>([]);
+  const mounted = useRef(true);
+  useEffect(
+    () => () => {
+      mounted.current = false;
+    },
+    [],
+  );
   const [connecting, setConnecting] = useState(false);
   const [reconnecting, setReconnecting] = useState<SourceItem | null>(null);
   const [removing, setRemoving] = useState<SourceItem | null>(null);
   const [outcome] = useState(() => new URLSearchParams(location.search).get('google'));
 
-  const load = () =>
+  const load = (): Promise<SourceList | null> =>
     call<SourceList>('GET', '/sources').then(
-      (res) => setList(res),
-      (err: unknown) => setError(err instanceof DashboardError ? err.message : 'Could not load the sources.'),
+      (res) => {
+        setList(res);
+        // The navigation's badge and the Overview follow this list at once (a reconnect clears them): components/source-attention.ts.
+        publish(res.data.filter((s) => s.state === 'needs_reauth' || s.state === 'failing').map((s) => ({ id: s.id, platform: s.platform, name: s.name, state: s.state as 'needs_reauth' | 'failing', lastError: s.lastError })));
+        return res;
+      },
+      (err: unknown) => {
+        setError(err instanceof DashboardError ? err.message : 'Could not load the sources.');
+        return null;
+      },
     );
+
+  /**
+   * The sync the server started at once after a connect or reconnect: the list is read again (every
+   * half second, then every 2 s; a few minutes at most) until the source holds a result newer than
+   * `before`, which is then said in words.
+   */
+  const follow = async (source: SourceItem, before: string | null, said: string, kind: SyncKind = 'first') => {
+    const running = `${said} ${kind === 'first' ? 'Its first sync is' : 'A sync is'} running; its result shows here when it ends.`;
+    setStatus(running);
+    setFollowing((f) => [...f, source.id]);
+    try {
+      for (let i = 0; i < 150 && mounted.current; i++) {
+        await new Promise((r) => setTimeout(r, i < 10 ? 500 : 2000));
+        const fresh = (await load())?.data.find((x) => x.id === source.id);
+        if (!fresh) return;
+        if (fresh.lastResult && fresh.lastResult.at !== before) {
+          if (!mounted.current) return;
+          setSynced({ label: labelOf(fresh), kind, result: fresh.lastResult, rejected: [] });
+          // "running" is no longer true: the status keeps what happened.
+          setStatus((st) => (st === running ? said : st));
+          return;
+        }
+      }
+    } finally {
+      if (mounted.current) setFollowing((f) => f.filter((id) => id !== source.id));
+    }
+  };
   useEffect(() => {
     // The Google outcome is read once; the address loses it (a reload does not repeat it).
     if (outcome) history.replaceState(null, '', PATHS.sources);
@@ -296,17 +404,21 @@ export function SourcesPage(props: { session: SessionInfo }) {
     }
   };
 
-  const syncNow = async (source: SourceItem) => {
-    setSyncing(source);
-    setSummary(null);
+  const runSync = async (source: SourceItem, full: boolean) => {
+    setSyncing({ source, full });
+    setSynced(null);
     setError('');
     try {
-      setSummary({ label: labelOf(source), result: await call<SyncSummary>('POST', `/sources/${encodeURIComponent(source.id)}/sync`) });
+      const summary = await call<SyncSummary>('POST', `/sources/${encodeURIComponent(source.id)}/sync${full ? '?full=true' : ''}`);
+      // The words come from the result the sync kept on the source (a failure's reason is there, not in the summary).
+      const fresh = (await load())?.data.find((x) => x.id === source.id);
+      const result = fresh?.lastResult && fresh.lastResult.at !== source.lastResult?.at ? fresh.lastResult : fromSummary(summary, full);
+      setSynced({ label: labelOf(source), kind: full ? 'full' : 'sync', result, rejected: summary.rejected });
     } catch (err) {
       setError(message(err));
+      void load();
     } finally {
       setSyncing(null);
-      void load();
     }
   };
 
@@ -347,8 +459,11 @@ export function SourcesPage(props: { session: SessionInfo }) {
       {staff && google?.authorized && (
         <GoogleLocation
           onConnected={(s) => {
-            setStatus(`${labelOf(s)} connected.`);
+            // The same location again is a reconnect (the server answers the source it had).
+            const had = list?.data.find((x) => x.id === s.id);
+            setSynced(null);
             void load();
+            void follow(s, had?.lastResult?.at ?? null, `${labelOf(s)} ${had ? 'reconnected' : 'connected'}: Google accepted the authorization.`, had ? 'reconnected' : 'first');
           }}
         />
       )}
@@ -369,19 +484,18 @@ export function SourcesPage(props: { session: SessionInfo }) {
       )}
       {syncing && (
         <div class="notice notice-info" role="status">
-          <label for="sync-progress">Syncing {labelOf(syncing)}…</label>
+          <label for="sync-progress">
+            {syncing.full ? 'Full sync of' : 'Syncing'} {labelOf(syncing.source)}…
+          </label>
           <progress id="sync-progress" />
         </div>
       )}
-      {summary && (
-        <Notice tone={summary.result.state === 'active' ? 'success' : 'warning'} role="status">
-          Sync of {summary.label} done: {formatNumber(summary.result.fetched)} fetched, {formatNumber(summary.result.created)} created, {formatNumber(summary.result.updated)} updated,{' '}
-          {formatNumber(summary.result.removed)} removed, {formatNumber(summary.result.rejected.length)} rejected.
-          {summary.result.state === 'needs_reauth' && ' The platform refused the credentials: reconnect the source.'}
-          {summary.result.state === 'failing' && ' The sync failed: see the last error.'}
-          {summary.result.rejected.length > 0 && (
+      {synced && (
+        <Notice tone={outcomeNotice(synced).tone} role={outcomeNotice(synced).tone === 'success' ? 'status' : 'alert'}>
+          {outcomeNotice(synced).text}
+          {synced.rejected.length > 0 && (
             <ul class="plain-list">
-              {summary.result.rejected.slice(0, 20).map((r) => (
+              {synced.rejected.slice(0, 20).map((r) => (
                 <li key={r.externalId}>
                   {r.externalId}: {r.reason}
                 </li>
@@ -428,13 +542,14 @@ export function SourcesPage(props: { session: SessionInfo }) {
                   <td role="cell" class="s-state">
                     <span class={`badge badge-source-${s.state}`}>{STATE_LABELS[s.state]}</span>
                   </td>
-                  <td role="cell" class="nowrap s-last" title={formatDateTime(s.lastSyncAt)}>
+                  <td role="cell" class="s-last" title={formatDateTime(s.lastSyncAt)}>
                     <CardLabel>Last sync</CardLabel>
-                    {formatRelative(s.lastSyncAt)}
+                    <span class="nowrap">{s.lastSyncAt === null && (s.state === 'active' || following.includes(s.id)) ? 'First sync running…' : formatRelative(s.lastSyncAt)}</span>
+                    {s.lastResult && <span class={`sync-result sync-${s.lastResult.outcome}`}>{resultLine(s.lastResult)}</span>}
                   </td>
-                  <td role="cell" class="nowrap s-next" title={formatDateTime(s.nextSyncAt)}>
+                  <td role="cell" class="s-next" title={formatDateTime(s.nextSyncAt, 'Not scheduled')}>
                     <CardLabel>Next sync</CardLabel>
-                    {s.state === 'needs_reauth' || s.state === 'paused' ? 'Not scheduled' : formatRelative(s.nextSyncAt)}
+                    {nextSync(s)}
                   </td>
                   <td role="cell" class="num s-count">
                     <CardLabel>Reviews</CardLabel>
@@ -446,9 +561,17 @@ export function SourcesPage(props: { session: SessionInfo }) {
                   </td>
                   {staff && (
                     <td role="cell" class="actions s-actions">
-                      <button type="button" class="button secondary small" aria-label={`Sync now: ${labelOf(s)}`} disabled={syncing !== null || s.state === 'needs_reauth'} onClick={() => void syncNow(s)}>
+                      <button type="button" class="button secondary small" aria-label={`Sync now: ${labelOf(s)}`} disabled={syncing !== null || s.state === 'needs_reauth'} onClick={() => void runSync(s, false)}>
                         Sync now
                       </button>{' '}
+                      {/* Yelp lists 3 excerpts and never removes: a full pass would add nothing. */}
+                      {s.platform !== 'yelp' && (
+                        <>
+                          <button type="button" class="button secondary small" aria-label={`Full sync: ${labelOf(s)}`} title="Reads every page and removes the reviews the platform no longer lists" disabled={syncing !== null || s.state === 'needs_reauth'} onClick={() => void runSync(s, true)}>
+                            Full sync
+                          </button>{' '}
+                        </>
+                      )}
                       {s.state === 'needs_reauth' &&
                         (s.platform === 'google' ? (
                           google?.configured && (
@@ -477,8 +600,9 @@ export function SourcesPage(props: { session: SessionInfo }) {
           onClose={() => setConnecting(false)}
           onConnected={(s) => {
             setConnecting(false);
-            setStatus(`${labelOf(s)} connected. Its first sync runs now in the background, or use Sync now.`);
+            setSynced(null);
             void load();
+            void follow(s, null, `${labelOf(s)} connected: ${PLATFORM_LABELS[s.platform] ?? s.platform} accepted the ${PLATFORMS[s.platform as Choice]?.field?.label ?? 'credentials'}.`);
           }}
         />
       )}
@@ -487,9 +611,11 @@ export function SourcesPage(props: { session: SessionInfo }) {
           source={reconnecting}
           onClose={() => setReconnecting(null)}
           onDone={(s) => {
+            const before = reconnecting.lastResult?.at ?? null;
             setReconnecting(null);
-            setStatus(`${labelOf(s)} reconnected.`);
+            setSynced(null);
             void load();
+            void follow(s, before, `${labelOf(s)} reconnected: ${PLATFORM_LABELS[s.platform] ?? s.platform} accepted the new ${PLATFORMS[s.platform as Choice]?.field?.label ?? 'credentials'}.`, 'reconnected');
           }}
         />
       )}

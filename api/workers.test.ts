@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { httpsGet } from '../bench/support.ts';
 import { buildApi } from './build.ts';
 import { ConfigError, loadConfig } from './config.ts';
@@ -94,19 +94,30 @@ describeOn(target, 'WORKERS=2: two processes on one port', () => {
   };
 
   it("both workers answer, and together they admit exactly the organization's limit", async () => {
-    // The banner comes from the first worker: wait until the second one answers too.
-    for (let i = 0; i < 100 && answeredBy('/healthz').size < 2; i++) await httpsGet(`${base}/healthz`, ca);
-    expect(answeredBy('/healthz').size).toBe(2);
+    // The banner comes from the first worker: wait until the second one answers too (its access-log line reaches
+    // this process's pipe a little after its answer).
+    await vi.waitFor(
+      async () => {
+        await httpsGet(`${base}/healthz`, ca);
+        expect(answeredBy('/healthz').size).toBe(2);
+      },
+      { timeout: 30_000, interval: 50 },
+    );
     const org = await admin('POST', '/admin/orgs', { name: 'Workers', plan: 'growth', rateLimit: 15 });
     const key = (await admin('POST', '/admin/keys', { orgId: org.id, name: 'k' })).key as string;
     // One connection per request (httpsGet uses a new agent each time): the primary hands connections to the workers in turn.
     const statuses = await Promise.all(Array.from({ length: 24 }, () => httpsGet(`${base}/api/v1/reviews?limit=1`, ca, { authorization: `Bearer ${key}` }).then((r) => r.status)));
     expect(statuses.filter((s) => s === 200)).toHaveLength(15);
     expect(statuses.filter((s) => s === 429)).toHaveLength(9);
-    // Each access-log line carries the pid of the process that answered.
-    await new Promise((r) => setTimeout(r, 300));
-    const answered = answeredBy(org.id as string);
-    expect(answered.size).toBe(2);
+    // Each access-log line carries the pid of the process that answered; the lines come through the pipe after the answers.
+    const answered = await vi.waitFor(
+      () => {
+        const pids = answeredBy(org.id as string);
+        expect(pids.size).toBe(2);
+        return pids;
+      },
+      { timeout: 10_000, interval: 50 },
+    );
     expect(answered.has(child.pid!)).toBe(false);
   });
 });

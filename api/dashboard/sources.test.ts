@@ -43,6 +43,13 @@ async function signedIn(email: string, role: string, org = orgId): Promise<Clien
   return c;
 }
 
+/**
+ * What the scheduler's own syncs of this organization's sources ask the fake: the Trustpilot source (due again at
+ * once after its reconnect) and, once connected, the Google location's reviews and token refreshes. The scheduler
+ * runs them when its tick comes (every 15 s), so they may land in any window a test counts requests in.
+ */
+const scheduled = (r: { platform: string; path: string }): boolean => r.platform === 'trustpilot' || r.platform === 'google-token' || r.path.startsWith('/v4/accounts/1/locations/2/');
+
 /** A plain GET (a browser following a redirect): status and Location, with the client's cookies. */
 function follow(url: string, cookie = ''): Promise<{ status: number; location: string }> {
   const target = new URL(url);
@@ -273,7 +280,7 @@ describe('dashboard sources', () => {
     ];
     const before = fake.requests.length;
     expect((await owner.send('GET', '/dashboard/api/sources/google/locations')).body).toEqual({ data: [{ account: 'accounts/1/locations/2', title: 'Main street', accountName: 'Ana Ltd' }], error: null });
-    expect(fake.requests.slice(before).map((r) => r.path.split('?')[0])).toEqual(['/v1/accounts', '/v1/accounts/1/locations']);
+    expect(fake.requests.slice(before).filter((r) => !scheduled(r)).map((r) => r.path.split('?')[0])).toEqual(['/v1/accounts', '/v1/accounts/1/locations']);
     const wrongShape = await owner.send('POST', '/dashboard/api/sources/google', { account: 'locations/2' });
     expect(wrongShape.status).toBe(400);
     fake.google = [{ reviewId: 'g1', reviewer: { displayName: 'Ana' }, starRating: 'FIVE', comment: 'Great', createTime: '2026-11-01T10:00:00Z', updateTime: '2026-11-01T10:00:00Z' }];
@@ -301,7 +308,7 @@ describe('dashboard sources', () => {
       const google = await owner.send('POST', '/dashboard/api/sources/google', { account });
       expect([google.status, (google.body.details as { parameter: string }[])[0]?.parameter], account).toEqual([400, 'account']);
     }
-    expect(fake.requests.length).toBe(requests);
+    expect(fake.requests.slice(requests).filter((r) => !scheduled(r))).toEqual([]);
     expect((await owner.send('GET', '/dashboard/api/sources')).body.data).toHaveLength(2);
   });
 

@@ -374,6 +374,8 @@ describe('dispatcher', () => {
       const end = Date.now() + 30_000;
       while ((await store.webhooks.get(id))!.state === 'enabled' && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
       expect(await store.webhooks.get(id)).toMatchObject({ state: 'disabled', failingSince: fiveDaysAgo, disabledReason: `every delivery failed since ${fiveDaysAgo} (5 days)` });
+      // The audit record is written after the state (recordHealth): it shows once written.
+      await until('the webhook.disabled audit record', async () => (await store.people.audit.listByOrg(orgId, 10)).some((a) => a.action === 'webhook.disabled'));
       const audit = await store.people.audit.listByOrg(orgId, 10);
       expect(audit.map((a) => [a.action, a.details.reason])).toContainEqual(['webhook.disabled', `every delivery failed since ${fiveDaysAgo} (5 days)`]);
       // The message waits, pending, for the endpoint to be enabled again.

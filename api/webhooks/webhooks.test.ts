@@ -148,8 +148,11 @@ describe('webhooks', () => {
     });
     expect(signedForUpdates).toHaveLength(1);
 
-    const deliveries = await json('webhooks', 'deliveries', created.id as string);
-    const rows = deliveries.data as Record<string, unknown>[];
+    // The receiver has had all three; each result is written after its answer came back: wait until none is pending.
+    const rows = (await until('the three deliveries recorded', async (): Promise<Record<string, unknown>[] | null> => {
+      const listed = (await json('webhooks', 'deliveries', created.id as string)).data as Record<string, unknown>[];
+      return listed.length >= 3 && listed.every((r) => r.status !== 'pending') ? listed : null;
+    }))!;
     expect(rows).toHaveLength(3);
     expect(Object.keys(rows[0]!).sort()).toEqual(['attempts', 'id', 'lastAttemptAt', 'lastError', 'lastStatusCode', 'nextAttemptAt', 'status', 'type']);
     expect(rows.every((r) => r.status === 'delivered' && r.attempts === 1 && r.lastStatusCode === 200)).toBe(true);

@@ -207,7 +207,7 @@ test('says a failed sync is a failure, and Full sync removes what the platform n
   await full.focus();
   await page.keyboard.press('Enter');
   await expect(notice(page, 'Full sync of Trustpilot Web shop')).toHaveText(/^Full sync of Trustpilot Web shop done: 11 fetched, 0 created, \d+ updated, 1 removed, 0 rejected\.$/, { timeout: SYNC_MS });
-  await expect(row(page, 'Trustpilot').getByRole('cell', { name: '11', exact: true })).toBeVisible();
+  await expect(row(page, 'Trustpilot').getByRole('cell', { name: String(11 + DEMO_TRUSTPILOT), exact: true })).toBeVisible();
   await page.reload();
   await expect(row(page, 'Trustpilot').getByRole('cell', { name: /Full sync: 0 created, \d+ updated, 1 removed/ })).toBeVisible();
   await expect(row(page, 'Trustpilot').locator('td.s-error')).toContainText('–');
@@ -217,7 +217,7 @@ test('says a failed sync is a failure, and Full sync removes what the platform n
   fake.trustpilot.unshift(deleted);
   await row(page, 'Trustpilot').getByRole('button', { name: 'Full sync: Trustpilot Web shop' }).click();
   await expect(notice(page, 'Full sync of Trustpilot Web shop')).toHaveText(/^Full sync of Trustpilot Web shop done: 12 fetched, \d+ created, \d+ updated, 0 removed, 0 rejected\.$/, { timeout: SYNC_MS });
-  await expect(row(page, 'Trustpilot').getByRole('cell', { name: '12', exact: true })).toBeVisible();
+  await expect(row(page, 'Trustpilot').getByRole('cell', { name: String(12 + DEMO_TRUSTPILOT), exact: true })).toBeVisible();
 });
 
 test('connects Google through the OAuth consent and token exchange, then the location', async () => {

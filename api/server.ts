@@ -36,6 +36,7 @@ import { BullKeyedQueue } from './jobs/keyed-bullmq.ts';
 import { WebhooksService } from './webhooks/service.ts';
 import { ChangeLimiter } from './webhooks/limits.ts';
 import { BatchedRateLimitDb } from './limits/batched-redis-driver.ts';
+import { ProductsService } from './products/service.ts';
 import { dueSources, SourcesService } from './sources/service.ts';
 import type { SyncSummary } from './sources/sync.ts';
 import { bulkImports } from './jobs/bulk-imports.ts';
@@ -275,7 +276,9 @@ export async function startService(config: Config, options: StartOptions = {}): 
     await sources.ensureSchedules();
   })().catch((err: unknown) => logger.error({ err: (err as Error).message }, 'sources: the job queue could not start'));
   dispatcher.start();
-  const admin = createAdminApp({ store, logger, metrics, adminToken, config, sessions, sources, webhooks });
+  // The product catalog (CONTRACT §13): one service, which the admin API (and the review import) call.
+  const products = new ProductsService(store);
+  const admin = createAdminApp({ store, logger, metrics, adminToken, config, sessions, sources, webhooks, products });
   const adminServer = createHttpServer(admin.callback());
   adminServer.requestTimeout = 0; // imports stream for as long as they need
   trackResponses(adminServer);

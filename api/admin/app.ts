@@ -27,6 +27,8 @@ import type { SourcesService } from '../sources/service.ts';
 import { sourceRoutes } from './sources.ts';
 import type { WebhooksService } from '../webhooks/service.ts';
 import { webhookRoutes } from './webhooks.ts';
+import type { ProductsService } from '../products/service.ts';
+import { productRoutes } from './products.ts';
 
 export interface AdminDeps {
   store: Store;
@@ -40,6 +42,8 @@ export interface AdminDeps {
   sources?: SourcesService;
   /** Webhook endpoints (CONTRACT §12); absent in tests that do not need them. */
   webhooks?: WebhooksService;
+  /** The product catalog (CONTRACT §13); absent in tests that do not need it. */
+  products?: ProductsService;
 }
 
 function requireAdmin(token: string) {
@@ -214,6 +218,7 @@ export function createAdminApp(deps: AdminDeps): Koa {
 
   if (deps.sources) sourceRoutes(router, store, deps.sources);
   if (deps.webhooks) webhookRoutes(router, store, deps.webhooks);
+  if (deps.products) productRoutes(router, store, deps.products);
 
   koa.use(errorHandler(logger));
   koa.use(requestId(logger));

@@ -57,6 +57,11 @@ const USAGE = `Usage: npm run admin -- <command> [options] [--json]
   webhooks rotate-secret WEBHOOK_ID
   webhooks enable|disable WEBHOOK_ID
   webhooks remove WEBHOOK_ID
+  products upsert --org ORG_ID --id PRODUCT_ID --name "…" [--url https://…] [--image https://…] [--gtin DIGITS] [--brand "…"]
+  products list --org ORG_ID
+  products import --org ORG_ID FILE.csv|FILE.ndjson [--format csv|ndjson]
+              (CSV header / NDJSON fields: id,name,url,imageUrl,gtin,brand)
+  products remove --org ORG_ID PRODUCT_ID   (refused while reviews name it)
 `;
 
 interface Ctx {
@@ -176,15 +181,20 @@ const OPTIONS = {
   events: { type: 'string' },
   description: { type: 'string' },
   status: { type: 'string' },
+  id: { type: 'string' },
+  image: { type: 'string' },
+  gtin: { type: 'string' },
+  brand: { type: 'string' },
 } as const;
 
 function print(ctx: Ctx, value: Json, human: () => string): void {
   process.stdout.write(ctx.json ? `${JSON.stringify(value)}\n` : `${human()}\n`);
 }
 
-async function importFile(ctx: Ctx, orgId: string, file: string, formatFlag: string | undefined): Promise<Json> {
-  const format = formatFlag ?? { '.ndjson': 'ndjson', '.jsonl': 'ndjson', '.json': 'json', '.csv': 'csv' }[extname(file).toLowerCase()];
-  if (!format) throw new CliError(`cannot tell the format of ${file}: use --format ndjson|json|csv`);
+async function importFile(ctx: Ctx, orgId: string, file: string, formatFlag: string | undefined, what: 'reviews' | 'products' = 'reviews'): Promise<Json> {
+  const formats: Record<string, string> = what === 'reviews' ? { '.ndjson': 'ndjson', '.jsonl': 'ndjson', '.json': 'json', '.csv': 'csv' } : { '.ndjson': 'ndjson', '.jsonl': 'ndjson', '.csv': 'csv' };
+  const format = formatFlag ?? formats[extname(file).toLowerCase()];
+  if (!format) throw new CliError(`cannot tell the format of ${file}: use --format ${[...new Set(Object.values(formats))].join('|')}`);
   const size = (await stat(file).catch(() => {
     throw new CliError(`cannot read ${file}`);
   })).size;
@@ -198,7 +208,7 @@ async function importFile(ctx: Ctx, orgId: string, file: string, formatFlag: str
       done(null, chunk);
     },
   });
-  const url = new URL(`${ctx.base}/admin/orgs/${encodeURIComponent(orgId)}/reviews?format=${format}`);
+  const url = new URL(`${ctx.base}/admin/orgs/${encodeURIComponent(orgId)}/${what}?format=${encodeURIComponent(format)}`);
   // node:http rather than fetch: a streamed upload with backpressure, so progress follows the server.
   const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
     const req = request(url, { method: 'POST', headers: { authorization: `Bearer ${ctx.token}`, 'content-type': 'application/octet-stream' } }, (res) => {
@@ -346,6 +356,37 @@ export async function run(argv: string[]): Promise<void> {
           .filter(Boolean)
           .join('\n'),
       );
+    }
+    case 'products upsert': {
+      const body: Json = { orgId: need(v.org, '--org'), id: need(v.id, '--id'), name: need(v.name, '--name') };
+      if (v.url !== undefined) body.url = v.url;
+      if (v.image !== undefined) body.imageUrl = v.image;
+      if (v.gtin !== undefined) body.gtin = v.gtin;
+      if (v.brand !== undefined) body.brand = v.brand;
+      const out = await call(ctx, 'POST', '/admin/products', body);
+      return print(ctx, out, () => `Product ${out.id}: ${out.name}`);
+    }
+    case 'products list': {
+      const list = await call(ctx, 'GET', `/admin/products?orgId=${encodeURIComponent(need(v.org, '--org'))}`);
+      return print(ctx, list, () => table(list.data as Json[], ['id', 'name', 'gtin', 'brand', 'reviewCount', 'averageRating']));
+    }
+    case 'products import': {
+      const out = await importFile(ctx, need(v.org, '--org'), need(rest[0], 'FILE'), v.format, 'products');
+      const rejected = out.rejected as { line: number; reason: string }[];
+      return print(ctx, out, () =>
+        [
+          `Imported ${out.imported} new products, updated ${out.updated}, rejected ${rejected.length}.`,
+          ...rejected.slice(0, 20).map((r) => `  line ${r.line}: ${r.reason}`),
+          rejected.length > 20 ? `  … ${rejected.length - 20} more (use --json for all listed)` : '',
+        ]
+          .filter(Boolean)
+          .join('\n'),
+      );
+    }
+    case 'products remove': {
+      const id = need(rest[0], 'PRODUCT_ID');
+      const out = await call(ctx, 'DELETE', `/admin/products/${encodeURIComponent(id)}?orgId=${encodeURIComponent(need(v.org, '--org'))}`);
+      return print(ctx, out, () => `Removed product ${out.id}.`);
     }
     case 'reviews enrich': {
       const out = await call(ctx, 'POST', `/admin/orgs/${encodeURIComponent(need(v.org, '--org'))}/reviews/enrich${v.force ? '?force=true' : ''}`);

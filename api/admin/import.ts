@@ -58,6 +58,7 @@ function withFields(v: ReviewDraft, f: AiFields, collectedBy?: string): ReviewIn
     sentimentLabel: f.sentimentLabel,
     aiSummary: f.aiSummary,
     aiThemes: f.aiThemes,
+    productId: v.productId ?? null,
   };
   if (collectedBy !== undefined) input.sourceId = collectedBy;
   return input;
@@ -267,6 +268,16 @@ export async function importRecords(
     // Write what is answered, in order; wait for the pool only when too much is queued.
     while (queue.length > 0 && (queue[0]!.fields !== null || queue.length > maxAtPool + 2)) await takeBack();
   };
+  // Catalog ids seen so far and whether the organization's catalog holds them (a file names few products, many times).
+  const catalog = new Map<string, boolean>();
+  const inCatalog = async (productId: string): Promise<boolean> => {
+    let known = catalog.get(productId);
+    if (known === undefined) {
+      known = (await store.products.get(orgId, productId)) !== null;
+      if (catalog.size < 100_000) catalog.set(productId, known);
+    }
+    return known;
+  };
   const reject = (line: number, reason: string): void => {
     summary.rejectedTotal++;
     if (summary.rejected.length < MAX_LISTED_REJECTIONS) summary.rejected.push({ line, reason: reason.length > MAX_REASON ? `${reason.slice(0, MAX_REASON)}…` : reason });
@@ -282,6 +293,11 @@ export async function importRecords(
       const checked = validateRecord(item.record);
       if (!checked.ok) {
         reject(item.line, checked.reason);
+        continue;
+      }
+      const productId = checked.value.productId;
+      if (productId !== undefined && productId !== null && !(await inCatalog(productId))) {
+        reject(item.line, `productId ${JSON.stringify(productId)} is not in the organization's product catalog (add it with products upsert or products import first)`);
         continue;
       }
       if (readAsUtc((item.record as { date: string }).date)) summary.datesWithoutOffset++;

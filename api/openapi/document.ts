@@ -6,7 +6,7 @@
  */
 import { MAX_ERROR_DETAILS } from './error-schemas.ts';
 import { publicWidgetExample, reviewExample } from './examples.ts';
-import { HTML_LANG_PARAMETER, LIST_REVIEWS_PARAMETERS, WIDGET_ID_PARAMETER } from './parameters.ts';
+import { HTML_LANG_PARAMETER, LIST_REVIEWS_PARAMETERS, PRODUCT_ID_PARAMETER, WIDGET_ID_PARAMETER } from './parameters.ts';
 import { COMPONENT_SCHEMAS } from './schemas.ts';
 import { WEBHOOK_SCHEMAS, webhooksObject } from './webhooks.ts';
 import {
@@ -74,8 +74,9 @@ const listReviews: OperationObject = {
 const getStats: OperationObject = {
   operationId: 'getStats',
   summary: 'Review statistics',
-  description: "Aggregate statistics over all of the organization's reviews. Takes no query parameter.",
+  description: "Aggregate statistics over all of the organization's reviews, or over one catalog product's (`productId`).",
   tags: ['Reviews'],
+  parameters: [PRODUCT_ID_PARAMETER],
   responses: { '200': ok('The statistics.', 'StatisticsResponse', okHeaders('api')), ...apiErrors() },
 };
 

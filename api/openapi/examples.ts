@@ -16,6 +16,7 @@ export const reviewExample = {
   aiSummary: 'Fast delivery and quick, helpful support.',
   aiThemes: ['delivery', 'support'],
   createdAt: '2026-11-03T08:00:00.000Z',
+  productId: null,
 } as const;
 
 export const publicWidgetExample = {

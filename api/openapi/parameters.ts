@@ -17,6 +17,17 @@ export const SINCE_PATTERN =
   '^\\d{4}-\\d{2}-\\d{2}(?:[Tt ][0-2]\\d:[0-5]\\d(?::[0-5]\\d(?:[.,]\\d{1,9})?)?(?:[Zz]|[+-][0-2]\\d(?::?[0-5]\\d)?))?$';
 
 /** Query parameters of GET /reviews. `title` is how an error message names what is expected. */
+/** A catalog product (CONTRACT §13): the reviews about it only. */
+export const PRODUCT_ID_PARAMETER = {
+  name: 'productId',
+  in: 'query',
+  required: false,
+  description:
+    "Only reviews about this catalog product: its id (the organization's SKU or handle), matched exactly and case-sensitively. A product no review names, or an id not in the catalog, gives an empty page (zero statistics), not an error.",
+  schema: { type: 'string', title: 'a product id: 1-100 characters of A-Z a-z 0-9 . _ -', pattern: '^[A-Za-z0-9._-]{1,100}$' },
+  example: 'trail-shoe-42',
+} as const satisfies ParameterObject;
+
 export const LIST_REVIEWS_PARAMETERS = [
   {
     name: 'limit',
@@ -90,6 +101,7 @@ export const LIST_REVIEWS_PARAMETERS = [
     },
     example: 'de',
   },
+  PRODUCT_ID_PARAMETER,
 ] as const satisfies readonly ParameterObject[];
 
 export const WIDGET_ID_PARAMETER = {

@@ -208,7 +208,7 @@ describe('validateQuery(listReviews): one detail per bad parameter', () => {
     expect(onlyProblem('platforms=google').message).toBe('unknown parameter; did you mean platform?');
     expect(onlyProblem('sort=date')).toEqual({
       parameter: 'sort',
-      message: 'unknown parameter; expected one of limit, offset, platform, minRating, maxRating, since, language',
+      message: 'unknown parameter; expected one of limit, offset, platform, minRating, maxRating, since, language, productId',
     });
   });
 
@@ -271,10 +271,19 @@ describe('validateQuery: hostile input', () => {
   });
 
   it('refuses any parameter on the endpoints that take none', () => {
-    for (const op of ['getStats', 'getEmbed', 'getSchema', 'getOpenApi', 'getPublicWidget'] as const) {
+    for (const op of ['getEmbed', 'getSchema', 'getOpenApi', 'getPublicWidget'] as const) {
       expect(problems('limit=5', op)).toEqual([{ parameter: 'limit', message: 'unknown parameter: this endpoint takes no query parameters' }]);
       expect(problems('a=1&b=2&a=3', op).map((d) => d.parameter)).toEqual(['a', 'b']);
     }
+  });
+
+  it('takes productId alone on getStats, validated as a catalog id', () => {
+    expect(validateQuery('getStats', new URLSearchParams('productId=Shoe.red_42'))).toEqual({ ok: true, value: { productId: 'Shoe.red_42' } });
+    expect(validateQuery('getStats', new URLSearchParams(''))).toEqual({ ok: true, value: {} });
+    expect(problems('limit=5', 'getStats').map((d) => d.parameter)).toEqual(['limit']);
+    expect(problems('productId=a/b', 'getStats').map((d) => d.parameter)).toEqual(['productId']);
+    expect(problems(`productId=${'x'.repeat(101)}`, 'getStats').map((d) => d.parameter)).toEqual(['productId']);
+    expect(validateQuery('listReviews', new URLSearchParams('productId=SKU-1'))).toEqual({ ok: true, value: { limit: 20, offset: 0, productId: 'SKU-1' } });
   });
 
   it('never throws, and every accepted query is within the documented bounds', () => {
@@ -316,7 +325,7 @@ describe('validateQuery reads its rules from the OpenAPI document', () => {
   });
 
   it('accepts exactly the documented parameter names', () => {
-    expect(params.map((p) => p.name)).toEqual(['limit', 'offset', 'platform', 'minRating', 'maxRating', 'since', 'language']);
+    expect(params.map((p) => p.name)).toEqual(['limit', 'offset', 'platform', 'minRating', 'maxRating', 'since', 'language', 'productId']);
     expect(params.every((p) => p.in === 'query' && p.required === false)).toBe(true);
   });
 });

@@ -33,6 +33,8 @@ export interface ListReviewsParams {
   since?: Date;
   /** Lower-cased ISO 639-1 code; matches no review when none has this language. */
   language?: string;
+  /** A catalog id, exact; matches no review when none names this product. */
+  productId?: string;
 }
 
 /** The operations that take no query parameter validate to an empty object. */
@@ -40,7 +42,7 @@ export type NoParams = Record<string, never>;
 
 export interface QueryValues {
   listReviews: ListReviewsParams;
-  getStats: NoParams;
+  getStats: { productId?: string };
   getEmbed: NoParams;
   getSchema: NoParams;
   getOpenApi: NoParams;
@@ -212,6 +214,8 @@ function listReviewsValue(values: Map<string, unknown>, params: CompiledParamete
   if (since instanceof Date) out.since = since;
   const language = values.get('language');
   if (typeof language === 'string') out.language = language.toLowerCase();
+  const productId = values.get('productId');
+  if (typeof productId === 'string') out.productId = productId;
   return out;
 }
 

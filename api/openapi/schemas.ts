@@ -37,6 +37,7 @@ const Review: JsonSchema = {
     'aiSummary',
     'aiThemes',
     'createdAt',
+    'productId',
   ],
   properties: {
     id: { type: 'string', minLength: 1, maxLength: 128, description: 'Unique review identifier.' },
@@ -67,6 +68,10 @@ const Review: JsonSchema = {
     aiSummary: { type: ['string', 'null'], description: 'AI-generated one-line summary.' },
     aiThemes: { type: 'array', items: { type: 'string' }, description: 'AI-extracted themes.' },
     createdAt: { ...ISO_TIMESTAMP, description: 'When the review was imported into the service (ISO 8601, UTC).' },
+    productId: {
+      oneOf: [{ type: 'string', pattern: '^[A-Za-z0-9._-]{1,100}$' }, { type: 'null' }],
+      description: "The catalog product the review is about (the organization's own id for it, CONTRACT §13); null when it is about the organization itself.",
+    },
   },
   examples: [reviewExample],
 };

@@ -91,6 +91,7 @@ export class Metrics {
       moderation: wrap(store.moderation, 'moderation'),
       sources: wrap(store.sources, 'sources'),
       webhooks: wrap(store.webhooks, 'webhooks'),
+      products: wrap(store.products, 'products'),
       people: store.people,
       // Not timed, passed on: without it the dispatcher would only poll (a second's wait for every event).
       ...(store.outboxWritten ? { outboxWritten: store.outboxWritten } : {}),

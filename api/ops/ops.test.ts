@@ -160,6 +160,7 @@ async function breakableStore(): Promise<{ store: Store; state: { ping: 'ok' | '
     moderation: inner.moderation,
     sources: inner.sources,
     webhooks: inner.webhooks,
+    products: inner.products,
     people: inner.people,
     ping: () => {
       if (state.ping === 'fail') return Promise.reject(new Error('store is not answering'));

@@ -30,6 +30,10 @@ export const FIXTURE_EXTRA_PLATFORM = 'TRIPADVISOR';
 
 const DAY = 24 * 60 * 60 * 1000;
 
+/** The catalog products fixture reviews name (one review in four names none); two differ only in case. */
+export const FIXTURE_PRODUCT_IDS = ['sku-1', 'SKU-1', 'shoe.red_42', 'b'] as const;
+const PRODUCT_IDS = FIXTURE_PRODUCT_IDS;
+
 export { seededRandom };
 
 export const HOSTILE_TEXTS = [
@@ -164,6 +168,8 @@ export function generateFixture(options: FixtureOptions = {}): ReviewFixture {
         aiThemes: hasSentiment ? THEMES.filter(() => rnd() < 0.25) : [],
         createdAt: created,
         updatedAt: created,
+        // From the review's number, not the random stream (the other fields stay as they were); ids differing only in case are two products.
+        productId: n % 4 === 0 ? null : PRODUCT_IDS[(n >> 2) % PRODUCT_IDS.length]!,
       });
     }
   });
@@ -202,6 +208,7 @@ export function referenceMatches(review: Review, q: Omit<ReviewQuery, 'limit' | 
   if (q.maxRating !== undefined && (review.rating === null || review.rating > q.maxRating)) return false;
   if (q.since !== undefined && !(Date.parse(review.date) > q.since.getTime())) return false;
   if (q.language !== undefined && review.language !== q.language) return false;
+  if (q.productId !== undefined && review.productId !== q.productId) return false;
   return true;
 }
 
@@ -213,7 +220,9 @@ export function referenceList(reviews: readonly Review[], q: ReviewQuery): Revie
 
 /** Brute force statistics, computed directly from the definitions in CONTRACT §3. */
 export function referenceStats(reviews: readonly Review[], q: StatsQuery): ReviewStats {
-  const mine = reviews.filter((r) => r.orgId === q.orgId && (q.platforms === undefined || q.platforms.includes(r.platform)));
+  const mine = reviews.filter(
+    (r) => r.orgId === q.orgId && (q.platforms === undefined || q.platforms.includes(r.platform)) && (q.productId === undefined || r.productId === q.productId),
+  );
   const now = q.now.getTime();
   const within = (days: number) => mine.filter((r) => Date.parse(r.date) > now - days * DAY && Date.parse(r.date) <= now).length;
   const avg = (values: number[], scale: number) =>

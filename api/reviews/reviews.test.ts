@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onMongo, startTestService, type TestService } from '../test/harness.ts';
 import type { Review } from '../store/types.ts';
-import { EMPTY_STATS, FIXTURE_PLATFORMS, generateFixture, HOSTILE_TEXTS, referenceList, referenceStats } from './fixtures.ts';
+import { EMPTY_STATS, FIXTURE_PLATFORMS, FIXTURE_PRODUCT_IDS, generateFixture, HOSTILE_TEXTS, referenceList, referenceStats } from './fixtures.ts';
 
 interface ListBody {
   data: Record<string, unknown>[];
@@ -28,6 +28,7 @@ const REVIEW_FIELDS = [
   'aiSummary',
   'aiThemes',
   'createdAt',
+  'productId',
 ];
 
 let t: TestService;
@@ -59,7 +60,7 @@ const list = async (query: string, k = key) => {
 };
 
 describe('GET /reviews', () => {
-  it('defaults to 20 newest reviews with all 15 fields of the spec and nothing else', async () => {
+  it('defaults to 20 newest reviews with the 15 fields of the spec and productId, nothing else', async () => {
     const body = await list('');
     expect(body.pagination).toEqual({ total: stored.length, limit: 20, offset: 0, hasMore: true });
     expect(body.data.map((r) => r.id)).toEqual(referenceList(stored, { orgId: orgA, limit: 20, offset: 0 }).items.map((r) => r.id));
@@ -157,6 +158,9 @@ describe('GET /reviews', () => {
     ['language=e', ['language']],
     ['language=de-AT', ['language']],
     ['min_rating=4', ['min_rating']],
+    ['productId=a%20b', ['productId']],
+    ['productId=%3Cscript%3E', ['productId']],
+    [`productId=${'x'.repeat(101)}`, ['productId']],
     ['limit=1&limit=2', ['limit']],
     ['limit=0&offset=-5&minRating=9&sort=asc', ['limit', 'offset', 'minRating', 'sort']],
   ])('refuses ?%s with 400 invalid_parameter and one detail per problem', async (query, parameters) => {
@@ -168,10 +172,37 @@ describe('GET /reviews', () => {
     for (const d of body.details) expect(d.message.length).toBeGreaterThan(0);
   });
 
-  it('refuses parameters on /reviews/stats', async () => {
+  it('refuses parameters on /reviews/stats other than productId, and a malformed productId', async () => {
     const res = await t.get('/api/v1/reviews/stats?platform=google', { key });
     expect(res.status).toBe(400);
     expect((res.body as { details: { parameter: string }[] }).details[0]!.parameter).toBe('platform');
+    const bad = await t.get('/api/v1/reviews/stats?productId=sku%2F1', { key });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ error: 'invalid_parameter', details: [{ parameter: 'productId' }] });
+  });
+
+  it('filters by productId exactly (case-sensitive), with the other filters, and gives each review its productId', async () => {
+    for (const productId of FIXTURE_PRODUCT_IDS) {
+      for (const [extra, q] of [
+        ['', {}],
+        ['&platform=google&limit=5&offset=2', { platforms: ['GOOGLE'], limit: 5, offset: 2 }],
+        ['&minRating=4&language=en', { minRating: 4, language: 'en' }],
+      ] as [string, Partial<Parameters<typeof referenceList>[1]>][]) {
+        const body = await list(`?productId=${encodeURIComponent(productId)}${extra}`);
+        const expected = referenceList(stored, { orgId: orgA, limit: 20, offset: 0, ...q, productId });
+        expect(body.pagination.total, `${productId}${extra}`).toBe(expected.total);
+        expect(body.data.map((r) => r.id)).toEqual(expected.items.map((r) => r.id));
+        for (const r of body.data) expect(r.productId).toBe(productId);
+      }
+    }
+    expect(stored.some((r) => r.productId === null)).toBe(true);
+    const all = await list('?limit=100');
+    const byId = new Map(stored.map((r) => [r.id, r.productId]));
+    for (const r of all.data) expect(r.productId).toBe(byId.get(r.id as string));
+  });
+
+  it('answers an empty page for a product no review names, or one not in the catalog', async () => {
+    expect(await list('?productId=no-such-sku')).toEqual({ data: [], pagination: { total: 0, limit: 20, offset: 0, hasMore: false } });
   });
 });
 
@@ -186,6 +217,18 @@ describe('GET /reviews/stats', () => {
     expect(stats.platforms.map((p) => p.platform).sort()).toEqual([...FIXTURE_PLATFORMS, 'TRIPADVISOR'].filter((p) => stored.some((r) => r.platform === p)).sort());
     const counts = stats.platforms.map((p) => p.count);
     expect(counts).toEqual([...counts].sort((x, y) => y - x));
+  });
+
+  it('answers one product’s statistics exactly, and zero statistics for a product without reviews', async () => {
+    for (const productId of FIXTURE_PRODUCT_IDS) {
+      const res = await t.get(`/api/v1/reviews/stats?productId=${encodeURIComponent(productId)}`, { key });
+      expect(res.status).toBe(200);
+      const stats = (res.body as { data: ReturnType<typeof referenceStats> }).data;
+      expect(stats).toEqual(referenceStats(stored, { orgId: orgA, now: new Date(), productId }));
+      expect(stats.totalReviews).toBeGreaterThan(0);
+    }
+    const none = await t.get('/api/v1/reviews/stats?productId=no-such-sku', { key });
+    expect((none.body as { data: unknown }).data).toEqual(EMPTY_STATS);
   });
 
   it('answers an organization without reviews with zeros and nulls', async () => {

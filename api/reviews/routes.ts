@@ -5,7 +5,7 @@ import { validQuery, type ListReviewsParams } from '../openapi/params.ts';
 import { PageCache } from './page-cache.ts';
 import type { Review, ReviewQuery, ReviewStats, Store } from '../store/types.ts';
 
-/** The 15 fields of the spec's Review, in the spec's order: nothing internal leaves. */
+/** The 15 fields of the spec's Review, in the spec's order, then the review's product (CONTRACT §13): nothing internal leaves. */
 export function publicReview(r: Review) {
   return {
     id: r.id,
@@ -23,6 +23,7 @@ export function publicReview(r: Review) {
     aiSummary: r.aiSummary,
     aiThemes: r.aiThemes,
     createdAt: r.createdAt,
+    productId: r.productId ?? null,
   };
 }
 
@@ -58,7 +59,7 @@ export function listBody(items: readonly Review[], pagination: { total: number; 
 
 /** The store query of GET /reviews' validated parameters (also the dashboard's list: same rules). */
 export function reviewQuery(orgId: string, params: ListReviewsParams): ReviewQuery {
-  const { limit, offset, platform, minRating, maxRating, since, language } = params;
+  const { limit, offset, platform, minRating, maxRating, since, language, productId } = params;
   return {
     orgId,
     ...(platform !== undefined && { platforms: [platform] }),
@@ -66,6 +67,7 @@ export function reviewQuery(orgId: string, params: ListReviewsParams): ReviewQue
     ...(maxRating !== undefined && { maxRating }),
     ...(since !== undefined && { since }),
     ...(language !== undefined && { language }),
+    ...(productId !== undefined && { productId }),
     limit,
     offset,
   };
@@ -149,9 +151,9 @@ function sameStats(a: ReviewStats, b: ReviewStats): boolean {
 
 export function reviewStats(store: Store) {
   return async function reviewStats(ctx: Context): Promise<void> {
-    validQuery('getStats', ctx.querystring);
+    const { productId } = validQuery('getStats', ctx.querystring);
     const { org } = ctx.state.auth as AuthState;
-    const stats = await store.reviews.stats({ orgId: org.id, now: new Date() });
+    const stats = await store.reviews.stats({ orgId: org.id, now: new Date(), ...(productId !== undefined && { productId }) });
     ctx.type = 'application/json; charset=utf-8';
     ctx.body = statsBytes(stats);
   };

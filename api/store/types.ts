@@ -7,6 +7,7 @@
 import type { PeopleStore } from './people-types.ts';
 import type { WebhookStore } from './webhook-types.ts';
 import type { OutboxSignal } from './outbox-signal.ts';
+import type { ProductStore } from './product-types.ts';
 
 export const PLANS = ['free', 'starter', 'growth', 'agency'] as const;
 export type Plan = (typeof PLANS)[number];
@@ -158,10 +159,15 @@ export interface Review {
    * shown by the API.
    */
   sourceId?: string;
+  /** The catalog product the review is about (product-types.ts); null: about the organization. */
+  productId: string | null;
 }
 
-/** A validated review as it arrives from an import: what the store upserts by platform+externalId. */
-export type ReviewInput = Omit<Review, 'id' | 'orgId' | 'createdAt' | 'updatedAt'>;
+/**
+ * A validated review as it arrives from an import: what the store upserts by
+ * platform+externalId. `productId` absent reads as null (a sync names none).
+ */
+export type ReviewInput = Omit<Review, 'id' | 'orgId' | 'createdAt' | 'updatedAt' | 'productId'> & { productId?: string | null };
 
 export interface ReviewQuery {
   orgId: string;
@@ -173,6 +179,8 @@ export interface ReviewQuery {
   since?: Date;
   /** Lower-case ISO 639-1 code; a review matches when its language is this one. */
   language?: string;
+  /** A catalog id; a review matches when it names this product. */
+  productId?: string;
   limit: number;
   offset: number;
 }
@@ -203,6 +211,8 @@ export interface StatsQuery {
   now: Date;
   /** Restrict to these upper-case platform ids (a widget's platforms); absent = all. */
   platforms?: string[];
+  /** Restrict to the reviews of this catalog product. */
+  productId?: string;
 }
 
 /**
@@ -466,6 +476,8 @@ export interface Store {
   readonly sources: SourceStore;
   /** Webhook endpoints, the outbox and delivery state (CONTRACT §12, webhook-types.ts). */
   readonly webhooks: WebhookStore;
+  /** The product catalog (CONTRACT §13, product-types.ts). */
+  readonly products: ProductStore;
   /** Signals outbox writes in this process (outbox-signal.ts); absent: the dispatcher only polls. */
   readonly outboxWritten?: OutboxSignal;
   /** Throws when the store cannot answer (readiness). */

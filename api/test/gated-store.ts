@@ -38,6 +38,7 @@ export async function openGatedStore(): Promise<GatedStore> {
     moderation: real.moderation,
     sources: real.sources,
     webhooks: real.webhooks,
+    products: real.products,
     reviews: {
       ...real.reviews,
       list: async (q) => {

@@ -21,6 +21,7 @@ export function reviewFixture(overrides: Partial<Review> = {}): Review {
     aiThemes: ['service'],
     createdAt: '2026-11-21T10:00:00.000Z',
     updatedAt: '2026-11-21T10:00:00.000Z',
+    productId: null,
     ...overrides,
   };
 }

@@ -97,8 +97,11 @@ describe('event payloads', () => {
     expect(event.type).toBe('review.created');
     expect(event.timestamp).toBe('2026-11-25T12:00:00.000Z');
     const data = event.data as Record<string, unknown>;
-    expect(Object.keys(data)).toEqual(['id', 'platform', 'authorName', 'authorAvatar', 'rating', 'content', 'date', 'url', 'language', 'isVerified', 'sentiment', 'sentimentLabel', 'aiSummary', 'aiThemes', 'createdAt']);
+    expect(Object.keys(data)).toEqual(['id', 'platform', 'authorName', 'authorAvatar', 'rating', 'content', 'date', 'url', 'language', 'isVerified', 'sentiment', 'sentimentLabel', 'aiSummary', 'aiThemes', 'createdAt', 'productId']);
     expect(data).not.toHaveProperty('orgId');
+    expect(data.productId).toBeNull();
+    const about = JSON.parse(eventBody(reviewEvent('review.updated', reviewFixture({ productId: 'shoe-42' }), at))) as { data: { productId: unknown } };
+    expect(about.data.productId).toBe('shoe-42');
   });
 
   it('name the types of the contract; new endpoints get every review.* and source.* type', () => {

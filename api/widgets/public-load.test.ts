@@ -36,6 +36,7 @@ async function countingStore(kind: Store['kind'] = 'embedded') {
     moderation: real.moderation,
     sources: real.sources,
     webhooks: real.webhooks,
+    products: real.products,
     widgets: { ...real.widgets, get: (id) => (counts.widgetGet++, real.widgets.get(id)) },
     reviews: {
       ...real.reviews,

@@ -54,6 +54,7 @@ export function makeReview(fields: Partial<Review> = {}): Review {
     aiThemes: [],
     createdAt: '2026-10-02T00:00:00.000Z',
     updatedAt: '2026-10-02T00:00:00.000Z',
+    productId: null,
     ...fields,
   };
 }

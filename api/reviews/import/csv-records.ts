@@ -49,7 +49,20 @@ export function csvCell(field: string, raw: string): unknown {
   }
 }
 
-export async function* csvRecords(source: ChunkSource): AsyncGenerator<ParsedRecord> {
+/**
+ * What a CSV file's columns are: the fields a header may name, those it must
+ * name, and how a cell becomes its field's JSON value. Reviews by default;
+ * the product catalog's import (api/products) gives its own.
+ */
+export interface CsvSchema {
+  fields: readonly string[];
+  required: readonly string[];
+  cell(field: string, raw: string): unknown;
+}
+
+export const REVIEW_CSV: CsvSchema = { fields: IMPORT_FIELDS, required: REQUIRED_FIELDS, cell: csvCell };
+
+export async function* csvRecords(source: ChunkSource, schema: CsvSchema = REVIEW_CSV): AsyncGenerator<ParsedRecord> {
   const tokenizer = new CsvTokenizer();
   let header: string[] | null = null;
   let headerBroken = false;
@@ -66,7 +79,7 @@ export async function* csvRecords(source: ChunkSource): AsyncGenerator<ParsedRec
         if (name !== '' && seen.has(name)) return { line: row.line, error: `the header row names the column "${name}" twice` };
         seen.add(name);
       }
-      const problem = headerProblem(names);
+      const problem = headerProblem(names, schema);
       if (problem !== null) return { line: row.line, error: problem, fileLevel: true };
       header = names;
       return null;
@@ -76,7 +89,7 @@ export async function* csvRecords(source: ChunkSource): AsyncGenerator<ParsedRec
     header.forEach((name, i) => {
       // Unnamed columns (trailing commas from spreadsheets) carry nothing.
       if (name === '') return;
-      const value = csvCell(name, cells[i]!);
+      const value = schema.cell(name, cells[i]!);
       if (value !== undefined) record[name] = value;
     });
     return { line: row.line, record };
@@ -106,7 +119,6 @@ export async function* csvRecords(source: ChunkSource): AsyncGenerator<ParsedRec
   if (header === null && !headerBroken) yield { line: 1, error: 'a CSV import needs a header row naming the fields', fileLevel: true };
 }
 
-const KNOWN = new Set<string>(IMPORT_FIELDS);
 /** Column names quoted in a message, at most this many (a hostile header must not make it huge). */
 const NAMES_SHOWN = 20;
 
@@ -116,15 +128,15 @@ function quoted(names: readonly string[]): string {
 }
 
 /** Why a header row cannot be read as import fields (missing required columns, unknown ones), or null. */
-function headerProblem(names: readonly string[]): string | null {
+function headerProblem(names: readonly string[], schema: CsvSchema): string | null {
   const present = new Set(names);
-  const missing = REQUIRED_FIELDS.filter((f) => !present.has(f));
-  const unknown = names.filter((n) => n !== '' && !KNOWN.has(n));
+  const missing = schema.required.filter((f) => !present.has(f));
+  const unknown = names.filter((n) => n !== '' && !schema.fields.includes(n));
   if (missing.length === 0 && unknown.length === 0) return null;
   const found = names.filter((n) => n !== '');
   if (missing.length > 0) {
     const foundText = found.length > 0 ? quoted(found) : 'no named column';
     return `the header row is missing the required column${missing.length > 1 ? 's' : ''} ${quoted(missing)} (found: ${foundText}), so no line was read`;
   }
-  return `the header row names ${unknown.length > 1 ? 'columns' : 'a column'} the import does not know: ${quoted(unknown)} (known: ${IMPORT_FIELDS.join(', ')}), so no line was read`;
+  return `the header row names ${unknown.length > 1 ? 'columns' : 'a column'} the import does not know: ${quoted(unknown)} (known: ${schema.fields.join(', ')}), so no line was read`;
 }

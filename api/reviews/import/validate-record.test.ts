@@ -47,6 +47,7 @@ describe('validateRecord', () => {
         sentimentLabel: 'POSITIVE',
         aiSummary: 'Loved the espresso.',
         aiThemes: ['coffee', 'staff'],
+        productId: null,
       },
     });
   });
@@ -70,8 +71,18 @@ describe('validateRecord', () => {
         sentimentLabel: null,
         aiSummary: null,
         aiThemes: [],
+        productId: null,
       },
     });
+  });
+
+  it('keeps a productId written as a catalog id, and rejects one that cannot be (the catalog check is the import\'s)', () => {
+    const base = { platform: 'DIRECT', externalId: 'd1', authorName: 'Bo', date: '2026-01-05' };
+    expect(validateRecord({ ...base, productId: 'Shoe.red_42' })).toMatchObject({ ok: true, value: { productId: 'Shoe.red_42' } });
+    expect(validateRecord({ ...base, productId: '' })).toMatchObject({ ok: true, value: { productId: null } });
+    for (const productId of ['a b', 'x/y', 'x'.repeat(101), 42, ['a']]) {
+      expect(validateRecord({ ...base, productId })).toEqual({ ok: false, reason: 'productId must be a catalog product id: 1-100 characters of A-Z a-z 0-9 . _ -' });
+    }
   });
 
   it.each([

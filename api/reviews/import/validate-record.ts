@@ -7,6 +7,7 @@
 import { intern } from '../../intern.ts';
 import { SENTIMENT_LABELS, type ReviewInput, type SentimentLabel } from '../../store/types.ts';
 import { parseIsoDate } from '../iso-date.ts';
+import { PRODUCT_ID } from '../../store/product-types.ts';
 
 export { parseIsoDate, readAsUtc } from '../iso-date.ts';
 
@@ -28,6 +29,7 @@ export const IMPORT_FIELDS = [
   'sentimentLabel',
   'aiSummary',
   'aiThemes',
+  'productId',
 ] as const;
 
 export const LIMITS = {
@@ -193,6 +195,13 @@ export function validateRecord(raw: unknown, now: Date = new Date()): Validation
     }
   } else if (r.aiThemes !== undefined && r.aiThemes !== null) problems.push('aiThemes must be an array of strings');
 
+  // A catalog id (CONTRACT §13); whether the catalog holds it is the import's check (it needs the store).
+  let productId: string | null = null;
+  if (r.productId !== undefined && r.productId !== null && r.productId !== '') {
+    if (typeof r.productId === 'string' && PRODUCT_ID.test(r.productId)) productId = r.productId;
+    else problems.push('productId must be a catalog product id: 1-100 characters of A-Z a-z 0-9 . _ -');
+  }
+
   if (problems.length > 0) return { ok: false, reason: problems.join('; ') };
   return {
     ok: true,
@@ -211,6 +220,7 @@ export function validateRecord(raw: unknown, now: Date = new Date()): Validation
       sentimentLabel,
       aiSummary,
       aiThemes,
+      productId,
     },
   };
 }

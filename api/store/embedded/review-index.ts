@@ -134,7 +134,9 @@ function checkedDate(record: Pick<Review, 'platform' | 'externalId' | 'rating' |
 /** The record as the index will hold it (date normalized); throws RangeError when it cannot be indexed. */
 export function checked(record: Review): Review {
   const date = checkedDate(record);
-  return date === record.date ? record : { ...record, date };
+  // Records stored before reviews could name a product read as about none.
+  const withProduct = record.productId === undefined ? { ...record, productId: null } : record;
+  return date === withProduct.date ? withProduct : { ...withProduct, date };
 }
 
 /**
@@ -334,6 +336,36 @@ class ListSet {
   }
 }
 
+/**
+ * The reviews of one catalog product: its own lists (all, and per language)
+ * and aggregates per platform, so a product's pages and statistics are
+ * answered like the organization's, never by scanning its reviews.
+ */
+class ProductReviews {
+  readonly main = new ListSet();
+  readonly languages = new Map<string, ListSet>();
+  readonly platforms = new Map<string, PlatformState>();
+  /** Live reviews naming the product. */
+  count = 0;
+
+  platform(id: string): PlatformState {
+    let state = this.platforms.get(id);
+    if (!state) this.platforms.set(id, (state = new PlatformState()));
+    return state;
+  }
+
+  language(code: string): ListSet {
+    let set = this.languages.get(code);
+    if (!set) this.languages.set(code, (set = new ListSet()));
+    return set;
+  }
+
+  add(r: Review, sign: 1 | -1): void {
+    this.count += sign;
+    this.platform(r.platform).add(r, sign);
+  }
+}
+
 class OrgReviews {
   /** By natural key (sharded: one Map of a million entries rehashes all of them at once as it grows). */
   readonly byKey = new ShardedMap<Review>();
@@ -343,6 +375,8 @@ class OrgReviews {
   readonly languages = new Map<string, ListSet>();
   /** Statistics per platform. */
   readonly platforms = new Map<string, PlatformState>();
+  /** The reviews of each catalog product that reviews name. */
+  readonly products = new Map<string, ProductReviews>();
   /** Indexed records not yet in the lists, in arrival order. */
   pending: Review[] = [];
   /** Records replaced since the last flush (in the lists or in `pending`). */
@@ -370,8 +404,25 @@ class OrgReviews {
     return set;
   }
 
+  product(id: string): ProductReviews {
+    let p = this.products.get(id);
+    if (!p) this.products.set(id, (p = new ProductReviews()));
+    return p;
+  }
+
   listsOf(r: Review): SortedList[] {
-    return [...this.main.listsOf(r), ...this.language(r.language).listsOf(r)];
+    const lists = [...this.main.listsOf(r), ...this.language(r.language).listsOf(r)];
+    if (r.productId !== null) {
+      const p = this.product(r.productId);
+      lists.push(...p.main.listsOf(r), ...p.language(r.language).listsOf(r));
+    }
+    return lists;
+  }
+
+  /** A review's share of the aggregates: its platform's, and its product's. */
+  private count(r: Review, sign: 1 | -1): void {
+    this.platform(r.platform).add(r, sign);
+    if (r.productId !== null) this.product(r.productId).add(r, sign);
   }
 
   put(record: Review): void {
@@ -379,10 +430,10 @@ class OrgReviews {
     const old = this.byKey.get(key);
     if (old === record) return;
     this.generation++;
-    const state = this.platform(record.platform);
     if (old) {
-      state.add(old, -1);
-      const sameLists = old.date === record.date && old.id === record.id && old.rating === record.rating && old.language === record.language;
+      this.count(old, -1);
+      const sameLists =
+        old.date === record.date && old.id === record.id && old.rating === record.rating && old.language === record.language && old.productId === record.productId;
       // Flushing is per organization, so a record found in `all` is in all its lists.
       const at = sameLists ? this.main.all.indexOf(old) : -1;
       if (at >= 0) {
@@ -396,7 +447,7 @@ class OrgReviews {
       this.pending.push(record);
     }
     this.byKey.set(key, record);
-    state.add(record, 1);
+    this.count(record, 1);
   }
 
   /** Takes a review out of every list and aggregate (a removal); its record, or null. */
@@ -405,7 +456,7 @@ class OrgReviews {
     const old = this.byKey.get(key);
     if (!old) return null;
     this.generation++;
-    this.platform(old.platform).add(old, -1);
+    this.count(old, -1);
     // Flush takes it out of the lists (or out of `pending`), as for a replaced record.
     this.removed.add(old);
     this.byKey.delete(key);
@@ -436,18 +487,30 @@ class OrgReviews {
     const sorted = sortInApiOrder(this.pending);
     this.pending = [];
     // Distribute once in sorted order, so each list merges an already sorted run.
+    // Only the product sets written to are merged: a catalog may hold thousands.
+    const productSets = new Set<ListSet>();
     for (const r of sorted) {
       this.main.distribute(r);
       this.language(r.language).distribute(r);
+      if (r.productId !== null) {
+        const p = this.product(r.productId);
+        const lang = p.language(r.language);
+        p.main.distribute(r);
+        lang.distribute(r);
+        productSets.add(p.main).add(lang);
+      }
     }
     this.main.mergeIncoming();
     for (const set of this.languages.values()) set.mergeIncoming();
+    for (const set of productSets) set.mergeIncoming();
   }
 
   /** The lists whose union is exactly the reviews matching the filters; none for a language no review has. */
-  listsFor(q: Pick<ReviewQuery, 'platforms' | 'minRating' | 'maxRating' | 'language'>): SortedList[] {
-    if (q.language === undefined) return this.main.listsFor(q);
-    return this.languages.get(q.language)?.listsFor(q) ?? [];
+  listsFor(q: Pick<ReviewQuery, 'platforms' | 'minRating' | 'maxRating' | 'language' | 'productId'>): SortedList[] {
+    const scope = q.productId === undefined ? this : this.products.get(q.productId);
+    if (scope === undefined) return [];
+    if (q.language === undefined) return scope.main.listsFor(q);
+    return scope.languages.get(q.language)?.listsFor(q) ?? [];
   }
 }
 
@@ -478,6 +541,7 @@ export function makeRecord(input: ReviewInput, date: string, id: string, orgId: 
     aiThemes: [...input.aiThemes],
     createdAt,
     updatedAt,
+    productId: input.productId ?? null,
   };
   if (sourceId !== undefined) record.sourceId = sourceId;
   return record;
@@ -622,11 +686,14 @@ export class ReviewIndex {
     const org = this.orgs.get(q.orgId);
     if (!org) return finishStats(emptyRawStats());
     org.flush();
-    // All platforms, or the ones named (none named is its own selection: nothing).
-    const selection = q.platforms === undefined ? '*' : `=${q.platforms.join('\u0000')}`;
+    // All platforms, or the ones named (none named is its own selection: nothing); of one product, or of all.
+    const platforms = q.platforms === undefined ? '*' : `=${q.platforms.join('\u0000')}`;
+    const selection = q.productId === undefined ? platforms : `${platforms}\u0001${q.productId}`;
     let cached = org.statsCache.get(selection);
     if (!cached || cached.generation !== org.generation) {
-      cached = aggregateStats(org, q.platforms);
+      const scope = q.productId === undefined ? org : org.products.get(q.productId);
+      if (scope === undefined) return finishStats(emptyRawStats());
+      cached = aggregateStats(scope, org.generation, q.platforms);
       // A few platform selections per organization (its widgets'); more would be another caller's loop.
       if (org.statsCache.size >= 64) org.statsCache.clear();
       org.statsCache.set(selection, cached);
@@ -660,6 +727,19 @@ export class ReviewIndex {
 
   count(orgId: string): number {
     return this.orgs.get(orgId)?.byKey.size ?? 0;
+  }
+
+  /** A catalog product's live reviews: how many, and their rated count and star sum (maintained, no review read). */
+  productCounts(orgId: string, productId: string): { count: number; ratedCount: number; ratingSum: number } {
+    const p = this.orgs.get(orgId)?.products.get(productId);
+    const out = { count: p?.count ?? 0, ratedCount: 0, ratingSum: 0 };
+    if (p) {
+      for (const state of p.platforms.values()) {
+        out.ratedCount += state.agg.ratedCount;
+        out.ratingSum += state.agg.ratingSum;
+      }
+    }
+    return out;
   }
 
   /** The maintained month × platform aggregates from..to: (months × platforms) map reads, no review read. */
@@ -746,8 +826,8 @@ interface CachedStats {
   lists: SortedList[];
 }
 
-/** The organization's maintained aggregates over the chosen platforms (all when none are named), finished, without the windows. */
-function aggregateStats(org: OrgReviews, platforms: readonly string[] | undefined): CachedStats {
+/** The maintained aggregates of an organization (or one of its products) over the chosen platforms (all when none are named), finished, without the windows. */
+function aggregateStats(org: { platforms: Map<string, PlatformState>; main: ListSet }, generation: number, platforms: readonly string[] | undefined): CachedStats {
   const raw: RawStats = emptyRawStats();
   const chosen =
     platforms === undefined
@@ -774,5 +854,5 @@ function aggregateStats(org: OrgReviews, platforms: readonly string[] | undefine
   Object.freeze(finished.platforms);
   Object.freeze(finished.ratingDistribution);
   const lists = platforms === undefined ? [org.main.all] : chosen.flatMap(([id]) => org.main.platforms.get(id)?.list ?? []);
-  return { generation: org.generation, finished: Object.freeze(finished), lists };
+  return { generation, finished: Object.freeze(finished), lists };
 }

@@ -40,6 +40,8 @@ import { DataDirLock } from './data-dir-lock.ts';
 import { StoreUnavailableError } from '../unavailable.ts';
 import { deliveryId, fansOutTo, freshDelivery, type OutboxMessage, type WebhookDelivery, type WebhookEndpoint, type WebhookStore } from '../webhook-types.ts';
 import { OutboxSignal } from '../outbox-signal.ts';
+import type { Product, ProductStore } from '../product-types.ts';
+import { roundRatio2 } from '../../reviews/stats-math.ts';
 import { DueIndex } from './due-index.ts';
 import { announcesState, changeType, removedMessage, reviewEventBody, sourceStateMessage } from '../../webhooks/outbox.ts';
 import { newMessageId } from '../../webhooks/events.ts';
@@ -127,7 +129,10 @@ type Entry =
   | { t: 'fan'; m: string[]; to: Partial<Record<ReviewEventType, string[]>>; at: string }
   | { t: 'delivery'; v: WebhookDelivery }
   /** Pruned (webhook-types.ts): deliveries and messages forgotten. */
-  | { t: 'pruned'; d: string[]; m: string[] };
+  | { t: 'pruned'; d: string[]; m: string[] }
+  /** A catalog product (product-types.ts), inserted or replaced; `product-gone` forgets it. */
+  | { t: 'product'; v: Product }
+  | { t: 'product-gone'; orgId: string; id: string };
 
 /** Records decided in the current group-commit round and not yet durable. */
 interface Draft {
@@ -223,6 +228,8 @@ export class EmbeddedStore implements Store {
   /** Removed reviews by organization, then natural key (platform NUL externalId). */
   private readonly removedMap = new Map<string, Map<string, RemovedReview>>();
   private readonly index = new ReviewIndex();
+  /** Catalog products by organization, then product id. */
+  private readonly productMap = new Map<string, Map<string, Product>>();
   /** Hidden reviews by organization, then review id. */
   private readonly hidden = new Map<string, Map<string, ReviewModeration>>();
   /** Review batches applied per organization: a batch prepared ahead is still valid while this is unchanged. */
@@ -339,7 +346,9 @@ export class EmbeddedStore implements Store {
     let removed = 0;
     for (const org of this.removedMap.values()) removed += org.size;
     const webhooks = this.endpointMap.size + this.messageMap.size + (this.messageMap.size - this.unfannedSet.size) + this.deliveryMap.size;
-    return this.orgMap.size + this.keyMap.size + this.widgetMap.size + this.sourceMap.size + this.index.size + hidden + removed + webhooks;
+    let products = 0;
+    for (const org of this.productMap.values()) products += org.size;
+    return this.orgMap.size + this.keyMap.size + this.widgetMap.size + this.sourceMap.size + this.index.size + hidden + removed + webhooks + products;
   }
 
   /** The current state as log entries (reviews in batches), for compaction. */
@@ -348,6 +357,7 @@ export class EmbeddedStore implements Store {
     for (const v of this.keyMap.values()) yield { t: 'key', v };
     for (const v of this.widgetMap.values()) yield { t: 'widget', v };
     for (const v of this.sourceMap.values()) yield { t: 'source', v };
+    for (const org of this.productMap.values()) for (const v of org.values()) yield { t: 'product', v };
     for (const org of this.removedMap.values()) if (org.size > 0) yield { t: 'removed', v: [...org.values()] };
     for (const org of this.hidden.values()) for (const v of org.values()) yield { t: 'hide', v };
     for (const v of this.endpointMap.values()) yield { t: 'webhook', v };
@@ -369,7 +379,7 @@ export class EmbeddedStore implements Store {
   }
 
   private apply(entry: Entry): void {
-    if (entry.t !== 'reviews' && entry.t !== 'used' && entry.t !== 'show' && entry.t !== 'source-gone' && entry.t !== 'webhook-gone' && entry.t !== 'fanned' && entry.t !== 'fan' && entry.t !== 'pruned') deepFreeze(entry.v);
+    if (entry.t !== 'reviews' && entry.t !== 'used' && entry.t !== 'show' && entry.t !== 'source-gone' && entry.t !== 'webhook-gone' && entry.t !== 'fanned' && entry.t !== 'fan' && entry.t !== 'pruned' && entry.t !== 'product-gone') deepFreeze(entry.v);
     if (entry.t === 'reviews' && entry.o) for (const m of entry.o) this.addMessage('i' in m ? this.batchMessage(m, entry.v[m.i]!) : deepFreeze(fromLog(m)));
     if ((entry.t === 'removed' || entry.t === 'source') && entry.o) for (const m of entry.o) this.addMessage(deepFreeze(fromLog(m)));
     switch (entry.t) {
@@ -467,6 +477,15 @@ export class EmbeddedStore implements Store {
       }
       case 'show':
         this.hidden.get(entry.orgId)?.delete(entry.reviewId);
+        break;
+      case 'product': {
+        let org = this.productMap.get(entry.v.orgId);
+        if (!org) this.productMap.set(entry.v.orgId, (org = new Map()));
+        org.set(entry.v.id, entry.v);
+        break;
+      }
+      case 'product-gone':
+        this.productMap.get(entry.orgId)?.delete(entry.id);
         break;
     }
   }
@@ -801,6 +820,35 @@ export class EmbeddedStore implements Store {
     const line = encodeLine(`{"t":"reviews","v":[${parts.join(',')}]${o}}`);
     return { imported: prepared.imported, updated: prepared.updated, records: prepared.records, messages, line, writes };
   }
+
+  /**
+   * The product catalog. Each upsert and removal commits alone in its round,
+   * resolved against the committed state: `created` and the review check are
+   * exact. Review counts come from the index's per-product aggregates.
+   */
+  readonly products: ProductStore = {
+    upsert: (input, now) =>
+      this.commit(() => {
+        const before = this.productMap.get(input.orgId)?.get(input.id);
+        const stamp = now.toISOString();
+        const product: Product = { ...input, createdAt: before?.createdAt ?? stamp, updatedAt: stamp };
+        return { entries: [{ t: 'product', v: product }], result: { product, created: before === undefined } };
+      }, true),
+    get: async (orgId, id) => this.productMap.get(orgId)?.get(id) ?? null,
+    list: async (orgId) =>
+      [...(this.productMap.get(orgId)?.values() ?? [])]
+        .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+        .map((product) => {
+          const { count, ratedCount, ratingSum } = this.index.productCounts(orgId, product.id);
+          return { ...product, reviewCount: count, averageRating: ratedCount > 0 ? roundRatio2(ratingSum, ratedCount) : null };
+        }),
+    remove: (orgId, id) =>
+      this.commit(() => {
+        if (!this.productMap.get(orgId)?.has(id)) return { entries: [], result: 'not_found' as const };
+        if (this.index.productCounts(orgId, id).count > 0) return { entries: [], result: 'has_reviews' as const };
+        return { entries: [{ t: 'product-gone', orgId, id }], result: 'removed' as const };
+      }, true),
+  };
 
   /**
    * Hidden reviews live beside the reviews, never inside them: an import

@@ -58,6 +58,7 @@ export function toDocument(review: Review): ReviewDocument {
     createdAt: new Date(review.createdAt),
     updatedAt: new Date(review.updatedAt),
     sentimentE6: review.sentiment === null ? null : sentimentUnits(review.sentiment),
+    productId: review.productId ?? null,
   };
   // Absent, not null, when no source collected it: an upsert's `$set` then keeps the stored one.
   if (review.sourceId !== undefined) doc.sourceId = review.sourceId;
@@ -87,6 +88,8 @@ export function fromDocument(doc: ReviewDocument): Review {
     aiThemes: doc.aiThemes ?? [],
     createdAt: iso(doc.createdAt),
     updatedAt: iso(doc.updatedAt),
+    // Reviews stored before they could name a product are about none.
+    productId: doc.productId ?? null,
   };
   if (typeof doc.sourceId === 'string') review.sourceId = doc.sourceId;
   return review;
@@ -109,6 +112,7 @@ export function listFilter(q: Omit<ReviewQuery, 'limit' | 'offset'>): Filter<Rev
   if (range) filter.rating = { $gte: range.lo, $lte: range.hi };
   if (q.since !== undefined) filter.date = { $gt: q.since };
   if (q.language !== undefined) filter.language = q.language;
+  if (q.productId !== undefined) filter.productId = q.productId;
   return filter;
 }
 
@@ -123,6 +127,8 @@ export const reviewIndexes: { key: IndexSpecification; options: CreateIndexesOpt
   { key: { orgId: 1, platform: 1, rating: 1, date: -1, id: -1 }, options: { name: 'org_platform_rating_date_id' } },
   // The language filter: its reviews counted and paged from the index; platform and rating narrow within.
   { key: { orgId: 1, language: 1, date: -1, id: -1 }, options: { name: 'org_language_date_id' } },
+  // A catalog product's reviews (CONTRACT §13): its pages, counts and statistics from the index, never the organization's reviews.
+  { key: { orgId: 1, productId: 1, date: -1, id: -1 }, options: { name: 'org_product_date_id' } },
 ];
 
 /** A `$group` output row: reviews of one platform with one rating (null = unrated). */
@@ -155,6 +161,7 @@ export function statsQueries(q: StatsQuery): {
   last7: Filter<ReviewDocument>;
 } {
   const match: Filter<ReviewDocument> = { orgId: q.orgId };
+  if (q.productId !== undefined) match.productId = q.productId;
   if (q.platforms !== undefined) match.platform = { $in: [...new Set(q.platforms)] };
   const window = (days: number): Filter<ReviewDocument> => {
     const { from, to } = dayWindow(q.now, days);

@@ -72,6 +72,9 @@ import {
   type ReviewDocument,
 } from './review-queries.ts';
 import { ReviewMonths } from './review-months.ts';
+import { MongoProducts } from './products.ts';
+import type { ProductStore } from '../product-types.ts';
+import { rawStats, type PlatformRatingCount, type SentimentSum } from './review-queries.ts';
 import { monthOf } from '../../reviews/months.ts';
 
 /** How long a request waits for an absent server before answering 503. */
@@ -155,6 +158,8 @@ export class MongoStore implements Store {
   private readonly lockCol: Collection<LockDocument>;
   /** Maintained per-month aggregates: statistics and the Overview's series (review-months.ts). */
   private readonly reviewMonths: ReviewMonths;
+  /** The product catalog (products.ts). */
+  private readonly productStore: MongoProducts;
 
   private constructor(
     private readonly client: MongoClient,
@@ -173,7 +178,19 @@ export class MongoStore implements Store {
     this.people = new MongoPeople(db, unavailable);
     this.lockCol = db.collection('locks');
     this.reviewMonths = new ReviewMonths(db, this.reviewCol, this.lockCol);
+    this.productStore = new MongoProducts(db, this.reviewCol);
+    this.products = translateErrors<ProductStore>(
+      {
+        upsert: (input, now) => this.productStore.upsert(input, now),
+        get: (orgId, id) => this.productStore.get(orgId, id),
+        list: (orgId) => this.productStore.list(orgId),
+        remove: (orgId, id) => this.productStore.remove(orgId, id),
+      },
+      unavailable,
+    );
   }
+
+  readonly products: ProductStore;
 
   static async connect(url: string, dbName?: string): Promise<MongoStore> {
     const client = new MongoClient(url, {
@@ -205,6 +222,7 @@ export class MongoStore implements Store {
       this.removedCol.createIndex({ _outbox: 1 }, { name: 'outbox' }),
       this.sourceCol.createIndex({ _outbox: 1 }, { name: 'outbox' }),
       this.people.ensureIndexes(),
+      this.productStore.ensureIndexes(),
     ]);
     await this.reviewMonths.ensureIndexes(async () => (await this.orgCol.find({}, { projection: { _id: 1 } }).toArray()).map((o) => o._id));
   }
@@ -266,6 +284,17 @@ export class MongoStore implements Store {
     // The maintained monthly aggregates added up, and the two day windows counted on the {orgId, date} index.
     stats: async (query) => {
       const q = statsQueries(query);
+      // One product's: grouped from its reviews on the {orgId, productId, date, id} index (no monthly aggregates per product).
+      if (query.productId !== undefined) {
+        const [rows, sentiment, sentimentCount, last30, last7] = await Promise.all([
+          this.reviewCol.aggregate<PlatformRatingCount>(q.byPlatformRating).toArray(),
+          this.reviewCol.aggregate<SentimentSum>(q.sentimentSum).toArray(),
+          this.reviewCol.countDocuments(q.sentimentCount),
+          this.reviewCol.countDocuments(q.last30),
+          this.reviewCol.countDocuments(q.last7),
+        ]);
+        return finishStats(rawStats(rows, { count: sentimentCount, sum: sentiment[0]?.sum ?? 0 }, last30, last7));
+      }
       const [raw, last30, last7] = await Promise.all([
         this.reviewMonths.totals(query.orgId, query.platforms),
         this.reviewCol.countDocuments(q.last30),
@@ -352,7 +381,7 @@ export class MongoStore implements Store {
       const unique = new Map<string, ReviewInput>();
       for (const input of inputs) unique.set(`${input.platform}\u0000${input.externalId}`, input);
       const stamp = now.toISOString();
-      const docs = [...unique.values()].map((input) => toDocument({ ...input, id: newId('rev'), orgId, createdAt: stamp, updatedAt: stamp }));
+      const docs = [...unique.values()].map((input) => toDocument({ ...input, productId: input.productId ?? null, id: newId('rev'), orgId, createdAt: stamp, updatedAt: stamp }));
       const result = { imported: 0, updated: 0 };
       for (let i = 0; i < docs.length; i += WRITE_BATCH) {
         const batch = docs.slice(i, i + WRITE_BATCH);

@@ -90,6 +90,10 @@ describeOn(ferretdbTarget(), 'the MongoDB store with its server gone', () => {
       'reviews.monthly': [{ orgId, from: '2026-01', to: '2026-06' }],
       'reviews.upsert': [orgId, [review], new Date()],
       'reviews.remove': [orgId, review.platform, [review.externalId], new Date()],
+      'reviews.findByExternalIds': [orgId, review.platform, [review.externalId]],
+      'reviews.disown': [orgId, review.platform, [review.externalId], 'src_x'],
+      'products.upsert': [{ orgId, id: 'sku-1', name: 'A product', url: null, imageUrl: null, gtin: null, brand: null }, new Date()],
+      'products.list': [orgId],
       'webhooks.create': [{ ...endpoint, id: newId('wh') }],
       'webhooks.addMessage': [message],
       'webhooks.fanOut': [message.id, [delivery]],
@@ -105,7 +109,7 @@ describeOn(ferretdbTarget(), 'the MongoDB store with its server gone', () => {
       'invitations.reopen': ['x', new Date()],
     };
     const calls: [string, () => Promise<unknown>][] = [];
-    const parts = { orgs: s.orgs, keys: s.keys, widgets: s.widgets, reviews: s.reviews, moderation: s.moderation, sources: s.sources, webhooks: s.webhooks, users: s.people.users, sessions: s.people.sessions, invitations: s.people.invitations, audit: s.people.audit };
+    const parts = { orgs: s.orgs, keys: s.keys, widgets: s.widgets, reviews: s.reviews, products: s.products, moderation: s.moderation, sources: s.sources, webhooks: s.webhooks, users: s.people.users, sessions: s.people.sessions, invitations: s.people.invitations, audit: s.people.audit };
     for (const [part, object] of Object.entries(parts)) {
       for (const [name, fn] of Object.entries(object)) {
         if (typeof fn !== 'function') continue;

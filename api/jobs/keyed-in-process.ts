@@ -36,7 +36,15 @@ export class InProcessKeyedQueue<D> implements KeyedQueue<D> {
     const entry: { done: Promise<void>; again: D | null } = { done: Promise.resolve(), again: null };
     this.running.set(key, entry);
     entry.done = this.handler!(data)
-      .catch((err: unknown) => this.logger.error({ err, key }, 'keyed job failed'))
+      .then(
+        async (outcome) => {
+          // Every key runs on its own here: a run that asks to run again does, once its delay is over.
+          if (!outcome?.again) return;
+          if (outcome.delayMs) await new Promise((r) => setTimeout(r, outcome.delayMs));
+          entry.again ??= data;
+        },
+        (err: unknown) => this.logger.error({ err, key }, 'keyed job failed'),
+      )
       .finally(() => {
         this.running.delete(key);
         if (entry.again !== null && !this.closed) this.run(key, entry.again);

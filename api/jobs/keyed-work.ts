@@ -14,9 +14,23 @@ export interface KeyedWork<D> {
   /** At most one run of a key at a time, across every instance. */
   key: string;
   data: D;
+  /**
+   * Upkeep (a sweep, pruning): runs on slots of its own, so it never waits
+   * behind the rest. A key is always asked for with the same value.
+   */
+  upkeep?: boolean;
 }
 
-export type KeyedHandler<D> = (data: D) => Promise<void>;
+/**
+ * What a run may answer: `again`, it gave its slot back with work left, and
+ * asks to run again behind the keys already waiting (after `delayMs` when given).
+ */
+export interface KeyedOutcome {
+  again: true;
+  delayMs?: number;
+}
+
+export type KeyedHandler<D> = (data: D) => Promise<void | KeyedOutcome>;
 
 export interface KeyedQueue<D> {
   readonly kind: 'bullmq' | 'in-process';

@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ServerResponse } from 'node:http';
+import { Queue } from 'bullmq';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { BullKeyedQueue } from '../jobs/keyed-bullmq.ts';
@@ -54,6 +55,11 @@ describe('webhook deliveries on BullMQ', () => {
       await store.close();
       rmSync(dir, { recursive: true, force: true });
     });
+    return { store, ...(await addOrg(store, endpointUrls)) };
+  }
+
+  /** An organization with one endpoint per URL, subscribed to review.created. */
+  async function addOrg(store: EmbeddedStore, endpointUrls: string[]) {
     const stamp = new Date().toISOString();
     const orgId = newId('org');
     await store.orgs.create({ id: orgId, name: 'Bull', plan: 'growth', rateLimit: null, language: 'en', createdAt: stamp, updatedAt: stamp });
@@ -67,14 +73,16 @@ describe('webhook deliveries on BullMQ', () => {
       });
       endpoints.push({ id, secret });
     }
-    return { store, orgId, stamp, endpoints };
+    return { orgId, stamp, endpoints };
   }
 
   /** An "instance": its own delivery client, queue connections and dispatcher, on the shared Redis and store. */
-  function instance(store: EmbeddedStore, cert: TestCert, prefix: string, timeoutMs?: number): { dispatcher: Dispatcher; client: DeliveryClient } {
+  function instance(
+    store: EmbeddedStore, cert: TestCert, prefix: string, timeoutMs?: number, tuning: { concurrency?: number; turnMs?: number; perEndpoint?: number } = {},
+  ): { dispatcher: Dispatcher; client: DeliveryClient } {
     const client = createDeliveryClient({ allow: parseAllowNetworks('127.0.0.0/8'), ca: cert.cert, ...(timeoutMs && { timeoutMs }) });
-    const queue = new BullKeyedQueue<DispatchWork>({ redisUrl: inject('redisUrl'), keyPrefix: prefix, name: 'webhook-dispatch', logger });
-    const dispatcher = new Dispatcher({ store, box, client, logger, pollMs: 50, queue });
+    const queue = new BullKeyedQueue<DispatchWork>({ redisUrl: inject('redisUrl'), keyPrefix: prefix, name: 'webhook-dispatch', logger, concurrency: tuning.concurrency });
+    const dispatcher = new Dispatcher({ store, box, client, logger, pollMs: 50, queue, turnMs: tuning.turnMs, perEndpoint: tuning.perEndpoint });
     cleanups.push(async () => {
       await dispatcher.close();
       client.close();
@@ -171,4 +179,110 @@ describe('webhook deliveries on BullMQ', () => {
     await until('the hanging endpoint to hold all three', () => hanging.received.length === 3);
     await hanging.close(); // lets the stuck attempts end, so the dispatcher can close
   }, 60_000);
+
+  it('slow endpoints with backlogs never take every slot: another organization still gets its event', async () => {
+    const cert = await testCert();
+    // What happened, in order: the slow receivers take requests and hold their answers until released.
+    const events: string[] = [];
+    let released = false;
+    const held: ServerResponse[] = [];
+    const holding = new Set<string>();
+    const release = () => {
+      if (released) return;
+      released = true;
+      events.push('released');
+      for (const res of held) res.writeHead(200).end('ok');
+    };
+    const slow = await startReceiver(cert, (req, res) => {
+      if (released) return void res.writeHead(200).end('ok');
+      held.push(res);
+      holding.add(req.url ?? '');
+    });
+    const fast = await startReceiver(cert, (_req, res) => {
+      events.push('fast');
+      res.writeHead(200).end('ok');
+    });
+    cleanups.push(async () => {
+      await slow.close();
+      await fast.close();
+    });
+    // Two organizations with 20 and 13 slow endpoints (33: more than an instance's 32 slots), three events waiting for each;
+    // a third organization with one endpoint that answers at once.
+    const { store, orgId: a, stamp } = await setUp(Array.from({ length: 20 }, (_, i) => `${slow.url()}/a${i}`));
+    const { orgId: b } = await addOrg(store, Array.from({ length: 13 }, (_, i) => `${slow.url()}/b${i}`));
+    const { orgId: c } = await addOrg(store, [fast.url()]);
+    for (const org of [a, b]) await store.reviews.upsert(org, ['x', 'y', 'z'].map((id) => input(id, stamp)), new Date());
+    const prefix = `t${Math.random().toString(36).slice(2, 10)}:`;
+    // A long timeout: nothing held ends before the test releases it.
+    const instanceA = instance(store, cert, prefix, 120_000);
+    cleanups.push(async () => release()); // runs first: the dispatcher can close
+    instanceA.dispatcher.start();
+    // At least 8 endpoints of each slow organization hold their requests (each endpoint's worker waits for its answers).
+    await until('the slow endpoints to hold their requests', () => holding.size >= 16);
+    await store.reviews.upsert(c, [input('c', stamp)], new Date());
+    await until("organization C's event", () => events.includes('fast'));
+    expect(released).toBe(false);
+    release();
+    expect(events).toEqual(['fast', 'released']);
+    // The held ones answered: every slow endpoint's backlog goes out, its slot given back and taken again in turns.
+    await until('every slow delivery', () => slow.received.length === 33 * 3);
+    expect(fast.received).toHaveLength(1);
+  }, 90_000);
+
+  it('an endpoint with a backlog gives its slot back in turns: the only slot serves another endpoint meanwhile', async () => {
+    const cert = await testCert();
+    // A slow receiver: each answer a tenth of a second later, one request at a time; thirty events waiting for it.
+    const events: string[] = [];
+    const slow = await startReceiver(cert, (_req, res) => {
+      events.push('slow');
+      setTimeout(() => res.writeHead(200).end('ok'), 100);
+    });
+    const fast = await startReceiver(cert, (_req, res) => {
+      events.push('fast');
+      res.writeHead(200).end('ok');
+    });
+    cleanups.push(async () => {
+      await slow.close();
+      await fast.close();
+    });
+    const { store, orgId: a, stamp } = await setUp([slow.url()]);
+    const { orgId: c } = await addOrg(store, [fast.url()]);
+    const backlog = Array.from({ length: 30 }, (_, i) => `s${i}`);
+    await store.reviews.upsert(a, backlog.map((id) => input(id, stamp)), new Date());
+    const prefix = `t${Math.random().toString(36).slice(2, 10)}:`;
+    // One slot for endpoint workers, and turns of 50 ms of starts.
+    instance(store, cert, prefix, undefined, { concurrency: 1, turnMs: 50, perEndpoint: 1 }).dispatcher.start();
+    await until('the slow endpoint to get its first request', () => events.includes('slow'));
+    await store.reviews.upsert(c, [input('c', stamp)], new Date());
+    await until("the other organization's event", () => events.includes('fast'));
+    // It went out while the slow endpoint's backlog was still waiting, not after it.
+    expect(events.filter((e) => e === 'slow').length).toBeLessThan(backlog.length);
+    await until('the slow backlog', () => slow.received.length === backlog.length);
+    expect(events.indexOf('fast')).toBeLessThan(events.lastIndexOf('slow'));
+  }, 90_000);
+
+  it('the sweep never waits behind endpoint workers: with every slot held, it still runs', async () => {
+    const cert = await testCert();
+    const held: ServerResponse[] = [];
+    const hanging = await startReceiver(cert, (_req, res) => void held.push(res)); // holds its answers until released
+    const other = await startReceiver(cert);
+    cleanups.push(async () => {
+      await hanging.close();
+      await other.close();
+    });
+    const { store, orgId: a, stamp } = await setUp([hanging.url()]);
+    const { orgId: c, endpoints } = await addOrg(store, [other.url()]);
+    await store.reviews.upsert(a, [input('a', stamp)], new Date());
+    const prefix = `t${Math.random().toString(36).slice(2, 10)}:`;
+    // One slot for endpoint workers: the hanging endpoint's worker holds it until its answer comes.
+    instance(store, cert, prefix, 120_000, { concurrency: 1 }).dispatcher.start();
+    cleanups.push(async () => void held.forEach((res) => res.writeHead(200).end('ok'))); // runs first: the dispatcher can close
+    await until('the hanging endpoint to hold its request', () => held.length === 1);
+    await store.reviews.upsert(c, [input('c', stamp)], new Date());
+    // The sweep ran meanwhile: it asked for the other organization's endpoint worker, which waits for a slot.
+    const queue = new Queue('webhook-dispatch', { connection: { url: inject('redisUrl') }, prefix: `${prefix}bull` });
+    cleanups.push(() => queue.close());
+    await until('a sweep to ask for the other endpoint', async () => (await queue.getJob(`endpoint-${endpoints[0]!.id}`)) !== undefined);
+    expect(held).toHaveLength(1);
+  }, 90_000);
 });

@@ -18,7 +18,10 @@
  * `endpoint:{id}` (that endpoint's worker). With REDIS_URL they are BullMQ
  * jobs whose id is the key, so across instances one worker per endpoint at a
  * time and each delivery attempted by one instance at a time; an instance
- * that dies leaves its job to another. Without Redis, in process. Every
+ * that dies leaves its job to another; `sweep` and `prune` have slots of
+ * their own, an endpoint's worker gives its slot back after a turn (TURN_MS
+ * of starts) behind the others, and an organization has at most ORG_SLOTS
+ * workers running per instance (see `work`). Without Redis, in process. Every
  * instance's timer asks for a sweep every `pollMs`; `wake()` asks now, and
  * so does the store of this process after a write that recorded events
  * (`store.outboxWritten`, debounced: an import batch is one wake). Other
@@ -26,7 +29,7 @@
  */
 import type { BulkImports } from '../jobs/bulk-imports.ts';
 import { InProcessKeyedQueue } from '../jobs/keyed-in-process.ts';
-import type { KeyedQueue } from '../jobs/keyed-work.ts';
+import type { KeyedOutcome, KeyedQueue } from '../jobs/keyed-work.ts';
 import type { Logger } from '../logger.ts';
 import type { SecretBox } from '../secrets/secrets.ts';
 import type { Store } from '../store/types.ts';
@@ -111,7 +114,23 @@ export interface DispatcherOptions {
   bulk?: BulkImports;
   /** How long a worker holds for a bulk import at a time, at most: BULK_HOLD_MS when absent. */
   bulkHoldMs?: number;
+  /** With Redis (shared slots): how long an endpoint's worker starts deliveries before it gives its slot back: TURN_MS when absent. */
+  turnMs?: number;
+  /** With Redis (shared slots): endpoint workers of one organization running at once in this instance, at most: ORG_SLOTS when absent. */
+  orgSlots?: number;
 }
+
+/**
+ * With Redis, an endpoint's worker starts deliveries for this long, then lets
+ * those in flight end and gives its slot back, asking to run again behind the
+ * endpoints already waiting (round-robin): a slow endpoint with a backlog holds
+ * a slot for a turn (at most this plus one 15 s exchange), not for hours.
+ */
+export const TURN_MS = 5000;
+/** With Redis, endpoint workers of one organization at once per instance, at most: a quarter of its 32 slots. */
+export const ORG_SLOTS = 8;
+/** How soon a worker turned away by its organization's share asks again. */
+const ORG_WAIT_MS = 1000;
 
 /** How long a worker holds its deliveries for a bulk import of its organization at a time, at most (then a batch of up to 100 goes out). */
 export const BULK_HOLD_MS = 30_000;
@@ -141,6 +160,8 @@ export class Dispatcher {
   }
   /** Each endpoint's secrets as last opened, with the sealed text they came from (opened again when it changes). */
   private readonly opened = new Map<string, { sealed: string; secrets: EndpointSecret[] }>();
+  /** With Redis: this instance's running endpoint workers per organization (its share of the slots). */
+  private readonly orgWorkers = new Map<string, number>();
 
   constructor(options: DispatcherOptions) {
     this.options = options;
@@ -165,7 +186,8 @@ export class Dispatcher {
   private request(work: DispatchWork): void {
     if (this.closed) return;
     const key = work.kind === 'endpoint' ? `endpoint:${work.endpointId}` : work.kind;
-    this.queue.request({ key, data: work }).catch((err: unknown) => this.options.logger.warn({ err, work: work.kind }, 'webhooks: could not ask for work'));
+    // The sweep and pruning never wait behind endpoint workers for a slot.
+    this.queue.request({ key, data: work, upkeep: work.kind !== 'endpoint' }).catch((err: unknown) => this.options.logger.warn({ err, work: work.kind }, 'webhooks: could not ask for work'));
   }
 
   /**
@@ -183,10 +205,10 @@ export class Dispatcher {
     }
   }
 
-  private async run(work: DispatchWork): Promise<void> {
+  private async run(work: DispatchWork): Promise<void | KeyedOutcome> {
     try {
       if (work.kind === 'sweep') await this.pass();
-      else if (work.kind === 'endpoint') await this.work(work.endpointId);
+      else if (work.kind === 'endpoint') return await this.work(work.endpointId);
       else await this.prune();
     } catch (err) {
       // The store away (a 503 elsewhere): the next sweep tries again; nothing was lost.
@@ -281,8 +303,15 @@ export class Dispatcher {
    * is not yet written, or was written while the store was being asked what
    * is due, is not started again by this run (the store's answer may predate
    * its result).
+   *
+   * With Redis its instance's slots are shared by every endpoint: a worker
+   * runs for a turn (it starts deliveries for `turnMs`, lets those in flight
+   * end, and answers `again`: the queue runs it again behind the endpoints
+   * already waiting), and an organization runs at most `orgSlots` workers at
+   * once per instance (one more answers `again` a second later without
+   * sending), so slow endpoints never hold every slot.
    */
-  private async work(endpointId: string): Promise<void> {
+  private async work(endpointId: string): Promise<void | KeyedOutcome> {
     const limit = Math.max(1, this.options.perEndpoint ?? 16);
     /** Deliveries in flight or waiting for their result to be written, at most: what a crash may send again. */
     const maxOpen = limit * (1 + UNWRITTEN_PER_SLOT);
@@ -318,9 +347,25 @@ export class Dispatcher {
     };
     /** A hold for a bulk import just ended: the next batch goes out before the worker holds again. */
     let sendAfterHold = false;
+    const shared = this.queue.kind === 'bullmq';
+    const orgId = first.orgId;
+    if (shared) {
+      const running = this.orgWorkers.get(orgId) ?? 0;
+      // (A disabled one runs and ends at once rather than coming back every second.)
+      if (running >= Math.max(1, this.options.orgSlots ?? ORG_SLOTS) && first.state === 'enabled') return { again: true, delayMs: ORG_WAIT_MS };
+      this.orgWorkers.set(orgId, running + 1);
+    }
+    /** When this turn stops starting deliveries (never without Redis: every key runs on its own there). */
+    const turnEnds = shared ? Date.now() + (this.options.turnMs ?? TURN_MS) : Infinity;
+    /** The turn ended with deliveries perhaps still due. */
+    let more = false;
     try {
       while (!this.closed) {
         if (failures.length > 0) throw failures[0];
+        if (Date.now() >= turnEnds) {
+          more = true;
+          break;
+        }
         // A failure clock this worker decided lands before the endpoint is read again (read first, the store would give
         // back the clock it replaces): a wait only after an answer changed the clock, never on a run of successes.
         if (state.clockPending > 0) await state.chain;
@@ -356,6 +401,10 @@ export class Dispatcher {
           while (running.size >= limit) await Promise.race(running.values());
           while (running.size + writing.size >= maxOpen) await Promise.race([...running.values(), ...writing.values()]);
           if (this.closed || failures.length > 0 || state.health.state !== 'enabled') break;
+          if (Date.now() >= turnEnds) {
+            more = stop = true;
+            break;
+          }
           // A person's Disable or Remove, a new URL or secret, is seen within REREAD_MS, not after the whole batch.
           if (Date.now() - state.readAt >= REREAD_MS) {
             const now = await this.store.webhooks.get(endpointId);
@@ -375,11 +424,17 @@ export class Dispatcher {
       await Promise.all(running.values());
       await Promise.all(writing.values());
       if (failures.length > 0) throw failures[0];
+      return more && !this.closed ? { again: true } : undefined;
     } finally {
       await Promise.allSettled(running.values());
       await Promise.allSettled(writing.values());
       await state.chain;
-      await this.flushLastDelivery(state, true);
+      await this.flushLastDelivery(state, true).finally(() => {
+        if (!shared) return;
+        const left = (this.orgWorkers.get(orgId) ?? 1) - 1;
+        if (left > 0) this.orgWorkers.set(orgId, left);
+        else this.orgWorkers.delete(orgId);
+      });
     }
   }
 

@@ -62,7 +62,10 @@ export interface WebhookDelivery {
   lastStatusCode: number | null;
   lastError: string | null;
   lastAttemptAt: string | null;
-  /** When the next attempt is due; null when none is scheduled (delivered, failed, or waiting for the endpoint to be enabled). */
+  /**
+   * When the next attempt is due; null when none is scheduled (delivered or failed). A pending delivery
+   * with none (a 410 recorded by an earlier version) is made due by `resumeWaiting` when its endpoint is enabled.
+   */
   nextAttemptAt: string | null;
   createdAt: string;
 }

@@ -7,6 +7,7 @@
  * - two rotations at once both answer a secret the endpoint signs with.
  */
 import { spawn } from 'node:child_process';
+import type { ServerResponse } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -72,8 +73,8 @@ describe('webhooks service: nothing left unscheduled, no secret lost', () => {
       for (let k = 0; k < 4; k++) await store.reviews.upsert(orgId, Array.from({ length: 200 }, (_, i) => input(`r${k}-${i}`)), new Date(base + k * 60_000));
       dispatcher.start();
       await until('the endpoint disabled by the 410', async () => (await store.webhooks.get(id))!.state === 'disabled');
-      // Every answer written: each request the receiver answered left its delivery waiting, unscheduled.
-      const waiting = async () => (await store.webhooks.deliveries(id, 'pending', 5000)).filter((d) => d.nextAttemptAt === null);
+      // Every answer written: each request the receiver answered left its delivery pending.
+      const waiting = async () => (await store.webhooks.deliveries(id, 'pending', 5000)).filter((d) => d.lastStatusCode === 410);
       await until('every 410 written', async () => (await waiting()).length === receiver.received.length);
       const stuck = (await waiting()).map((d) => d.id);
       expect(stuck.length).toBeGreaterThan(0);
@@ -96,6 +97,40 @@ describe('webhooks service: nothing left unscheduled, no secret lost', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 180_000);
+
+  it('sends again a message whose 410 is written after a person enabled the endpoint again', async () => {
+    const cert = await testCert();
+    const held: ServerResponse[] = [];
+    let answering = false;
+    const handler: Handler = (_req, res) => void (answering ? res.writeHead(200, { 'content-type': 'text/plain' }).end('ok') : held.push(res));
+    const receiver = await startReceiver(cert, handler);
+    const box = new SecretBox(Buffer.alloc(32, 24));
+    const dir = mkdtempSync(join(tmpdir(), 'webhooks-late-410-'));
+    const { store, orgId, id } = await setUp(dir, receiver.url(), box);
+    const client = createDeliveryClient({ allow, ca: cert.cert });
+    const dispatcher = new Dispatcher({ store, box, client, logger: createLogger('silent'), pollMs: 50, perEndpoint: 2 });
+    const service = new WebhooksService({ store, box, dispatcher, allow });
+    try {
+      await store.reviews.upsert(orgId, [input('a'), input('b')], new Date());
+      dispatcher.start();
+      await until('both messages held at the receiver', () => held.length === 2);
+      held[0]!.writeHead(410, { 'content-type': 'text/plain' }).end('gone');
+      await until('the endpoint disabled by the 410', async () => (await store.webhooks.get(id))!.state === 'disabled');
+      await service.enable(id);
+      answering = true;
+      // The second 410 comes in after the Enable: its message must not be left waiting for an Enable already made.
+      held[1]!.writeHead(410, { 'content-type': 'text/plain' }).end('gone');
+      await until('both delivered', async () => (await store.webhooks.deliveries(id, 'delivered', 10)).length === 2);
+      expect(await store.webhooks.deliveries(id, 'pending', 10)).toEqual([]);
+      expect(new Set(receiver.received.map((r) => r.headers['webhook-id'])).size).toBe(2);
+    } finally {
+      await dispatcher.close();
+      client.close();
+      await receiver.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 
   it('sends a Test again after a restart when the process died during its attempt (it was never left unscheduled)', async () => {
     const cert = await testCert();

@@ -194,8 +194,8 @@ export class WebhooksService {
   async enable(id: string) {
     const endpoint = await this.get(id);
     const updated = (await this.store.webhooks.update(endpoint.id, { state: 'enabled', disabledReason: null, failingSince: null }))!;
-    // Every delivery left unscheduled (a 410, a Test cut short by a crash) is due now, however old and however long the
-    // backlog before it: the store schedules them all, not a page of the newest.
+    // Every pending delivery left unscheduled (a 410 or a Test recorded by an earlier version: they now always have a due
+    // time) is due now, however old and however long the backlog before it: the store schedules them all at once.
     await this.store.webhooks.resumeWaiting(endpoint.id, new Date().toISOString());
     if (endpoint.state !== 'enabled') await audit(this.store, endpoint.orgId, this.actor, 'webhook.enabled', { id: endpoint.id, label: endpoint.url });
     this.o.dispatcher.wake();

@@ -692,6 +692,74 @@ for (const subject of subjects) {
       await store.webhooks.remove(a.id);
     });
 
+    it('resumes every unscheduled pending delivery of an endpoint, however long the backlog before them, and nothing else', async () => {
+      const o = org('Resume');
+      await store.orgs.create(o);
+      const stamp = '2026-11-21T12:00:00.000Z';
+      const endpoint = (url: string): WebhookEndpoint => ({
+        id: newId('wh'), orgId: o.id, url, events: ['review.created'], description: '', state: 'disabled',
+        disabledReason: 'the endpoint answered 410 Gone', createdAt: stamp, updatedAt: stamp, lastDeliveryAt: null, failingSince: null, secrets: 'v1.sealed',
+      });
+      const a = endpoint('https://hooks.example/resume-a');
+      const b = endpoint('https://hooks.example/resume-b');
+      await store.webhooks.create(a);
+      await store.webhooks.create(b);
+      const at = (ms: number) => new Date(Date.parse(stamp) + ms).toISOString();
+      // 1,200 deliveries, oldest first: the 3 oldest met the 410 (unscheduled), the rest wait due, a few are finished.
+      const n = 1200;
+      const messages = Array.from({ length: n }, (_, i) => ({ id: newMessageId(), orgId: o.id, type: 'review.created' as const, body: '{}', createdAt: at(i), endpointId: null }));
+      for (const m of messages) await store.webhooks.addMessage(m);
+      const deliveryOf = (i: number, endpointId: string): WebhookDelivery => ({
+        id: deliveryId(messages[i]!.id, endpointId), messageId: messages[i]!.id, endpointId, orgId: o.id, type: 'review.created', status: 'pending',
+        attempts: i < 3 ? 1 : 0, lastStatusCode: i < 3 ? 410 : null, lastError: null, lastAttemptAt: null, nextAttemptAt: i < 3 ? null : at(i), createdAt: messages[i]!.createdAt,
+      });
+      for (let i = 0; i < n; i += 50) await Promise.all(messages.slice(i, i + 50).map((m, j) => store.webhooks.fanOut(m.id, [deliveryOf(i + j, a.id), ...(i + j === 0 ? [deliveryOf(0, b.id)] : [])])));
+      // Finished deliveries have no due time either: they stay as they are.
+      await store.webhooks.putDelivery({ ...deliveryOf(10, a.id), status: 'delivered', attempts: 1, nextAttemptAt: null });
+      await store.webhooks.putDelivery({ ...deliveryOf(11, a.id), status: 'failed', attempts: 8, nextAttemptAt: null });
+      const later = '2026-11-22T08:00:00.000Z';
+      expect(await store.webhooks.resumeWaiting(a.id, later)).toBe(3);
+      // (FerretDB leaves out the null fields of a record written by fan-out: compared by the fields that matter.)
+      const state = (d: WebhookDelivery | null) => d && { id: d.id, status: d.status, attempts: d.attempts, lastStatusCode: d.lastStatusCode ?? null, nextAttemptAt: d.nextAttemptAt ?? null };
+      for (let i = 0; i < 3; i++) expect(state(await store.webhooks.getDelivery(deliveryOf(i, a.id).id))).toEqual(state({ ...deliveryOf(i, a.id), nextAttemptAt: later }));
+      expect((await store.webhooks.due(new Date(later), 5, a.id)).map((d) => d.id)).toEqual([3, 4, 5, 6, 7].map((i) => deliveryOf(i, a.id).id));
+      expect((await store.webhooks.due(new Date(later), n, a.id)).filter((d) => d.nextAttemptAt === later).map((d) => d.id).sort()).toEqual([0, 1, 2].map((i) => deliveryOf(i, a.id).id).sort());
+      expect(state(await store.webhooks.getDelivery(deliveryOf(10, a.id).id))).toMatchObject({ status: 'delivered', nextAttemptAt: null });
+      expect(state(await store.webhooks.getDelivery(deliveryOf(11, a.id).id))).toMatchObject({ status: 'failed', nextAttemptAt: null });
+      expect(state(await store.webhooks.getDelivery(deliveryOf(500, a.id).id))).toEqual(state(deliveryOf(500, a.id)));
+      // Another endpoint's waiting delivery is its own; a second call finds nothing left.
+      expect(state(await store.webhooks.getDelivery(deliveryOf(0, b.id).id))).toMatchObject({ nextAttemptAt: null });
+      expect(await store.webhooks.resumeWaiting(a.id, later)).toBe(0);
+      expect(await store.webhooks.resumeWaiting(b.id, later)).toBe(1);
+      expect(await store.webhooks.resumeWaiting('wh_missing', later)).toBe(0);
+      await store.webhooks.remove(a.id);
+      await store.webhooks.remove(b.id);
+    }, 120_000);
+
+    it('replaces an endpoint\'s secrets only if they are still those read: of two writers racing, one wins', async () => {
+      const o = org('Secrets');
+      await store.orgs.create(o);
+      const stamp = '2026-11-21T12:00:00.000Z';
+      const endpoint: WebhookEndpoint = {
+        id: newId('wh'), orgId: o.id, url: 'https://hooks.example/secrets', events: ['review.created'], description: '', state: 'enabled',
+        disabledReason: null, createdAt: stamp, updatedAt: stamp, lastDeliveryAt: null, failingSince: null, secrets: 'v1.first',
+      };
+      await store.webhooks.create(endpoint);
+      const raced = await Promise.all(['v1.second-a', 'v1.second-b'].map((to) => store.webhooks.replaceSecrets(endpoint.id, 'v1.first', to)));
+      const won = raced.filter((r) => r !== null);
+      expect(won).toHaveLength(1);
+      expect(won[0]).toMatchObject({ id: endpoint.id, url: endpoint.url, state: 'enabled' });
+      expect(await store.webhooks.get(endpoint.id)).toEqual(won[0]);
+      // Stale: nothing written.
+      expect(await store.webhooks.replaceSecrets(endpoint.id, 'v1.first', 'v1.third')).toBeNull();
+      expect((await store.webhooks.get(endpoint.id))!.secrets).toBe(won[0]!.secrets);
+      // A write of other fields leaves the secrets, and a comparison with them, as they were.
+      await store.webhooks.update(endpoint.id, { lastDeliveryAt: stamp });
+      expect(await store.webhooks.replaceSecrets(endpoint.id, won[0]!.secrets, 'v1.third')).toMatchObject({ secrets: 'v1.third', lastDeliveryAt: stamp });
+      expect(await store.webhooks.replaceSecrets('wh_missing', 'v1.first', 'v1.x')).toBeNull();
+      await store.webhooks.remove(endpoint.id);
+    });
+
     it('records review events in the outbox with the change: created, updated when a shown field changed, removed; nothing for identical data or without endpoints', async () => {
       const o = org('Outbox');
       await store.orgs.create(o);

@@ -62,7 +62,10 @@ export interface WebhookDelivery {
   lastStatusCode: number | null;
   lastError: string | null;
   lastAttemptAt: string | null;
-  /** When the next attempt is due; null when none is scheduled (delivered, failed, or waiting for the endpoint to be enabled). */
+  /**
+   * When the next attempt is due; null when none is scheduled (delivered or failed). A pending delivery
+   * with none (a 410 recorded by an earlier version) is made due by `resumeWaiting` when its endpoint is enabled.
+   */
   nextAttemptAt: string | null;
   createdAt: string;
 }
@@ -98,6 +101,13 @@ export interface WebhookStore {
   /** Every endpoint (the dispatcher's view: a short list). */
   listAll(): Promise<WebhookEndpoint[]>;
   update(id: string, patch: WebhookEndpointPatch): Promise<WebhookEndpoint | null>;
+  /**
+   * Compare-and-set of the endpoint's sealed secret list: writes `to` only if
+   * the stored list is still exactly `from` (nothing wrote it since it was
+   * read). Answers the endpoint as written, or null when it is gone or its
+   * secrets changed meanwhile (then nothing is written: read and try again).
+   */
+  replaceSecrets(id: string, from: string, to: string): Promise<WebhookEndpoint | null>;
   /** Forgets the endpoint and its deliveries; false when it was not there. */
   remove(id: string): Promise<boolean>;
 
@@ -110,6 +120,12 @@ export interface WebhookStore {
   fanOut(messageId: string, deliveries: WebhookDelivery[]): Promise<void>;
 
   putDelivery(delivery: WebhookDelivery): Promise<void>;
+  /**
+   * Schedules at `at` every pending delivery of the endpoint that has no due
+   * time (`nextAttemptAt` null: waiting for the endpoint to be enabled again),
+   * however many there are and however old. Answers how many it scheduled.
+   */
+  resumeWaiting(endpointId: string, at: string): Promise<number>;
   getDelivery(id: string): Promise<WebhookDelivery | null>;
   /** Pending deliveries due at `now` (nextAttemptAt <= now), oldest due first, at most `limit`. */
   due(now: Date, limit: number, endpointId?: string): Promise<WebhookDelivery[]>;

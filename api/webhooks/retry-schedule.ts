@@ -39,9 +39,13 @@ export function nextRetry(attempts: number, retryAfterMs: number | null, now: Da
 /** The state of a message after an attempt. */
 export type MessageOutcome =
   | { status: 'delivered' }
+  /**
+   * After a 410 (the endpoint disabled by it) the message stays due at the
+   * attempt's time, never unscheduled: nothing sends to a disabled endpoint,
+   * and once it is enabled again the message goes with the rest of the
+   * backlog, even when the answer is written after a person's Enable.
+   */
   | { status: 'pending'; nextAttemptAt: Date }
-  /** The endpoint was disabled by this answer: the message waits, unscheduled, until it is enabled again. */
-  | { status: 'pending'; nextAttemptAt: null }
   | { status: 'failed' };
 
 /** A 410 Gone tells us the endpoint is no more: it is disabled at once (see endpointAfterAttempt). */
@@ -51,7 +55,7 @@ export function isGone(result: DeliveryResult): boolean {
 
 export function messageAfterAttempt(result: DeliveryResult, attempts: number, now: Date, random: () => number = Math.random): MessageOutcome {
   if (result.delivered) return { status: 'delivered' };
-  if (isGone(result)) return { status: 'pending', nextAttemptAt: null };
+  if (isGone(result)) return { status: 'pending', nextAttemptAt: now };
   const decision = nextRetry(attempts, result.retryAfterMs, now, random);
   return decision.kind === 'failed' ? { status: 'failed' } : { status: 'pending', nextAttemptAt: decision.at };
 }

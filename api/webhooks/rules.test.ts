@@ -43,9 +43,10 @@ describe('retry schedule', () => {
     expect(nextRetry(1, 3 * D, t0, () => 0.5)).toEqual({ kind: 'retry', at: at(10 * H) });
   });
 
-  it('a message is delivered on a 2xx, waits unscheduled on a 410, and is failed after the eighth failure', () => {
+  it('a message is delivered on a 2xx, stays due on a 410 (never unscheduled, never failed by it), and is failed after the eighth failure', () => {
     expect(messageAfterAttempt(result(204), 3, t0)).toEqual({ status: 'delivered' });
-    expect(messageAfterAttempt(result(410), 1, t0)).toEqual({ status: 'pending', nextAttemptAt: null });
+    expect(messageAfterAttempt(result(410), 1, t0)).toEqual({ status: 'pending', nextAttemptAt: t0 });
+    expect(messageAfterAttempt(result(410), 8, t0)).toEqual({ status: 'pending', nextAttemptAt: t0 });
     expect(messageAfterAttempt(result(500), 1, t0, () => 0.5)).toEqual({ status: 'pending', nextAttemptAt: at(5 * S) });
     expect(messageAfterAttempt(result(null, { error: 'no answer within 15 s' }), 7, t0, () => 0.5)).toEqual({ status: 'pending', nextAttemptAt: at(10 * H) });
     expect(messageAfterAttempt(result(302), 8, t0)).toEqual({ status: 'failed' });

@@ -10,12 +10,13 @@
  * most 30 a minute (429 with Retry-After).
  */
 import { audit, OPERATOR } from '../dashboard/audit.ts';
-import { badRequest, notFound } from '../errors.ts';
+import { ApiError, badRequest, notFound } from '../errors.ts';
 import type { SecretBox } from '../secrets/secrets.ts';
 import { newId } from '../store/ids.ts';
 import type { User } from '../store/people-types.ts';
 import type { Store } from '../store/types.ts';
 import { deliveryId, type DeliveryStatus, type WebhookDelivery, type WebhookEndpoint } from '../store/webhook-types.ts';
+import { DELIVERY_TIMEOUT_MS } from './deliver.ts';
 import { Dispatcher, openSecrets, sealSecrets } from './dispatcher.ts';
 import { DEFAULT_SUBSCRIPTION, SUBSCRIBABLE_EVENT_TYPES, type EventType } from './event-types.ts';
 import { eventBody, newMessageId, testEvent } from './events.ts';
@@ -36,6 +37,10 @@ export function publicDelivery(d: WebhookDelivery) {
 }
 
 const MAX_DESCRIPTION = 500;
+/** Rotations read and written again at most, when others keep changing the secrets meanwhile (then 409). */
+const ROTATION_TRIES = 5;
+/** When a Test's delivery falls due if its attempt never wrote an outcome (a crash): past the attempt's own timeout. */
+export const TEST_LEASE_MS = 2 * DELIVERY_TIMEOUT_MS;
 const DELIVERIES_LISTED = 1000;
 
 export interface WebhooksServiceOptions {
@@ -154,7 +159,9 @@ export class WebhooksService {
     await this.store.webhooks.addMessage(message);
     const delivery: WebhookDelivery = {
       id: deliveryId(message.id, endpoint.id), messageId: message.id, endpointId: endpoint.id, orgId: endpoint.orgId, type: message.type, status: 'pending',
-      attempts: 0, lastStatusCode: null, lastError: null, lastAttemptAt: null, nextAttemptAt: null, createdAt: message.createdAt,
+      // Due once the attempt below has had all its time: if the process dies before writing the outcome, a sweep
+      // (of any instance, after a restart) sends it then, as any retry; the outcome written replaces this.
+      attempts: 0, lastStatusCode: null, lastError: null, lastAttemptAt: null, nextAttemptAt: new Date(now.getTime() + TEST_LEASE_MS).toISOString(), createdAt: message.createdAt,
     };
     await this.store.webhooks.fanOut(message.id, [delivery]);
     await audit(this.store, endpoint.orgId, this.actor, 'webhook.tested', { id: endpoint.id, label: endpoint.url });
@@ -163,13 +170,22 @@ export class WebhooksService {
     return { id: message.id, status: after?.status ?? 'pending', statusCode: result?.statusCode ?? null };
   }
 
+  /**
+   * A new secret, added to the list as it is in the store: a compare-and-set
+   * of the sealed list, read again and rotated again when another rotation
+   * wrote it meanwhile (two Admins, a double click, another instance), so
+   * that every secret answered is one the endpoint signs with.
+   */
   async rotateSecret(id: string) {
-    const endpoint = await this.get(id);
+    let endpoint = await this.get(id);
     await this.o.changes.take(endpoint.orgId);
-    const now = new Date();
     const secret = generateSecret();
-    const secrets = rotateSecrets(openSecrets(this.o.box, endpoint), secret, now);
-    await this.store.webhooks.update(endpoint.id, { secrets: sealSecrets(this.o.box, endpoint.id, secrets) });
+    for (let tries = 1; ; tries++) {
+      const secrets = rotateSecrets(openSecrets(this.o.box, endpoint), secret, new Date());
+      if (await this.store.webhooks.replaceSecrets(endpoint.id, endpoint.secrets, sealSecrets(this.o.box, endpoint.id, secrets))) break;
+      if (tries >= ROTATION_TRIES) throw new ApiError(409, 'conflict', 'The secret was being changed by another rotation. Try again.');
+      endpoint = await this.get(id);
+    }
     await audit(this.store, endpoint.orgId, this.actor, 'webhook.secret_rotated', { id: endpoint.id, label: endpoint.url });
     return { id: endpoint.id, secret };
   }
@@ -178,12 +194,9 @@ export class WebhooksService {
   async enable(id: string) {
     const endpoint = await this.get(id);
     const updated = (await this.store.webhooks.update(endpoint.id, { state: 'enabled', disabledReason: null, failingSince: null }))!;
-    const now = new Date().toISOString();
-    for (;;) {
-      const waiting = (await this.store.webhooks.deliveries(endpoint.id, 'pending', 500)).filter((d) => d.nextAttemptAt === null);
-      if (waiting.length === 0) break;
-      for (const d of waiting) await this.store.webhooks.putDelivery({ ...d, nextAttemptAt: now });
-    }
+    // Every pending delivery left unscheduled (a 410 or a Test recorded by an earlier version: they now always have a due
+    // time) is due now, however old and however long the backlog before it: the store schedules them all at once.
+    await this.store.webhooks.resumeWaiting(endpoint.id, new Date().toISOString());
     if (endpoint.state !== 'enabled') await audit(this.store, endpoint.orgId, this.actor, 'webhook.enabled', { id: endpoint.id, label: endpoint.url });
     this.o.dispatcher.wake();
     return { id: updated.id, state: updated.state };

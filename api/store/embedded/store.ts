@@ -610,6 +610,14 @@ export class EmbeddedStore implements Store {
         const next: WebhookEndpoint = { ...endpoint, ...clone(patch), updatedAt: new Date().toISOString() };
         return { entries: [{ t: 'webhook', v: next }], result: next };
       }, true),
+    // Alone, its plan reads the committed endpoint: the comparison and the write are one step (the single writer).
+    replaceSecrets: (id, from, to) =>
+      this.commit(() => {
+        const endpoint = this.endpointMap.get(id);
+        if (!endpoint || endpoint.secrets !== from) return { entries: [], result: null };
+        const next: WebhookEndpoint = { ...endpoint, secrets: to, updatedAt: new Date().toISOString() };
+        return { entries: [{ t: 'webhook', v: next }], result: next };
+      }, true),
     remove: (id) => this.commit(() => (this.endpointMap.has(id) ? { entries: [{ t: 'webhook-gone', id }], result: true } : { entries: [], result: false }), true),
     addMessage: (message) => this.commit(() => ({ entries: [{ t: 'message', v: clone(message) }], result: undefined }), true),
     getMessage: async (id) => {
@@ -634,6 +642,17 @@ export class EmbeddedStore implements Store {
       })),
     // A flat record: a copy of its fields is a full copy.
     putDelivery: (delivery) => this.commit(() => ({ entries: this.endpointMap.has(delivery.endpointId) ? [{ t: 'delivery', v: { ...delivery } }] : [], result: undefined })),
+    // Alone, its plan reads the committed deliveries: one write of all of them, whatever the backlog (a rare act: enable).
+    resumeWaiting: (endpointId, at) =>
+      this.commit(() => {
+        const entries: Entry[] = [];
+        if (this.endpointMap.has(endpointId)) {
+          for (const d of this.deliveryMap.values()) {
+            if (d.endpointId === endpointId && d.status === 'pending' && d.nextAttemptAt === null) entries.push({ t: 'delivery', v: { ...d, nextAttemptAt: at } });
+          }
+        }
+        return { entries, result: entries.length };
+      }, true),
     getDelivery: async (id) => this.deliveryMap.get(id) ?? null,
     due: async (now, limit, endpointId) => {
       const at = now.toISOString();

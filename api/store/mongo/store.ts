@@ -496,6 +496,14 @@ export class MongoStore implements Store {
       const { id: _i, orgId: _o, createdAt: _c, ...fields } = patch as Partial<WebhookEndpoint>;
       return strip(await this.webhookCol.findOneAndUpdate({ _id: id }, { $set: { ...fields, updatedAt: new Date().toISOString() } }, { returnDocument: 'after' }));
     },
+    // A filter on the list read: of two writers racing, one finds it changed and writes nothing. FerretDB does not
+    // isolate concurrent updates of one document (document-lock.ts: both would report a write), so under a lock too.
+    replaceSecrets: (id, from, to) =>
+      withDocumentLock(this.lockCol, `webhook-secrets:${id}`, async () => {
+        const current = await this.webhookCol.findOne({ _id: id }, { projection: { secrets: 1 } });
+        if (!current || current.secrets !== from) return null;
+        return strip(await this.webhookCol.findOneAndUpdate({ _id: id, secrets: from }, { $set: { secrets: to, updatedAt: new Date().toISOString() } }, { returnDocument: 'after' }));
+      }),
     remove: async (id) => {
       const gone = (await this.webhookCol.deleteOne({ _id: id })).deletedCount === 1;
       await this.deliveryCol.deleteMany({ endpointId: id });
@@ -528,6 +536,9 @@ export class MongoStore implements Store {
     putDelivery: async (delivery) => {
       await this.deliveryCol.replaceOne({ _id: delivery.id }, { ...delivery }, { upsert: true });
     },
+    // One `update` statement (multi), not a batch of them: FerretDB answers it whatever the count.
+    resumeWaiting: async (endpointId, at) =>
+      (await this.deliveryCol.updateMany({ endpointId, status: 'pending', nextAttemptAt: null }, { $set: { nextAttemptAt: at } })).modifiedCount,
     getDelivery: async (id) => strip(await this.deliveryCol.findOne({ _id: id })),
     due: async (now, limit, endpointId) =>
       (await this.deliveryCol.find({ status: 'pending', nextAttemptAt: { $ne: null, $lte: now.toISOString() }, ...(endpointId === undefined ? {} : { endpointId }) }).sort({ nextAttemptAt: 1, _id: 1 }).limit(limit).toArray()).map(

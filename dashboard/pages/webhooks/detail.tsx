@@ -49,7 +49,8 @@ function RemoveDialog(props: { endpoint: WebhookEndpoint; onClose: () => void; o
   );
 }
 
-function DeliveryLog(props: { deliveries: WebhookDelivery[]; onReplay: (d: WebhookDelivery) => void; busy: string | null }) {
+/** `disabled`: nothing is sent until the endpoint is enabled again, whatever a pending delivery's due time says. */
+function DeliveryLog(props: { deliveries: WebhookDelivery[]; disabled: boolean; onReplay: (d: WebhookDelivery) => void; busy: string | null }) {
   if (props.deliveries.length === 0) return <p class="empty card">Nothing sent yet. Send a test event, or wait for a review to arrive.</p>;
   return (
     <div class="table-wrap" role="region" aria-label="Delivery log" tabIndex={0}>
@@ -100,7 +101,7 @@ function DeliveryLog(props: { deliveries: WebhookDelivery[]; onReplay: (d: Webho
                 <span class="d-label">
                   Next attempt{' '}
                 </span>
-                {d.nextAttemptAt ? formatRelative(d.nextAttemptAt) : d.status === 'pending' ? 'When enabled' : '–'}
+                {d.status === 'pending' && (props.disabled || !d.nextAttemptAt) ? 'When enabled' : d.nextAttemptAt ? formatRelative(d.nextAttemptAt) : '–'}
               </td>
               <td class="actions">
                 <button type="button" class="button secondary small" aria-label={`Replay ${d.type} ${d.id}`} disabled={props.busy !== null} onClick={() => props.onReplay(d)}>
@@ -135,8 +136,8 @@ export function WebhookDetail(props: { id: string }) {
   useEffect(() => {
     void load();
   }, [props.id]);
-  // Something pending (a replay, a retry due soon): read the log again until it settles.
-  const pending = deliveries?.some((d) => d.status === 'pending' && d.nextAttemptAt !== null && Date.parse(d.nextAttemptAt) - Date.now() < 60_000) ?? false;
+  // Something pending (a replay, a retry due soon) on an enabled endpoint: read the log again until it settles.
+  const pending = endpoint?.state === 'enabled' && (deliveries?.some((d) => d.status === 'pending' && d.nextAttemptAt !== null && Date.parse(d.nextAttemptAt) - Date.now() < 60_000) ?? false);
   useEffect(() => {
     if (!pending) return;
     const timer = setInterval(() => void load(), REFRESH_MS);
@@ -260,7 +261,7 @@ export function WebhookDetail(props: { id: string }) {
             Refresh
           </button>
         </div>
-        <DeliveryLog deliveries={deliveries} busy={busy} onReplay={(d) => void replay(d)} />
+        <DeliveryLog deliveries={deliveries} disabled={endpoint.state === 'disabled'} busy={busy} onReplay={(d) => void replay(d)} />
       </div>
       {dialog === 'rotate' && <RotateDialog endpoint={endpoint} onClose={() => setDialog(null)} onRotated={() => void load()} />}
       {dialog === 'remove' && (

@@ -1,10 +1,14 @@
-/** The top of every page: its heading (focused on arrival, so screen readers announce it) and the tab title. */
+/**
+ * The top of every page: its heading (focused on arrival, so screen readers announce it) and the tab title.
+ * Focused in the same task as the page's first paint (a layout effect): an effect after paint could move
+ * focus away from a control a quick person (or a test) had already reached on the new page.
+ */
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef } from 'preact/hooks';
+import { useLayoutEffect, useRef } from 'preact/hooks';
 
 export function PageHeader(props: { title: string; lead?: ComponentChildren; actions?: ComponentChildren }) {
   const ref = useRef<HTMLHeadingElement>(null);
-  useEffect(() => {
+  useLayoutEffect(() => {
     document.title = `${props.title} · Review Proof`;
     ref.current?.focus({ preventScroll: true });
   }, [props.title]);

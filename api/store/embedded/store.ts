@@ -42,7 +42,7 @@ import { deliveryId, fansOutTo, freshDelivery, type OutboxMessage, type WebhookD
 import { OutboxSignal } from '../outbox-signal.ts';
 import type { Product, ProductStore } from '../product-types.ts';
 import { roundRatio2 } from '../../reviews/stats-math.ts';
-import { DueIndex } from './due-index.ts';
+import { DeliveryRecords, parseDeliveryId } from './delivery-records.ts';
 import { announcesState, changeType, removedMessage, reviewEventBody, sourceStateMessage } from '../../webhooks/outbox.ts';
 import { newMessageId } from '../../webhooks/events.ts';
 import type { ReviewEventType } from '../../webhooks/event-types.ts';
@@ -222,9 +222,11 @@ export class EmbeddedStore implements Store {
   /** Bodies of batch messages lately built, by message id (oldest first). */
   private readonly bodies = new Map<string, string>();
   readonly outboxWritten = new OutboxSignal();
-  private readonly deliveryMap = new Map<string, WebhookDelivery>();
-  /** Pending deliveries by endpoint and due time (due-index.ts). */
-  private readonly dueIndex = new DueIndex((id) => this.deliveryMap.get(id));
+  /** Delivery records by endpoint, compact, with the pending ones by due time (delivery-records.ts). */
+  private readonly deliveryRecords = new DeliveryRecords(
+    (id) => this.messageMap.get(id),
+    (id) => this.messageMap.has(id) && !this.unfannedSet.has(id),
+  );
   /** Removed reviews by organization, then natural key (platform NUL externalId). */
   private readonly removedMap = new Map<string, Map<string, RemovedReview>>();
   private readonly index = new ReviewIndex();
@@ -305,6 +307,11 @@ export class EmbeddedStore implements Store {
     return store;
   }
 
+  /** Webhook delivery records read so far by the delivery log, `resumeWaiting` and `prune` (tests: what a call visits). */
+  get deliveryVisits(): number {
+    return this.deliveryRecords.visits;
+  }
+
   /** Syncs of the log so far, one per group-commit round (tests, figures). */
   get commitRounds(): number {
     return this.commits.rounds;
@@ -345,7 +352,7 @@ export class EmbeddedStore implements Store {
     for (const org of this.hidden.values()) hidden += org.size;
     let removed = 0;
     for (const org of this.removedMap.values()) removed += org.size;
-    const webhooks = this.endpointMap.size + this.messageMap.size + (this.messageMap.size - this.unfannedSet.size) + this.deliveryMap.size;
+    const webhooks = this.endpointMap.size + this.messageMap.size + (this.messageMap.size - this.unfannedSet.size) + this.deliveryRecords.size;
     let products = 0;
     for (const org of this.productMap.values()) products += org.size;
     return this.orgMap.size + this.keyMap.size + this.widgetMap.size + this.sourceMap.size + this.index.size + hidden + removed + webhooks + products;
@@ -366,7 +373,7 @@ export class EmbeddedStore implements Store {
       yield { t: 'message', v };
       if (!this.unfannedSet.has(v.id)) yield { t: 'fanned', id: v.id, d: [] };
     }
-    for (const v of this.deliveryMap.values()) yield { t: 'delivery', v };
+    for (const v of this.deliveryRecords.all()) yield { t: 'delivery', v };
     let batch: Review[] = [];
     for (const review of this.index.all()) {
       batch.push(review);
@@ -410,43 +417,47 @@ export class EmbeddedStore implements Store {
         break;
       case 'webhook-gone':
         this.endpointMap.delete(entry.id);
-        for (const [id, d] of this.deliveryMap) if (d.endpointId === entry.id) this.deliveryMap.delete(id);
-        this.dueIndex.dropEndpoint(entry.id);
+        this.deliveryRecords.dropEndpoint(entry.id);
         break;
       case 'message':
         this.addMessage(entry.v);
         break;
-      case 'fanned':
-        this.unfannedSet.delete(entry.id);
+      case 'fanned': {
+        const fanned = this.unfannedSet.delete(entry.id);
         // Fanning out twice (a crash before the marker) writes the same records: a delivery already there is kept.
         for (const d of this.fannedDeliveries(entry)) {
-          if (this.deliveryMap.has(d.id)) continue;
-          this.deliveryMap.set(d.id, deepFreeze(d));
-          this.dueIndex.put(d);
+          if (this.deliveryRecords.has(d.endpointId, d.messageId)) continue;
+          this.deliveryRecords.put(deepFreeze(d));
         }
+        const message = this.messageMap.get(entry.id);
+        if (fanned && message) this.deliveryRecords.fannedOut(message);
         break;
+      }
       case 'fan':
         for (const id of entry.m) {
           const message = this.messageMap.get(id);
           if (!message || !this.unfannedSet.delete(id)) continue;
           for (const endpointId of entry.to[message.type as ReviewEventType] ?? []) {
             if (!this.endpointMap.has(endpointId)) continue;
-            const d = freshDelivery(message, endpointId, entry.at);
-            if (this.deliveryMap.has(d.id)) continue;
-            this.deliveryMap.set(d.id, Object.freeze(d));
-            this.dueIndex.put(d);
+            if (this.deliveryRecords.has(endpointId, id)) continue;
+            this.deliveryRecords.put(freshDelivery(message, endpointId, entry.at));
           }
+          this.deliveryRecords.fannedOut(message);
         }
         break;
       case 'delivery':
-        this.deliveryMap.set(entry.v.id, entry.v);
-        this.dueIndex.put(entry.v);
+        this.deliveryRecords.put(entry.v);
         break;
       case 'pruned':
-        for (const id of entry.d) this.deliveryMap.delete(id);
+        // Messages first: those whose last deliveries go in the same entry are not queued for a later prune.
         for (const id of entry.m) {
           this.messageMap.delete(id);
           this.unfannedSet.delete(id);
+          this.deliveryRecords.forgetMessage(id);
+        }
+        for (const id of entry.d) {
+          const pair = parseDeliveryId(id);
+          if (pair) this.deliveryRecords.delete(pair.endpointId, pair.messageId);
         }
         break;
       case 'removed':
@@ -646,41 +657,28 @@ export class EmbeddedStore implements Store {
     resumeWaiting: (endpointId, at) =>
       this.commit(() => {
         const entries: Entry[] = [];
-        if (this.endpointMap.has(endpointId)) {
-          for (const d of this.deliveryMap.values()) {
-            if (d.endpointId === endpointId && d.status === 'pending' && d.nextAttemptAt === null) entries.push({ t: 'delivery', v: { ...d, nextAttemptAt: at } });
-          }
-        }
+        if (this.endpointMap.has(endpointId)) for (const d of this.deliveryRecords.waiting(endpointId)) entries.push({ t: 'delivery', v: { ...d, nextAttemptAt: at } });
         return { entries, result: entries.length };
       }, true),
-    getDelivery: async (id) => this.deliveryMap.get(id) ?? null,
+    getDelivery: async (id) => {
+      const pair = parseDeliveryId(id);
+      return (pair && this.deliveryRecords.get(pair.endpointId, pair.messageId)) ?? null;
+    },
     due: async (now, limit, endpointId) => {
       const at = now.toISOString();
-      if (endpointId !== undefined) return this.dueIndex.due(endpointId, at, limit);
-      const due = this.dueIndex.endpoints().flatMap((id) => this.dueIndex.due(id, at, limit));
+      const index = this.deliveryRecords.due;
+      if (endpointId !== undefined) return index.due(endpointId, at, limit);
+      const due = index.endpoints().flatMap((id) => index.due(id, at, limit));
       return due.sort((a, b) => a.nextAttemptAt!.localeCompare(b.nextAttemptAt!) || a.id.localeCompare(b.id)).slice(0, limit);
     },
-    deliveries: async (endpointId, status, limit) =>
-      [...this.deliveryMap.values()]
-        .filter((d) => d.endpointId === endpointId && (status === null || d.status === status))
-        .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id))
-        .slice(0, limit),
+    // The endpoint's own records only (delivery-records.ts): never another endpoint's or organization's.
+    deliveries: async (endpointId, status, limit) => this.deliveryRecords.list(endpointId, status, limit),
+    // Oldest first from the records' time-ordered heaps: work bounded by `limit`, whatever the backlog.
     prune: (before, limit) =>
       this.commit(() => {
-        const cutoff = before.toISOString();
-        const d: string[] = [];
-        for (const v of this.deliveryMap.values()) {
-          if (d.length >= limit) break;
-          if (v.status !== 'pending' && (v.lastAttemptAt ?? v.createdAt) < cutoff) d.push(v.id);
-        }
-        const gone = new Set(d);
-        const referenced = new Set<string>();
-        for (const v of this.deliveryMap.values()) if (!gone.has(v.id)) referenced.add(v.messageId);
-        const m: string[] = [];
-        for (const v of this.messageMap.values()) {
-          if (m.length >= limit) break;
-          if (v.createdAt < cutoff && !this.unfannedSet.has(v.id) && !referenced.has(v.id)) m.push(v.id);
-        }
+        const found = this.deliveryRecords.prunable(before.toISOString(), limit);
+        const d = found.d.map((p) => deliveryId(p.messageId, p.endpointId));
+        const m = found.m;
         return { entries: d.length + m.length > 0 ? [{ t: 'pruned', d, m }] : [], result: d.length + m.length };
       }, true)
   };

@@ -123,7 +123,7 @@ describe('service lifecycle', () => {
     const run = await start(e, null);
     expect(await run.exit).toBe(1);
     expect(run.stderr()).toContain(name);
-  }, 30_000);
+  }, 90_000);
 
   it.each(['PORT', 'HTTP_PORT', 'ADMIN_PORT'])('names %s when its port is already taken, and exits 1', async (name) => {
     const e = await env();
@@ -137,7 +137,7 @@ describe('service lifecycle', () => {
     } finally {
       await new Promise((resolve) => taken.close(resolve));
     }
-  }, 30_000);
+  }, 90_000);
 
   it('logs readable lines with LOG_FORMAT=pretty, and one JSON object a line when stdout is no terminal', async () => {
     const e: Record<string, string> = { ...(await env()), LOG_LEVEL: 'info' };

@@ -122,9 +122,10 @@ export interface WebhookStore {
    * means none is waiting.
    */
   unfanned(limit: number): Promise<OutboxMessage[]>;
-  /** Writes the message's deliveries (idempotent by their id) and marks it fanned out. */
+  /** Writes the message's deliveries (idempotent by their id) and marks it fanned out; a delivery to an endpoint removed meanwhile is not kept. */
   fanOut(messageId: string, deliveries: WebhookDelivery[]): Promise<void>;
 
+  /** Writes the delivery as given; one to an endpoint removed meanwhile is not kept. */
   putDelivery(delivery: WebhookDelivery): Promise<void>;
   /**
    * Schedules at `at` every pending delivery of the endpoint that has no due

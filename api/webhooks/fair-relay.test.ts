@@ -1,6 +1,7 @@
 /**
  * One organization's webhook backlog never delays another's events (issue 34,
- * hardening M2), on both stores: the embedded one and MongoDB (FerretDB).
+ * hardening M2), and a delivery is never kept for an endpoint removed
+ * meanwhile (L3), on both stores: the embedded one and MongoDB (FerretDB).
  *
  * The outbox is taken fairly across organizations: `unfanned` answers
  * round-robin over the organizations with messages waiting, oldest first
@@ -20,7 +21,7 @@ import { EmbeddedStore } from '../store/embedded/store.ts';
 import { newId } from '../store/ids.ts';
 import type { MongoStore } from '../store/mongo/store.ts';
 import type { ReviewInput, Store } from '../store/types.ts';
-import type { OutboxMessage } from '../store/webhook-types.ts';
+import { deliveryId, freshDelivery, type OutboxMessage } from '../store/webhook-types.ts';
 import { describeOn, ferretdbTarget, openMongoStore } from '../test/mongo-suites.ts';
 import { createDeliveryClient } from './deliver.ts';
 import { Dispatcher, sealSecrets } from './dispatcher.ts';
@@ -121,6 +122,22 @@ function storeSuite(subject: Subject): void {
     for (const m of [...backlog, late]) await store.webhooks.fanOut(m.id, []);
     expect(await store.webhooks.unfanned(10)).toEqual([]);
   }, 120_000);
+
+  it('keeps no delivery (fan-out or put) for an endpoint removed meanwhile', async () => {
+    const orgId = await newOrg(store, 'Removed endpoint');
+    const endpointId = await newEndpoint(store, orgId, 'https://127.0.0.1:9/hook');
+    const m = message(orgId, Date.now());
+    await store.webhooks.addMessage(m);
+    // The dispatcher listed the endpoint, then it was removed before the fan-out's write.
+    const delivery = freshDelivery(m, endpointId, new Date().toISOString());
+    expect(await store.webhooks.remove(endpointId)).toBe(true);
+    await store.webhooks.fanOut(m.id, [delivery]);
+    expect(await store.webhooks.getDelivery(delivery.id)).toBeNull();
+    // A worker's result (a retry scheduled) written after the removal.
+    await store.webhooks.putDelivery({ ...delivery, attempts: 1, lastStatusCode: 503, lastAttemptAt: new Date().toISOString() });
+    expect(await store.webhooks.getDelivery(deliveryId(m.id, endpointId))).toBeNull();
+    expect(await store.webhooks.deliveries(endpointId, null, 10)).toEqual([]);
+  }, 60_000);
 }
 
 describe('fair outbox [embedded]', () => storeSuite(embedded));

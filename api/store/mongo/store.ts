@@ -552,11 +552,13 @@ export class MongoStore implements Store {
             { ordered: false },
           )
           .catch(alreadyThere);
+        await this.dropOrphans(deliveries);
       }
       await this.messageCol.updateOne({ _id: messageId }, { $set: { fanned: true } });
     },
     putDelivery: async (delivery) => {
       await this.deliveryCol.replaceOne({ _id: delivery.id }, { ...delivery }, { upsert: true });
+      await this.dropOrphans([delivery]);
     },
     // One `update` statement (multi), not a batch of them: FerretDB answers it whatever the count.
     resumeWaiting: async (endpointId, at) =>
@@ -623,6 +625,19 @@ export class MongoStore implements Store {
     });
     const written = await this.reviewCol.bulkWrite(ops, { ordered: false });
     return { imported: imported + written.upsertedCount, updated: written.matchedCount, months };
+  }
+
+  /**
+   * Deliveries just written (upserts) whose endpoint is gone are removed: written first, then the endpoints
+   * looked up, so of a write racing an endpoint's removal (endpoint first, then its deliveries) either the
+   * removal's delete finds the record or this lookup finds the endpoint gone; an upsert never leaves a
+   * pending delivery behind for a removed endpoint (the embedded store does not write one at all).
+   */
+  private async dropOrphans(deliveries: WebhookDelivery[]): Promise<void> {
+    const endpointIds = [...new Set(deliveries.map((d) => d.endpointId))];
+    const live = new Set((await this.webhookCol.find({ _id: { $in: endpointIds } }, { projection: { _id: 1 } }).toArray()).map((e) => e._id));
+    const orphans = deliveries.filter((d) => !live.has(d.endpointId)).map((d) => d.id);
+    if (orphans.length > 0) await this.deliveryCol.deleteMany({ _id: { $in: orphans } });
   }
 
   /** An organization with an endpoint gets events recorded (webhook-types.ts). */

@@ -114,11 +114,18 @@ export interface WebhookStore {
   /** Records a message outside a review change (`webhook.test`). */
   addMessage(message: OutboxMessage): Promise<void>;
   getMessage(id: string): Promise<OutboxMessage | null>;
-  /** Messages not yet fanned out, oldest first, at most `limit`. */
+  /**
+   * Messages not yet fanned out, at most `limit`, fairly across organizations:
+   * round-robin over the organizations with messages waiting, oldest first
+   * within each (one organization's backlog never puts another's message
+   * behind it). May answer fewer than `limit` while more wait; an empty answer
+   * means none is waiting.
+   */
   unfanned(limit: number): Promise<OutboxMessage[]>;
-  /** Writes the message's deliveries (idempotent by their id) and marks it fanned out. */
+  /** Writes the message's deliveries (idempotent by their id) and marks it fanned out; a delivery to an endpoint removed meanwhile is not kept. */
   fanOut(messageId: string, deliveries: WebhookDelivery[]): Promise<void>;
 
+  /** Writes the delivery as given; one to an endpoint removed meanwhile is not kept. */
   putDelivery(delivery: WebhookDelivery): Promise<void>;
   /**
    * Schedules at `at` every pending delivery of the endpoint that has no due

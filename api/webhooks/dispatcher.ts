@@ -232,16 +232,20 @@ export class Dispatcher {
   }
 
   /**
-   * One sweep: fans out the waiting messages a batch at a time, asking for the
-   * worker of every endpoint a batch gave deliveries right after that batch
-   * (so deliveries start while the outbox still fills), then asks for the
-   * worker of each enabled endpoint with work due (retries that came due).
+   * One sweep: fans out the waiting messages a batch at a time until none is
+   * left, asking for the worker of every endpoint a round of a batch gave
+   * deliveries right after that round (so deliveries start while the outbox
+   * still fills), then asks for the worker of each enabled endpoint with work
+   * due (retries that came due). The store answers a batch fairly across
+   * organizations (round-robin, oldest first within each; the MongoDB store
+   * also relays its outbox so, a bounded round at a time): another
+   * organization's event is in the first round of a batch, whatever one
+   * organization's backlog.
    */
   async pass(): Promise<void> {
     for (;;) {
-      const { read, endpoints } = await this.fanOutBatch();
-      for (const endpointId of endpoints) if (!this.closed) this.request({ kind: 'endpoint', endpointId });
-      if (read < FAN_OUT_BATCH || this.closed) break;
+      const read = await this.fanOutBatch();
+      if (read === 0 || this.closed) break;
     }
     const now = this.now();
     const endpoints = await this.store.webhooks.listAll();
@@ -256,33 +260,39 @@ export class Dispatcher {
   }
 
   /**
-   * Fans out one batch of waiting messages: their writes are made together
-   * (the embedded store commits them in one round). Answers how many messages
-   * it read and the endpoints that got deliveries.
+   * Fans out one batch of waiting messages in rounds whose writes are made
+   * together (the embedded store commits a round at once), asking for the
+   * workers of the endpoints a round gave deliveries once its records are
+   * written. Answers how many messages it read (0 when closed meanwhile).
    */
-  private async fanOutBatch(): Promise<{ read: number; endpoints: Set<string> }> {
+  private async fanOutBatch(): Promise<number> {
     const messages = await this.store.webhooks.unfanned(FAN_OUT_BATCH);
-    const touched = new Set<string>();
-    if (messages.length === 0) return { read: 0, endpoints: touched };
+    if (messages.length === 0) return 0;
     const byOrg = new Map<string, WebhookEndpoint[]>();
     for (const message of messages) if (!byOrg.has(message.orgId)) byOrg.set(message.orgId, await this.store.webhooks.listByOrg(message.orgId));
     // Rounds of at most FAN_OUT_DELIVERIES records (a message's own are never split): each round's writes go together.
     let round: Promise<void>[] = [];
+    let touched = new Set<string>();
     let held = 0;
+    const flush = async (): Promise<void> => {
+      await Promise.all(round);
+      for (const endpointId of touched) if (!this.closed) this.request({ kind: 'endpoint', endpointId });
+      round = [];
+      touched = new Set();
+      held = 0;
+    };
     for (const message of messages) {
       const deliveries = this.deliveriesOf(message, byOrg.get(message.orgId)!);
       if (held > 0 && held + deliveries.length > FAN_OUT_DELIVERIES) {
-        await Promise.all(round);
-        round = [];
-        held = 0;
-        if (this.closed) return { read: 0, endpoints: touched };
+        await flush();
+        if (this.closed) return 0;
       }
       for (const d of deliveries) touched.add(d.endpointId);
       held += deliveries.length;
       round.push(this.store.webhooks.fanOut(message.id, deliveries));
     }
-    await Promise.all(round);
-    return { read: messages.length, endpoints: touched };
+    await flush();
+    return messages.length;
   }
 
   private deliveriesOf(message: OutboxMessage, endpoints: WebhookEndpoint[]): WebhookDelivery[] {

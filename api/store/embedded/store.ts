@@ -40,6 +40,7 @@ import { DataDirLock } from './data-dir-lock.ts';
 import { StoreUnavailableError } from '../unavailable.ts';
 import { deliveryId, fansOutTo, freshDelivery, type OutboxMessage, type WebhookDelivery, type WebhookEndpoint, type WebhookStore } from '../webhook-types.ts';
 import { OutboxSignal } from '../outbox-signal.ts';
+import { FairTake } from '../fair-take.ts';
 import type { Product, ProductStore } from '../product-types.ts';
 import { roundRatio2 } from '../../reviews/stats-math.ts';
 import { DeliveryRecords, parseDeliveryId } from './delivery-records.ts';
@@ -635,13 +636,15 @@ export class EmbeddedStore implements Store {
       const kept = this.messageMap.get(id);
       return kept ? this.message(kept) : null;
     },
+    // Round-robin over the organizations with waiting messages, oldest first within each (fair-take.ts):
+    // one organization's backlog never puts another's message behind it in the dispatcher's batch.
     unfanned: async (limit) => {
-      const out: OutboxMessage[] = [];
+      const fair = new FairTake<KeptMessage>(limit);
       for (const id of this.unfannedSet) {
-        if (out.length >= limit) break;
-        out.push(this.message(this.messageMap.get(id)!));
+        const kept = this.messageMap.get(id)!;
+        fair.offer(kept.orgId, kept);
       }
-      return out;
+      return fair.take(limit).map((kept) => this.message(kept));
     },
     // Both grouped with the writes around them (one sync for a batch of them): a 'fanned' entry twice in a round
     // is harmless (a delivery already there is kept), and a delivery's state is written as given.

@@ -18,6 +18,7 @@ import { MongoBulkWriteError, MongoClient, MongoNetworkError, MongoServerSelecti
 import { StoreUnavailableError, translateErrors } from '../unavailable.ts';
 import type { OutboxMessage, WebhookDelivery, WebhookEndpoint, WebhookStore } from '../webhook-types.ts';
 import { OutboxSignal } from '../outbox-signal.ts';
+import { FairTake } from '../fair-take.ts';
 import { announcesState, changeMessage, removedMessage, sourceStateMessage } from '../../webhooks/outbox.ts';
 
 /**
@@ -87,6 +88,16 @@ export const WRITE_BATCH = 50;
 
 /** Natural keys per `$in` read. */
 const FIND_BATCH = 500;
+
+/**
+ * Documents relayed per outbox collection in one round of the dispatcher's sweep (`unfanned`), fairly across
+ * organizations: another organization's event waits at most about a round behind a backlog (a relayed document
+ * costs several writes under a lock, ~0.1 s on FerretDB, so a round is a few seconds there).
+ */
+export const RELAY_ROUND = 25;
+
+/** Unfanned messages of one organization answered per `unfanned` call at most (what is held is bounded by the organizations, not a backlog). */
+const UNFANNED_PER_ORG = 250;
 
 type WithMongoId<T> = T & { _id: string };
 
@@ -517,9 +528,20 @@ export class MongoStore implements Store {
       const doc = await this.messageCol.findOne({ _id: id }, { projection: { fanned: 0 } });
       return doc ? messageOf(doc) : null;
     },
+    // Fair across organizations (fair-take.ts): a round relays at most RELAY_ROUND documents per outbox
+    // collection and answers at most `limit` messages, both round-robin over the organizations with work,
+    // oldest first within each, so one organization's backlog delays another's event by a round, whatever its size.
     unfanned: async (limit) => {
-      await this.relay(limit);
-      return (await this.messageCol.find({ fanned: false }, { projection: { fanned: 0 } }).sort({ createdAt: 1, _id: 1 }).limit(limit).toArray()).map(messageOf);
+      await this.relay(Math.min(limit, RELAY_ROUND));
+      const fair = new FairTake<string>(Math.min(limit, UNFANNED_PER_ORG));
+      for await (const m of this.messageCol.find({ fanned: false }, { projection: { _id: 1, orgId: 1 } }).sort({ createdAt: 1, _id: 1 })) fair.offer(m.orgId, m._id);
+      const ids = fair.take(limit);
+      const found = new Map<string, OutboxMessage>();
+      for (let i = 0; i < ids.length; i += FIND_BATCH) {
+        // Still waiting (another instance's sweep may have fanned it out since the scan).
+        for (const doc of await this.messageCol.find({ _id: { $in: ids.slice(i, i + FIND_BATCH) } }).toArray()) if (doc.fanned === false) found.set(doc._id, messageOf(doc));
+      }
+      return ids.map((id) => found.get(id)).filter((m) => m !== undefined);
     },
     fanOut: async (messageId, deliveries) => {
       // Deliveries first (idempotent by id, an existing one kept), then the mark: a crash between them fans out again to the same records.
@@ -530,11 +552,13 @@ export class MongoStore implements Store {
             { ordered: false },
           )
           .catch(alreadyThere);
+        await this.dropOrphans(deliveries);
       }
       await this.messageCol.updateOne({ _id: messageId }, { $set: { fanned: true } });
     },
     putDelivery: async (delivery) => {
       await this.deliveryCol.replaceOne({ _id: delivery.id }, { ...delivery }, { upsert: true });
+      await this.dropOrphans([delivery]);
     },
     // One `update` statement (multi), not a batch of them: FerretDB answers it whatever the count.
     resumeWaiting: async (endpointId, at) =>
@@ -603,6 +627,19 @@ export class MongoStore implements Store {
     return { imported: imported + written.upsertedCount, updated: written.matchedCount, months };
   }
 
+  /**
+   * Deliveries just written (upserts) whose endpoint is gone are removed: written first, then the endpoints
+   * looked up, so of a write racing an endpoint's removal (endpoint first, then its deliveries) either the
+   * removal's delete finds the record or this lookup finds the endpoint gone; an upsert never leaves a
+   * pending delivery behind for a removed endpoint (the embedded store does not write one at all).
+   */
+  private async dropOrphans(deliveries: WebhookDelivery[]): Promise<void> {
+    const endpointIds = [...new Set(deliveries.map((d) => d.endpointId))];
+    const live = new Set((await this.webhookCol.find({ _id: { $in: endpointIds } }, { projection: { _id: 1 } }).toArray()).map((e) => e._id));
+    const orphans = deliveries.filter((d) => !live.has(d.endpointId)).map((d) => d.id);
+    if (orphans.length > 0) await this.deliveryCol.deleteMany({ _id: { $in: orphans } });
+  }
+
   /** An organization with an endpoint gets events recorded (webhook-types.ts). */
   private async recordsEvents(orgId: string): Promise<boolean> {
     return (await this.webhookCol.countDocuments({ orgId }, { limit: 1 })) > 0;
@@ -654,7 +691,16 @@ export class MongoStore implements Store {
       /** Runs a document's edits under the lock its other writers take (FerretDB does not isolate two updates of one document). */
       locked: (doc: { _id: string; orgId: string }, edit: () => Promise<void>) => Promise<void>,
     ): Promise<void> => {
-      const docs = await col.find({ _outbox: 1 }, { projection: { _events: 1, orgId: 1 } }).limit(limit).toArray();
+      // Fair across organizations (fair-take.ts): the marked documents' ids and organizations are read (a scan
+      // on FerretDB, as any filter but a lone _id is), at most `limit` of each organization kept, and the
+      // documents taken round-robin over the organizations are then read by `_id`.
+      const fair = new FairTake<string>(limit);
+      for await (const d of col.find({ _outbox: 1 }, { projection: { _id: 1, orgId: 1 } })) fair.offer(d.orgId, d._id);
+      const ids = fair.take(limit);
+      if (ids.length === 0) return;
+      const found = new Map((await col.find({ _id: { $in: ids } }, { projection: { _events: 1, _outbox: 1, orgId: 1 } }).toArray()).map((d) => [d._id, d]));
+      // In the round-robin order, each still marked (a relay running beside this one may have settled it).
+      const docs = ids.map((id) => found.get(id)).filter((d) => d !== undefined && d._outbox === 1) as (ReviewDocument & OutboxFields)[];
       const ready = await finished(docs.map((d) => d._id));
       for (const doc of docs) {
         if (!ready.has(doc._id)) continue;

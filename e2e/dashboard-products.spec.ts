@@ -2,8 +2,9 @@
  * The Products page end to end (CONTRACT §13), in Chromium against the real
  * service over HTTPS: Add product from the keyboard only (the API's own words
  * beside each field before anything is sent, then the server's refusal of a
- * taken id), Edit at 390 px, Import products (a CSV with a bad line: the
- * summary names the line; the list pages past 50), Remove refused in words
+ * taken id), Edit at 390 px, Import products (a CSV with a bad line, slowed
+ * so that the progress bar is seen moving; the summary names the line; the
+ * list pages past 50), Remove refused in words
  * while reviews name the product and done when none does, a Member who reads
  * the catalog with no write button; axe on every state, nothing scrolling
  * sideways at 390 px, screenshots at 1280 and 390 px under
@@ -162,15 +163,31 @@ test('edits a product at 390 px: every field but the id, saved and listed', asyn
   expect(product.find((p) => p.id === 'E2E-MUG')).toMatchObject({ imageUrl: 'https://shop.example/mug.jpg', gtin: null });
 });
 
-test('imports a CSV with a bad line: the summary names the line, the rest is listed a page at a time', async () => {
+test('imports a CSV with a bad line: the progress bar moves while it streams, the summary names the line, the rest is listed a page at a time', async () => {
   await page.getByRole('button', { name: 'Import products' }).click();
   const panel = page.getByRole('region', { name: 'Import products' });
   await expect(panel).toBeVisible();
   await expectNoAxeViolations(page, 'Import products panel');
-  const lines = ['id,name,gtin,brand', 'E2E-BAD ID,A product with a space in its id,,'];
-  for (let i = 0; i < 60; i++) lines.push(`E2E-BULK-${String(i).padStart(2, '0')},Bulk product ${i},,Acme`);
+  // Each line carries a long page URL (not shown in the list), so that the file takes a visible while at 32 KB/s.
+  const lines = ['id,name,url,gtin,brand', 'E2E-BAD ID,A product with a space in its id,,,'];
+  for (let i = 0; i < 60; i++) lines.push(`E2E-BULK-${String(i).padStart(2, '0')},Bulk product ${i},https://shop.example/p/${i}?ref=${'a'.repeat(1500)},,Acme`);
   await panel.getByLabel('Product file').setInputFiles({ name: 'catalog.csv', mimeType: 'text/csv', buffer: Buffer.from(`${lines.join('\n')}\n`) });
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Network.enable');
+  await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: 32 * 1024 });
+  const answer = page.waitForResponse((r) => r.url().includes('/dashboard/api/products/import?format=csv'));
   await panel.getByRole('button', { name: 'Upload and import' }).click();
+  // The shared panel's progress bar moves while the file streams: a value strictly between 0 and 100 is seen.
+  const progress = panel.getByRole('progressbar', { name: 'Import progress' });
+  await expect
+    .poll(async () => {
+      const value = Number((await progress.getAttribute('value', { timeout: 500 }).catch(() => '0')) ?? '0');
+      return value > 0 && value < 100;
+    }, { message: 'the progress bar shows the upload under way' })
+    .toBe(true);
+  expect((await answer).status()).toBe(200);
+  await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+  await cdp.detach();
   await expect(panel.getByRole('status').locator('.notice').first()).toHaveText('Import finished: 60 new, 0 updated, 1 line rejected (the other lines were kept).');
   await expect(panel.getByRole('region', { name: 'Rejected lines' })).toHaveText('Line 2: id must be 1-100 characters of A-Z a-z 0-9 . _ -');
   await expectNoAxeViolations(page, 'Import products, summary');

@@ -251,7 +251,9 @@ export async function startService(config: Config, options: StartOptions = {}): 
     redisHealth && { health: redisHealth, db: new BatchedRateLimitDb(redisHealth.client, (seconds) => metrics.redisLatency.observe(seconds)) },
   );
   const webhooks = new WebhooksService({ store, box, dispatcher, allow: config.webhookAllowNetworks, maxEndpoints: config.webhookMaxEndpoints, changes: webhookChanges, resolve: hostResolver });
-  const app = createApp({ config, store, logger, redis: redisHealth, metrics, assets, lifecycle, dashboardAssets, sessions, secretsKey, sources, platformHttp, webhooks });
+  // The product catalog (CONTRACT §13): one service, which the admin API, the dashboard (and the review import) call.
+  const products = new ProductsService(store);
+  const app = createApp({ config, store, logger, redis: redisHealth, metrics, assets, lifecycle, dashboardAssets, sessions, secretsKey, sources, platformHttp, webhooks, products });
   const https = createHttpsServer({ cert: tls.cert, key: tls.key, maxHeaderSize: 16 * 1024, connectionsCheckingInterval: requestDeadline.checkEveryMs }, app.handler);
   https.headersTimeout = Math.min(10_000, requestDeadline.ms);
   https.requestTimeout = requestDeadline.ms;
@@ -276,8 +278,6 @@ export async function startService(config: Config, options: StartOptions = {}): 
     await sources.ensureSchedules();
   })().catch((err: unknown) => logger.error({ err: (err as Error).message }, 'sources: the job queue could not start'));
   dispatcher.start();
-  // The product catalog (CONTRACT §13): one service, which the admin API (and the review import) call.
-  const products = new ProductsService(store);
   const admin = createAdminApp({ store, logger, metrics, adminToken, config, sessions, sources, webhooks, products });
   const adminServer = createHttpServer(admin.callback());
   adminServer.requestTimeout = 0; // imports stream for as long as they need

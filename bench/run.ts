@@ -21,6 +21,12 @@
  * Last, WORKERS=1 against WORKERS=2 on the MongoDB store (bench/workers.ts;
  * FerretDB started here, `--worker-reviews 200 --worker-requests 2000`).
  * Start-up on a 1,000,000-review folder: `npm run bench:startup` (bench/startup.ts).
+ * Products (CONTRACT §13): a catalog of `--products` (10,000) is imported
+ * first and every review names one of them (about 10 each at 100,000
+ * reviews); one product's first page and statistics are measured beside the
+ * organization's (`product first page`, `product stats`). `--only-products`
+ * measures those two rows alone, and skips the public rows and the WORKERS
+ * comparison.
  * (`--seconds` is the run length of `--store mongo`.)
  */
 import type { ChildProcess } from 'node:child_process';
@@ -35,13 +41,20 @@ import { compareWorkers } from './workers.ts';
 import { admin, cpuMicros, findRedisServer, flag, freePort, httpsGet, record, ROOT, rssMiB, spawnReady, startRedis, startServer, waitUntilIdle } from './support.ts';
 
 const REVIEWS = flag('reviews', 100_000);
+/** The catalog's size: every review names one of its products (0: no catalog, no product rows). */
+const PRODUCTS = flag('products', 10_000);
+/** Only the per-product rows (the organization-wide, public and WORKERS rows are skipped). */
+const ONLY_PRODUCTS = process.argv.includes('--only-products');
+if (ONLY_PRODUCTS && PRODUCTS < 1) throw new Error('--only-products needs a catalog (--products 1 or more)');
+/** A catalog id of the bench: P-00000, P-00001, … */
+const productId = (k: number): string => `P-${String(k).padStart(5, '0')}`;
 const SECONDS = flag('seconds', 10);
 const CONNECTIONS = flag('connections', 16);
 const PLATFORMS = ['GOOGLE', 'YELP', 'TRUSTPILOT', 'G2', 'CAPTERRA', 'FACEBOOK'];
 const WORDS = 'great friendly fast coffee service staff quality price support helpful recommend again slow cold warm cozy team product delivery easy'.split(' ');
 
-/** Deterministic review records, streamed as NDJSON (never all in memory). */
-function reviewStream(n: number): Readable {
+/** Deterministic review records, streamed as NDJSON (never all in memory); with `products`, review i names product i mod products. */
+function reviewStream(n: number, products = 0): Readable {
   let i = 0;
   let seed = 42;
   const rnd = () => {
@@ -67,6 +80,7 @@ function reviewStream(n: number): Readable {
             date: new Date(now - Math.floor(rnd() * 730 * 86_400_000)).toISOString(),
             url: `https://example.com/r/${i}`,
             isVerified: rnd() < 0.5,
+            ...(products > 0 && { productId: productId(i % products) }),
             // No language, sentiment, label, summary or themes: the import computes them all (review intelligence).
           }),
         );
@@ -76,9 +90,23 @@ function reviewStream(n: number): Readable {
   });
 }
 
-function upload(adminUrl: string, token: string, orgId: string, body: Readable): Promise<Record<string, unknown>> {
+/** The bench's catalog as NDJSON: `n` products with every field of §13. */
+function productStream(n: number): Readable {
+  let k = 0;
+  return new Readable({
+    read() {
+      const lines: string[] = [];
+      for (let j = 0; j < 2000 && k < n; j++, k++) {
+        lines.push(JSON.stringify({ id: productId(k), name: `Bench product ${k}`, url: `https://shop.example/p/${k}`, imageUrl: `https://shop.example/p/${k}.jpg`, brand: 'Bench' }));
+      }
+      this.push(lines.length ? `${lines.join('\n')}\n` : null);
+    },
+  });
+}
+
+function upload(adminUrl: string, token: string, orgId: string, body: Readable, what: 'reviews' | 'products' = 'reviews'): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
-    const req = request(`${adminUrl}/admin/orgs/${orgId}/reviews?format=ndjson`, { method: 'POST', headers: { authorization: `Bearer ${token}` } }, (res) => {
+    const req = request(`${adminUrl}/admin/orgs/${orgId}/${what}?format=ndjson`, { method: 'POST', headers: { authorization: `Bearer ${token}` } }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (c: string) => (text += c));
@@ -242,13 +270,20 @@ async function main(): Promise<void> {
   let bare: ChildProcess | null = null;
   let floor: ChildProcess | null = null;
   try {
-    process.stdout.write(`Benchmark: ${REVIEWS.toLocaleString('en')} reviews, ${CONNECTIONS} connections, ${REQUESTS.toLocaleString('en')} requests per run, Node ${process.version}\n`);
+    process.stdout.write(`Benchmark: ${REVIEWS.toLocaleString('en')} reviews${PRODUCTS > 0 ? ` about ${PRODUCTS.toLocaleString('en')} products` : ''}, ${CONNECTIONS} connections, ${REQUESTS.toLocaleString('en')} requests per run, Node ${process.version}\n`);
     const org = await admin(importer, 'POST', '/admin/orgs', { name: 'Bench', plan: 'agency', rateLimit: 10_000_000 });
     const key = (await admin(importer, 'POST', '/admin/keys', { orgId: org.id, name: 'bench' })).key as string;
 
+    if (PRODUCTS > 0) {
+      const catalogStarted = process.hrtime.bigint();
+      const catalog = await upload(importer.adminUrl, importer.adminToken, org.id as string, productStream(PRODUCTS), 'products');
+      const catalogSeconds = Number(process.hrtime.bigint() - catalogStarted) / 1e9;
+      if (catalog.imported !== PRODUCTS) throw new Error(`the catalog import kept ${String(catalog.imported)} of ${PRODUCTS} products: ${JSON.stringify(catalog).slice(0, 300)}`);
+      process.stdout.write(`Catalog: ${PRODUCTS.toLocaleString('en')} products in ${catalogSeconds.toFixed(1)} s\n`);
+    }
     const started = process.hrtime.bigint();
     const importCpu = cpuMicros(importer.child.pid!);
-    const summary = await upload(importer.adminUrl, importer.adminToken, org.id as string, reviewStream(REVIEWS));
+    const summary = await upload(importer.adminUrl, importer.adminToken, org.id as string, reviewStream(REVIEWS, PRODUCTS));
     const importSeconds = Number(process.hrtime.bigint() - started) / 1e9;
     const importRate = Math.round(REVIEWS / importSeconds);
     const importCpuPerReview = (cpuMicros(importer.child.pid!) - importCpu) / REVIEWS;
@@ -256,10 +291,18 @@ async function main(): Promise<void> {
     const memAfterImport = rssMiB(importer.child.pid!);
 
     const auth = { authorization: `Bearer ${key}` };
-    const paths = {
-      'first page': '/api/v1/reviews',
-      'filtered deep page': '/api/v1/reviews?platform=google&minRating=4&offset=2000',
-      stats: '/api/v1/reviews/stats',
+    // One product in the middle of the catalog: its reviews are spread over the whole import.
+    const product = productId(Math.floor(PRODUCTS / 2));
+    const paths: Record<string, string> = {
+      ...(!ONLY_PRODUCTS && {
+        'first page': '/api/v1/reviews',
+        'filtered deep page': '/api/v1/reviews?platform=google&minRating=4&offset=2000',
+        stats: '/api/v1/reviews/stats',
+      }),
+      ...(PRODUCTS > 0 && {
+        'product first page': `/api/v1/reviews?productId=${product}`,
+        'product stats': `/api/v1/reviews/stats?productId=${product}`,
+      }),
     };
     // Warm up (the first read after an import sorts the pending reviews in) and record the answers.
     const apiResponses: Fixture['responses'] = {};
@@ -272,12 +315,14 @@ async function main(): Promise<void> {
     const publicData = `/public/v1/widgets/${widget.id as string}`;
     const fresh = await record(`${importer.baseUrl}${publicData}`, importer.ca, browser);
     const etag = fresh.headers.etag!;
-    const publicPaths: Record<string, { path: string; headers: Record<string, string>; status?: number }> = {
-      'widget data': { path: publicData, headers: browser },
-      'widget data, 304': { path: publicData, headers: { ...browser, 'if-none-match': etag }, status: 304 },
-      'loader.js': { path: `/widget/${manifest.loader}`, headers: browser },
-      'hashed bundle': { path: `/widget/${manifest.layouts.carousel!}`, headers: browser },
-    };
+    const publicPaths: Record<string, { path: string; headers: Record<string, string>; status?: number }> = ONLY_PRODUCTS
+      ? {}
+      : {
+          'widget data': { path: publicData, headers: browser },
+          'widget data, 304': { path: publicData, headers: { ...browser, 'if-none-match': etag }, status: 304 },
+          'loader.js': { path: `/widget/${manifest.loader}`, headers: browser },
+          'hashed bundle': { path: `/widget/${manifest.layouts.carousel!}`, headers: browser },
+        };
     const publicResponses: Fixture['responses'] = {};
     for (const { path, headers, status } of Object.values(publicPaths)) {
       const key = headers['if-none-match'] ? `${path} ${headers['if-none-match']}` : path;
@@ -297,7 +342,7 @@ async function main(): Promise<void> {
     // than one started on the same folder (README, "After a large import"), so it is shown beside.
     const importerSettled = await waitUntilIdle(importer.child.pid!);
     if (!importerSettled.settled) process.stdout.write(`  warning: the importing process was still busy after ${(importerSettled.ms / 1000).toFixed(0)} s; measured anyway\n`);
-    const statsAfterImport = await cannon({ url: `${importer.baseUrl}${paths.stats}`, headers: auth, pid: importer.child.pid! }, importer.ca);
+    const statsAfterImport = ONLY_PRODUCTS ? null : await cannon({ url: `${importer.baseUrl}${paths.stats!}`, headers: auth, pid: importer.child.pid! }, importer.ca);
     await importer.stop();
     // Everything below is measured on the service started on the folder the import filled, as a
     // deployment runs it (and its start-up to "listening" is the start-up time with the data).
@@ -362,7 +407,7 @@ async function main(): Promise<void> {
     await server.stop();
 
     // WORKERS=1 against WORKERS=2, on the MongoDB store (FerretDB) with the same Redis.
-    const workers = process.argv.includes('--skip-workers')
+    const workers = process.argv.includes('--skip-workers') || ONLY_PRODUCTS
       ? null
       : await compareWorkers({
           redisUrl: redis.url,
@@ -377,10 +422,14 @@ async function main(): Promise<void> {
         '',
         "API (a developer's key):",
         ...table(['request', 'service req/s', 'service p50/p99 ms', 'service CPU µs/req', 'floor req/s', 'floor CPU µs/req', 'bare req/s', 'bare CPU µs/req', 'CPU service/floor', 'req/s service/bare'], apiRows),
-        `The service above was started on the data folder the import filled. In the process that ran the import, before that restart: stats ${us(statsAfterImport)} µs/req, ${statsAfterImport.rps.toFixed(0)} req/s (README, "After a large import").`,
+        ...(PRODUCTS > 0 ? [`product rows: ${product}, one of ${PRODUCTS.toLocaleString('en')} products, named by ${Math.ceil((REVIEWS - (Math.floor(PRODUCTS / 2) % PRODUCTS)) / PRODUCTS).toLocaleString('en')} of the reviews (goal: req/s service/bare ≥ 0.6).`] : []),
+        ...(statsAfterImport
+          ? [`The service above was started on the data folder the import filled. In the process that ran the import, before that restart: stats ${us(statsAfterImport)} µs/req, ${statsAfterImport.rps.toFixed(0)} req/s (README, "After a large import").`]
+          : ['The service above was started on the data folder the import filled.']),
         '',
-        'Public (site visitors: each request from its own address, browser headers):',
-        ...table(['request', 'service req/s', 'service p50/p99 ms', 'service CPU µs/req', 'bare req/s', 'bare p50/p99 ms', 'bare CPU µs/req', 'req/s service/bare', 'CPU service/bare'], publicRows),
+        ...(publicRows.length > 0
+          ? ['Public (site visitors: each request from its own address, browser headers):', ...table(['request', 'service req/s', 'service p50/p99 ms', 'service CPU µs/req', 'bare req/s', 'bare p50/p99 ms', 'bare CPU µs/req', 'req/s service/bare', 'CPU service/bare'], publicRows)]
+          : []),
         '',
         `CPU µs/req = the server process's own user + system CPU time (/proc/<pid>/stat, all threads) over ${REQUESTS.toLocaleString('en')} requests, after a ${WARMUP_SECONDS} s warm-up; it barely depends on the load generator, req/s does. Every figure (req/s, p50, p99, CPU) is the median of its own over ${RUNS} such runs of each server, the servers taking turns; the importing process's figure comes from rounds of its own, before the restart.`,
         'floor = Koa + @koa/router + koa-ratelimit on the same Redis answering the same bytes (bench/floor-server.ts): the most the mandated stack allows. bare = node:https answering the same bytes. All three run compiled (esbuild), as `npm start` runs the service.',

@@ -159,12 +159,31 @@ export interface ImportSummary {
   updated: number;
   rejected: { line: number; reason: string }[];
   rejectedTotal: number;
-  /** The file's own problem (also in `rejected`): nothing after it was read. */
-  fileError: { line: number; reason: string } | null;
-  /** Date-times without an offset, read as UTC. */
-  datesWithoutOffset: number;
+  /** The file's own problem (also in `rejected`): nothing after it was read. Reviews only. */
+  fileError?: { line: number; reason: string } | null;
+  /** Date-times without an offset, read as UTC. Reviews only. */
+  datesWithoutOffset?: number;
 }
-/** The upload running now, or the last one (GET /reviews/import). */
+// The product catalog (the Products page): the server's ProductItem and ProductList.
+export interface ProductItem {
+  id: string;
+  name: string;
+  url: string | null;
+  imageUrl: string | null;
+  gtin: string | null;
+  brand: string | null;
+  createdAt: string;
+  reviewCount: number;
+  averageRating: number | null;
+}
+export interface ProductList {
+  data: ProductItem[];
+  total: number;
+  offset: number;
+  limit: number;
+  maxImportBytes: number;
+}
+/** The upload running now, or the last one (GET /reviews/import, /products/import). */
 export interface ImportRun {
   state: 'running' | 'finished' | 'interrupted' | 'failed';
   startedAt: string;

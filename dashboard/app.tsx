@@ -15,6 +15,8 @@ import { navigate, PATHS, usePath } from './router.ts';
 /** The widget builder is the largest page: its code (and the preview's) loads only when it is opened. */
 /** The Reviews page (filters, import, moderation) too: the other pages, the Overview first, stay small. */
 const ReviewsPage = lazyPage('the reviews', () => import('./pages/reviews/reviews.tsx').then((m) => m.ReviewsPage));
+/** Products (the catalog, its dialogs and the import): only when opened. */
+const ProductsPage = lazyPage('the products', () => import('./pages/products/products.tsx').then((m) => m.ProductsPage));
 /** Sources (connect forms, Google, dialogs): only when opened. */
 const SourcesPage = lazyPage('the sources', () => import('./pages/sources/sources.tsx').then((m) => m.SourcesPage));
 /** Webhooks (the list, its dialogs and an endpoint's delivery log): only when opened. */
@@ -40,6 +42,8 @@ function Page(props: { path: string; session: SessionInfo }) {
   switch (props.path) {
     case PATHS.reviews:
       return <ReviewsPage session={props.session} />;
+    case PATHS.products:
+      return <ProductsPage session={props.session} />;
     case PATHS.widgets:
       return <WidgetsPage session={props.session} />;
     case PATHS.apiKeys:

@@ -45,6 +45,8 @@ export const SOURCES_BUDGET = 32 * 1024;
 export const WEBHOOKS_BUDGET = 33 * 1024;
 /** Gzip budget for the Audit log: every page's files plus its own chunk (the words for every action and subject). */
 export const AUDIT_BUDGET = 32 * 1024;
+/** Gzip budget for Products: every page's files plus its own chunk (the list, the product form with the API's validator, the shared import panel). */
+export const PRODUCTS_BUDGET = 34 * 1024;
 /** Gzip budget for API Keys: every page's files plus its own chunk (the list, create with the key shown once, revoke). */
 export const API_KEYS_BUDGET = 32 * 1024;
 
@@ -58,6 +60,7 @@ const LAZY_PAGES: Record<string, { name: string; limit: number }> = {
   'pages/widgets/builder.tsx': { name: 'dashboard, widget builder page (+ builder)', limit: BUILDER_BUDGET },
   'pages/reviews/reviews.tsx': { name: 'dashboard, Reviews page (+ reviews)', limit: REVIEWS_BUDGET },
   'pages/sources/sources.tsx': { name: 'dashboard, Sources page (+ sources)', limit: SOURCES_BUDGET },
+  'pages/products/products.tsx': { name: 'dashboard, Products page (+ products)', limit: PRODUCTS_BUDGET },
   'pages/webhooks/webhooks.tsx': { name: 'dashboard, Webhooks page (+ webhooks)', limit: WEBHOOKS_BUDGET },
   'pages/api-keys/api-keys.tsx': { name: 'dashboard, API Keys page (+ keys)', limit: API_KEYS_BUDGET },
   'pages/audit/audit.tsx': { name: 'dashboard, Audit log page (+ audit)', limit: AUDIT_BUDGET },

@@ -5,6 +5,7 @@ export const PATHS = {
   signIn: '/dashboard/sign-in',
   overview: '/dashboard/overview',
   reviews: '/dashboard/reviews',
+  products: '/dashboard/products',
   widgets: '/dashboard/widgets',
   apiKeys: '/dashboard/api-keys',
   members: '/dashboard/members',

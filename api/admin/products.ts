@@ -3,6 +3,7 @@
  * commands: every route calls the one ProductsService (api/products).
  */
 import type Router from '@koa/router';
+import { OPERATOR } from '../dashboard/audit.ts';
 import { badRequest } from '../errors.ts';
 import { PRODUCT_IMPORT_FORMATS, type ProductImportFormat, type ProductsService } from '../products/service.ts';
 import type { Store } from '../store/types.ts';
@@ -20,7 +21,7 @@ export function productRoutes(router: Router, store: Store, products: ProductsSe
     if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badRequest('The body must be a JSON object.');
     const { orgId, ...record } = body as Record<string, unknown>;
     const org = await requireOrg(store, orgIdOf(orgId));
-    const { product, created } = await products.upsert(org.id, record);
+    const { product, created } = await products.upsert(org.id, record, OPERATOR);
     ctx.status = created ? 201 : 200;
     ctx.body = product;
   });
@@ -37,14 +38,14 @@ export function productRoutes(router: Router, store: Store, products: ProductsSe
       throw badRequest(`format must be one of ${PRODUCT_IMPORT_FORMATS.join(', ')}`, [{ parameter: 'format', message: 'unknown format' }]);
     }
     // A parser that stops early must not destroy the request: the summary saying why has to arrive.
-    const summary = await products.import(org.id, ctx.req.iterator({ destroyOnReturn: false }), format as ProductImportFormat);
+    const summary = await products.import(org.id, ctx.req.iterator({ destroyOnReturn: false }), format as ProductImportFormat, { actor: OPERATOR });
     ctx.body = summary;
     await drainBody(ctx.req);
   });
 
   router.delete('/products/:id', async (ctx) => {
     const org = await requireOrg(store, orgIdOf(ctx.query.orgId));
-    const out = await products.remove(org.id, ctx.params.id!);
+    const out = await products.remove(org.id, ctx.params.id!, OPERATOR);
     ctx.body = out;
   });
 }

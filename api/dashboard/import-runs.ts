@@ -1,6 +1,6 @@
 /**
  * The dashboard's uploads as a person can ask about them after a reload or
- * from another tab (`GET /dashboard/api/reviews/import`): per organization,
+ * from another tab (`GET /dashboard/api/reviews/import`, `…/products/import`): per organization and kind,
  * the upload running now, or the last one and how it ended, with what it has
  * kept so far (its batches are atomic, so those reviews stay whatever happens
  * next). Kept in this process, like the one-upload-per-organization rule it
@@ -27,16 +27,20 @@ export interface ImportCounts {
   rejectedTotal: number;
 }
 
-/** Organizations remembered at most (the oldest forgotten first): bounded whatever the traffic. */
+/** Organizations (and kinds) remembered at most (the oldest forgotten first): bounded whatever the traffic. */
 const MAX_ORGS = 10_000;
 const runs = new Map<string, ImportRun>();
 
+/** What an upload imports: each kind has its own running or last upload per organization. */
+export type ImportKind = 'reviews' | 'products';
+
 /** Starts the record of an upload; the returned functions update and end it. */
-export function startImportRun(orgId: string, now = new Date()): { progress: (counts: ImportCounts) => void; end: (state: Exclude<ImportRunState, 'running'>) => void } {
+export function startImportRun(orgId: string, now = new Date(), kind: ImportKind = 'reviews'): { progress: (counts: ImportCounts) => void; end: (state: Exclude<ImportRunState, 'running'>) => void } {
   const run: ImportRun = { state: 'running', startedAt: now.toISOString(), endedAt: null, imported: 0, updated: 0, rejectedTotal: 0 };
-  runs.delete(orgId);
+  const key = `${kind}:${orgId}`;
+  runs.delete(key);
   if (runs.size >= MAX_ORGS) runs.delete(runs.keys().next().value!);
-  runs.set(orgId, run);
+  runs.set(key, run);
   return {
     progress: ({ imported, updated, rejectedTotal }) => Object.assign(run, { imported, updated, rejectedTotal }),
     end: (state) => Object.assign(run, { state, endedAt: new Date().toISOString() }),
@@ -44,7 +48,7 @@ export function startImportRun(orgId: string, now = new Date()): { progress: (co
 }
 
 /** The organization's running or last upload (a copy), or null when none is known here. */
-export function importRun(orgId: string): ImportRun | null {
-  const run = runs.get(orgId);
+export function importRun(orgId: string, kind: ImportKind = 'reviews'): ImportRun | null {
+  const run = runs.get(`${kind}:${orgId}`);
   return run ? { ...run } : null;
 }

@@ -19,6 +19,7 @@ import { createApiKey, listKeys, revokeApiKey } from './routes/api-keys.ts';
 import type { DashboardDeps } from './routes/deps.ts';
 import { changeRole, invite, listMembers, removeMember, revokeInvitation } from './routes/members.ts';
 import { auditLog, overview } from './routes/overview.ts';
+import { createProduct, importProducts, listProducts, removeProduct, updateProduct } from './routes/products.ts';
 import { hideReview, listReviews, showReview } from './routes/reviews.ts';
 import { importStatus, importUpload } from './routes/reviews-import.ts';
 import { connectGoogle, connectSource, googleCallback, GoogleConnections, googleLocations, GOOGLE_CALLBACK_PATH, keepRemovals, listSources, reconnectSource, releaseRemovals, removeSource, sourcesNeedingAttention, startGoogle, syncSourceNow } from './routes/sources.ts';
@@ -58,10 +59,18 @@ export function dashboardRouter(deps: DashboardDeps & { assets: DashboardAssets 
 
   api.get('/overview', signedIn, overview(deps));
   api.get('/reviews', signedIn, listReviews(deps));
-  api.get('/reviews/import', staff, importStatus());
+  api.get('/reviews/import', staff, importStatus('reviews'));
   api.upload('/reviews/import', staff, importUpload(deps));
   api.post('/reviews/:id/hide', staff, hideReview(deps));
   api.post('/reviews/:id/show', staff, showReview(deps));
+
+  // Products: everyone reads the catalog; Owner and Admin add, edit, remove and import.
+  api.get('/products', signedIn, listProducts(deps));
+  api.get('/products/import', staff, importStatus('products'));
+  api.upload('/products/import', staff, importProducts(deps));
+  api.post('/products', staff, createProduct(deps));
+  api.patch('/products/:id', staff, updateProduct(deps));
+  api.delete('/products/:id', staff, removeProduct(deps));
 
   // Widgets: everyone reads and previews (a preview stores nothing); Owner and Admin save.
   api.get('/widgets', signedIn, widgetList(deps));

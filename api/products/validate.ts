@@ -21,7 +21,13 @@ export interface ProductFields {
   brand: string | null;
 }
 
-export type ProductValidation = { ok: true; value: ProductFields } | { ok: false; reason: string };
+/** One problem of a product record, with the field it is about (`record` for the whole record). */
+export interface ProductProblem {
+  field: (typeof PRODUCT_FIELDS)[number] | 'record';
+  message: string;
+}
+
+export type ProductValidation = { ok: true; value: ProductFields } | { ok: false; reason: string; problems: ProductProblem[] };
 
 /** Why `value` is not a product id, or null (1–100 of A–Z a–z 0–9 . _ -). */
 export function productIdProblem(value: unknown, field = 'id'): string | null {
@@ -36,60 +42,60 @@ function length(value: string): number {
   return n;
 }
 
-function httpsUrl(value: unknown, field: string, problems: string[]): string | null {
+function httpsUrl(value: unknown, field: 'url' | 'imageUrl', problems: ProductProblem[]): string | null {
   if (value === undefined || value === null || value === '') return null;
   if (typeof value !== 'string') {
-    problems.push(`${field} must be an https URL`);
+    problems.push({ field, message: `${field} must be an https URL` });
     return null;
   }
   const text = value.trim();
   if (text.length > PRODUCT_LIMITS.url) {
-    problems.push(`${field} is longer than ${PRODUCT_LIMITS.url} characters`);
+    problems.push({ field, message: `${field} is longer than ${PRODUCT_LIMITS.url} characters` });
     return null;
   }
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    problems.push(`${field} must be an https URL`);
+    problems.push({ field, message: `${field} must be an https URL` });
     return null;
   }
   if (url.protocol !== 'https:') {
-    problems.push(`${field} must use https, not ${url.protocol.replace(':', '')}`);
+    problems.push({ field, message: `${field} must use https, not ${url.protocol.replace(':', '')}` });
     return null;
   }
   return url.href;
 }
 
-function text(value: unknown, field: string, max: number, required: boolean, problems: string[]): string | null {
+function text(value: unknown, field: 'name' | 'brand', max: number, required: boolean, problems: ProductProblem[]): string | null {
   if (value === undefined || value === null || (typeof value === 'string' && value.trim() === '')) {
-    if (required) problems.push(`${field} is required`);
+    if (required) problems.push({ field, message: `${field} is required` });
     return null;
   }
   if (typeof value !== 'string') {
-    problems.push(`${field} must be a string`);
+    problems.push({ field, message: `${field} must be a string` });
     return null;
   }
   const trimmed = value.trim().toWellFormed();
   if (length(trimmed) > max) {
-    problems.push(`${field} is longer than ${max} characters`);
+    problems.push({ field, message: `${field} is longer than ${max} characters` });
     return null;
   }
   return trimmed;
 }
 
 export function validateProduct(raw: unknown): ProductValidation {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return { ok: false, reason: 'a product must be a JSON object' };
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return { ok: false, reason: 'a product must be a JSON object', problems: [{ field: 'record', message: 'a product must be a JSON object' }] };
   const r = raw as Record<string, unknown>;
-  const problems: string[] = [];
+  const problems: ProductProblem[] = [];
   const unknown = Object.keys(r).filter((k) => !(PRODUCT_FIELDS as readonly string[]).includes(k));
   if (unknown.length > 0) {
     const named = unknown.slice(0, 5).map((k) => JSON.stringify(k.length > 40 ? `${k.slice(0, 40)}…` : k)).join(', ');
-    problems.push(`unknown field${unknown.length > 1 ? 's' : ''} ${named}${unknown.length > 5 ? ` and ${unknown.length - 5} more` : ''} (known: ${PRODUCT_FIELDS.join(', ')})`);
+    problems.push({ field: 'record', message: `unknown field${unknown.length > 1 ? 's' : ''} ${named}${unknown.length > 5 ? ` and ${unknown.length - 5} more` : ''} (known: ${PRODUCT_FIELDS.join(', ')})` });
   }
   // An id is taken as written: it is a key, and trimming would make two ids one.
   const idProblem = productIdProblem(typeof r.id === 'number' && Number.isSafeInteger(r.id) && r.id >= 0 ? String(r.id) : r.id);
-  if (idProblem) problems.push(idProblem);
+  if (idProblem) problems.push({ field: 'id', message: idProblem });
   const name = text(r.name, 'name', PRODUCT_LIMITS.name, true, problems);
   const url = httpsUrl(r.url, 'url', problems);
   const imageUrl = httpsUrl(r.imageUrl, 'imageUrl', problems);
@@ -97,14 +103,14 @@ export function validateProduct(raw: unknown): ProductValidation {
   let gtin: string | null = null;
   if (r.gtin !== undefined && r.gtin !== null && r.gtin !== '') {
     const value = typeof r.gtin === 'number' && Number.isSafeInteger(r.gtin) ? String(r.gtin) : r.gtin;
-    if (typeof value !== 'string') problems.push('gtin must be a string of digits');
+    if (typeof value !== 'string') problems.push({ field: 'gtin', message: 'gtin must be a string of digits' });
     else {
       const problem = gtinProblem(value.trim());
-      if (problem) problems.push(problem);
+      if (problem) problems.push({ field: 'gtin', message: problem });
       else gtin = value.trim();
     }
   }
-  if (problems.length > 0) return { ok: false, reason: problems.join('; ') };
+  if (problems.length > 0) return { ok: false, reason: problems.map((p) => p.message).join('; '), problems };
   return { ok: true, value: { id: String(r.id), name: name!, url, imageUrl, gtin, brand } };
 }
 

@@ -26,6 +26,7 @@ interface NavItem {
 const NAV: NavItem[] = [
   { href: PATHS.overview, label: 'Overview' },
   { href: PATHS.reviews, label: 'Reviews' },
+  { href: PATHS.products, label: 'Products' },
   { href: PATHS.widgets, label: 'Widgets' },
   { href: PATHS.sources, label: 'Sources' },
   { href: PATHS.apiKeys, label: 'API Keys', staffOnly: true },

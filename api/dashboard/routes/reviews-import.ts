@@ -37,8 +37,10 @@
  * written (another process may have removed or demoted the person), and
  * removing or demoting someone in this process ends their uploads at once
  * (`endUploadsOf`). A batch whose write had already begun still lands.
- * Every upload is audited (`reviews.imported`, api/admin/audited-import.ts),
- * interrupted ones too. Shutdown ends uploads still running after its drain time.
+ * Every upload is audited (`reviews.imported`, api/admin/audited-import.ts;
+ * `product.imported`, api/products/service.ts), interrupted ones too.
+ * Products are uploaded the same way (`streamedUpload`, routes/products.ts),
+ * sharing the slots: one upload per organization, whatever it imports. Shutdown ends uploads still running after its drain time.
  */
 import type { Socket } from 'node:net';
 import type { Context } from 'koa';
@@ -47,7 +49,7 @@ import { drainBriefly } from '../../admin/body.ts';
 import { IMPORT_FORMATS, type ImportFormat } from '../../admin/import.ts';
 import { ApiError, badRequest, payloadTooLarge } from '../../errors.ts';
 import type { Logger } from '../../logger.ts';
-import { importRun, startImportRun } from '../import-runs.ts';
+import { importRun, startImportRun, type ImportCounts, type ImportKind } from '../import-runs.ts';
 import type { Role } from '../../store/people-types.ts';
 import { auth, expired, signInRequired, type DashboardAuth } from '../session.ts';
 import type { DashboardDeps } from './deps.ts';
@@ -109,14 +111,6 @@ export function endUploads(server: object): void {
 const busy = (): ApiError =>
   new ApiError(429, 'import_in_progress', 'An import is still running for this organization (or the service is busy with several). Wait for it to finish, then upload again.', [], { 'Retry-After': '30' });
 
-/** `GET /reviews/import`: the organization's running or last upload and what it has kept (api/dashboard/import-runs.ts). */
-export function importStatus() {
-  return async function importStatus(ctx: Context): Promise<void> {
-    ctx.body = { run: importRun(auth(ctx).org.id) };
-    ctx.set('Cache-Control', 'no-store');
-  };
-}
-
 /**
  * Whether Node's whole-request deadline is to be ignored for this connection's
  * request: it is an upload in progress, which `paced` holds to its own rate.
@@ -176,28 +170,76 @@ export async function* paced(source: AsyncIterable<Buffer>, cut: () => void): As
 }
 
 /** Throws when the uploader's session has ended or their role no longer allows importing. */
-function uploaderCheck({ store, sessions }: DashboardDeps, { session }: DashboardAuth): () => Promise<void> {
+function uploaderCheck({ store, sessions }: DashboardDeps, { session }: DashboardAuth, noun: string): () => Promise<void> {
   return async function uploaderStillAllowed(): Promise<void> {
     const current = await sessions.get(session.id);
     // The membership in the organization the upload goes to (the session's, then and now).
     const user = current && !expired(current, Date.now()) && current.orgId === session.orgId ? await store.people.users.member(current.userId, session.orgId) : null;
     if (!user) throw signInRequired();
-    if (!IMPORT_ROLES.includes(user.role)) throw new ApiError(403, 'forbidden_role', 'Your role no longer allows importing: the upload was stopped. Reviews already imported are kept.');
+    if (!IMPORT_ROLES.includes(user.role)) throw new ApiError(403, 'forbidden_role', `Your role no longer allows importing: the upload was stopped. ${capitalized(noun)} already imported are kept.`);
   };
 }
 
+const capitalized = (text: string): string => `${text.charAt(0).toUpperCase()}${text.slice(1)}`;
+
+/** What an import run by `streamedUpload` is given: the checks and the progress record it calls as it goes. */
+export interface UploadHooks {
+  /** Throws when the uploader may no longer import (call it before each write or batch). */
+  beforeWrite: () => Promise<void>;
+  /** The counts so far, for GET …/import. */
+  progress: (counts: ImportCounts) => void;
+}
+
+/**
+ * One kind of dashboard import (reviews, products): what it is called, the
+ * formats it reads, and the import itself, which reads the body as it goes.
+ */
+export interface UploadKind<S extends ImportCounts> {
+  kind: ImportKind;
+  /** "reviews", "products": in the messages. */
+  noun: string;
+  formats: readonly string[];
+  /** The CLI command for files too large for the dashboard. */
+  cli: string;
+  run: (body: AsyncIterable<Buffer>, format: string, signedIn: DashboardAuth, hooks: UploadHooks, ctx: Context) => Promise<S>;
+}
+
+/** `GET /reviews/import`, `GET /products/import`: the organization's running or last upload of that kind (api/dashboard/import-runs.ts). */
+export function importStatus(kind: ImportKind = 'reviews') {
+  return async function importStatus(ctx: Context): Promise<void> {
+    ctx.body = { run: importRun(auth(ctx).org.id, kind) };
+    ctx.set('Cache-Control', 'no-store');
+  };
+}
+
+/** `Import reviews`: the review import of the admin API and the CLI, audited (`reviews.imported`). */
 export function importUpload(deps: DashboardDeps) {
-  const { store } = deps;
+  return streamedUpload(deps, {
+    kind: 'reviews',
+    noun: 'reviews',
+    formats: IMPORT_FORMATS,
+    cli: 'npm run admin -- reviews import',
+    run: (body, format, { org, user }, hooks, ctx) => auditedImport(deps.store, org, user, body, format as ImportFormat, ctx.state.log as Logger, hooks),
+  });
+}
+
+/**
+ * The streamed upload every dashboard import shares (module comment): the
+ * format and length checks, the slots, the pace, the uploader's checks, the
+ * run record, and an interrupted upload's answer; `spec.run` does the import.
+ */
+export function streamedUpload<S extends ImportCounts>(deps: DashboardDeps, spec: UploadKind<S>) {
+  const formats = spec.formats;
   return async function importUpload(ctx: Context): Promise<void> {
     const signedIn = auth(ctx);
     const { org, user } = signedIn;
     const query = new URLSearchParams(ctx.querystring);
     const format = query.get('format');
     const unknown = [...query.keys()].filter((k) => k !== 'format');
-    if (format === null || !(IMPORT_FORMATS as readonly string[]).includes(format) || query.getAll('format').length > 1 || unknown.length > 0) {
-      throw badRequest(`Say which format the file is in: format=${IMPORT_FORMATS.join(', format=')}.`, [
+    if (format === null || !formats.includes(format) || query.getAll('format').length > 1 || unknown.length > 0) {
+      throw badRequest(`Say which format the file is in: format=${formats.join(', format=')}.`, [
         ...(unknown.length > 0 ? unknown.slice(0, 5).map((k) => ({ parameter: k.slice(0, 100), message: 'is not a known parameter' })) : []),
-        ...(format === null || !(IMPORT_FORMATS as readonly string[]).includes(format) ? [{ parameter: 'format', message: `must be one of ${IMPORT_FORMATS.join(', ')}` }] : []),
+        ...(format === null || !formats.includes(format) ? [{ parameter: 'format', message: `must be one of ${formats.join(', ')}` }] : []),
       ]);
     }
     const declared = ctx.get('content-length');
@@ -208,7 +250,7 @@ export function importUpload(deps: DashboardDeps) {
     }
     if (Number(declared) > MAX_IMPORT_BYTES) {
       ctx.set('Connection', 'close');
-      throw payloadTooLarge(`The file is ${formatMiB(Number(declared))}; the dashboard takes files up to ${formatMiB(MAX_IMPORT_BYTES)}. Split it, or use the CLI (npm run admin -- reviews import).`);
+      throw payloadTooLarge(`The file is ${formatMiB(Number(declared))}; the dashboard takes files up to ${formatMiB(MAX_IMPORT_BYTES)}. Split it, or use the CLI (${spec.cli}).`);
     }
     const pool = Number(declared) <= uploadSlots.smallBytes ? 'small' : 'large';
     if (uploadingOrgs.has(org.id) || inUse[pool] >= uploadSlots[pool]) {
@@ -237,13 +279,13 @@ export function importUpload(deps: DashboardDeps) {
       uploadingOrgs.delete(org.id);
       inUse[pool]--;
     };
-    // What it keeps, for the person who reloads the page or opens another tab (GET /reviews/import).
-    const run = startImportRun(org.id);
+    // What it keeps, for the person who reloads the page or opens another tab (GET …/import).
+    const run = startImportRun(org.id, new Date(), spec.kind);
     try {
       // A parser that stops early (a JSON file that is not an array) must not destroy the request:
       // the summary saying why still has to reach the person.
       const body = paced(ctx.req.iterator({ destroyOnReturn: false }), cut);
-      const summary = await auditedImport(store, org, user, body, format as ImportFormat, ctx.state.log as Logger, { beforeWrite: uploaderCheck(deps, signedIn), progress: run.progress });
+      const summary = await spec.run(body, format, signedIn, { beforeWrite: uploaderCheck(deps, signedIn, spec.noun), progress: run.progress }, ctx);
       run.progress(summary);
       run.end('finished');
       release();
@@ -264,7 +306,7 @@ export function importUpload(deps: DashboardDeps) {
       // The person cancelled or lost the connection, or was cut off: what was written stays (batches are atomic); not our 500.
       if (ctx.req.destroyed || ctx.req.readableAborted) {
         run.end('interrupted');
-        throw new ApiError(400, 'upload_interrupted', 'The upload stopped before the whole file arrived. Reviews already imported are kept; upload the file again to finish (re-importing updates, never duplicates).');
+        throw new ApiError(400, 'upload_interrupted', `The upload stopped before the whole file arrived. ${capitalized(spec.noun)} already imported are kept; upload the file again to finish (re-importing updates, never duplicates).`);
       }
       run.end('failed');
       // Anything else is ours (the store, a worker): logged and answered as such.

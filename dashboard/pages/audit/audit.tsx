@@ -26,7 +26,7 @@ export function AuditPage(props: { session: SessionInfo }) {
   }
   return (
     <>
-      <PageHeader title="Audit log" lead="Keys created and revoked, members invited, removed or given another role, reviews hidden or shown, widgets created or changed: who, what, when." />
+      <PageHeader title="Audit log" lead="Keys created and revoked, members invited, removed or given another role, reviews hidden or shown, widgets created or changed, products added, edited, removed or imported: who, what, when." />
       {error && (
         <Notice tone="error" role="alert">
           {error}

@@ -36,6 +36,8 @@ describe('the audit log in words', () => {
       expect(subjectInWords({ action, target: { id: 'src_1', label: 'Trustpilot source “Main shop” (business unit bu-acme-123)' } })).toBe('Trustpilot source “Main shop” (business unit bu-acme-123)');
     }
     expect(subjectInWords({ action: 'key.created', target: { id: 'key_1', label: 'CI (rpk_ab12…)' } })).toBe('API key “CI” (rpk_ab12…)');
+    expect(subjectInWords({ action: 'product.updated', target: { id: 'MUG-1', label: 'Blue mug (large) (MUG-1)' } })).toBe('Product “Blue mug (large)” (MUG-1)');
+    expect(subjectInWords({ action: 'product.removed', target: { id: 'MUG-1', label: 'MUG-1' } })).toBe('Product MUG-1');
     expect(subjectInWords({ action: 'widget.changed', target: { id: 'wdg_1', label: 'Home carousel' } })).toBe('Widget “Home carousel”');
     expect(subjectInWords({ action: 'review.hidden', target: { id: 'rev_1', label: 'Jane D. on GOOGLE (2024-03-05)' } })).toMatch(/^Jane D\.’s review on Google \(.*2024\)$/);
   });

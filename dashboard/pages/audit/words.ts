@@ -11,7 +11,7 @@ import { formatDate, formatDateTime, ROLE_LABELS } from '../../format.ts';
 import { REASONS } from '../reviews/reasons.ts';
 
 /** What an action's subject is, which decides how its label reads. */
-type SubjectKind = 'key' | 'member' | 'organization' | 'review' | 'source' | 'file' | 'account' | 'endpoint' | 'widget';
+type SubjectKind = 'key' | 'member' | 'organization' | 'review' | 'source' | 'file' | 'account' | 'endpoint' | 'widget' | 'product';
 
 export const AUDIT_WORDS: { readonly [A in AuditAction]: { what: string; subject: SubjectKind } } = {
   'key.created': { what: 'Created API key', subject: 'key' },
@@ -24,6 +24,10 @@ export const AUDIT_WORDS: { readonly [A in AuditAction]: { what: string; subject
   'member.invitation_revoked': { what: 'Revoked invitation', subject: 'member' },
   'org.plan_changed': { what: 'Changed plan', subject: 'organization' },
   'org.language_changed': { what: 'Changed language', subject: 'organization' },
+  'product.created': { what: 'Added product', subject: 'product' },
+  'product.updated': { what: 'Edited product', subject: 'product' },
+  'product.removed': { what: 'Removed product', subject: 'product' },
+  'product.imported': { what: 'Imported products', subject: 'file' },
   'review.hidden': { what: 'Hid review', subject: 'review' },
   'review.shown': { what: 'Showed review', subject: 'review' },
   'source.connected': { what: 'Connected source', subject: 'source' },
@@ -79,6 +83,11 @@ export function subjectInWords(r: Pick<AuditRecord, 'action' | 'target'>): strin
       return `Organization “${label}”`;
     case 'endpoint':
       return `Endpoint ${label}`;
+    case 'product': {
+      // Written as "Name (id)" (api/products/service.ts).
+      const m = /^(.*) \(([A-Za-z0-9._-]{1,100})\)$/s.exec(label);
+      return m ? `Product “${m[1]}” (${m[2]})` : `Product ${label}`;
+    }
     case 'file':
     case 'member':
     case 'account':

@@ -11,8 +11,24 @@ import { formatDate, formatNumber } from '../../format.ts';
 import { FilterForm, NO_FILTERS, platformName, queryOf, type Filters } from './filters.tsx';
 import { HideDialog } from './hide-dialog.tsx';
 import { ReviewDialog } from './review-dialog.tsx';
-import { ImportPanel } from './import-panel.tsx';
+import { ImportPanel, type ImportKind } from '../../components/import-panel.tsx';
 import { reasonLabel } from './reasons.ts';
+
+/** `Import reviews`: the shared import panel with the review file's words. */
+const REVIEW_IMPORT: ImportKind = {
+  path: '/reviews/import',
+  title: 'Import reviews',
+  one: 'review',
+  many: 'reviews',
+  fileLabel: 'Review file',
+  formats: ['csv', 'ndjson', 'json'],
+  hint: (max) => (
+    <>
+      A CSV file with a header row, NDJSON (one review a line) or a JSON array, up to {max}. Fields: platform, externalId, authorName, rating, content, date, and optionally authorAvatar, url,
+      language, isVerified. Importing a review again updates it (never a duplicate), and a hidden review stays hidden.
+    </>
+  ),
+};
 
 export function ReviewsPage(props: { session: SessionInfo }) {
   const staff = props.session.user!.role !== 'member';
@@ -66,7 +82,7 @@ export function ReviewsPage(props: { session: SessionInfo }) {
           )
         }
       />
-      {importing && list && <ImportPanel maxBytes={list.maxImportBytes} onImported={() => void load()} />}
+      {importing && list && <ImportPanel kind={REVIEW_IMPORT} maxBytes={list.maxImportBytes} onImported={() => void load()} />}
       <FilterForm
         value={filters}
         fields={error?.fields ?? {}}

@@ -1,25 +1,50 @@
 /**
- * `Import reviews` (Owner, Admin): a file (CSV, NDJSON or a JSON array) sent as
- * the request body and streamed into the import on the server; a progress bar
- * while it goes, then the summary with each rejected line and its reason.
- * On opening, and when the server refuses a second upload, it asks what the
- * organization's running or last upload has kept (GET /reviews/import): a page
+ * A dashboard import (Owner, Admin): `Import reviews` on the Reviews page,
+ * `Import products` on the Products page. A file sent as the request body
+ * and streamed into the import on the server; a progress bar while it goes,
+ * then the summary with each rejected line and its reason. On opening, and
+ * when the server refuses a second upload, it asks what the organization's
+ * running or last upload of this kind has kept (GET …/import): a page
  * reloaded mid-upload shows that upload still going, or what it kept.
  */
+import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { call, DashboardError, upload, type ImportRun, type ImportSummary } from '../../api.ts';
-import { Notice } from '../../components/page.tsx';
-import { formatDateTime, formatNumber } from '../../format.ts';
+import { call, DashboardError, upload, type ImportRun, type ImportSummary } from '../api.ts';
+import { Notice } from './page.tsx';
+import { formatDateTime, formatNumber } from '../format.ts';
+
+export type ImportFormat = 'csv' | 'ndjson' | 'json';
+
+/** What one kind of import is: its words, where it uploads, the formats it reads. */
+export interface ImportKind {
+  /** `/reviews/import`, `/products/import` (GET for the last run, POST for the file). */
+  path: string;
+  /** "Import reviews". */
+  title: string;
+  /** "review" / "reviews": in the progress and the summary. */
+  one: string;
+  many: string;
+  /** "Review file". */
+  fileLabel: string;
+  /** The formats taken (of csv, ndjson, json). */
+  formats: readonly ImportFormat[];
+  /** What the file holds: the hint under the file field. */
+  hint: (maxSize: string) => ComponentChildren;
+}
 
 /** How often a running upload's progress is asked for. */
 const RUN_POLL_MS = 2000;
 
-const FORMATS: Record<string, 'csv' | 'ndjson' | 'json'> = { csv: 'csv', ndjson: 'ndjson', jsonl: 'ndjson', json: 'json' };
+const FORMATS: Record<string, ImportFormat> = { csv: 'csv', ndjson: 'ndjson', jsonl: 'ndjson', json: 'json' };
 
 /** The import format a file name implies (the same rule as the CLI's), or null. */
-export function formatOf(name: string): 'csv' | 'ndjson' | 'json' | null {
+export function formatOf(name: string): ImportFormat | null {
   return FORMATS[/\.([a-z]+)$/i.exec(name.trim())?.[1]?.toLowerCase() ?? ''] ?? null;
 }
+
+/** The file name endings of these formats: ".csv, .ndjson or .jsonl". */
+const endings = (formats: readonly ImportFormat[]): string[] => Object.keys(FORMATS).filter((ext) => formats.includes(FORMATS[ext]!)).map((ext) => `.${ext}`);
+const orList = (items: string[]): string => (items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} or ${items.at(-1)}`);
 
 /** 512 MB, 3.4 MB, 380 KB: the size a person reads (1 MB = 1,048,576 bytes, as file managers mostly say). */
 const mb = (bytes: number): string => {
@@ -27,7 +52,8 @@ const mb = (bytes: number): string => {
   return bytes < 1024 * 1024 ? `${one.format(Math.ceil(bytes / 1024))} KB` : `${one.format(bytes / 1024 / 1024)} MB`;
 };
 
-export function ImportPanel(props: { maxBytes: number; onImported: () => void }) {
+export function ImportPanel(props: { kind: ImportKind; maxBytes: number; onImported: () => void }) {
+  const kind = props.kind;
   const file = useRef<HTMLInputElement>(null);
   const [progress, setProgress] = useState<{ sent: number; total: number } | null>(null);
   const [summary, setSummary] = useState<ImportSummary | null>(null);
@@ -44,7 +70,7 @@ export function ImportPanel(props: { maxBytes: number; onImported: () => void })
     let stopped = false;
     const look = async (): Promise<void> => {
       try {
-        const { run: now } = await call<{ run: ImportRun | null }>('GET', '/reviews/import');
+        const { run: now } = await call<{ run: ImportRun | null }>('GET', kind.path);
         if (stopped) return;
         setRun(now);
         if (now?.state === 'running') timer = setTimeout(() => void look(), RUN_POLL_MS);
@@ -72,11 +98,11 @@ export function ImportPanel(props: { maxBytes: number; onImported: () => void })
     setRun(null);
     if (!chosen) return setError('Choose a file to import.');
     const format = formatOf(chosen.name);
-    if (!format) return setError('The file name must end in .csv, .ndjson, .jsonl or .json, so that the service knows how to read it.');
+    if (!format || !kind.formats.includes(format)) return setError(`The file name must end in ${orList(endings(kind.formats))}, so that the service knows how to read it.`);
     if (chosen.size > props.maxBytes) return setError(`This file is ${mb(chosen.size)}; the dashboard takes files up to ${mb(props.maxBytes)}. Split it, or ask an operator to use the command line import.`);
     setProgress({ sent: 0, total: chosen.size });
     try {
-      const result = await upload<ImportSummary>(`/reviews/import?format=${format}`, chosen, (sent, total) => setProgress({ sent, total }));
+      const result = await upload<ImportSummary>(`${kind.path}?format=${format}`, chosen, (sent, total) => setProgress({ sent, total }));
       setSummary(result);
       props.onImported();
     } catch (err) {
@@ -93,15 +119,21 @@ export function ImportPanel(props: { maxBytes: number; onImported: () => void })
   const percent = progress && progress.total > 0 ? Math.floor((progress.sent / progress.total) * 100) : 0;
   return (
     <section class="card import" id="import-panel" aria-labelledby="import-title">
-      <h2 id="import-title">Import reviews</h2>
+      <h2 id="import-title">{kind.title}</h2>
       <p class="hint" id="import-file-hint">
-        A CSV file with a header row, NDJSON (one review a line) or a JSON array, up to {mb(props.maxBytes)}. Fields: platform, externalId, authorName, rating, content, date, and optionally
-        authorAvatar, url, language, isVerified. Importing a review again updates it (never a duplicate), and a hidden review stays hidden.
+        {kind.hint(mb(props.maxBytes))}
       </p>
       <form onSubmit={submit} class="import-form">
         <div class="field">
-          <label for="import-file">Review file</label>
-          <input id="import-file" ref={file} type="file" accept=".csv,.ndjson,.jsonl,.json,text/csv,application/json" aria-describedby="import-file-hint" disabled={progress !== null} />
+          <label for="import-file">{kind.fileLabel}</label>
+          <input
+            id="import-file"
+            ref={file}
+            type="file"
+            accept={[...endings(kind.formats), 'text/csv', ...(kind.formats.includes('json') ? ['application/json'] : [])].join(',')}
+            aria-describedby="import-file-hint"
+            disabled={progress !== null}
+          />
         </div>
         <button type="submit" class="button primary" disabled={progress !== null}>
           Upload and import
@@ -114,7 +146,7 @@ export function ImportPanel(props: { maxBytes: number; onImported: () => void })
             {percent}%
           </progress>
           <p class="hint" id="import-progress-text">
-            {progress.sent < progress.total ? `${mb(progress.sent)} of ${mb(progress.total)} read and imported (${percent}%)…` : 'All sent; finishing the last reviews…'}
+            {progress.sent < progress.total ? `${mb(progress.sent)} of ${mb(progress.total)} read and imported (${percent}%)…` : `All sent; finishing the last ${kind.many}…`}
           </p>
         </div>
       )}
@@ -123,20 +155,20 @@ export function ImportPanel(props: { maxBytes: number; onImported: () => void })
           {error}
         </Notice>
       )}
-      {run && !progress && !summary && <RunNotice run={run} refused={refused} />}
-      {summary && <ImportResult summary={summary} />}
+      {run && !progress && !summary && <RunNotice run={run} refused={refused} kind={kind} />}
+      {summary && <ImportResult summary={summary} kind={kind} />}
     </section>
   );
 }
 
 /** The running or last upload as the server knows it: still going, or what it kept and how it ended. */
-function RunNotice({ run, refused }: { run: ImportRun; refused: boolean }) {
+function RunNotice({ run, refused, kind }: { run: ImportRun; refused: boolean; kind: ImportKind }) {
   const n = formatNumber;
   const started = formatDateTime(run.startedAt);
   const kept = run.imported + run.updated;
   const counts = (
     <>
-      <strong>{n(kept)}</strong> {kept === 1 ? 'review' : 'reviews'} ({n(run.imported)} new, {n(run.updated)} updated)
+      <strong>{n(kept)}</strong> {kept === 1 ? kind.one : kind.many} ({n(run.imported)} new, {n(run.updated)} updated)
     </>
   );
   const yours = refused ? (run.state === 'running' ? ' Your file was not imported: upload it again once this import has ended.' : ' It has ended now: upload your file again.') : '';
@@ -171,18 +203,18 @@ function RunNotice({ run, refused }: { run: ImportRun; refused: boolean }) {
 }
 
 /** "Import finished: …", or that nothing was imported and why; never "the other lines were kept" when none were. */
-function ImportResult({ summary }: { summary: ImportSummary }) {
+function ImportResult({ summary, kind }: { summary: ImportSummary; kind: ImportKind }) {
   const n = formatNumber;
   const kept = summary.imported + summary.updated;
   const lines = (count: number) => `${n(count)} ${count === 1 ? 'line' : 'lines'}`;
   // A file-level problem is said once, in the notice; other rejected lines (before it) are listed below.
-  const file = summary.fileError;
+  const file = summary.fileError ?? null;
   const listed = file ? summary.rejected.filter((r) => r.line !== file.line || r.reason !== file.reason) : summary.rejected;
   let headline;
   if (file) {
     headline = (
       <Notice tone="error">
-        {kept === 0 ? 'Nothing was imported: ' : `Import stopped after ${n(kept)} reviews (${n(summary.imported)} new, ${n(summary.updated)} updated): `}
+        {kept === 0 ? 'Nothing was imported: ' : `Import stopped after ${n(kept)} ${kept === 1 ? kind.one : kind.many} (${n(summary.imported)} new, ${n(summary.updated)} updated): `}
         the file could not be read past line {n(file.line)}. {sentence(file.reason)}
       </Notice>
     );
@@ -193,7 +225,7 @@ function ImportResult({ summary }: { summary: ImportSummary }) {
       </Notice>
     );
   } else if (kept === 0) {
-    headline = <Notice tone="warning">Nothing was imported: the file holds no reviews.</Notice>;
+    headline = <Notice tone="warning">Nothing was imported: the file holds no {kind.many}.</Notice>;
   } else {
     headline = (
       <Notice tone={summary.rejectedTotal > 0 ? 'warning' : 'success'}>
@@ -211,9 +243,9 @@ function ImportResult({ summary }: { summary: ImportSummary }) {
   return (
     <div class="section" role="status">
       {headline}
-      {summary.datesWithoutOffset > 0 && (
+      {(summary.datesWithoutOffset ?? 0) > 0 && (
         <Notice tone="info">
-          {n(summary.datesWithoutOffset)} {summary.datesWithoutOffset === 1 ? 'date had' : 'dates had'} a time but no time zone (such as 2026-11-20 10:00) and{' '}
+          {n(summary.datesWithoutOffset!)} {summary.datesWithoutOffset === 1 ? 'date had' : 'dates had'} a time but no time zone (such as 2026-11-20 10:00) and{' '}
           {summary.datesWithoutOffset === 1 ? 'was' : 'were'} read as UTC. If they are local times, add the offset (2026-11-20T10:00+01:00) and import the file again.
         </Notice>
       )}

@@ -38,6 +38,7 @@ import type { SessionStore } from './store/people-types.ts';
 import type { SourcesService } from './sources/service.ts';
 import type { HttpClient } from './sources/http.ts';
 import type { WebhooksService } from './webhooks/service.ts';
+import type { RepliesService } from './replies/service.ts';
 
 export interface AppDeps {
   config: Config;
@@ -56,6 +57,8 @@ export interface AppDeps {
   platformHttp?: HttpClient;
   /** Webhook endpoints (the dashboard's Webhooks page). */
   webhooks?: WebhooksService;
+  /** Replies to reviews (the dashboard's JSON routes, CONTRACT §15). */
+  replies?: RepliesService;
   /** Set while shutting down: /readyz then answers 503 so balancers stop sending work. */
   lifecycle?: { draining: boolean };
 }
@@ -166,7 +169,7 @@ export function createApp(deps: AppDeps): App {
   });
 
   koa.use(frontDoor({ logger, metrics, proxies }));
-  const dashboard = dashboardRouter({ config, store, sessions: deps.sessions, throttle: new SignInThrottle(redis), devices: new DeviceCookies(deps.secretsKey), ...(config.smtpUrl !== null && { mailer: createMailer(config.smtpUrl, config.publicUrl) }), assets: deps.dashboardAssets, sources: deps.sources, platformHttp: deps.platformHttp, webhooks: deps.webhooks }).routes();
+  const dashboard = dashboardRouter({ config, store, sessions: deps.sessions, throttle: new SignInThrottle(redis), devices: new DeviceCookies(deps.secretsKey), ...(config.smtpUrl !== null && { mailer: createMailer(config.smtpUrl, config.publicUrl) }), assets: deps.dashboardAssets, sources: deps.sources, platformHttp: deps.platformHttp, webhooks: deps.webhooks, replies: deps.replies }).routes();
   const routes = router.routes();
   // Every dashboard route is under /dashboard (matched case-insensitively, as the router does): other requests skip its route table.
   koa.use(function routeTables(ctx: Context, next: Next) {

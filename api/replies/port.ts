@@ -15,3 +15,12 @@ export interface ReviewReplies {
   /** The review's public reply is now `reply` (null: it has none). */
   set(orgId: string, reviewId: string, reply: PublishedReply | null): Promise<void>;
 }
+
+/**
+ * The composition root's port until the reviews carry `reply` (issue 37,
+ * point 1): the outcome stays in the replies records (`replies list`, the
+ * dashboard) only. The lead replaces it with the store's review door.
+ */
+export const unwiredReviewReplies: ReviewReplies = {
+  async set() {},
+};

@@ -275,6 +275,15 @@ export class RepliesService {
     return { ...record, publishedAt: null, date: null, updatedAt: at };
   }
 
+  /** The organization a review belongs to (the CLI names a review by its id alone): a 404 when none has it. */
+  async orgOf(reviewId: string): Promise<string> {
+    if (typeof reviewId !== 'string' || reviewId === '') throw notFound('Review');
+    for (const org of await this.deps.store.orgs.list()) {
+      if (await this.deps.store.reviews.get(org.id, reviewId)) return org.id;
+    }
+    throw notFound(`Review ${JSON.stringify(reviewId.slice(0, 64))}`);
+  }
+
   async get(orgId: string, reviewId: string): Promise<ReplyRecord> {
     const r = await this.deps.store.replies.get(orgId, reviewId);
     if (!r) throw notFound('Reply');

@@ -76,6 +76,8 @@ export interface ReplyWriter<C> {
   publish(ctx: ConnectorContext<C>, reviewId: string, text: string): Promise<{ date: string | null }>;
   /** Removes the business's reply; a reply already gone is no error. */
   remove(ctx: ConnectorContext<C>, reviewId: string): Promise<void>;
+  /** One call proving the reply credentials given (Trustpilot: a token with apiSecret), when connecting; nothing when there are none. */
+  prove?(ctx: ConnectorContext<C>): Promise<void>;
 }
 
 /** The credentials given are malformed (not the platform's refusal). */

@@ -177,3 +177,18 @@ describe('Trustpilot replies', () => {
     await expect(trustpilotReplies.publish(trustpilotCtx(), fake.trustpilot[1]!.id, 'x')).rejects.toThrow(PlatformBusyError);
   });
 });
+
+describe('connecting Trustpilot with reply credentials', () => {
+  it('proves the API secret with one token request; a wrong one is a 400 and nothing is saved', async () => {
+    const { verifyCredentials } = await import('./verify.ts');
+    const access = { http, urls: fake.urls(), googleOAuth: null };
+    await verifyCredentials(access, 'org_1', 'TRUSTPILOT', 'bu-1', { apiKey: fake.keys.trustpilot, apiSecret: fake.keys.trustpilotSecret, businessUserId: 'u' });
+    expect(fake.count('trustpilot-token')).toBe(1);
+    const refused = await verifyCredentials(access, 'org_1', 'TRUSTPILOT', 'bu-1', { apiKey: fake.keys.trustpilot, apiSecret: 'wrong-secret-raw' }).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ status: 400, code: 'credentials_refused' });
+    expect((refused as Error).message).toBe('Trustpilot refused the API key and API secret (to reply) (HTTP 401): check it and try again. Nothing was saved.');
+    // Read-only credentials: no token request.
+    await verifyCredentials(access, 'org_1', 'TRUSTPILOT', 'bu-1', { apiKey: fake.keys.trustpilot });
+    expect(fake.count('trustpilot-token')).toBe(2);
+  });
+});

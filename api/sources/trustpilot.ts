@@ -197,6 +197,9 @@ export const trustpilotReplies: ReplyWriter<TrustpilotCredentials> = {
     if (at !== undefined && (typeof at !== 'string' || Number.isNaN(Date.parse(at)))) throw new PlatformError('Trustpilot accepted the reply but answered a "createdAt" that is not a time: the reply is there; the next sync shows its date');
     return { date: typeof at === 'string' ? utc(at) : null };
   },
+  async prove(ctx) {
+    if (ctx.credentials.apiSecret) await businessToken(ctx, true);
+  },
   async remove(ctx, reviewId) {
     const lacking = trustpilotReplies.missing(ctx.credentials);
     if (lacking) throw new PlatformError(lacking);

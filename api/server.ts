@@ -263,7 +263,9 @@ export async function startService(config: Config, options: StartOptions = {}): 
     : new InProcessKeyedQueue<ReplyJob>(logger);
   const replies = new RepliesService({
     store, box, http: platformHttp, urls: config.sourceUrls, googleOAuth: config.googleOAuth, logger, queue: replyQueue,
-    replies: options.reviewReplies ?? unwiredReviewReplies, minuteMs: minute, pollMs: Math.max(250, Math.min(15_000, minute / 4)),
+    replies: options.reviewReplies ?? unwiredReviewReplies, minuteMs: minute,
+    // In process a waiting job holds its key while it sleeps, and shutdown waits for it: short looks there (one store read each).
+    pollMs: config.redisUrl ? Math.max(250, Math.min(15_000, minute / 4)) : Math.max(250, Math.min(1_000, minute / 4)),
   });
   const app = createApp({ config, store, logger, redis: redisHealth, metrics, assets, lifecycle, dashboardAssets, sessions, secretsKey, sources, platformHttp, webhooks, replies });
   const https = createHttpsServer({ cert: tls.cert, key: tls.key, maxHeaderSize: 16 * 1024, connectionsCheckingInterval: requestDeadline.checkEveryMs }, app.handler);

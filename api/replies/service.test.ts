@@ -5,7 +5,9 @@
  * exhausted), an authorization refusal, idempotency after a lost answer and
  * after a crash, DIRECT replies, and the platforms without a reply API.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { BullKeyedQueue } from '../jobs/keyed-bullmq.ts';
+import type { KeyedQueue } from '../jobs/keyed-work.ts';
 import { ApiError } from '../errors.ts';
 import { InProcessKeyedQueue } from '../jobs/keyed-in-process.ts';
 import { createLogger } from '../logger.ts';
@@ -59,7 +61,7 @@ for (const subject of storeSubjects('replies-service')) {
     let cleanup: () => Promise<void>;
     let fake: PlatformFake;
     let http: HttpClient;
-    const services: { service: RepliesService; queue: InProcessKeyedQueue<ReplyJob> }[] = [];
+    const services: { service: RepliesService; queue: KeyedQueue<ReplyJob> }[] = [];
 
     beforeAll(async () => {
       ({ store, cleanup } = await subject.open());
@@ -74,7 +76,7 @@ for (const subject of storeSubjects('replies-service')) {
     });
 
     async function service(port = new MemoryReviewReplies(), options: Partial<RepliesDeps> = {}, start = true): Promise<{ service: RepliesService; port: MemoryReviewReplies }> {
-      const queue = new InProcessKeyedQueue<ReplyJob>(logger);
+      const queue = options.queue ?? new InProcessKeyedQueue<ReplyJob>(logger);
       const s = new RepliesService({
         store, box, http, urls: fake.urls(), googleOAuth: { clientId: 'client-id', clientSecret: 'client-secret' }, logger, queue, replies: port,
         pollMs: 50, retryBaseMs: 20, maxAttempts: 3, ...options,
@@ -297,6 +299,20 @@ for (const subject of storeSubjects('replies-service')) {
       expect(fake.trustpilotPosts.filter((p) => p.reviewId === ext(s, 't2'))).toHaveLength(1);
       expect([...fake.googleReplies.keys()].filter((k) => k === ext(s, 'g0'))).toHaveLength(1);
       expect((await vi_poll(async () => port.get(s.org.id, id(s, 't2')), (r) => r !== undefined))?.text).toBe('Posted before the crash');
+    });
+
+    it('on the BullMQ job door (Redis): a 429 waits Retry-After, then published; a lost Trustpilot answer makes no second post', async () => {
+      const s = await shop();
+      const queue = new BullKeyedQueue<ReplyJob>({ redisUrl: inject('redisUrl'), keyPrefix: `t${Math.random().toString(36).slice(2, 10)}:`, name: 'replies', logger });
+      const { service: replies } = await service(new MemoryReviewReplies(), { queue });
+      fake.force('google-reply', { status: 429, headers: { 'retry-after': '1' }, body: { error: { code: 429, status: 'RESOURCE_EXHAUSTED', message: 'Quota exceeded.' } } });
+      fake.loseAnswers['trustpilot-reply'] = 1;
+      await replies.publish(owner, s.org.id, id(s, 'g1'), 'Via Redis', { now: true });
+      await replies.publish(owner, s.org.id, id(s, 't1'), 'Via Redis too', { now: true });
+      expect(await replies.settled(s.org.id, id(s, 'g1'))).toMatchObject({ state: 'published', attempts: 2 });
+      expect(await replies.settled(s.org.id, id(s, 't1'))).toMatchObject({ state: 'published', attempts: 2 });
+      expect(fake.googleReplies.get(ext(s, 'g1'))?.text).toBe('Via Redis');
+      expect(fake.trustpilotPosts.filter((p) => p.reviewId === ext(s, 't1'))).toHaveLength(1);
     });
 
     it('DIRECT reviews are answered here, with no platform call; the service clock dates them', async () => {

@@ -198,9 +198,11 @@ export class RepliesService {
     const target = await this.target(review);
     const existing = await this.deps.store.replies.get(orgId, reviewId);
     if (existing?.state === 'publishing') throw conflict('This reply is being posted right now: wait until it is published or failed.');
-    const source = text === undefined || text === null ? existing && existing.state !== 'deleted' && existing.state !== 'published' ? existing.text : undefined : text;
-    if (source === undefined) throw badRequest('Write the reply\'s text (there is no draft to approve).', [{ parameter: 'text', message: 'required' }]);
-    const checked = this.text(target, source);
+    // No text given: the draft (or the failed or waiting reply) there is what is approved.
+    const kept = existing && existing.state !== 'deleted' && existing.state !== 'published' ? existing.text : undefined;
+    const wanted = text === undefined || text === null ? kept : text;
+    if (wanted === undefined) throw badRequest('Write the reply\'s text (there is no draft to approve).', [{ parameter: 'text', message: 'required' }]);
+    const checked = this.text(target, wanted);
     this.ready(target);
     const delay = options.now ? 0 : (await this.deps.store.replies.settings(orgId)).delayMinutes;
     const at = this.now();
@@ -343,8 +345,10 @@ export class RepliesService {
       date = target.writer && target.source ? (await target.writer.publish(this.context(target.source), review.externalId, taken.text)).date : null;
     } catch (err) {
       const retryable = err instanceof RateLimitError || err instanceof PlatformBusyError || err instanceof NetworkError;
-      const reason = err instanceof ApiError || err instanceof Error ? err.message : String(err);
-      if (!(err instanceof Error) || (err.name === 'Error' && !(err instanceof ApiError))) log.error({ err }, 'reply: unexpected error');
+      // Our own errors and the platforms' are meant for people; anything else is logged and named in general words.
+      const known = err instanceof Error && err.name !== 'Error';
+      if (!known) log.error({ err }, 'reply: unexpected error');
+      const reason = known ? err.message : 'an unexpected error on our side (the service log has it): publish again';
       if (retryable && taken.attempts < this.maxAttempts) {
         const after = err instanceof RateLimitError || err instanceof PlatformBusyError ? err.retryAfterMs : null;
         const waitMs = Math.min(this.maxRetryWaitMs, after ?? this.retryBaseMs * 2 ** (taken.attempts - 1));

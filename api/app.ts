@@ -39,6 +39,7 @@ import type { SourcesService } from './sources/service.ts';
 import type { HttpClient } from './sources/http.ts';
 import type { WebhooksService } from './webhooks/service.ts';
 import type { ProductsService } from './products/service.ts';
+import type { RepliesService } from './replies/service.ts';
 
 export interface AppDeps {
   config: Config;
@@ -59,6 +60,8 @@ export interface AppDeps {
   webhooks?: WebhooksService;
   /** The product catalog (the dashboard's Products page). */
   products?: ProductsService;
+  /** Replies to reviews (the dashboard's JSON routes, CONTRACT §15). */
+  replies?: RepliesService;
   /** Set while shutting down: /readyz then answers 503 so balancers stop sending work. */
   lifecycle?: { draining: boolean };
 }
@@ -169,7 +172,7 @@ export function createApp(deps: AppDeps): App {
   });
 
   koa.use(frontDoor({ logger, metrics, proxies }));
-  const dashboard = dashboardRouter({ config, store, sessions: deps.sessions, throttle: new SignInThrottle(redis), devices: new DeviceCookies(deps.secretsKey), ...(config.smtpUrl !== null && { mailer: createMailer(config.smtpUrl, config.publicUrl) }), assets: deps.dashboardAssets, sources: deps.sources, platformHttp: deps.platformHttp, webhooks: deps.webhooks, products: deps.products }).routes();
+  const dashboard = dashboardRouter({ config, store, sessions: deps.sessions, throttle: new SignInThrottle(redis), devices: new DeviceCookies(deps.secretsKey), ...(config.smtpUrl !== null && { mailer: createMailer(config.smtpUrl, config.publicUrl) }), assets: deps.dashboardAssets, sources: deps.sources, platformHttp: deps.platformHttp, webhooks: deps.webhooks, products: deps.products, replies: deps.replies }).routes();
   const routes = router.routes();
   // Every dashboard route is under /dashboard (matched case-insensitively, as the router does): other requests skip its route table.
   koa.use(function routeTables(ctx: Context, next: Next) {

@@ -33,6 +33,10 @@ import { HttpClient, trustedCas } from './sources/http.ts';
 import { createThreadedDeliveryClient } from './webhooks/delivery-thread.ts';
 import { Dispatcher, type DispatchWork } from './webhooks/dispatcher.ts';
 import { BullKeyedQueue } from './jobs/keyed-bullmq.ts';
+import { InProcessKeyedQueue } from './jobs/keyed-in-process.ts';
+import type { KeyedQueue } from './jobs/keyed-work.ts';
+import { RepliesService, type ReplyJob } from './replies/service.ts';
+import { unwiredReviewReplies, type ReviewReplies } from './replies/port.ts';
 import { WebhooksService } from './webhooks/service.ts';
 import { ChangeLimiter } from './webhooks/limits.ts';
 import { BatchedRateLimitDb } from './limits/batched-redis-driver.ts';
@@ -66,6 +70,8 @@ export interface StartOptions {
   ephemeralPorts?: boolean;
   /** The DNS servers outbound names are resolved with (tests: a local DNS server); unset: the system's. */
   dnsServers?: readonly string[];
+  /** Where a published reply shows on its review (api/replies/port.ts); unwired until the reviews carry `reply`. */
+  reviewReplies?: ReviewReplies;
 }
 
 /**
@@ -253,7 +259,17 @@ export async function startService(config: Config, options: StartOptions = {}): 
   const webhooks = new WebhooksService({ store, box, dispatcher, allow: config.webhookAllowNetworks, maxEndpoints: config.webhookMaxEndpoints, changes: webhookChanges, resolve: hostResolver });
   // The product catalog (CONTRACT §13): one service, which the admin API, the dashboard (and the review import) call.
   const products = new ProductsService(store);
-  const app = createApp({ config, store, logger, redis: redisHealth, metrics, assets, lifecycle, dashboardAssets, sessions, secretsKey, sources, platformHttp, webhooks, products });
+  // Replies (CONTRACT §15): a job on the keyed door, BullMQ when Redis is there; the outcome shown through the ReviewReplies port.
+  const replyQueue: KeyedQueue<ReplyJob> = config.redisUrl
+    ? new BullKeyedQueue<ReplyJob>({ redisUrl: config.redisUrl, keyPrefix: config.redisKeyPrefix, name: 'replies', logger, concurrency: 8 })
+    : new InProcessKeyedQueue<ReplyJob>(logger);
+  const replies = new RepliesService({
+    store, box, http: platformHttp, urls: config.sourceUrls, googleOAuth: config.googleOAuth, logger, queue: replyQueue,
+    replies: options.reviewReplies ?? unwiredReviewReplies, minuteMs: minute,
+    // In process a waiting job holds its key while it sleeps, and shutdown waits for it: short looks there (one store read each).
+    pollMs: config.redisUrl ? Math.max(250, Math.min(15_000, minute / 4)) : Math.max(250, Math.min(1_000, minute / 4)),
+  });
+  const app = createApp({ config, store, logger, redis: redisHealth, metrics, assets, lifecycle, dashboardAssets, sessions, secretsKey, sources, platformHttp, webhooks, products, replies });
   const https = createHttpsServer({ cert: tls.cert, key: tls.key, maxHeaderSize: 16 * 1024, connectionsCheckingInterval: requestDeadline.checkEveryMs }, app.handler);
   https.headersTimeout = Math.min(10_000, requestDeadline.ms);
   https.requestTimeout = requestDeadline.ms;
@@ -277,8 +293,9 @@ export async function startService(config: Config, options: StartOptions = {}): 
     await jobs.start();
     await sources.ensureSchedules();
   })().catch((err: unknown) => logger.error({ err: (err as Error).message }, 'sources: the job queue could not start'));
+  replies.start().catch((err: unknown) => logger.error({ err: (err as Error).message }, 'replies: the job queue could not start'));
   dispatcher.start();
-  const admin = createAdminApp({ store, logger, metrics, adminToken, config, sessions, sources, webhooks, products });
+  const admin = createAdminApp({ store, logger, metrics, adminToken, config, sessions, sources, webhooks, products, replies });
   const adminServer = createHttpServer(admin.callback());
   adminServer.requestTimeout = 0; // imports stream for as long as they need
   trackResponses(adminServer);
@@ -291,6 +308,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
       await Promise.all([closeServer(https), http ? closeServer(http) : undefined, closeServer(adminServer)]);
       await app.close();
       await jobs.close();
+      await replyQueue.close();
       await dispatcher.close();
       webhookChanges.close();
       deliveryClient.close();

@@ -324,7 +324,7 @@ export interface SyncSummary {
 }
 
 // Webhooks: endpoints, the answer that holds the secret once, the delivery log.
-export type WebhookEventType = 'review.created' | 'review.updated' | 'review.removed' | 'source.state_changed';
+export type WebhookEventType = 'review.created' | 'review.updated' | 'review.removed' | 'source.state_changed' | 'reply.failed';
 export interface WebhookEndpoint {
   id: string;
   url: string;

@@ -62,6 +62,10 @@ const USAGE = `Usage: npm run admin -- <command> [options] [--json]
   products import --org ORG_ID FILE.csv|FILE.ndjson [--format csv|ndjson]
               (CSV header / NDJSON fields: id,name,url,imageUrl,gtin,brand)
   products remove --org ORG_ID PRODUCT_ID   (refused while reviews name it)
+  replies publish REVIEW_ID [--now]   (the text on stdin; posted after the organization's delay,
+              --now: at once, and waits until it is published or failed)
+  replies remove REVIEW_ID            (off the platform and the review)
+  replies list --org ORG_ID [--state draft|scheduled|publishing|published|failed|deleted]
 `;
 
 interface Ctx {
@@ -177,6 +181,8 @@ const OPTIONS = {
   account: { type: 'string' },
   every: { type: 'string' },
   full: { type: 'boolean' },
+  now: { type: 'boolean' },
+  state: { type: 'string' },
   url: { type: 'string' },
   events: { type: 'string' },
   description: { type: 'string' },
@@ -238,6 +244,27 @@ async function readPasswordFromStdin(): Promise<string> {
   const password = text.split(/\r?\n/)[0] ?? '';
   if (password === '') throw new CliError('--password-stdin: standard input held no password');
   return password;
+}
+
+/** A reply's text: all of standard input (one final newline, as `echo` adds, left out). */
+async function readReplyFromStdin(): Promise<string> {
+  if (process.stdin.isTTY) throw new CliError('give the reply\'s text on standard input, e.g. echo "Thank you!" | npm run admin -- replies publish REVIEW_ID');
+  let text = '';
+  for await (const chunk of process.stdin) text += String(chunk);
+  text = text.replace(/\r?\n$/, '');
+  if (text.trim() === '') throw new CliError('standard input held no reply text');
+  return text;
+}
+
+/** Polls the reply until it is published or failed (--now): at most 15 minutes, the longest the retries take. */
+async function settledReply(ctx: Ctx, reviewId: string, first: Json): Promise<Json> {
+  const until = Date.now() + 15 * 60_000;
+  let reply = first;
+  while ((reply.state === 'scheduled' || reply.state === 'publishing') && Date.now() < until) {
+    await new Promise((r) => setTimeout(r, 250));
+    reply = await call(ctx, 'GET', `/admin/replies/${encodeURIComponent(reviewId)}`);
+  }
+  return reply;
 }
 
 /** A source's credentials: a JSON object on standard input (never an argument: shell history, ps). */
@@ -460,6 +487,31 @@ export async function run(argv: string[]): Promise<void> {
     case 'sources remove': {
       const out = await call(ctx, 'DELETE', `/admin/sources/${encodeURIComponent(need(rest[0], 'SOURCE_ID'))}`);
       return print(ctx, out, () => `Source ${out.id} removed; the reviews it collected stay.`);
+    }
+    case 'replies publish': {
+      const reviewId = need(rest[0], 'REVIEW_ID');
+      const text = await readReplyFromStdin();
+      let out = await call(ctx, 'POST', `/admin/replies/${encodeURIComponent(reviewId)}/publish`, { text, now: v.now === true });
+      if (v.now) out = await settledReply(ctx, reviewId, out);
+      const view = { reviewId: out.reviewId, state: out.state, scheduledAt: out.scheduledAt, reply: out.reply, error: out.error };
+      print(ctx, view, () =>
+        out.state === 'published'
+          ? `Reply to ${reviewId} published (${(out.reply as Json | null)?.date ?? ''}).`
+          : out.state === 'failed'
+            ? `Reply to ${reviewId} failed: ${String(out.error)}`
+            : `Reply to ${reviewId} ${String(out.state)}: posted at ${String(out.scheduledAt)} unless cancelled meanwhile.`,
+      );
+      if (out.state === 'failed') process.exitCode = 1;
+      return;
+    }
+    case 'replies remove': {
+      const out = await call(ctx, 'DELETE', `/admin/replies/${encodeURIComponent(need(rest[0], 'REVIEW_ID'))}`);
+      return print(ctx, { reviewId: out.reviewId, state: out.state }, () => `Reply to ${String(out.reviewId)} deleted from its platform and the review.`);
+    }
+    case 'replies list': {
+      const state = v.state === undefined ? '' : `&state=${encodeURIComponent(v.state)}`;
+      const list = await call(ctx, 'GET', `/admin/replies?orgId=${encodeURIComponent(need(v.org, '--org'))}${state}`);
+      return print(ctx, list, () => table(list.data as Json[], ['reviewId', 'platform', 'state', 'scheduledAt', 'publishedAt', 'error']));
     }
     case 'webhooks create': {
       const out = await call(ctx, 'POST', '/admin/webhooks', {

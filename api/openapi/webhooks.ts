@@ -50,6 +50,17 @@ const WebhookSource: JsonSchema = {
   examples: [sourceExample],
 };
 
+const ReplyFailedData: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['reviewId', 'platform', 'reason'],
+  properties: {
+    reviewId: { type: 'string', description: 'The review the reply answers.' },
+    platform: { type: 'string', description: 'The review\'s platform, upper case (`GOOGLE`, `TRUSTPILOT`).' },
+    reason: { type: 'string', description: 'Why the platform did not take it, in words a person can act on.' },
+  },
+};
+
 const WebhookTestData: JsonSchema = {
   type: 'object',
   description: 'What a test event carries: no review.',
@@ -95,6 +106,13 @@ const EVENTS: Record<EventType, EventDoc> = {
     data: ref('WebhookSource'),
     example: sourceExample,
   },
+  'reply.failed': {
+    schemaName: 'ReplyFailedEvent',
+    summary: 'A reply could not be posted',
+    description: 'A reply to a review was not taken by its platform (after retrying a rate limit or an outage a few times, or at once when the platform refused it; an authorization refusal also moves the source to `needs_reauth`). `data.reason` says why, in words a person can act on. Not in the default subscription: name it.',
+    data: ref('ReplyFailedData'),
+    example: { reviewId: 'rev_3kT9vQ2mX8pL4nR7wY1z', platform: 'GOOGLE', reason: 'Google is rate limiting this account (429); the reply will be tried again' },
+  },
   'webhook.test': {
     schemaName: 'WebhookTestEvent',
     summary: 'A test event',
@@ -125,6 +143,7 @@ function eventSchema(type: EventType, doc: EventDoc): JsonSchema {
 export const WEBHOOK_SCHEMAS: Record<string, JsonSchema> = {
   WebhookSource,
   WebhookTestData,
+  ReplyFailedData,
   ...Object.fromEntries(EVENT_TYPES.map((type) => [EVENTS[type].schemaName, eventSchema(type, EVENTS[type])])),
 };
 

@@ -54,6 +54,30 @@ export interface Connector<C = unknown, R = unknown> {
   map(record: R): ImportRecord;
   /** The time the sync's cursor compares (ISO UTC): Google `updateTime`, else the creation time. */
   cursorTime(record: R): string;
+  /** Where the platform lets a business answer its reviews (CONTRACT §15): the write beside the read (reply.ts). */
+  replies?: ReplyWriter<C>;
+}
+
+/**
+ * A platform's reply API (CONTRACT §15). Its limits are declared here, once,
+ * and `publish` checks them before any request (reply.ts `assertReplyFits`):
+ * a text too long is a ReplyTextError, and nothing is sent.
+ */
+export interface ReplyWriter<C> {
+  /** The longest reply the platform takes, in bytes of UTF-8 (Google: 4,096); null: the platform names none. */
+  maxBytes: number | null;
+  /** What the stored credentials lack before this platform lets anyone reply (Trustpilot: apiSecret, businessUserId); null when nothing. */
+  missing(credentials: C): string | null;
+  /**
+   * Posts the reply, or replaces the one there (never a second one: a call
+   * after a lost answer finds its own reply and answers it). Answers the
+   * reply's time as the platform gave it (ISO UTC), else null.
+   */
+  publish(ctx: ConnectorContext<C>, reviewId: string, text: string): Promise<{ date: string | null }>;
+  /** Removes the business's reply; a reply already gone is no error. */
+  remove(ctx: ConnectorContext<C>, reviewId: string): Promise<void>;
+  /** One call proving the reply credentials given (Trustpilot: a token with apiSecret), when connecting; nothing when there are none. */
+  prove?(ctx: ConnectorContext<C>): Promise<void>;
 }
 
 /** The credentials given are malformed (not the platform's refusal). */

@@ -9,7 +9,9 @@
  * the person must connect again.
  */
 import { accountPath } from './account.ts';
-import { answerObject, AuthError, credentialString, httpsOrNull, jsonOrThrow, listField, PlatformError, RateLimitError, retryAfterMs, ShapeError, utc, type Connector, type ConnectorContext, type ImportRecord } from './connector.ts';
+import { answerObject, AuthError, credentialString, httpsOrNull, isObject, jsonOrThrow, listField, PlatformError, RateLimitError, retryAfterMs, ShapeError, utc, type Connector, type ConnectorContext, type ImportRecord, type ReplyWriter } from './connector.ts';
+import type { HttpRequest, HttpResponse } from './http.ts';
+import { assertReplyFits, reviewSegment, writeAnswer } from './reply.ts';
 
 export interface GoogleCredentials {
   refreshToken: string;
@@ -88,6 +90,49 @@ async function accessToken(ctx: ConnectorContext<GoogleCredentials>, fresh = fal
   return token;
 }
 
+/** A call with the access token; a 401 (it expired) answered by one refresh and one retry. */
+async function authorized(ctx: ConnectorContext<GoogleCredentials>, url: string, init: HttpRequest): Promise<HttpResponse> {
+  const call = async (fresh: boolean) => ctx.http.call(url, { ...init, headers: { ...init.headers, authorization: `Bearer ${await accessToken(ctx, fresh)}` } });
+  const res = await call(false);
+  return res.status === 401 ? call(true) : res;
+}
+
+const replyWords = {
+  isAuth: (r: HttpResponse) => r.status === 401,
+  forbidden: 'Google lets a project reply only once it approved the project\'s Business Profile API access, and only for a verified location the connected Google account manages',
+  notFound: 'it may have been removed on Google; the next sync shows it',
+};
+
+/**
+ * Replies (CONTRACT §15): `PUT …/reviews/{reviewId}/reply` `{"comment"}`
+ * creates the reply or replaces the one there, so a second call after a lost
+ * answer never makes two; it answers the ReviewReply `{comment, updateTime}`.
+ * `DELETE` the same path answers `{}`. At most 4,096 bytes of UTF-8.
+ */
+export const googleReplies: ReplyWriter<GoogleCredentials> = {
+  maxBytes: 4096,
+  missing: () => null,
+  async publish(ctx, reviewId, text) {
+    assertReplyFits(googleReplies, 'Google', text);
+    const url = `${ctx.urls.googleBusiness}/v4/${accountPath('GOOGLE', ctx.account)}/reviews/${reviewSegment('Google', reviewId)}/reply`;
+    const res = await authorized(ctx, url, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ comment: text }) });
+    const body = writeAnswer(res, 'Google', replyWords);
+    if (!isObject(body)) throw new ShapeError('Google', 'the reply\'s answer is not a ReviewReply object');
+    if (typeof body.comment !== 'string') throw new ShapeError('Google', 'the ReviewReply has no "comment"');
+    const time = body.updateTime;
+    if (time !== undefined && (typeof time !== 'string' || Number.isNaN(Date.parse(time)))) throw new ShapeError('Google', '"updateTime" is not a time');
+    return { date: typeof time === 'string' ? utc(time) : null };
+  },
+  async remove(ctx, reviewId) {
+    const url = `${ctx.urls.googleBusiness}/v4/${accountPath('GOOGLE', ctx.account)}/reviews/${reviewSegment('Google', reviewId)}/reply`;
+    const res = await authorized(ctx, url, { method: 'DELETE' });
+    // No reply there (already removed, on Google or by an earlier attempt whose answer was lost): what was asked for.
+    if (res.status === 404) return;
+    const body = writeAnswer(res, 'Google', replyWords);
+    if (body !== null && !isObject(body)) throw new ShapeError('Google', 'the removal\'s answer is not an object');
+  },
+};
+
 export const google: Connector<GoogleCredentials, GoogleReview> = {
   platform: 'GOOGLE',
   credentialFields: ['refreshToken'],
@@ -109,4 +154,5 @@ export const google: Connector<GoogleCredentials, GoogleReview> = {
   },
   map: mapGoogle,
   cursorTime: (r) => utc(r.updateTime ?? r.createTime),
+  replies: googleReplies,
 };

@@ -56,7 +56,7 @@ export interface HttpResponse {
 }
 
 export interface HttpRequest {
-  method?: 'GET' | 'POST';
+  method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
   headers?: Record<string, string>;
   body?: string;
 }

@@ -216,6 +216,15 @@ export class SourcesService {
   }
 }
 
+/**
+ * The platform refused a source's authorization outside a sync (a reply, CONTRACT §15): the source
+ * becomes `needs_reauth` exactly as a sync's refusal makes it (the store records its
+ * source.state_changed), and nothing calls the platform with it until a person reconnects it.
+ */
+export async function refuseSource(store: Store, sourceId: string, reason: string): Promise<void> {
+  await store.sources.update(sourceId, { state: 'needs_reauth', lastError: reason });
+}
+
 /** The sources due at `now` for the in-process scheduler: active or failing, nextSyncAt reached. */
 export async function dueSources(store: Store, now: Date): Promise<{ sourceId: string; nextSyncAt: string }[]> {
   const at = now.toISOString();

@@ -64,11 +64,15 @@ export async function verifyCredentials(access: PlatformAccess, orgId: string, p
   };
   const ctx: ConnectorContext<unknown> = { account, credentials, http, urls: access.urls, googleOAuth: access.googleOAuth, session: new Map() };
   const nothing = 'Nothing was saved.';
+  /** Which credentials the call in progress proves: the reading ones, then those to reply (Trustpilot's API secret). */
+  let proving = CREDENTIAL_LABELS[platform];
   try {
     await CONNECTORS[platform].fetchPage(ctx, null);
+    proving = platform === 'TRUSTPILOT' ? 'API key and API secret (to reply)' : proving;
+    await CONNECTORS[platform].replies?.prove?.(ctx);
   } catch (err) {
     if (err instanceof AuthError) {
-      throw new ApiError(400, 'credentials_refused', `${label} refused the ${CREDENTIAL_LABELS[platform]}${status ? ` (HTTP ${status})` : ''}: check it and try again. ${nothing}`);
+      throw new ApiError(400, 'credentials_refused', `${label} refused the ${proving}${status ? ` (HTTP ${status})` : ''}: check it and try again. ${nothing}`);
     }
     if (err instanceof RateLimitError) {
       const seconds = err.retryAfterMs === null ? null : Math.max(1, Math.ceil(err.retryAfterMs / 1000));

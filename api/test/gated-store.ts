@@ -39,6 +39,7 @@ export async function openGatedStore(): Promise<GatedStore> {
     sources: real.sources,
     webhooks: real.webhooks,
     products: real.products,
+    replies: real.replies,
     reviews: {
       ...real.reviews,
       list: async (q) => {

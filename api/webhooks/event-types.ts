@@ -4,15 +4,17 @@
  */
 export const REVIEW_EVENT_TYPES = ['review.created', 'review.updated', 'review.removed'] as const;
 export const SOURCE_EVENT_TYPES = ['source.state_changed'] as const;
+/** A reply the platform would not take (CONTRACT §15): not in the default subscription, an endpoint names it. */
+export const REPLY_EVENT_TYPES = ['reply.failed'] as const;
 /** Every type an endpoint can subscribe to. `webhook.test` is sent on demand to one endpoint, whatever it subscribed to. */
-export const SUBSCRIBABLE_EVENT_TYPES = [...REVIEW_EVENT_TYPES, ...SOURCE_EVENT_TYPES] as const;
+export const SUBSCRIBABLE_EVENT_TYPES = [...REVIEW_EVENT_TYPES, ...SOURCE_EVENT_TYPES, ...REPLY_EVENT_TYPES] as const;
 export const EVENT_TYPES = [...SUBSCRIBABLE_EVENT_TYPES, 'webhook.test'] as const;
 
 export type ReviewEventType = (typeof REVIEW_EVENT_TYPES)[number];
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** What a new endpoint subscribes to when it names no types: every review.* and source.* type. */
-export const DEFAULT_SUBSCRIPTION: readonly EventType[] = SUBSCRIBABLE_EVENT_TYPES;
+export const DEFAULT_SUBSCRIPTION: readonly EventType[] = [...REVIEW_EVENT_TYPES, ...SOURCE_EVENT_TYPES];
 
 export function isEventType(value: string): value is EventType {
   return (EVENT_TYPES as readonly string[]).includes(value);

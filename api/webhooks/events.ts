@@ -9,7 +9,7 @@ import { publicReview } from '../reviews/routes.ts';
 import type { Review } from '../store/types.ts';
 import type { ReviewEventType } from './event-types.ts';
 
-export { DEFAULT_SUBSCRIPTION, EVENT_TYPES, REVIEW_EVENT_TYPES, SOURCE_EVENT_TYPES, SUBSCRIBABLE_EVENT_TYPES, isEventType, subscribes } from './event-types.ts';
+export { DEFAULT_SUBSCRIPTION, EVENT_TYPES, REPLY_EVENT_TYPES, REVIEW_EVENT_TYPES, SOURCE_EVENT_TYPES, SUBSCRIBABLE_EVENT_TYPES, isEventType, subscribes } from './event-types.ts';
 export type { EventType, ReviewEventType } from './event-types.ts';
 
 export type PublicReview = ReturnType<typeof publicReview>;
@@ -34,6 +34,13 @@ export interface PublicSource {
   reviewCount: number;
 }
 
+/** `reply.failed` (CONTRACT §15): the review, its platform (upper case) and why, in words a person can act on. */
+export interface ReplyFailedData {
+  reviewId: string;
+  platform: string;
+  reason: string;
+}
+
 export interface TestEventData {
   /** The endpoint the test was sent to. */
   webhookId: string;
@@ -43,6 +50,7 @@ export interface TestEventData {
 export type WebhookEvent =
   | { type: ReviewEventType; timestamp: string; data: PublicReview }
   | { type: 'source.state_changed'; timestamp: string; data: PublicSource }
+  | { type: 'reply.failed'; timestamp: string; data: ReplyFailedData }
   | { type: 'webhook.test'; timestamp: string; data: TestEventData };
 
 export function reviewEvent(type: ReviewEventType, review: Review, at: Date): WebhookEvent {
@@ -51,6 +59,10 @@ export function reviewEvent(type: ReviewEventType, review: Review, at: Date): We
 
 export function sourceStateChangedEvent(source: PublicSource, at: Date): WebhookEvent {
   return { type: 'source.state_changed', timestamp: at.toISOString(), data: source };
+}
+
+export function replyFailedEvent(data: ReplyFailedData, at: Date): WebhookEvent {
+  return { type: 'reply.failed', timestamp: at.toISOString(), data: { reviewId: data.reviewId, platform: data.platform, reason: data.reason } };
 }
 
 export function testEvent(webhookId: string, at: Date): WebhookEvent {

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { createSchemaCompiler } from '../openapi/ajv.ts';
 import { openApiDocument } from '../openapi/document.ts';
 import { ref } from '../openapi/refs.ts';
-import { EVENT_TYPES, eventBody, newMessageId, reviewEvent, sourceStateChangedEvent, testEvent } from './events.ts';
+import { EVENT_TYPES, eventBody, newMessageId, replyFailedEvent, reviewEvent, sourceStateChangedEvent, testEvent } from './events.ts';
 import { reviewFixture } from './fixtures.ts';
 import { generateSecret } from './secrets.ts';
 import { signedHeaders } from './signature.ts';
@@ -35,6 +35,7 @@ describe('OpenAPI webhooks', () => {
         { id: 'src_1', platform: 'trustpilot', account: 'acme', name: 'Acme', state: 'failing', every: '60m', lastSyncAt: null, lastSuccessAt: null, nextSyncAt: null, lastError: 'HTTP 500', heldRemovals: 0, reviewCount: 0 },
         at,
       ),
+      replyFailedEvent({ reviewId: 'rev_1', platform: 'GOOGLE', reason: 'Google refused the source\'s authorization (401): reconnect the source, then publish again' }, at),
       testEvent('wh_1', at),
     ];
     expect(events.map((e) => e.type)).toEqual([...EVENT_TYPES]);

@@ -105,7 +105,7 @@ describe('event payloads', () => {
   });
 
   it('name the types of the contract; new endpoints get every review.* and source.* type', () => {
-    expect(EVENT_TYPES).toEqual(['review.created', 'review.updated', 'review.removed', 'source.state_changed', 'webhook.test']);
+    expect(EVENT_TYPES).toEqual(['review.created', 'review.updated', 'review.removed', 'source.state_changed', 'reply.failed', 'webhook.test']);
     expect(DEFAULT_SUBSCRIPTION).toEqual(['review.created', 'review.updated', 'review.removed', 'source.state_changed']);
     expect(subscribes(['review.created'], 'review.updated')).toBe(false);
     expect(subscribes(['review.created'], 'webhook.test')).toBe(true);

@@ -9,6 +9,7 @@ import type { SourcesService } from '../../sources/service.ts';
 import type { SignInThrottle } from '../sign-in-throttle.ts';
 import type { WebhooksService } from '../../webhooks/service.ts';
 import type { ProductsService } from '../../products/service.ts';
+import type { RepliesService } from '../../replies/service.ts';
 
 export interface DashboardDeps {
   config: Config;
@@ -26,4 +27,6 @@ export interface DashboardDeps {
   webhooks?: WebhooksService;
   /** The product catalog: absent where the app runs without it (some tests); the routes then answer 503. */
   products?: ProductsService;
+  /** Replies to reviews (CONTRACT §15): absent where the app runs without them (some tests); the routes then answer 503. */
+  replies?: RepliesService;
 }

@@ -20,13 +20,21 @@ import type { YelpReview } from '../yelp.ts';
 export interface SeenRequest {
   method: string;
   path: string;
-  platform: 'google' | 'google-token' | 'google-auth' | 'google-info' | 'trustpilot' | 'yelp' | 'facebook' | 'g2' | 'unknown';
+  platform: 'google' | 'google-token' | 'google-auth' | 'google-info' | 'google-reply' | 'trustpilot' | 'trustpilot-token' | 'trustpilot-review' | 'trustpilot-reply' | 'yelp' | 'facebook' | 'g2' | 'unknown';
 }
 
 export interface Forced {
   status: number;
   headers?: Record<string, string>;
+  /** `undefined`: an empty body (a 201 or 204 without one). */
   body: unknown;
+}
+
+/** A reply as the fake keeps it (one per review, as both platforms show one). */
+export interface FakeReply {
+  text: string;
+  /** ISO time of the last write. */
+  at: string;
 }
 
 let material: { cert: string; key: string } | null = null;
@@ -60,7 +68,19 @@ export class PlatformFake {
   readonly requests: SeenRequest[] = [];
   /** Answers given instead of the real one, to the next calls of a platform. */
   readonly forced: Partial<Record<SeenRequest['platform'], Forced[]>> = {};
-  readonly keys = { trustpilot: 'tp-key-raw-4f1c', yelp: 'yelp-key-raw-88aa', facebook: 'fb-page-token-raw-31', g2: 'g2-token-raw-77', googleRefresh: 'google-refresh-raw-5e' };
+  /** Replies on Google, by review id (`PUT`/`DELETE …/reviews/{id}/reply`). */
+  readonly googleReplies = new Map<string, FakeReply>();
+  /** Replies on Trustpilot, by review id. */
+  readonly trustpilotReplies = new Map<string, FakeReply>();
+  /** Every reply Trustpilot accepted (each POST that answered 201): two for one review would be two replies. */
+  readonly trustpilotPosts: { reviewId: string; message: string; authorBusinessUserId: string }[] = [];
+  /** Trustpilot business-user tokens handed out and still valid. */
+  readonly trustpilotAccess = new Set<string>();
+  /** The `expires_in` the token endpoint answers (a string of seconds, as Trustpilot documents it). */
+  trustpilotTokenLife = '359999';
+  /** The next calls of a platform are carried out, then their answer is lost (the connection dropped before it). */
+  readonly loseAnswers: Partial<Record<SeenRequest['platform'], number>> = {};
+  readonly keys = { trustpilotSecret: 'tp-secret-raw-9d2b', trustpilotBusinessUser: 'tp-business-user-1', trustpilot: 'tp-key-raw-4f1c', yelp: 'yelp-key-raw-88aa', facebook: 'fb-page-token-raw-31', g2: 'g2-token-raw-77', googleRefresh: 'google-refresh-raw-5e' };
   /** Google access tokens handed out and still valid. */
   readonly googleAccess = new Set<string>();
   private issued = 0;
@@ -87,6 +107,17 @@ export class PlatformFake {
       req.on('end', () => {
         const answer = fake.answer(req.method ?? 'GET', new URL(req.url ?? '/', 'https://x'), req.headers, Buffer.concat(chunks).toString('utf8'));
         if (answer === null) return;
+        const platform = fake.requests[fake.requests.length - 1]!.platform;
+        if ((fake.loseAnswers[platform] ?? 0) > 0) {
+          fake.loseAnswers[platform]!--;
+          req.socket.destroy();
+          return;
+        }
+        if (answer.body === undefined) {
+          res.writeHead(answer.status, answer.headers);
+          res.end();
+          return;
+        }
         res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
         res.end(JSON.stringify(answer.body));
       });
@@ -140,6 +171,14 @@ export class PlatformFake {
     const path = url.pathname;
     const platform: SeenRequest['platform'] = path === '/token'
       ? 'google-token'
+      : path.startsWith('/v4/') && path.endsWith('/reply')
+        ? 'google-reply'
+        : path === '/v1/oauth/oauth-business-users-for-applications/accesstoken'
+          ? 'trustpilot-token'
+          : path.startsWith('/v1/private/reviews/')
+            ? path.endsWith('/reply')
+              ? 'trustpilot-reply'
+              : 'trustpilot-review'
       : path === '/o/oauth2/v2/auth'
         ? 'google-auth'
         : path.startsWith('/v1/accounts')
@@ -208,6 +247,59 @@ export class PlatformFake {
         const size = Math.min(Number(q.get('pageSize') ?? 50), this.googlePageSize);
         const reviews = sorted.slice(from, from + size);
         return { status: 200, body: { reviews, averageRating: 4.2, totalReviewCount: sorted.length, ...(from + size < sorted.length && { nextPageToken: String(from + size) }) } };
+      }
+      case 'google-reply': {
+        // PUT creates or replaces the reply (ReviewReply {comment, updateTime}); DELETE removes it ({}).
+        if (!this.googleAccess.has(auth.replace(/^Bearer /, ''))) return { status: 401, body: { error: { code: 401, status: 'UNAUTHENTICATED', message: 'Request had invalid authentication credentials.' } } };
+        const reviewId = decodeURIComponent(path.split('/')[7] ?? '');
+        if (!this.google.some((r) => r.reviewId === reviewId)) return { status: 404, body: { error: { code: 404, status: 'NOT_FOUND', message: 'Requested entity was not found.' } } };
+        if (method === 'DELETE') {
+          if (!this.googleReplies.delete(reviewId)) return { status: 404, body: { error: { code: 404, status: 'NOT_FOUND', message: 'Requested entity was not found.' } } };
+          return { status: 200, body: {} };
+        }
+        if (method !== 'PUT') return { status: 405, body: { error: { code: 405, message: 'Method not allowed.' } } };
+        let comment: unknown;
+        try {
+          comment = (JSON.parse(body) as { comment?: unknown }).comment;
+        } catch {
+          comment = undefined;
+        }
+        if (typeof comment !== 'string' || comment === '' || Buffer.byteLength(comment) > 4096) return { status: 400, body: { error: { code: 400, status: 'INVALID_ARGUMENT', message: 'Request contains an invalid argument.' } } };
+        const at = new Date().toISOString();
+        this.googleReplies.set(reviewId, { text: comment, at });
+        return { status: 200, body: { comment, updateTime: at } };
+      }
+      case 'trustpilot-token': {
+        const basic = Buffer.from(auth.replace(/^Basic /, ''), 'base64').toString();
+        if (method !== 'POST' || basic !== `${this.keys.trustpilot}:${this.keys.trustpilotSecret}`) return { status: 401, body: { fault: { faultstring: 'Invalid ApiKey', detail: { errorcode: 'oauth.v2.InvalidApiKey' } } } };
+        if (new URLSearchParams(body).get('grant_type') !== 'client_credentials') return { status: 400, body: { error: 'unsupported_grant_type' } };
+        const token = `tp-access-${++this.issued}`;
+        this.trustpilotAccess.add(token);
+        return { status: 200, body: { access_token: token, expires_in: this.trustpilotTokenLife, token_type: 'BearerToken' } };
+      }
+      case 'trustpilot-review':
+      case 'trustpilot-reply': {
+        if (!this.trustpilotAccess.has(auth.replace(/^Bearer /, ''))) return { status: 401, body: { message: 'Unauthorized' } };
+        const reviewId = decodeURIComponent(path.split('/')[4] ?? '');
+        const review = [...this.trustpilot, ...[...this.trustpilotUnits.values()].flat()].find((r) => r.id === reviewId);
+        if (!review) return { status: 404, body: { message: 'Review not found' } };
+        const reply = this.trustpilotReplies.get(reviewId);
+        if (platform === 'trustpilot-review') return { status: 200, body: { ...review, companyReply: reply ? { text: reply.text, createdAt: reply.at, updatedAt: null } : null } };
+        if (method === 'DELETE') {
+          if (!this.trustpilotReplies.delete(reviewId)) return { status: 404, body: { message: 'Reply not found' } };
+          return { status: 204, body: undefined };
+        }
+        let input: { authorBusinessUserId?: unknown; message?: unknown } = {};
+        try {
+          input = JSON.parse(body) as typeof input;
+        } catch {
+          // Refused below.
+        }
+        if (typeof input.message !== 'string' || input.message === '') return { status: 400, body: { message: 'message is required' } };
+        if (input.authorBusinessUserId !== this.keys.trustpilotBusinessUser) return { status: 403, body: { message: 'The business user is not allowed to reply on behalf of this business unit' } };
+        this.trustpilotReplies.set(reviewId, { text: input.message, at: new Date().toISOString() });
+        this.trustpilotPosts.push({ reviewId, message: input.message, authorBusinessUserId: input.authorBusinessUserId });
+        return { status: 201, body: undefined };
       }
       case 'trustpilot': {
         if (headers.apikey !== this.keys.trustpilot) return { status: 401, body: { message: 'Unauthorized' } };

@@ -42,6 +42,7 @@ import { deliveryId, fansOutTo, freshDelivery, type OutboxMessage, type WebhookD
 import { OutboxSignal } from '../outbox-signal.ts';
 import { FairTake } from '../fair-take.ts';
 import type { Product, ProductStore } from '../product-types.ts';
+import { DEFAULT_REPLY_DELAY_MINUTES, type ReplyRecord, type ReplySettings, type ReplyStore } from '../reply-types.ts';
 import { roundRatio2 } from '../../reviews/stats-math.ts';
 import { DeliveryRecords, parseDeliveryId } from './delivery-records.ts';
 import { announcesState, changeType, removedMessage, reviewEventBody, sourceStateMessage } from '../../webhooks/outbox.ts';
@@ -133,7 +134,10 @@ type Entry =
   | { t: 'pruned'; d: string[]; m: string[] }
   /** A catalog product (product-types.ts), inserted or replaced; `product-gone` forgets it. */
   | { t: 'product'; v: Product }
-  | { t: 'product-gone'; orgId: string; id: string };
+  | { t: 'product-gone'; orgId: string; id: string }
+  /** A review's reply (reply-types.ts), inserted or replaced. */
+  | { t: 'reply'; v: ReplyRecord }
+  | { t: 'reply-settings'; v: ReplySettings };
 
 /** Records decided in the current group-commit round and not yet durable. */
 interface Draft {
@@ -233,6 +237,9 @@ export class EmbeddedStore implements Store {
   private readonly index = new ReviewIndex();
   /** Catalog products by organization, then product id. */
   private readonly productMap = new Map<string, Map<string, Product>>();
+  /** Replies by organization, then review id (reply-types.ts). */
+  private readonly replyMap = new Map<string, Map<string, ReplyRecord>>();
+  private readonly replySettingsMap = new Map<string, ReplySettings>();
   /** Hidden reviews by organization, then review id. */
   private readonly hidden = new Map<string, Map<string, ReviewModeration>>();
   /** Review batches applied per organization: a batch prepared ahead is still valid while this is unchanged. */
@@ -356,7 +363,9 @@ export class EmbeddedStore implements Store {
     const webhooks = this.endpointMap.size + this.messageMap.size + (this.messageMap.size - this.unfannedSet.size) + this.deliveryRecords.size;
     let products = 0;
     for (const org of this.productMap.values()) products += org.size;
-    return this.orgMap.size + this.keyMap.size + this.widgetMap.size + this.sourceMap.size + this.index.size + hidden + removed + webhooks + products;
+    let replies = this.replySettingsMap.size;
+    for (const org of this.replyMap.values()) replies += org.size;
+    return this.orgMap.size + this.keyMap.size + this.widgetMap.size + this.sourceMap.size + this.index.size + hidden + removed + webhooks + products + replies;
   }
 
   /** The current state as log entries (reviews in batches), for compaction. */
@@ -366,6 +375,8 @@ export class EmbeddedStore implements Store {
     for (const v of this.widgetMap.values()) yield { t: 'widget', v };
     for (const v of this.sourceMap.values()) yield { t: 'source', v };
     for (const org of this.productMap.values()) for (const v of org.values()) yield { t: 'product', v };
+    for (const org of this.replyMap.values()) for (const v of org.values()) yield { t: 'reply', v };
+    for (const v of this.replySettingsMap.values()) yield { t: 'reply-settings', v };
     for (const org of this.removedMap.values()) if (org.size > 0) yield { t: 'removed', v: [...org.values()] };
     for (const org of this.hidden.values()) for (const v of org.values()) yield { t: 'hide', v };
     for (const v of this.endpointMap.values()) yield { t: 'webhook', v };
@@ -415,6 +426,15 @@ export class EmbeddedStore implements Store {
         break;
       case 'webhook':
         this.endpointMap.set(entry.v.id, entry.v);
+        break;
+      case 'reply': {
+        let org = this.replyMap.get(entry.v.orgId);
+        if (!org) this.replyMap.set(entry.v.orgId, (org = new Map()));
+        org.set(entry.v.reviewId, entry.v);
+        break;
+      }
+      case 'reply-settings':
+        this.replySettingsMap.set(entry.v.orgId, entry.v);
         break;
       case 'webhook-gone':
         this.endpointMap.delete(entry.id);
@@ -868,6 +888,34 @@ export class EmbeddedStore implements Store {
         if (this.index.productCounts(orgId, id).count > 0) return { entries: [], result: 'has_reviews' as const };
         return { entries: [{ t: 'product-gone', orgId, id }], result: 'removed' as const };
       }, true),
+  };
+
+  /**
+   * Replies (reply-types.ts). Each write commits alone in its round, resolved
+   * against the committed state, so `update`'s state check and its write are
+   * one step.
+   */
+  readonly replies: ReplyStore = {
+    put: (record) => this.commit(() => ({ entries: [{ t: 'reply', v: clone(record) }], result: undefined }), true),
+    get: async (orgId, reviewId) => this.replyMap.get(orgId)?.get(reviewId) ?? null,
+    update: (orgId, reviewId, from, patch) =>
+      this.commit(() => {
+        const before = this.replyMap.get(orgId)?.get(reviewId);
+        if (!before || !from.includes(before.state)) return { entries: [], result: null };
+        const v: ReplyRecord = { ...before, ...clone(patch), orgId, reviewId };
+        return { entries: [{ t: 'reply', v }], result: v };
+      }, true),
+    list: async (orgId, state) =>
+      [...(this.replyMap.get(orgId)?.values() ?? [])]
+        .filter((r) => state === undefined || r.state === state)
+        .sort((a, b) => b.updatedAt.localeCompare(a.updatedAt) || a.reviewId.localeCompare(b.reviewId)),
+    pending: async () => {
+      const out: ReplyRecord[] = [];
+      for (const org of this.replyMap.values()) for (const r of org.values()) if (r.state === 'scheduled' || r.state === 'publishing') out.push(r);
+      return out;
+    },
+    settings: async (orgId) => this.replySettingsMap.get(orgId) ?? { orgId, delayMinutes: DEFAULT_REPLY_DELAY_MINUTES },
+    putSettings: (settings) => this.commit(() => ({ entries: [{ t: 'reply-settings', v: clone(settings) }], result: undefined }), true),
   };
 
   /**

@@ -74,6 +74,8 @@ import {
 } from './review-queries.ts';
 import { ReviewMonths } from './review-months.ts';
 import { MongoProducts } from './products.ts';
+import { MongoReplies } from './replies.ts';
+import type { ReplyStore } from '../reply-types.ts';
 import type { ProductStore } from '../product-types.ts';
 import { rawStats, type PlatformRatingCount, type SentimentSum } from './review-queries.ts';
 import { monthOf } from '../../reviews/months.ts';
@@ -171,6 +173,8 @@ export class MongoStore implements Store {
   private readonly reviewMonths: ReviewMonths;
   /** The product catalog (products.ts). */
   private readonly productStore: MongoProducts;
+  /** Replies while they are written and posted (replies.ts). */
+  private readonly replyStore: MongoReplies;
 
   private constructor(
     private readonly client: MongoClient,
@@ -199,9 +203,23 @@ export class MongoStore implements Store {
       },
       unavailable,
     );
+    this.replyStore = new MongoReplies(db);
+    this.replies = translateErrors<ReplyStore>(
+      {
+        put: (record) => this.replyStore.put(record),
+        get: (orgId, reviewId) => this.replyStore.get(orgId, reviewId),
+        update: (orgId, reviewId, from, patch) => this.replyStore.update(orgId, reviewId, from, patch),
+        list: (orgId, state) => this.replyStore.list(orgId, state),
+        pending: () => this.replyStore.pending(),
+        settings: (orgId) => this.replyStore.settings(orgId),
+        putSettings: (settings) => this.replyStore.putSettings(settings),
+      },
+      unavailable,
+    );
   }
 
   readonly products: ProductStore;
+  readonly replies: ReplyStore;
 
   static async connect(url: string, dbName?: string): Promise<MongoStore> {
     const client = new MongoClient(url, {
@@ -234,6 +252,7 @@ export class MongoStore implements Store {
       this.sourceCol.createIndex({ _outbox: 1 }, { name: 'outbox' }),
       this.people.ensureIndexes(),
       this.productStore.ensureIndexes(),
+      this.replyStore.ensureIndexes(),
     ]);
     await this.reviewMonths.ensureIndexes(async () => (await this.orgCol.find({}, { projection: { _id: 1 } }).toArray()).map((o) => o._id));
   }

@@ -1,0 +1,119 @@
+/**
+ * The dashboard's reply routes (CONTRACT §15) against a real service: a
+ * Member drafts, an Owner or Admin publishes, approves, cancels and deletes
+ * (403 for a Member, from the route table and again from the service), Origin
+ * and CSRF like every dashboard route, a platform without a reply API is a
+ * 400 saying so, another organization's review is a 404, and every answer
+ * matches the dashboard's OpenAPI document (the test client checks it).
+ * DIRECT and Yelp reviews: no platform is called.
+ */
+import { readFileSync } from 'node:fs';
+import { Agent } from 'node:https';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestService, type TestService } from '../test/harness.ts';
+import { Client } from './test-client.ts';
+
+const PASSWORD = 'a long enough password';
+
+let t: TestService;
+let agent: Agent;
+let orgId: string;
+let owner: Client;
+let member: Client;
+const ids = new Map<string, string>();
+
+async function signedIn(email: string, role: string, org = orgId): Promise<Client> {
+  expect((await t.admin('POST', '/admin/users', { orgId: org, email, role, password: PASSWORD })).status).toBe(201);
+  const c = new Client(t, agent);
+  expect((await c.signIn(email, PASSWORD)).status).toBe(200);
+  return c;
+}
+
+async function until<T>(what: string, check: () => T | Promise<T>, timeoutMs = 20_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+beforeAll(async () => {
+  t = await startTestService({ redis: false });
+  agent = new Agent({ ca: readFileSync(join(t.dataDir, 'tls-cert.pem'), 'utf8'), keepAlive: true, servername: 'localhost' });
+  orgId = (await t.org('growth')).orgId;
+  const base = { authorAvatar: null, url: null, language: 'en', isVerified: false, sentiment: null, sentimentLabel: null, aiSummary: null, aiThemes: [], rating: 5, content: 'Lovely', date: '2026-11-20T10:00:00.000Z' };
+  await t.service.store.reviews.upsert(orgId, [
+    { ...base, platform: 'DIRECT', externalId: 'd-1', authorName: 'Ana' },
+    { ...base, platform: 'DIRECT', externalId: 'd-2', authorName: 'Ben' },
+    { ...base, platform: 'YELP', externalId: 'y-1', authorName: 'Cleo' },
+  ], new Date());
+  for (const r of (await t.service.store.reviews.list({ orgId, limit: 10, offset: 0 })).items) ids.set(r.externalId, r.id);
+  owner = await signedIn('owner@replies.test', 'owner');
+  member = await signedIn('member@replies.test', 'member');
+}, 60_000);
+afterAll(async () => {
+  agent.destroy();
+  await t.close();
+});
+
+const reply = (externalId: string, tail = '') => `/dashboard/api/reviews/${ids.get(externalId)}/reply${tail}`;
+
+describe('dashboard replies', () => {
+  it('a Member drafts; only an Owner or Admin publishes, approves, cancels, deletes or sets the delay', async () => {
+    const draft = await member.send('POST', reply('d-1', '/draft'), { text: 'Thanks, Ana!' });
+    expect(draft.status).toBe(200);
+    expect(draft.body).toMatchObject({ reviewId: ids.get('d-1'), platform: 'DIRECT', state: 'draft', text: 'Thanks, Ana!', author: 'member@replies.test', approvedBy: null });
+    for (const [method, path, body] of [
+      ['POST', reply('d-1', '/publish'), { now: true }],
+      ['POST', reply('d-1', '/approve'), undefined],
+      ['POST', reply('d-1', '/cancel'), undefined],
+      ['DELETE', reply('d-1'), undefined],
+      ['PATCH', '/dashboard/api/replies/settings', { delayMinutes: 0 }],
+    ] as const) {
+      const refused = await member.send(method, path, body);
+      expect([refused.status, refused.body.error], `${method} ${path}`).toEqual([403, 'forbidden_role']);
+    }
+    // A Member may still change their draft.
+    expect((await member.send('PATCH', reply('d-1'), { text: 'Thank you, Ana!' })).body).toMatchObject({ state: 'draft', text: 'Thank you, Ana!' });
+
+    const approved = await owner.send('POST', reply('d-1', '/approve'));
+    expect(approved.body).toMatchObject({ state: 'scheduled', author: 'member@replies.test', approvedBy: 'owner@replies.test' });
+    // Approved: a Member can no longer change it (the service's rule).
+    const late = await member.send('PATCH', reply('d-1'), { text: 'changed' });
+    expect([late.status, late.body.error]).toEqual([403, 'forbidden']);
+    const list = await member.send('GET', '/dashboard/api/replies?state=scheduled');
+    expect(list.body).toMatchObject({ delayMinutes: 5, data: [{ reviewId: ids.get('d-1'), state: 'scheduled' }] });
+    expect((await owner.send('POST', reply('d-1', '/cancel'))).body).toMatchObject({ state: 'draft', scheduledAt: null });
+
+    expect((await owner.send('PATCH', '/dashboard/api/replies/settings', { delayMinutes: 61 })).status).toBe(400);
+    expect((await owner.send('PATCH', '/dashboard/api/replies/settings', { delayMinutes: 0 })).body).toEqual({ delayMinutes: 0 });
+    expect((await owner.send('POST', reply('d-1', '/publish'), {})).body).toMatchObject({ state: 'scheduled', text: 'Thank you, Ana!' });
+    const published = await until('published', async () => ((await owner.send('GET', '/dashboard/api/replies?state=published')).body.data as { reviewId: string; date: string }[]).find((r) => r.reviewId === ids.get('d-1')));
+    expect(Number.isNaN(Date.parse(published!.date))).toBe(false);
+    expect((await owner.send('DELETE', reply('d-1'))).body).toMatchObject({ state: 'deleted' });
+    const audit = await owner.send('GET', '/dashboard/api/audit');
+    expect(JSON.stringify(audit.body)).toContain('reply.deleted');
+  });
+
+  it('needs our Origin and the CSRF token; refuses a platform without a reply API; another organization\'s review is unseen', async () => {
+    const noToken = await owner.send('POST', reply('d-2', '/publish'), { text: 'Hi', now: true }, { 'x-csrf-token': '' });
+    expect([noToken.status, noToken.body.error]).toEqual([403, 'csrf_failed']);
+    const elsewhere = await owner.send('POST', reply('d-2', '/draft'), { text: 'Hi' }, { origin: 'https://evil.example' });
+    expect([elsewhere.status, elsewhere.body.error]).toEqual([403, 'csrf_failed']);
+    expect((await owner.send('GET', '/dashboard/api/replies')).body.data).not.toContainEqual(expect.objectContaining({ reviewId: ids.get('d-2') }));
+
+    const yelp = await owner.send('POST', reply('y-1', '/publish'), { text: 'Sorry', now: true });
+    expect(yelp.status).toBe(400);
+    expect(yelp.body.message).toMatch(/Yelp offers no reply API/);
+    const empty = await member.send('POST', reply('d-2', '/draft'), { text: '' });
+    expect([empty.status, empty.body.details?.[0]?.parameter]).toEqual([400, 'text']);
+
+    const other = (await t.org('growth')).orgId;
+    const stranger = await signedIn('owner@other.test', 'owner', other);
+    const hidden = await stranger.send('POST', reply('d-2', '/draft'), { text: 'Mine now' });
+    expect(hidden.status).toBe(404);
+  });
+});

@@ -1,0 +1,93 @@
+/**
+ * The dashboard's JSON routes for replies (CONTRACT §15), for the Reviews
+ * page's composer: draft (anyone signed in), publish, approve, cancel and
+ * delete (Owner, Admin: the route table says so, and the replies service
+ * checks it again), edit, the list, and the organization's delay. Every
+ * route calls the one service (api/replies/), never the stores.
+ */
+import type { Context } from 'koa';
+import { ApiError } from '../../errors.ts';
+import { parseReplyState, replyView, type RepliesService, type ReplyCaller } from '../../replies/service.ts';
+import { readJson } from '../../admin/body.ts';
+import { parseBody } from '../validate.ts';
+import { auth } from '../session.ts';
+import type { DashboardDeps } from './deps.ts';
+
+function service(deps: DashboardDeps): RepliesService {
+  if (!deps.replies) throw new ApiError(503, 'unavailable', 'Replies are not available in this service.');
+  return deps.replies;
+}
+
+function caller(ctx: Context): { orgId: string; caller: ReplyCaller } {
+  const { user, org } = auth(ctx);
+  return { orgId: org.id, caller: { actor: { userId: user.id, email: user.email }, role: user.role } };
+}
+
+/** GET /replies?state=…: the organization's replies, newest change first, and its delay. */
+export function listReplies(deps: DashboardDeps) {
+  return async function listReplies(ctx: Context): Promise<void> {
+    const { orgId } = caller(ctx);
+    const replies = service(deps);
+    ctx.body = { data: (await replies.list(orgId, parseReplyState(ctx.query.state))).map(replyView), delayMinutes: await replies.delay(orgId) };
+  };
+}
+
+/** POST /reviews/{id}/reply/draft {text}: anyone signed in; an Owner or Admin approves it. */
+export function draftReply(deps: DashboardDeps) {
+  return async function draftReply(ctx: Context): Promise<void> {
+    const { orgId, caller: who } = caller(ctx);
+    const { text } = parseBody<{ text: string }>('ReplyText', await readJson(ctx));
+    ctx.body = replyView(await service(deps).draft(who, orgId, ctx.params.id!, text));
+  };
+}
+
+/** PATCH /reviews/{id}/reply {text}: a draft (anyone) or a reply waiting for its delay (Owner, Admin). */
+export function editReply(deps: DashboardDeps) {
+  return async function editReply(ctx: Context): Promise<void> {
+    const { orgId, caller: who } = caller(ctx);
+    const { text } = parseBody<{ text: string }>('ReplyText', await readJson(ctx));
+    ctx.body = replyView(await service(deps).edit(who, orgId, ctx.params.id!, text));
+  };
+}
+
+/** POST /reviews/{id}/reply/publish {text?, now?}: Owner, Admin; posted after the delay (now: at once). */
+export function publishReply(deps: DashboardDeps) {
+  return async function publishReply(ctx: Context): Promise<void> {
+    const { orgId, caller: who } = caller(ctx);
+    const body = parseBody<{ text?: string; now?: boolean }>('ReplyPublish', await readJson(ctx));
+    ctx.body = replyView(await service(deps).publish(who, orgId, ctx.params.id!, body.text, { now: body.now === true }));
+  };
+}
+
+/** POST /reviews/{id}/reply/approve: Owner, Admin; the draft, posted after the delay. */
+export function approveReply(deps: DashboardDeps) {
+  return async function approveReply(ctx: Context): Promise<void> {
+    const { orgId, caller: who } = caller(ctx);
+    ctx.body = replyView(await service(deps).approve(who, orgId, ctx.params.id!));
+  };
+}
+
+/** POST /reviews/{id}/reply/cancel: Owner, Admin; back to draft, nothing posted. */
+export function cancelReply(deps: DashboardDeps) {
+  return async function cancelReply(ctx: Context): Promise<void> {
+    const { orgId, caller: who } = caller(ctx);
+    ctx.body = replyView(await service(deps).cancel(who, orgId, ctx.params.id!));
+  };
+}
+
+/** DELETE /reviews/{id}/reply: Owner, Admin; off the platform and the review (audit-logged). */
+export function deleteReply(deps: DashboardDeps) {
+  return async function deleteReply(ctx: Context): Promise<void> {
+    const { orgId, caller: who } = caller(ctx);
+    ctx.body = replyView(await service(deps).remove(who, orgId, ctx.params.id!));
+  };
+}
+
+/** PATCH /replies/settings {delayMinutes}: Owner, Admin; 0–60 minutes between approval and posting. */
+export function replySettings(deps: DashboardDeps) {
+  return async function replySettings(ctx: Context): Promise<void> {
+    const { orgId, caller: who } = caller(ctx);
+    const { delayMinutes } = parseBody<{ delayMinutes: number }>('ReplySettings', await readJson(ctx));
+    ctx.body = { delayMinutes: await service(deps).setDelay(who, orgId, delayMinutes) };
+  };
+}

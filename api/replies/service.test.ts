@@ -1,0 +1,377 @@
+/**
+ * RepliesService (CONTRACT §15) on both stores, against the local HTTPS fakes
+ * of Google and Trustpilot, on the in-process job door: states, the delay
+ * (edit and cancel meanwhile), roles, retries (429 with Retry-After, 5xx
+ * exhausted), an authorization refusal, idempotency after a lost answer and
+ * after a crash, DIRECT replies, and the platforms without a reply API.
+ */
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { BullKeyedQueue } from '../jobs/keyed-bullmq.ts';
+import type { KeyedQueue } from '../jobs/keyed-work.ts';
+import { ApiError } from '../errors.ts';
+import { InProcessKeyedQueue } from '../jobs/keyed-in-process.ts';
+import { createLogger } from '../logger.ts';
+import { SecretBox } from '../secrets/secrets.ts';
+import { googleReviews } from '../sources/fixtures.ts';
+import { HttpClient } from '../sources/http.ts';
+import { PlatformFake } from '../sources/testing/platform-fake.ts';
+import { trustpilotReviews } from '../sources/testing/generate.ts';
+import { storeSubjects } from '../sources/testing/subjects.ts';
+import { trustpilotReplies } from '../sources/trustpilot.ts';
+import { newId } from '../store/ids.ts';
+import type { Organization, Review, Source, SourcePlatform, Store } from '../store/types.ts';
+import { sealSecrets } from '../webhooks/dispatcher.ts';
+import { generateSecret } from '../webhooks/secrets.ts';
+import type { PublishedReply, ReviewReplies } from './port.ts';
+import { OPERATOR_CALLER, RepliesService, type RepliesDeps, type ReplyCaller, type ReplyJob } from './service.ts';
+
+const logger = createLogger('silent');
+const box = new SecretBox(Buffer.alloc(32, 11));
+
+/** The port as the lead wires it to the reviews, in memory: what each review's `reply` now is. */
+export class MemoryReviewReplies implements ReviewReplies {
+  readonly replies = new Map<string, PublishedReply | null>();
+  readonly calls: { orgId: string; reviewId: string; reply: PublishedReply | null }[] = [];
+  async set(orgId: string, reviewId: string, reply: PublishedReply | null): Promise<void> {
+    this.replies.set(`${orgId}/${reviewId}`, reply);
+    this.calls.push({ orgId, reviewId, reply });
+  }
+  get(orgId: string, reviewId: string): PublishedReply | null | undefined {
+    return this.replies.get(`${orgId}/${reviewId}`);
+  }
+}
+
+const owner: ReplyCaller = { actor: { userId: 'usr_owner', email: 'owner@shop.test' }, role: 'owner' };
+const admin: ReplyCaller = { actor: { userId: 'usr_admin', email: 'admin@shop.test' }, role: 'admin' };
+const member: ReplyCaller = { actor: { userId: 'usr_member', email: 'member@shop.test' }, role: 'member' };
+
+async function refused(promise: Promise<unknown>): Promise<ApiError> {
+  const err = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(ApiError);
+  return err as ApiError;
+}
+
+for (const subject of storeSubjects('replies-service')) {
+  const suite = subject.target && !subject.target.url ? describe.skip : describe;
+  suite(`replies: ${subject.name}`, () => {
+    let store: Store;
+    let cleanup: () => Promise<void>;
+    let fake: PlatformFake;
+    let http: HttpClient;
+    const services: { service: RepliesService; queue: KeyedQueue<ReplyJob> }[] = [];
+
+    beforeAll(async () => {
+      ({ store, cleanup } = await subject.open());
+      fake = await PlatformFake.start();
+      http = new HttpClient({ extraCa: [fake.ca] });
+    }, 60_000);
+    afterAll(async () => {
+      for (const s of services) await s.queue.close();
+      http.close();
+      await fake.close();
+      await cleanup();
+    });
+
+    async function service(port = new MemoryReviewReplies(), options: Partial<RepliesDeps> = {}, start = true): Promise<{ service: RepliesService; port: MemoryReviewReplies }> {
+      const queue = options.queue ?? new InProcessKeyedQueue<ReplyJob>(logger);
+      const s = new RepliesService({
+        store, box, http, urls: fake.urls(), googleOAuth: { clientId: 'client-id', clientSecret: 'client-secret' }, logger, queue, replies: port,
+        pollMs: 50, retryBaseMs: 20, maxAttempts: 3, ...options,
+      });
+      services.push({ service: s, queue });
+      if (start) await s.start();
+      return { service: s, port };
+    }
+
+    interface Shop {
+      org: Organization;
+      google: Source;
+      trustpilot: Source;
+      /** Review ids by external id (and `direct`, `yelp`, `file`). */
+      reviews: Map<string, Review>;
+    }
+
+    async function newSource(org: Organization, platform: SourcePlatform, account: string, credentials: unknown): Promise<Source> {
+      const id = newId('src');
+      const stamp = new Date().toISOString();
+      const source: Source = {
+        id, orgId: org.id, platform, account, name: `${platform} shop`, state: 'active', everyMinutes: 60, credentials: box.sealJson(credentials, id),
+        cursor: null, lastSyncAt: null, lastSuccessAt: null, lastFullAt: null, nextSyncAt: stamp, lastError: null, failures: 0, createdAt: stamp, updatedAt: stamp,
+      };
+      await store.sources.create(source);
+      return source;
+    }
+
+    /** An organization with a webhook endpoint (so its events are recorded), a Google and a Trustpilot source and their reviews. */
+    async function shop(delayMinutes = 0): Promise<Shop> {
+      const stamp = new Date().toISOString();
+      const org: Organization = { id: newId('org'), name: 'Shop', plan: 'growth', rateLimit: null, language: 'en', createdAt: stamp, updatedAt: stamp };
+      await store.orgs.create(org);
+      const endpointId = newId('wh');
+      await store.webhooks.create({
+        id: endpointId, orgId: org.id, url: 'https://127.0.0.1:9/hook', events: ['reply.failed'], description: '', state: 'enabled', disabledReason: null,
+        createdAt: stamp, updatedAt: stamp, lastDeliveryAt: null, failingSince: null, secrets: sealSecrets(box, endpointId, [{ secret: generateSecret(), createdAt: new Date(), expiresAt: null }]),
+      });
+      await store.replies.putSettings({ orgId: org.id, delayMinutes });
+      const google = await newSource(org, 'GOOGLE', 'accounts/1/locations/2', { refreshToken: fake.keys.googleRefresh });
+      const trustpilot = await newSource(org, 'TRUSTPILOT', 'bu-1', { apiKey: fake.keys.trustpilot, apiSecret: fake.keys.trustpilotSecret, businessUserId: fake.keys.trustpilotBusinessUser });
+      const gIds = googleReviews.slice(0, 3).map((r) => `${org.id}-${r.reviewId}`);
+      fake.google.push(...googleReviews.slice(0, 3).map((r, i) => ({ ...r, reviewId: gIds[i]! })));
+      const tp = trustpilotReviews(3, Date.parse('2026-11-20T12:00:00Z'), `tp-${org.id}`);
+      fake.trustpilot.push(...tp);
+      const base = { authorAvatar: null, url: null, language: 'en', isVerified: false, sentiment: null, sentimentLabel: null, aiSummary: null, aiThemes: [], rating: 4, content: 'Nice', date: '2026-11-20T10:00:00.000Z' };
+      await store.reviews.upsert(org.id, [
+        ...gIds.map((externalId) => ({ ...base, platform: 'GOOGLE', externalId, authorName: 'Ana', sourceId: google.id })),
+        ...tp.map((r) => ({ ...base, platform: 'TRUSTPILOT', externalId: r.id, authorName: 'Ben', sourceId: trustpilot.id })),
+        { ...base, platform: 'DIRECT', externalId: 'direct-1', authorName: 'Cleo' },
+        { ...base, platform: 'YELP', externalId: 'yelp-1', authorName: 'Dan' },
+        { ...base, platform: 'GOOGLE', externalId: 'file-1', authorName: 'Eve' },
+      ], new Date());
+      const all = (await store.reviews.list({ orgId: org.id, limit: 100, offset: 0 })).items;
+      const reviews = new Map(all.map((r) => [r.externalId, r]));
+      reviews.set('direct', reviews.get('direct-1')!);
+      reviews.set('yelp', reviews.get('yelp-1')!);
+      reviews.set('file', reviews.get('file-1')!);
+      reviews.set('g0', reviews.get(gIds[0]!)!);
+      reviews.set('g1', reviews.get(gIds[1]!)!);
+      reviews.set('g2', reviews.get(gIds[2]!)!);
+      reviews.set('t0', reviews.get(tp[0]!.id)!);
+      reviews.set('t1', reviews.get(tp[1]!.id)!);
+      reviews.set('t2', reviews.get(tp[2]!.id)!);
+      return { org, google, trustpilot, reviews };
+    }
+
+    const id = (s: Shop, name: string): string => s.reviews.get(name)!.id;
+    const ext = (s: Shop, name: string): string => s.reviews.get(name)!.externalId;
+    const calls = (platform: 'google-reply' | 'trustpilot-reply' | 'trustpilot-token', reviewExternalId?: string) =>
+      fake.requests.filter((r) => r.platform === platform && (reviewExternalId === undefined || r.path.includes(encodeURIComponent(reviewExternalId)))).length;
+    const failedEvents = async (orgId: string) =>
+      (await store.webhooks.unfanned(1000)).filter((m) => m.orgId === orgId && m.type === 'reply.failed').map((m) => (JSON.parse(m.body) as { data: unknown }).data);
+
+    it('publishes a Google reply at once: Google\'s updateTime is its date, the review shows it, audited', async () => {
+      const s = await shop();
+      const { service: replies, port } = await service();
+      const scheduled = await replies.publish(owner, s.org.id, id(s, 'g0'), 'Thank you, Ana!', { now: true });
+      expect(scheduled.state).toBe('scheduled');
+      const done = await replies.settled(s.org.id, id(s, 'g0'));
+      expect(done).toMatchObject({ state: 'published', text: 'Thank you, Ana!', error: null, attempts: 1, approvedBy: owner.actor });
+      expect(fake.googleReplies.get(ext(s, 'g0'))?.text).toBe('Thank you, Ana!');
+      expect(done.date).toBe(fake.googleReplies.get(ext(s, 'g0'))!.at);
+      expect((await vi_poll(async () => port.get(s.org.id, id(s, 'g0')), (r) => r !== undefined))).toEqual({ text: 'Thank you, Ana!', date: done.date });
+      // Audited right after the state is written: waited for, not read once.
+      const audit = await vi_poll(() => store.people.audit.listByOrg(s.org.id, 10), (list) => list.some((a) => a.action === 'reply.published'));
+      expect(audit.find((a) => a.action === 'reply.published')).toMatchObject({ target: { id: id(s, 'g0') }, details: { platform: 'Google', by: 'service' }, actor: { userId: 'usr_owner' } });
+    });
+
+    it('waits the organization\'s delay, during which it can be edited or cancelled; a cancelled reply is never posted', async () => {
+      const s = await shop(5);
+      const { service: replies } = await service();
+      const before = Date.now();
+      const scheduled = await replies.publish(admin, s.org.id, id(s, 'g1'), 'First words');
+      expect(scheduled.state).toBe('scheduled');
+      expect(Date.parse(scheduled.scheduledAt!) - before).toBeGreaterThanOrEqual(5 * 60_000);
+      await replies.edit(admin, s.org.id, id(s, 'g1'), 'Better words');
+      expect((await replies.get(s.org.id, id(s, 'g1'))).text).toBe('Better words');
+      // The job looks, finds it not yet due, and posts nothing.
+      expect(await replies.run({ orgId: s.org.id, reviewId: id(s, 'g1') })).toMatchObject({ again: true });
+      const cancelled = await replies.cancel(admin, s.org.id, id(s, 'g1'));
+      expect(cancelled).toMatchObject({ state: 'draft', scheduledAt: null, text: 'Better words' });
+      // Even once due, a cancelled reply is not taken.
+      expect(await replies.run({ orgId: s.org.id, reviewId: id(s, 'g1') })).toBeUndefined();
+      expect(calls('google-reply', ext(s, 'g1'))).toBe(0);
+      // Approved again, at once this time: the edited text is what Google gets.
+      await replies.publish(admin, s.org.id, id(s, 'g1'), undefined, { now: true });
+      expect((await replies.settled(s.org.id, id(s, 'g1'))).state).toBe('published');
+      expect(fake.googleReplies.get(ext(s, 'g1'))?.text).toBe('Better words');
+      expect(await refused(replies.cancel(admin, s.org.id, id(s, 'g1')))).toMatchObject({ status: 409 });
+      expect(await refused(replies.setDelay(owner, s.org.id, 61))).toMatchObject({ status: 400 });
+      expect(await refused(replies.setDelay(member, s.org.id, 10))).toMatchObject({ status: 403 });
+      expect(await replies.setDelay(owner, s.org.id, '0')).toBe(0);
+    });
+
+    it('roles: a Member writes a draft, cannot publish, approve, cancel or delete; an Owner or Admin approves it', async () => {
+      const s = await shop(5);
+      const { service: replies } = await service();
+      const draft = await replies.draft(member, s.org.id, id(s, 'g2'), 'Thanks from the team');
+      expect(draft).toMatchObject({ state: 'draft', author: member.actor, approvedBy: null });
+      expect(await refused(replies.publish(member, s.org.id, id(s, 'g2'), 'x', { now: true }))).toMatchObject({ status: 403, message: expect.stringMatching(/Owner or Admin/) });
+      expect(await refused(replies.approve(member, s.org.id, id(s, 'g2')))).toMatchObject({ status: 403 });
+      expect(await refused(replies.remove(member, s.org.id, id(s, 'g2')))).toMatchObject({ status: 403 });
+      expect(calls('google-reply', ext(s, 'g2'))).toBe(0);
+      const approved = await replies.approve(admin, s.org.id, id(s, 'g2'));
+      expect(approved).toMatchObject({ state: 'scheduled', author: member.actor, approvedBy: admin.actor, text: 'Thanks from the team' });
+      expect(await refused(replies.cancel(member, s.org.id, id(s, 'g2')))).toMatchObject({ status: 403 });
+      expect(await refused(replies.edit(member, s.org.id, id(s, 'g2'), 'sneaky'))).toMatchObject({ status: 403 });
+      expect(await refused(replies.draft(member, s.org.id, id(s, 'g2'), 'sneaky'))).toMatchObject({ status: 403 });
+      // Not waiting the 5 minutes here: the Admin posts the approved text now.
+      await replies.publish(admin, s.org.id, id(s, 'g2'), undefined, { now: true });
+      expect((await replies.settled(s.org.id, id(s, 'g2'))).state).toBe('published');
+      expect(fake.googleReplies.get(ext(s, 'g2'))?.text).toBe('Thanks from the team');
+    });
+
+    it('a 429 waits Google\'s Retry-After, then the reply is published', async () => {
+      const s = await shop();
+      const { service: replies } = await service();
+      fake.force('google-reply', { status: 429, headers: { 'retry-after': '1' }, body: { error: { code: 429, status: 'RESOURCE_EXHAUSTED', message: 'Quota exceeded for quota metric.' } } });
+      await replies.publish(owner, s.org.id, id(s, 'g0'), 'After the quota', { now: true });
+      const waiting = await vi_poll(() => replies.get(s.org.id, id(s, 'g0')), (r) => r.retryAt !== null);
+      expect(waiting.state).toBe('publishing');
+      expect(waiting.error).toMatch(/rate limiting this account \(429\).*attempt 1 of 3/);
+      // The next attempt is due no sooner than Retry-After says (1 s after the attempt was taken).
+      expect(Date.parse(waiting.retryAt!) - Date.parse(waiting.updatedAt)).toBeGreaterThanOrEqual(1000);
+      const done = await replies.settled(s.org.id, id(s, 'g0'));
+      expect(done).toMatchObject({ state: 'published', attempts: 2, error: null });
+      expect(fake.googleReplies.get(ext(s, 'g0'))?.text).toBe('After the quota');
+    });
+
+    it('5xx on every attempt: failed with the platform\'s reason, a reply.failed event, audited', async () => {
+      const s = await shop();
+      const { service: replies, port } = await service();
+      const outage = { status: 503, body: { error: { code: 503, status: 'UNAVAILABLE', message: 'The service is currently unavailable.' } } };
+      fake.force('google-reply', outage, outage, outage);
+      await replies.publish(owner, s.org.id, id(s, 'g1'), 'During the outage', { now: true });
+      const failed = await replies.settled(s.org.id, id(s, 'g1'));
+      expect(failed.state).toBe('failed');
+      expect(failed.attempts).toBe(3);
+      expect(failed.error).toMatch(/^Google is failing \(503\) \(Google said: "The service is currently unavailable\."\); gave up after 3 attempts: publish again later$/);
+      expect(port.get(s.org.id, id(s, 'g1'))).toBeUndefined();
+      expect(await vi_poll(() => failedEvents(s.org.id), (e) => e.length > 0)).toEqual([{ reviewId: id(s, 'g1'), platform: 'GOOGLE', reason: failed.error }]);
+      expect((await vi_poll(() => store.people.audit.listByOrg(s.org.id, 10), (l) => l.some((a) => a.action === 'reply.failed'))).find((a) => a.action === 'reply.failed')?.details.reason).toBe(failed.error);
+      expect((await replies.list(s.org.id, 'failed')).map((r) => r.reviewId)).toEqual([id(s, 'g1')]);
+      // The source keeps syncing: an outage is not an authorization refusal.
+      expect((await store.sources.get(s.google.id))?.state).toBe('active');
+    });
+
+    it('an authorization refusal: failed at once (no retries), the source needs_reauth, and the next publish is refused until reconnected', async () => {
+      const s = await shop();
+      const { service: replies } = await service();
+      const unauthorized = { status: 401, body: { error: { code: 401, status: 'UNAUTHENTICATED', message: 'Request had invalid authentication credentials.' } } };
+      fake.force('google-reply', unauthorized, unauthorized);
+      const puts = calls('google-reply');
+      await replies.publish(owner, s.org.id, id(s, 'g2'), 'Refused', { now: true });
+      const failed = await replies.settled(s.org.id, id(s, 'g2'));
+      expect(failed).toMatchObject({ state: 'failed', attempts: 1 });
+      expect(failed.error).toMatch(/refused the source's authorization \(401\): reconnect the source/);
+      // One call, one retry with a fresh token: then no more.
+      expect(calls('google-reply') - puts).toBe(2);
+      const source = await store.sources.get(s.google.id);
+      expect(source).toMatchObject({ state: 'needs_reauth', lastError: failed.error });
+      expect(await refused(replies.publish(owner, s.org.id, id(s, 'g2'), 'Again', { now: true }))).toMatchObject({ status: 409, message: expect.stringMatching(/needs reconnecting/) });
+    });
+
+    it('never two replies: a Trustpilot answer lost after Trustpilot took the reply is retried without a second post; the token is kept', async () => {
+      const s = await shop();
+      const { service: replies, port } = await service();
+      const tokens = calls('trustpilot-token');
+      fake.loseAnswers['trustpilot-reply'] = 1;
+      await replies.publish(owner, s.org.id, id(s, 't0'), 'Sorry about the parcel', { now: true });
+      const done = await replies.settled(s.org.id, id(s, 't0'));
+      expect(done).toMatchObject({ state: 'published', attempts: 2 });
+      expect(fake.trustpilotPosts.filter((p) => p.reviewId === ext(s, 't0'))).toEqual([{ reviewId: ext(s, 't0'), message: 'Sorry about the parcel', authorBusinessUserId: fake.keys.trustpilotBusinessUser }]);
+      // Trustpilot's createdAt (read back on the retry) is the reply's date.
+      expect(done.date).toBe(fake.trustpilotReplies.get(ext(s, 't0'))!.at);
+      expect(await vi_poll(async () => port.get(s.org.id, id(s, 't0')), (r) => r !== undefined)).toEqual({ text: 'Sorry about the parcel', date: done.date });
+      await replies.publish(owner, s.org.id, id(s, 't1'), 'Thanks!', { now: true });
+      expect((await replies.settled(s.org.id, id(s, 't1'))).state).toBe('published');
+      expect(calls('trustpilot-token') - tokens).toBe(1);
+    });
+
+    it('never two replies after a crash: a reply left publishing after the platform took it is resumed at start and posted once', async () => {
+      const s = await shop();
+      const port = new MemoryReviewReplies();
+      // The process that died: it had marked the reply publishing and Trustpilot and Google had taken it.
+      const stamp = new Date().toISOString();
+      for (const [name, text] of [['t2', 'Posted before the crash'], ['g0', 'Google before the crash']] as const) {
+        const review = s.reviews.get(name)!;
+        await store.replies.put({
+          orgId: s.org.id, reviewId: review.id, platform: review.platform, sourceId: review.sourceId ?? null, text, state: 'publishing', scheduledAt: stamp, publishedAt: null, date: null, error: null,
+          author: owner.actor, approvedBy: owner.actor, retryAt: null, attempts: 1, createdAt: stamp, updatedAt: stamp,
+        });
+      }
+      await trustpilotReplies.publish({ account: 'bu-1', credentials: { apiKey: fake.keys.trustpilot, apiSecret: fake.keys.trustpilotSecret, businessUserId: fake.keys.trustpilotBusinessUser }, http, urls: fake.urls(), googleOAuth: null, session: new Map() }, ext(s, 't2'), 'Posted before the crash');
+      fake.googleReplies.set(ext(s, 'g0'), { text: 'Google before the crash', at: stamp });
+      const { service: replies } = await service(port);
+      expect((await replies.settled(s.org.id, id(s, 't2'))).state).toBe('published');
+      expect((await replies.settled(s.org.id, id(s, 'g0'))).state).toBe('published');
+      expect(fake.trustpilotPosts.filter((p) => p.reviewId === ext(s, 't2'))).toHaveLength(1);
+      expect([...fake.googleReplies.keys()].filter((k) => k === ext(s, 'g0'))).toHaveLength(1);
+      expect((await vi_poll(async () => port.get(s.org.id, id(s, 't2')), (r) => r !== undefined))?.text).toBe('Posted before the crash');
+    });
+
+    it('on the BullMQ job door (Redis): a 429 waits Retry-After, then published; a lost Trustpilot answer makes no second post', async () => {
+      const s = await shop();
+      const queue = new BullKeyedQueue<ReplyJob>({ redisUrl: inject('redisUrl'), keyPrefix: `t${Math.random().toString(36).slice(2, 10)}:`, name: 'replies', logger });
+      const { service: replies } = await service(new MemoryReviewReplies(), { queue });
+      fake.force('google-reply', { status: 429, headers: { 'retry-after': '1' }, body: { error: { code: 429, status: 'RESOURCE_EXHAUSTED', message: 'Quota exceeded.' } } });
+      fake.loseAnswers['trustpilot-reply'] = 1;
+      await replies.publish(owner, s.org.id, id(s, 'g1'), 'Via Redis', { now: true });
+      await replies.publish(owner, s.org.id, id(s, 't1'), 'Via Redis too', { now: true });
+      expect(await replies.settled(s.org.id, id(s, 'g1'))).toMatchObject({ state: 'published', attempts: 2 });
+      expect(await replies.settled(s.org.id, id(s, 't1'))).toMatchObject({ state: 'published', attempts: 2 });
+      expect(fake.googleReplies.get(ext(s, 'g1'))?.text).toBe('Via Redis');
+      expect(fake.trustpilotPosts.filter((p) => p.reviewId === ext(s, 't1'))).toHaveLength(1);
+    });
+
+    it('DIRECT reviews are answered here, with no platform call; the service clock dates them', async () => {
+      const s = await shop();
+      const { service: replies, port } = await service();
+      const before = fake.requests.length;
+      await replies.publish(owner, s.org.id, id(s, 'direct'), 'Thanks for writing to us', { now: true });
+      const done = await replies.settled(s.org.id, id(s, 'direct'));
+      expect(done).toMatchObject({ state: 'published', platform: 'DIRECT', sourceId: null });
+      expect(done.date).toBe(done.publishedAt);
+      expect(await vi_poll(async () => port.get(s.org.id, id(s, 'direct')), (r) => r !== undefined)).toEqual({ text: 'Thanks for writing to us', date: done.date });
+      expect(fake.requests.length).toBe(before);
+    });
+
+    it('refuses what cannot be posted with a 400: Yelp and file imports (no reply API), a text over Google\'s limit, a read-only Trustpilot source', async () => {
+      const s = await shop();
+      const { service: replies } = await service();
+      const yelp = await refused(replies.publish(owner, s.org.id, id(s, 'yelp'), 'x', { now: true }));
+      expect(yelp).toMatchObject({ status: 400, message: expect.stringMatching(/this platform offers no reply API/) });
+      expect(await refused(replies.draft(member, s.org.id, id(s, 'yelp'), 'x'))).toMatchObject({ status: 400 });
+      expect(await refused(replies.publish(owner, s.org.id, id(s, 'file'), 'x', { now: true }))).toMatchObject({ status: 400, message: expect.stringMatching(/file import.*offers no reply API/) });
+      const before = fake.requests.length;
+      const long = await refused(replies.publish(owner, s.org.id, id(s, 'g0'), 'ü'.repeat(2049), { now: true }));
+      expect(long).toMatchObject({ status: 400, message: expect.stringMatching(/4,098 bytes of UTF-8; Google takes at most 4,096/) });
+      expect(await refused(replies.draft(member, s.org.id, id(s, 'g0'), 'ü'.repeat(2049)))).toMatchObject({ status: 400 });
+      expect(await refused(replies.publish(owner, s.org.id, id(s, 'g0'), '   ', { now: true }))).toMatchObject({ status: 400 });
+      const readOnly = await newSource(s.org, 'TRUSTPILOT', 'bu-2', { apiKey: fake.keys.trustpilot });
+      const base = { authorAvatar: null, url: null, language: 'en', isVerified: false, sentiment: null, sentimentLabel: null, aiSummary: null, aiThemes: [], rating: 4, content: 'Nice', date: '2026-11-20T10:00:00.000Z' };
+      await store.reviews.upsert(s.org.id, [{ ...base, platform: 'TRUSTPILOT', externalId: `ro-${s.org.id}`, authorName: 'Fay', sourceId: readOnly.id }], new Date());
+      const ro = (await store.reviews.list({ orgId: s.org.id, limit: 100, offset: 0 })).items.find((r) => r.externalId === `ro-${s.org.id}`)!;
+      expect(await refused(replies.publish(owner, s.org.id, ro.id, 'x', { now: true }))).toMatchObject({ status: 400, message: expect.stringMatching(/reconnect the source with apiSecret and businessUserId/) });
+      expect(fake.requests.length).toBe(before);
+      expect(await store.replies.get(s.org.id, id(s, 'yelp'))).toBeNull();
+      expect(await refused(replies.publish(owner, s.org.id, 'rev_nope', 'x'))).toMatchObject({ status: 404 });
+    });
+
+    it('delete: Owner or Admin remove the reply from the platform and the review, audited', async () => {
+      const s = await shop();
+      const { service: replies, port } = await service();
+      await replies.publish(owner, s.org.id, id(s, 't1'), 'To be removed', { now: true });
+      expect((await replies.settled(s.org.id, id(s, 't1'))).state).toBe('published');
+      const removed = await replies.remove(admin, s.org.id, id(s, 't1'));
+      expect(removed).toMatchObject({ state: 'deleted', date: null, publishedAt: null });
+      expect(fake.trustpilotReplies.has(ext(s, 't1'))).toBe(false);
+      expect(port.get(s.org.id, id(s, 't1'))).toBeNull();
+      expect((await store.people.audit.listByOrg(s.org.id, 10)).find((a) => a.action === 'reply.deleted')).toMatchObject({ actor: { userId: 'usr_admin' }, target: { id: id(s, 't1') } });
+      // Removing again: the platform has none (404), which is what was asked.
+      expect((await replies.remove(OPERATOR_CALLER, s.org.id, id(s, 't1'))).state).toBe('deleted');
+    });
+  });
+}
+
+/** Polls `read` until `ok` (bounded), for a state written by the job in the background. */
+async function vi_poll<T>(read: () => Promise<T>, ok: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (ok(value)) return value;
+    if (Date.now() > until) throw new Error('condition not reached in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

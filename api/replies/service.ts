@@ -1,0 +1,483 @@
+/**
+ * Replies (CONTRACT §15): the one door the CLI, the admin API and the
+ * dashboard call. A reply is a job on the keyed job door (api/jobs/
+ * keyed-work.ts: BullMQ with REDIS_URL, in process otherwise), its durable
+ * state in the store (ReplyStore), its outcome published through the
+ * ReviewReplies port.
+ *
+ * - States: `draft` → (Owner/Admin approve) `scheduled` for the
+ *   organization's delay (0–60 minutes, default 5; editable and cancellable
+ *   meanwhile) → `publishing` (attempts, retries included) → `published` or
+ *   `failed`; `deleted` once removed.
+ * - Roles: Owner and Admin publish, approve, cancel and delete; a Member
+ *   writes drafts.
+ * - The text is checked against the platform's limit (the connector's,
+ *   declared once) when it is written, and again by the connector before any
+ *   request.
+ * - 429 and 5xx (and a lost answer) are retried on the job door after the
+ *   platform's Retry-After, else with exponential back-off, up to
+ *   `maxAttempts`; then `failed` with the platform's reason. An authorization
+ *   refusal fails at once and moves the source to `needs_reauth`.
+ * - Never two replies: Google's PUT replaces; Trustpilot's writer reads the
+ *   review's reply before posting (trustpilot.ts). A job that died after the
+ *   platform took the reply leaves it `publishing`; resumed, it posts again
+ *   through those same doors and finds it there.
+ */
+import type { SourceUrls } from '../config.ts';
+import { audit } from '../dashboard/audit.ts';
+import { ApiError, badRequest, notFound } from '../errors.ts';
+import type { KeyedOutcome, KeyedQueue } from '../jobs/keyed-work.ts';
+import type { Logger } from '../logger.ts';
+import type { SecretBox } from '../secrets/secrets.ts';
+import { AuthError, CredentialsError, RateLimitError, type ConnectorContext, type ReplyWriter } from '../sources/connector.ts';
+import { CONNECTORS } from '../sources/connectors.ts';
+import { NetworkError, type HttpClient } from '../sources/http.ts';
+import { assertReplyFits, PlatformBusyError, ReplyTextError } from '../sources/reply.ts';
+import { refuseSource } from '../sources/service.ts';
+import { platformName } from '../sources/sync.ts';
+import type { Role } from '../store/people-types.ts';
+import { DEFAULT_REPLY_DELAY_MINUTES, REPLY_STATES, type ReplyActor, type ReplyRecord, type ReplyState } from '../store/reply-types.ts';
+import type { Review, Source, SourcePlatform, Store } from '../store/types.ts';
+import { eventBody, newMessageId, replyFailedEvent } from '../webhooks/events.ts';
+import type { ReviewReplies } from './port.ts';
+
+export type { ReviewReplies, PublishedReply } from './port.ts';
+
+/** Who asks: a dashboard user with their role in the organization, or the operator (CLI, admin API). */
+export interface ReplyCaller {
+  actor: ReplyActor;
+  role: Role | 'operator';
+}
+
+export const OPERATOR_CALLER: ReplyCaller = { actor: { userId: null, email: 'operator' }, role: 'operator' };
+
+/** The job's data: which review's reply. */
+export interface ReplyJob {
+  orgId: string;
+  reviewId: string;
+}
+
+export const MAX_DELAY_MINUTES = 60;
+/** Platform attempts of one publish (the first included) before it is `failed`. */
+export const MAX_ATTEMPTS = 5;
+
+export interface RepliesDeps {
+  store: Store;
+  box: SecretBox;
+  /** Shared connections and trust (api/sources/http.ts); each call counted among the organization's lookups. */
+  http: HttpClient;
+  urls: SourceUrls;
+  googleOAuth: { clientId: string; clientSecret: string } | null;
+  logger: Logger;
+  queue: KeyedQueue<ReplyJob>;
+  /** Where a published (or deleted) reply is shown: the Review's `reply`. */
+  replies: ReviewReplies;
+  now?: () => Date;
+  /** Milliseconds per minute of the delay (tests shorten it, like SOURCES_MINUTE_MS). */
+  minuteMs?: number;
+  /** The longest a job waits before looking again (a delay, a Retry-After): an edit or a cancel meanwhile is seen then. */
+  pollMs?: number;
+  maxAttempts?: number;
+  /** The first back-off after a 5xx without Retry-After (doubled each attempt). */
+  retryBaseMs?: number;
+  /** The longest wait between two attempts, whatever Retry-After says. */
+  maxRetryWaitMs?: number;
+}
+
+/** What `replies publish --json` answers (CONTRACT §15). */
+export interface PublishView {
+  reviewId: string;
+  state: ReplyState;
+  scheduledAt: string | null;
+  reply: { text: string; date: string } | null;
+  error: string | null;
+}
+
+/** One line of `replies list --json`. */
+export interface ListView {
+  reviewId: string;
+  platform: string;
+  state: ReplyState;
+  text: string;
+  scheduledAt: string | null;
+  publishedAt: string | null;
+  error: string | null;
+}
+
+/** What the dashboard's routes answer: the list line with who wrote and approved it. */
+export interface ReplyView extends ListView {
+  date: string | null;
+  author: string;
+  approvedBy: string | null;
+  updatedAt: string;
+}
+
+export function publishView(r: ReplyRecord): PublishView {
+  return { reviewId: r.reviewId, state: r.state, scheduledAt: r.scheduledAt, reply: r.state === 'published' && r.date !== null ? { text: r.text, date: r.date } : null, error: r.error };
+}
+
+export function listView(r: ReplyRecord): ListView {
+  return { reviewId: r.reviewId, platform: r.platform, state: r.state, text: r.text, scheduledAt: r.scheduledAt, publishedAt: r.publishedAt, error: r.error };
+}
+
+export function replyView(r: ReplyRecord): ReplyView {
+  return { ...listView(r), date: r.date, author: r.author.email, approvedBy: r.approvedBy?.email ?? null, updatedAt: r.updatedAt };
+}
+
+export function parseReplyState(value: unknown): ReplyState | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value !== 'string' || !(REPLY_STATES as readonly string[]).includes(value)) {
+    throw badRequest(`state must be one of ${REPLY_STATES.join(', ')}`, [{ parameter: 'state', message: 'unknown state' }]);
+  }
+  return value as ReplyState;
+}
+
+/** Where a review's reply goes: DIRECT (here), or a source's platform through its writer. */
+interface Target {
+  platform: string;
+  source: Source | null;
+  writer: ReplyWriter<unknown> | null;
+}
+
+const forbidden = (message: string): ApiError => new ApiError(403, 'forbidden', message);
+const conflict = (message: string): ApiError => new ApiError(409, 'conflict', message);
+
+const jobKey = (j: ReplyJob): string => `reply:${j.orgId}:${j.reviewId}`;
+
+export class RepliesService {
+  private readonly now: () => Date;
+  private readonly minuteMs: number;
+  private readonly pollMs: number;
+  private readonly maxAttempts: number;
+  private readonly retryBaseMs: number;
+  private readonly maxRetryWaitMs: number;
+  /** Per source, what its writer keeps between calls (Trustpilot's token): in memory only, never stored or logged. */
+  private readonly sessions = new Map<string, Map<string, unknown>>();
+
+  constructor(private readonly deps: RepliesDeps) {
+    this.now = deps.now ?? (() => new Date());
+    this.minuteMs = deps.minuteMs ?? 60_000;
+    this.pollMs = deps.pollMs ?? 15_000;
+    this.maxAttempts = deps.maxAttempts ?? MAX_ATTEMPTS;
+    this.retryBaseMs = deps.retryBaseMs ?? 30_000;
+    this.maxRetryWaitMs = deps.maxRetryWaitMs ?? 15 * 60_000;
+  }
+
+  /** Starts the job door with this service's handler, and resumes what was waiting (a restart, a crash mid-post). */
+  async start(): Promise<void> {
+    await this.deps.queue.start((job) => this.run(job));
+    for (const r of await this.deps.store.replies.pending()) await this.request(r);
+  }
+
+  private request(j: ReplyJob): Promise<void> {
+    return this.deps.queue.request({ key: jobKey(j), data: { orgId: j.orgId, reviewId: j.reviewId } });
+  }
+
+  // --- The door: drafts, publishing, approval, edits, cancel, delete, lists. ---
+
+  /** A draft: any member of the organization; Owner or Admin publish it (approve). */
+  async draft(caller: ReplyCaller, orgId: string, reviewId: string, text: unknown): Promise<ReplyRecord> {
+    const review = await this.review(orgId, reviewId);
+    const target = await this.target(review);
+    const checked = this.text(target, text);
+    const existing = await this.deps.store.replies.get(orgId, reviewId);
+    if (existing?.state === 'publishing') throw conflict('This reply is being posted right now: wait until it is published or failed.');
+    if (existing?.state === 'scheduled' && !publisher(caller)) throw forbidden('This reply is approved and waiting to be posted: only an Owner or Admin can change it now.');
+    const record = this.fresh(orgId, review, target, checked, caller.actor, existing, { state: 'draft', scheduledAt: null, approvedBy: null });
+    await this.deps.store.replies.put(record);
+    return record;
+  }
+
+  /**
+   * Owner or Admin: posted after the organization's delay (`now`: at once).
+   * Without `text`, the draft (or failed reply) there is what is posted: an approval.
+   */
+  async publish(caller: ReplyCaller, orgId: string, reviewId: string, text: unknown, options: { now?: boolean } = {}): Promise<ReplyRecord> {
+    if (!publisher(caller)) throw forbidden('Only an Owner or Admin can publish a reply; a Member writes a draft for them to approve.');
+    const review = await this.review(orgId, reviewId);
+    const target = await this.target(review);
+    const existing = await this.deps.store.replies.get(orgId, reviewId);
+    if (existing?.state === 'publishing') throw conflict('This reply is being posted right now: wait until it is published or failed.');
+    // No text given: the draft (or the failed or waiting reply) there is what is approved.
+    const kept = existing && existing.state !== 'deleted' && existing.state !== 'published' ? existing.text : undefined;
+    const wanted = text === undefined || text === null ? kept : text;
+    if (wanted === undefined) throw badRequest('Write the reply\'s text (there is no draft to approve).', [{ parameter: 'text', message: 'required' }]);
+    const checked = this.text(target, wanted);
+    this.ready(target);
+    const delay = options.now ? 0 : (await this.deps.store.replies.settings(orgId)).delayMinutes;
+    const at = this.now();
+    // The draft's writer stays its author; the publisher is who approved it.
+    const author = existing?.state === 'draft' && existing.text === checked ? existing.author : caller.actor;
+    const record = this.fresh(orgId, review, target, checked, author, existing, { state: 'scheduled', scheduledAt: new Date(at.getTime() + delay * this.minuteMs).toISOString(), approvedBy: caller.actor });
+    await this.deps.store.replies.put(record);
+    await this.request(record);
+    return record;
+  }
+
+  /** Owner or Admin: the draft there, posted after the delay. */
+  async approve(caller: ReplyCaller, orgId: string, reviewId: string): Promise<ReplyRecord> {
+    const existing = await this.deps.store.replies.get(orgId, reviewId);
+    if (!existing || existing.state !== 'draft') throw conflict(`There is no draft to approve for this review${existing ? ` (its reply is ${existing.state})` : ''}.`);
+    return this.publish(caller, orgId, reviewId, undefined);
+  }
+
+  /** A new text for a reply not yet posted: a draft (anyone), or a scheduled one (Owner or Admin: it keeps its time). */
+  async edit(caller: ReplyCaller, orgId: string, reviewId: string, text: unknown): Promise<ReplyRecord> {
+    const existing = await this.deps.store.replies.get(orgId, reviewId);
+    if (!existing || (existing.state !== 'draft' && existing.state !== 'scheduled')) throw conflict(`Only a draft or a reply waiting to be posted can be edited${existing ? ` (this one is ${existing.state})` : ''}.`);
+    if (existing.state === 'draft') return this.draft(caller, orgId, reviewId, text);
+    if (!publisher(caller)) throw forbidden('This reply is approved and waiting to be posted: only an Owner or Admin can change it now.');
+    const target = await this.target(await this.review(orgId, reviewId));
+    const checked = this.text(target, text);
+    const updated = await this.deps.store.replies.update(orgId, reviewId, ['scheduled'], { text: checked, updatedAt: this.now().toISOString() });
+    if (!updated) throw conflict('This reply started being posted meanwhile: it can no longer be edited.');
+    return updated;
+  }
+
+  /** Owner or Admin: a reply waiting for its delay goes back to draft; nothing is posted. */
+  async cancel(caller: ReplyCaller, orgId: string, reviewId: string): Promise<ReplyRecord> {
+    if (!publisher(caller)) throw forbidden('Only an Owner or Admin can cancel a reply waiting to be posted.');
+    const updated = await this.deps.store.replies.update(orgId, reviewId, ['scheduled'], { state: 'draft', scheduledAt: null, approvedBy: null, updatedAt: this.now().toISOString() });
+    if (!updated) {
+      const existing = await this.deps.store.replies.get(orgId, reviewId);
+      throw conflict(existing ? `This reply is ${existing.state}, not waiting to be posted: it cannot be cancelled.` : 'This review has no reply waiting to be posted.');
+    }
+    return updated;
+  }
+
+  /**
+   * Owner or Admin: the reply leaves the platform (a reply already gone is no
+   * error) and the review; audited. Not while it is being posted.
+   */
+  async remove(caller: ReplyCaller, orgId: string, reviewId: string): Promise<ReplyRecord> {
+    if (!publisher(caller)) throw forbidden('Only an Owner or Admin can delete a reply.');
+    const review = await this.review(orgId, reviewId);
+    const target = await this.target(review);
+    const existing = await this.deps.store.replies.get(orgId, reviewId);
+    if (existing?.state === 'publishing') throw conflict('This reply is being posted right now: delete it once it is published or failed.');
+    // Taken out of the job's way first: a scheduled reply is never posted after this.
+    if (existing?.state === 'scheduled' && !(await this.deps.store.replies.update(orgId, reviewId, ['scheduled'], { state: 'draft', scheduledAt: null, updatedAt: this.now().toISOString() }))) {
+      throw conflict('This reply started being posted meanwhile: delete it once it is published or failed.');
+    }
+    // The platform is asked when a reply may be there: ours (published, or failed after it may have been taken), or one written elsewhere.
+    const onPlatform = !existing || existing.state === 'published' || existing.state === 'failed';
+    if (target.writer && target.source && onPlatform) {
+      this.ready(target);
+      try {
+        await target.writer.remove(this.context(target.source), review.externalId);
+      } catch (err) {
+        throw await this.refusal(target, err);
+      }
+    }
+    await this.deps.replies.set(orgId, reviewId, null);
+    const at = this.now().toISOString();
+    const record = this.fresh(orgId, review, target, existing?.text ?? '', existing?.author ?? caller.actor, existing, { state: 'deleted', scheduledAt: null, approvedBy: existing?.approvedBy ?? null });
+    await this.deps.store.replies.put({ ...record, publishedAt: null, date: null, updatedAt: at });
+    await audit(this.deps.store, orgId, auditActor(caller.actor), 'reply.deleted', reviewTarget(review), { platform: platformName(target.platform) });
+    return { ...record, publishedAt: null, date: null, updatedAt: at };
+  }
+
+  /** The organization a review belongs to (the CLI names a review by its id alone): a 404 when none has it. */
+  async orgOf(reviewId: string): Promise<string> {
+    if (typeof reviewId !== 'string' || reviewId === '') throw notFound('Review');
+    for (const org of await this.deps.store.orgs.list()) {
+      if (await this.deps.store.reviews.get(org.id, reviewId)) return org.id;
+    }
+    throw notFound(`Review ${JSON.stringify(reviewId.slice(0, 64))}`);
+  }
+
+  async get(orgId: string, reviewId: string): Promise<ReplyRecord> {
+    const r = await this.deps.store.replies.get(orgId, reviewId);
+    if (!r) throw notFound('Reply');
+    return r;
+  }
+
+  list(orgId: string, state?: ReplyState): Promise<ReplyRecord[]> {
+    return this.deps.store.replies.list(orgId, state);
+  }
+
+  async delay(orgId: string): Promise<number> {
+    return (await this.deps.store.replies.settings(orgId)).delayMinutes;
+  }
+
+  /** Owner or Admin: minutes between approval and posting (0–60). */
+  async setDelay(caller: ReplyCaller, orgId: string, minutes: unknown): Promise<number> {
+    if (!publisher(caller)) throw forbidden('Only an Owner or Admin can change the reply delay.');
+    const n = typeof minutes === 'string' && /^\d+$/.test(minutes.trim()) ? Number(minutes) : minutes;
+    if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > MAX_DELAY_MINUTES) {
+      throw badRequest(`The delay must be a whole number of minutes from 0 to ${MAX_DELAY_MINUTES} (default ${DEFAULT_REPLY_DELAY_MINUTES}).`, [{ parameter: 'delayMinutes', message: '0–60' }]);
+    }
+    await this.deps.store.replies.putSettings({ orgId, delayMinutes: n });
+    return n;
+  }
+
+  /** Waits (polling the store, at most `timeoutMs`) until the reply is published or failed; answers it as it is then. */
+  async settled(orgId: string, reviewId: string, timeoutMs = 10 * 60_000): Promise<ReplyRecord> {
+    const until = Date.now() + timeoutMs;
+    for (;;) {
+      const r = await this.get(orgId, reviewId);
+      if (r.state !== 'scheduled' && r.state !== 'publishing') return r;
+      if (Date.now() >= until) return r;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  // --- The job. ---
+
+  /** The handler the job door runs: a plain function of the job's data. */
+  async run(job: ReplyJob): Promise<void | KeyedOutcome> {
+    const { store } = this.deps;
+    const r = await store.replies.get(job.orgId, job.reviewId);
+    if (!r || (r.state !== 'scheduled' && r.state !== 'publishing')) return;
+    const due = r.state === 'scheduled' ? r.scheduledAt : r.retryAt;
+    const wait = due ? Date.parse(due) - this.now().getTime() : 0;
+    if (wait > 0) return { again: true, delayMs: Math.min(wait, this.pollMs) };
+    // The state and the attempt counted in one step: a cancel meanwhile wins, and so does another instance.
+    const taken = await store.replies.update(r.orgId, r.reviewId, [r.state], { state: 'publishing', attempts: (r.state === 'scheduled' ? 0 : r.attempts) + 1, retryAt: null, updatedAt: this.now().toISOString() });
+    if (!taken) return;
+    const log = this.deps.logger.child({ orgId: r.orgId, reviewId: r.reviewId, platform: r.platform, attempt: taken.attempts });
+    let date: string | null;
+    let target: Target;
+    try {
+      const review = await this.review(r.orgId, r.reviewId);
+      target = await this.target(review);
+      this.ready(target);
+      date = target.writer && target.source ? (await target.writer.publish(this.context(target.source), review.externalId, taken.text)).date : null;
+    } catch (err) {
+      const retryable = err instanceof RateLimitError || err instanceof PlatformBusyError || err instanceof NetworkError;
+      // Our own errors and the platforms' are meant for people; anything else is logged and named in general words.
+      const known = err instanceof Error && err.name !== 'Error';
+      if (!known) log.error({ err }, 'reply: unexpected error');
+      const reason = known ? err.message : 'an unexpected error on our side (the service log has it): publish again';
+      if (retryable && taken.attempts < this.maxAttempts) {
+        const after = err instanceof RateLimitError || err instanceof PlatformBusyError ? err.retryAfterMs : null;
+        const waitMs = Math.min(this.maxRetryWaitMs, after ?? this.retryBaseMs * 2 ** (taken.attempts - 1));
+        const retryAt = new Date(this.now().getTime() + waitMs).toISOString();
+        log.info({ waitMs, reason }, 'reply: attempt failed, trying again');
+        const kept = await store.replies.update(r.orgId, r.reviewId, ['publishing'], { retryAt, error: `${reason} (attempt ${taken.attempts} of ${this.maxAttempts}; next at ${retryAt})` });
+        return kept ? { again: true, delayMs: Math.min(waitMs, this.pollMs) } : undefined;
+      }
+      if (err instanceof AuthError && r.sourceId) await refuseSource(store, r.sourceId, err.message);
+      await this.fail(taken, retryable ? `${reason}; gave up after ${taken.attempts} attempts: publish again later` : reason);
+      return;
+    }
+    const at = this.now().toISOString();
+    const done = await store.replies.update(r.orgId, r.reviewId, ['publishing'], { state: 'published', publishedAt: at, date: date ?? at, error: null, retryAt: null, updatedAt: at });
+    if (!done) return;
+    await this.deps.replies.set(done.orgId, done.reviewId, { text: done.text, date: done.date ?? at });
+    const review = await store.reviews.get(done.orgId, done.reviewId);
+    await audit(store, done.orgId, auditActor(done.approvedBy ?? done.author), 'reply.published', review ? reviewTarget(review) : { id: done.reviewId, label: done.reviewId }, { platform: platformName(target.platform), attempts: String(done.attempts), by: 'service' });
+    log.info({}, 'reply published');
+  }
+
+  private async fail(r: ReplyRecord, reason: string): Promise<void> {
+    const { store } = this.deps;
+    const at = this.now();
+    const failed = await store.replies.update(r.orgId, r.reviewId, ['publishing'], { state: 'failed', error: reason, retryAt: null, updatedAt: at.toISOString() });
+    if (!failed) return;
+    this.deps.logger.warn({ orgId: r.orgId, reviewId: r.reviewId, platform: r.platform, reason }, 'reply failed');
+    const review = await store.reviews.get(r.orgId, r.reviewId);
+    await audit(store, r.orgId, auditActor(r.approvedBy ?? r.author), 'reply.failed', review ? reviewTarget(review) : { id: r.reviewId, label: r.reviewId }, { platform: platformName(r.platform), reason, by: 'service' });
+    // An event only where someone listens (as the stores record review events).
+    if ((await store.webhooks.listByOrg(r.orgId)).length > 0) {
+      const body = eventBody(replyFailedEvent({ reviewId: r.reviewId, platform: r.platform, reason }, at));
+      await store.webhooks.addMessage({ id: newMessageId(), orgId: r.orgId, type: 'reply.failed', body, createdAt: at.toISOString(), endpointId: null });
+    }
+  }
+
+  // --- Helpers. ---
+
+  private async review(orgId: string, reviewId: string): Promise<Review> {
+    const review = typeof reviewId === 'string' && reviewId !== '' ? await this.deps.store.reviews.get(orgId, reviewId) : null;
+    if (!review) throw notFound('Review');
+    return review;
+  }
+
+  /** Where the review's reply goes; a 400 where no reply API exists. */
+  private async target(review: Review): Promise<Target> {
+    const platform = review.platform.toUpperCase();
+    if (platform === 'DIRECT') return { platform, source: null, writer: null };
+    const name = platformName(platform);
+    const writer = (CONNECTORS[platform as SourcePlatform]?.replies ?? null) as ReplyWriter<unknown> | null;
+    if (!writer) {
+      throw badRequest(`${name} offers no reply API: this platform offers no reply API, so answer this review on ${name} itself.`, [{ parameter: 'reviewId', message: 'this platform offers no reply API' }]);
+    }
+    const source = review.sourceId ? await this.deps.store.sources.get(review.sourceId) : null;
+    if (!source || source.orgId !== review.orgId) {
+      throw badRequest(`This ${name} review came from a file import, not from a connected ${name} source: without one this platform offers no reply API here. Connect the ${name} source (its next sync collects this review), then reply.`, [{ parameter: 'reviewId', message: 'this platform offers no reply API for a file import' }]);
+    }
+    return { platform, source, writer };
+  }
+
+  /** The text checked against the platform's limit: a 400 naming it, nothing stored. */
+  private text(target: Target, text: unknown): string {
+    if (typeof text !== 'string') throw badRequest('The reply\'s text must be a string.', [{ parameter: 'text', message: 'a string' }]);
+    try {
+      assertReplyFits(target.writer ?? { maxBytes: null }, platformName(target.platform), text);
+    } catch (err) {
+      if (err instanceof ReplyTextError) throw badRequest(`${err.message.charAt(0).toUpperCase()}${err.message.slice(1)}.`, [{ parameter: 'text', message: err.message }]);
+      throw err;
+    }
+    return text;
+  }
+
+  /** The source can reply now: connected, and holding what its platform requires (a 400/409 saying what is missing). */
+  private ready(target: Target): void {
+    if (!target.source || !target.writer) return;
+    const name = platformName(target.platform);
+    if (target.source.state === 'needs_reauth') throw conflict(`The ${name} source "${target.source.name}" needs reconnecting before it can reply (${target.source.lastError ?? 'its authorization was refused'}).`);
+    const missing = target.writer.missing(this.credentials(target.source));
+    if (missing) throw badRequest(missing, [{ parameter: 'credentials', message: missing }]);
+  }
+
+  private credentials(source: Source): unknown {
+    try {
+      return CONNECTORS[source.platform].parseCredentials(this.deps.box.openJson(source.credentials, source.id));
+    } catch (err) {
+      const why = err instanceof CredentialsError ? err.message : 'its stored credentials cannot be opened with this SECRETS_KEY';
+      throw conflict(`The ${platformName(source.platform)} source "${source.name}" cannot reply: ${why}; reconnect it.`);
+    }
+  }
+
+  private context(source: Source): ConnectorContext<unknown> {
+    let session = this.sessions.get(source.id);
+    if (!session) this.sessions.set(source.id, (session = new Map()));
+    return { account: source.account, credentials: this.credentials(source), http: this.deps.http.fork(source.orgId), urls: this.deps.urls, googleOAuth: this.deps.googleOAuth, session };
+  }
+
+  /** A platform's refusal of a delete, as the caller's answer (an authorization refusal also marks the source). */
+  private async refusal(target: Target, err: unknown): Promise<ApiError> {
+    if (err instanceof AuthError && target.source) {
+      await refuseSource(this.deps.store, target.source.id, err.message);
+      return conflict(err.message);
+    }
+    if (err instanceof RateLimitError || err instanceof PlatformBusyError || err instanceof NetworkError) {
+      const seconds = Math.max(1, Math.ceil(((err as { retryAfterMs?: number | null }).retryAfterMs ?? 30_000) / 1000));
+      return new ApiError(503, 'service_unavailable', `${err.message}. Nothing was removed: try again in ${seconds} seconds.`, [], { 'Retry-After': String(seconds) });
+    }
+    if (err instanceof Error && err.name !== 'Error') return new ApiError(502, 'platform_error', err.message);
+    throw err;
+  }
+
+  private fresh(orgId: string, review: Review, target: Target, text: string, author: ReplyActor, existing: ReplyRecord | null, o: Pick<ReplyRecord, 'state' | 'scheduledAt' | 'approvedBy'>): ReplyRecord {
+    const at = this.now().toISOString();
+    return {
+      orgId, reviewId: review.id, platform: target.platform, sourceId: target.source?.id ?? null, text, state: o.state, scheduledAt: o.scheduledAt,
+      publishedAt: existing?.publishedAt ?? null, date: existing?.date ?? null, error: null, author, approvedBy: o.approvedBy, retryAt: null, attempts: 0,
+      createdAt: existing?.createdAt ?? at, updatedAt: at,
+    };
+  }
+}
+
+function publisher(caller: ReplyCaller): boolean {
+  return caller.role === 'operator' || caller.role === 'owner' || caller.role === 'admin';
+}
+
+function auditActor(actor: ReplyActor): { id: string; email: string } | { userId: null; email: string } {
+  return actor.userId === null ? { userId: null, email: actor.email } : { id: actor.userId, email: actor.email };
+}
+
+/** The review as the audit log names it (as moderation does): author, platform, date. */
+function reviewTarget(review: Review): { id: string; label: string } {
+  return { id: review.id, label: `${review.authorName.slice(0, 60)} on ${review.platform} (${review.date.slice(0, 10)})` };
+}

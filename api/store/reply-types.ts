@@ -1,0 +1,73 @@
+/**
+ * Replies (CONTRACT §15): the organization's answer to one review, as the
+ * replies service (api/replies/) keeps it while it is written, scheduled,
+ * posted and removed. One record per review (the platforms show one reply).
+ * Both stores implement `ReplyStore`; validation and the state rules live in
+ * api/replies (the one door): a store keeps what it is given, and `update`
+ * writes only while the record is in one of the states the caller expects,
+ * so a cancel and the job taking the reply never both win.
+ */
+
+export const REPLY_STATES = ['draft', 'scheduled', 'publishing', 'published', 'failed', 'deleted'] as const;
+export type ReplyState = (typeof REPLY_STATES)[number];
+
+/** Who wrote or approved it: a dashboard user, or the operator (CLI, admin API: `userId` null). */
+export interface ReplyActor {
+  userId: string | null;
+  email: string;
+}
+
+export interface ReplyRecord {
+  orgId: string;
+  reviewId: string;
+  /** The review's platform (upper case, `DIRECT` included). */
+  platform: string;
+  /** The source that posts it; null for `DIRECT` (answered here, on the widget). */
+  sourceId: string | null;
+  text: string;
+  state: ReplyState;
+  /** When it is (or was) due to be posted: the organization's delay after it was approved. */
+  scheduledAt: string | null;
+  /** When the platform took it (the service's clock). */
+  publishedAt: string | null;
+  /** The reply's date as the platform gave it (Google `updateTime`, Trustpilot `createdAt`), else the service's clock. */
+  date: string | null;
+  /** Why it failed, in words a person can act on; while `publishing`, the last attempt's reason. */
+  error: string | null;
+  author: ReplyActor;
+  approvedBy: ReplyActor | null;
+  /** While `publishing` after a refused attempt (429, 5xx, a lost answer): when the next attempt is due. */
+  retryAt: string | null;
+  /** Platform attempts of the publish in progress (retries included); an attempt > 1 may follow a lost answer. */
+  attempts: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type ReplyPatch = Partial<Omit<ReplyRecord, 'orgId' | 'reviewId' | 'createdAt'>>;
+
+/** An organization's reply settings. */
+export interface ReplySettings {
+  orgId: string;
+  /** Minutes between approval and posting, during which the reply can be edited or cancelled (0–60). */
+  delayMinutes: number;
+}
+
+export const DEFAULT_REPLY_DELAY_MINUTES = 5;
+
+export interface ReplyStore {
+  /** Insert or replace the review's reply (a new draft, a publish asked for). */
+  put(record: ReplyRecord): Promise<void>;
+  get(orgId: string, reviewId: string): Promise<ReplyRecord | null>;
+  /**
+   * Writes `patch` only while the record's state is one of `from`; answers the
+   * record as written, or null (gone, or in another state: nothing written).
+   */
+  update(orgId: string, reviewId: string, from: readonly ReplyState[], patch: ReplyPatch): Promise<ReplyRecord | null>;
+  /** The organization's replies, newest change first; only those in `state` when given. */
+  list(orgId: string, state?: ReplyState): Promise<ReplyRecord[]>;
+  /** Every reply waiting for the job (scheduled or publishing), any organization: resumed at start-up. */
+  pending(): Promise<ReplyRecord[]>;
+  settings(orgId: string): Promise<ReplySettings>;
+  putSettings(settings: ReplySettings): Promise<void>;
+}

@@ -37,6 +37,9 @@ import { WebhooksService } from './webhooks/service.ts';
 import { ChangeLimiter } from './webhooks/limits.ts';
 import { BatchedRateLimitDb } from './limits/batched-redis-driver.ts';
 import { ProductsService } from './products/service.ts';
+import { CollectService, type MailWork } from './collect/service.ts';
+import { createCollectMailer } from './collect/mail.ts';
+import { InProcessKeyedQueue } from './jobs/keyed-in-process.ts';
 import { dueSources, SourcesService } from './sources/service.ts';
 import type { SyncSummary } from './sources/sync.ts';
 import { bulkImports } from './jobs/bulk-imports.ts';
@@ -251,7 +254,12 @@ export async function startService(config: Config, options: StartOptions = {}): 
     redisHealth && { health: redisHealth, db: new BatchedRateLimitDb(redisHealth.client, (seconds) => metrics.redisLatency.observe(seconds)) },
   );
   const webhooks = new WebhooksService({ store, box, dispatcher, allow: config.webhookAllowNetworks, maxEndpoints: config.webhookMaxEndpoints, changes: webhookChanges, resolve: hostResolver });
-  const app = createApp({ config, store, logger, redis: redisHealth, metrics, assets, lifecycle, dashboardAssets, sessions, secretsKey, sources, platformHttp, webhooks });
+  // The review page (CONTRACT §13): its confirmation mails go out as keyed jobs, on BullMQ when Redis is there.
+  const collect = new CollectService({ store, secretsKey, publicUrl: config.publicUrl, logger, ...(config.smtpUrl !== null && { mailer: createCollectMailer(config.smtpUrl, config.publicUrl) }) });
+  const collectQueue = config.redisUrl
+    ? new BullKeyedQueue<MailWork>({ redisUrl: config.redisUrl, keyPrefix: config.redisKeyPrefix, name: 'collect-mail', logger })
+    : new InProcessKeyedQueue<MailWork>(logger);
+  const app = createApp({ config, store, logger, redis: redisHealth, metrics, assets, lifecycle, dashboardAssets, sessions, secretsKey, sources, platformHttp, webhooks, collect });
   const https = createHttpsServer({ cert: tls.cert, key: tls.key, maxHeaderSize: 16 * 1024, connectionsCheckingInterval: requestDeadline.checkEveryMs }, app.handler);
   https.headersTimeout = Math.min(10_000, requestDeadline.ms);
   https.requestTimeout = requestDeadline.ms;
@@ -276,9 +284,10 @@ export async function startService(config: Config, options: StartOptions = {}): 
     await sources.ensureSchedules();
   })().catch((err: unknown) => logger.error({ err: (err as Error).message }, 'sources: the job queue could not start'));
   dispatcher.start();
+  await collect.start(collectQueue);
   // The product catalog (CONTRACT §13): one service, which the admin API (and the review import) call.
   const products = new ProductsService(store);
-  const admin = createAdminApp({ store, logger, metrics, adminToken, config, sessions, sources, webhooks, products });
+  const admin = createAdminApp({ store, logger, metrics, adminToken, config, sessions, sources, webhooks, products, collect });
   const adminServer = createHttpServer(admin.callback());
   adminServer.requestTimeout = 0; // imports stream for as long as they need
   trackResponses(adminServer);
@@ -292,6 +301,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
       await app.close();
       await jobs.close();
       await dispatcher.close();
+      await collectQueue.close();
       webhookChanges.close();
       deliveryClient.close();
       platformHttp.close();

@@ -29,6 +29,8 @@ import type { WebhooksService } from '../webhooks/service.ts';
 import { webhookRoutes } from './webhooks.ts';
 import type { ProductsService } from '../products/service.ts';
 import { productRoutes } from './products.ts';
+import { collectRoutes } from './collect.ts';
+import type { CollectService } from '../collect/service.ts';
 
 export interface AdminDeps {
   store: Store;
@@ -44,6 +46,8 @@ export interface AdminDeps {
   webhooks?: WebhooksService;
   /** The product catalog (CONTRACT §13); absent in tests that do not need it. */
   products?: ProductsService;
+  /** The review page (CONTRACT §13); absent in tests that do not need it. */
+  collect?: CollectService;
 }
 
 function requireAdmin(token: string) {
@@ -219,6 +223,7 @@ export function createAdminApp(deps: AdminDeps): Koa {
   if (deps.sources) sourceRoutes(router, store, deps.sources);
   if (deps.webhooks) webhookRoutes(router, store, deps.webhooks);
   if (deps.products) productRoutes(router, store, deps.products);
+  if (deps.collect) collectRoutes(router, store, deps.collect);
 
   koa.use(errorHandler(logger));
   koa.use(requestId(logger));

@@ -92,6 +92,7 @@ export class Metrics {
       sources: wrap(store.sources, 'sources'),
       webhooks: wrap(store.webhooks, 'webhooks'),
       products: wrap(store.products, 'products'),
+      collect: wrap(store.collect, 'collect'),
       people: store.people,
       // Not timed, passed on: without it the dispatcher would only poll (a second's wait for every event).
       ...(store.outboxWritten ? { outboxWritten: store.outboxWritten } : {}),

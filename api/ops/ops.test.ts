@@ -161,6 +161,7 @@ async function breakableStore(): Promise<{ store: Store; state: { ping: 'ok' | '
     sources: inner.sources,
     webhooks: inner.webhooks,
     products: inner.products,
+    collect: inner.collect,
     people: inner.people,
     ping: () => {
       if (state.ping === 'fail') return Promise.reject(new Error('store is not answering'));

@@ -8,6 +8,7 @@ import type { PeopleStore } from './people-types.ts';
 import type { WebhookStore } from './webhook-types.ts';
 import type { OutboxSignal } from './outbox-signal.ts';
 import type { ProductStore } from './product-types.ts';
+import type { CollectStore } from './collect-types.ts';
 
 export const PLANS = ['free', 'starter', 'growth', 'agency'] as const;
 export type Plan = (typeof PLANS)[number];
@@ -478,6 +479,8 @@ export interface Store {
   readonly webhooks: WebhookStore;
   /** The product catalog (CONTRACT §13, product-types.ts). */
   readonly products: ProductStore;
+  /** The review page's settings and submissions (CONTRACT §13, collect-types.ts). */
+  readonly collect: CollectStore;
   /** Signals outbox writes in this process (outbox-signal.ts); absent: the dispatcher only polls. */
   readonly outboxWritten?: OutboxSignal;
   /** Throws when the store cannot answer (readiness). */

@@ -39,6 +39,7 @@ export async function openGatedStore(): Promise<GatedStore> {
     sources: real.sources,
     webhooks: real.webhooks,
     products: real.products,
+    collect: real.collect,
     reviews: {
       ...real.reviews,
       list: async (q) => {

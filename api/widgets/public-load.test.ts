@@ -37,6 +37,7 @@ async function countingStore(kind: Store['kind'] = 'embedded') {
     sources: real.sources,
     webhooks: real.webhooks,
     products: real.products,
+    collect: real.collect,
     widgets: { ...real.widgets, get: (id) => (counts.widgetGet++, real.widgets.get(id)) },
     reviews: {
       ...real.reviews,

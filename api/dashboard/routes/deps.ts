@@ -8,6 +8,7 @@ import type { HttpClient } from '../../sources/http.ts';
 import type { SourcesService } from '../../sources/service.ts';
 import type { SignInThrottle } from '../sign-in-throttle.ts';
 import type { WebhooksService } from '../../webhooks/service.ts';
+import type { CollectService } from '../../collect/service.ts';
 
 export interface DashboardDeps {
   config: Config;
@@ -23,4 +24,6 @@ export interface DashboardDeps {
   platformHttp?: HttpClient;
   /** Webhook endpoints: absent where the app runs without them (some tests); the routes then answer 503. */
   webhooks?: WebhooksService;
+  /** The review page (CONTRACT §13): absent where the app runs without it; the routes then answer 503. */
+  collect?: CollectService;
 }

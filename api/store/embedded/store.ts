@@ -41,6 +41,7 @@ import { StoreUnavailableError } from '../unavailable.ts';
 import { deliveryId, fansOutTo, freshDelivery, type OutboxMessage, type WebhookDelivery, type WebhookEndpoint, type WebhookStore } from '../webhook-types.ts';
 import { OutboxSignal } from '../outbox-signal.ts';
 import type { Product, ProductStore } from '../product-types.ts';
+import type { CollectSettings, CollectStore, Submission } from '../collect-types.ts';
 import { roundRatio2 } from '../../reviews/stats-math.ts';
 import { DueIndex } from './due-index.ts';
 import { announcesState, changeType, removedMessage, reviewEventBody, sourceStateMessage } from '../../webhooks/outbox.ts';
@@ -132,7 +133,10 @@ type Entry =
   | { t: 'pruned'; d: string[]; m: string[] }
   /** A catalog product (product-types.ts), inserted or replaced; `product-gone` forgets it. */
   | { t: 'product'; v: Product }
-  | { t: 'product-gone'; orgId: string; id: string };
+  | { t: 'product-gone'; orgId: string; id: string }
+  /** The review page (collect-types.ts): an organization's settings, a submission as it is now. */
+  | { t: 'collect'; v: CollectSettings }
+  | { t: 'submission'; v: Submission };
 
 /** Records decided in the current group-commit round and not yet durable. */
 interface Draft {
@@ -230,6 +234,10 @@ export class EmbeddedStore implements Store {
   private readonly index = new ReviewIndex();
   /** Catalog products by organization, then product id. */
   private readonly productMap = new Map<string, Map<string, Product>>();
+  /** The review page: settings by organization, the current link's organization, submissions by id. */
+  private readonly collectMap = new Map<string, CollectSettings>();
+  private readonly collectIds = new Map<string, string>();
+  private readonly submissionMap = new Map<string, Submission>();
   /** Hidden reviews by organization, then review id. */
   private readonly hidden = new Map<string, Map<string, ReviewModeration>>();
   /** Review batches applied per organization: a batch prepared ahead is still valid while this is unchanged. */
@@ -348,7 +356,7 @@ export class EmbeddedStore implements Store {
     const webhooks = this.endpointMap.size + this.messageMap.size + (this.messageMap.size - this.unfannedSet.size) + this.deliveryMap.size;
     let products = 0;
     for (const org of this.productMap.values()) products += org.size;
-    return this.orgMap.size + this.keyMap.size + this.widgetMap.size + this.sourceMap.size + this.index.size + hidden + removed + webhooks + products;
+    return this.orgMap.size + this.keyMap.size + this.widgetMap.size + this.sourceMap.size + this.index.size + hidden + removed + webhooks + products + this.collectMap.size + this.submissionMap.size;
   }
 
   /** The current state as log entries (reviews in batches), for compaction. */
@@ -358,6 +366,8 @@ export class EmbeddedStore implements Store {
     for (const v of this.widgetMap.values()) yield { t: 'widget', v };
     for (const v of this.sourceMap.values()) yield { t: 'source', v };
     for (const org of this.productMap.values()) for (const v of org.values()) yield { t: 'product', v };
+    for (const v of this.collectMap.values()) yield { t: 'collect', v };
+    for (const v of this.submissionMap.values()) yield { t: 'submission', v };
     for (const org of this.removedMap.values()) if (org.size > 0) yield { t: 'removed', v: [...org.values()] };
     for (const org of this.hidden.values()) for (const v of org.values()) yield { t: 'hide', v };
     for (const v of this.endpointMap.values()) yield { t: 'webhook', v };
@@ -487,6 +497,17 @@ export class EmbeddedStore implements Store {
       case 'product-gone':
         this.productMap.get(entry.orgId)?.delete(entry.id);
         break;
+      case 'collect': {
+        const before = this.collectMap.get(entry.v.orgId);
+        if (before) this.collectIds.delete(before.collectId);
+        this.collectMap.set(entry.v.orgId, entry.v);
+        this.collectIds.set(entry.v.collectId, entry.v.orgId);
+        break;
+      }
+      case 'submission': {
+        this.submissionMap.set(entry.v.id, entry.v);
+        break;
+      }
     }
   }
 
@@ -867,6 +888,39 @@ export class EmbeddedStore implements Store {
         if (this.index.productCounts(orgId, id).count > 0) return { entries: [], result: 'has_reviews' as const };
         return { entries: [{ t: 'product-gone', orgId, id }], result: 'removed' as const };
       }, true),
+  };
+
+  /**
+   * The review page's settings and submissions (collect-types.ts). Few and
+   * written by hand: each write commits alone, checked against the committed
+   * state, so `update`'s expectation is exact. Per-organization lists walk
+   * the submissions (moderation queues are short).
+   */
+  readonly collect: CollectStore = {
+    getSettings: async (orgId) => this.collectMap.get(orgId) ?? null,
+    findByCollectId: async (collectId) => {
+      const orgId = this.collectIds.get(collectId);
+      return orgId === undefined ? null : (this.collectMap.get(orgId) ?? null);
+    },
+    putSettings: (settings) => this.commit(() => ({ entries: [{ t: 'collect', v: clone(settings) }], result: settings }), true),
+    create: (submission) =>
+      this.commit(() => {
+        if (this.submissionMap.has(submission.id)) throw new Error(`submission ${submission.id} exists`);
+        return { entries: [{ t: 'submission', v: clone(submission) }], result: undefined };
+      }, true),
+    get: async (id) => this.submissionMap.get(id) ?? null,
+    update: (next, expect) =>
+      this.commit(() => {
+        const now = this.submissionMap.get(next.id);
+        if (!now || now.state !== expect.state || now.updatedAt !== expect.updatedAt) return { entries: [], result: null };
+        return { entries: [{ t: 'submission', v: clone(next) }], result: next };
+      }, true),
+    findPublished: async (orgId, emailKey, productId) => {
+      for (const s of this.submissionMap.values()) if (s.orgId === orgId && s.state === 'published' && s.emailKey === emailKey && s.productId === productId) return s;
+      return null;
+    },
+    listByState: async (orgId, state) =>
+      [...this.submissionMap.values()].filter((s) => s.orgId === orgId && s.state === state).sort((a, b) => a.submittedAt.localeCompare(b.submittedAt) || a.id.localeCompare(b.id)),
   };
 
   /**

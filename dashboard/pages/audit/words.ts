@@ -11,7 +11,7 @@ import { formatDate, formatDateTime, ROLE_LABELS } from '../../format.ts';
 import { REASONS } from '../reviews/reasons.ts';
 
 /** What an action's subject is, which decides how its label reads. */
-type SubjectKind = 'key' | 'member' | 'organization' | 'review' | 'source' | 'file' | 'account' | 'endpoint' | 'widget';
+type SubjectKind = 'key' | 'member' | 'organization' | 'review' | 'source' | 'file' | 'account' | 'endpoint' | 'widget' | 'collect';
 
 export const AUDIT_WORDS: { readonly [A in AuditAction]: { what: string; subject: SubjectKind } } = {
   'key.created': { what: 'Created API key', subject: 'key' },
@@ -26,6 +26,10 @@ export const AUDIT_WORDS: { readonly [A in AuditAction]: { what: string; subject
   'org.language_changed': { what: 'Changed language', subject: 'organization' },
   'review.hidden': { what: 'Hid review', subject: 'review' },
   'review.shown': { what: 'Showed review', subject: 'review' },
+  'review.published': { what: 'Published review', subject: 'review' },
+  'review.rejected': { what: 'Rejected review', subject: 'review' },
+  'collect.link_rotated': { what: 'Replaced review page link', subject: 'collect' },
+  'collect.settings_changed': { what: 'Changed review page settings', subject: 'collect' },
   'source.connected': { what: 'Connected source', subject: 'source' },
   'source.reconnected': { what: 'Reconnected source', subject: 'source' },
   'source.removed': { what: 'Removed source', subject: 'source' },
@@ -80,6 +84,7 @@ export function subjectInWords(r: Pick<AuditRecord, 'action' | 'target'>): strin
     case 'endpoint':
       return `Endpoint ${label}`;
     case 'file':
+    case 'collect':
     case 'member':
     case 'account':
       return label;

@@ -149,12 +149,17 @@ describe('the review page', () => {
     // Every star is a labelled radio of one group; the consent box is required.
     expect(page.text.match(/<input type="radio" name="rating"/g)).toHaveLength(5);
     expect(page.text).toMatch(/type="checkbox" name="consent" value="yes" required/);
+    expect(page.text).toContain('<legend>Bewertung</legend>');
+    expect(page.text).toContain('Diese Bewertung beruht auf meiner eigenen Erfahrung');
 
     const english = await http('GET', `/r/${collectId}?lang=en`, { headers: { 'accept-language': 'de' } });
     expect(english.text).toContain('<html lang="en"');
     expect(english.text).toContain('This review is about my own experience');
     const arabic = await http('GET', `/r/${collectId}?lang=ar`);
     expect(arabic.text).toContain('<html lang="ar" dir="rtl"');
+    const japanese = await http('GET', `/r/${collectId}`, { headers: { 'accept-language': 'ja-JP,ja;q=0.9,en;q=0.5' } });
+    expect(japanese.text).toContain('<html lang="ja"');
+    expect(japanese.text).toContain('レビューを送信');
 
     const product = await http('GET', `/r/${collectId}?product=mug&lang=en`);
     expect(product.status).toBe(200);

@@ -36,7 +36,7 @@ input[type=text]:focus-visible,input[type=email]:focus-visible,textarea:focus-vi
 [aria-invalid=true]{border-color:#b91c1c!important}
 .stars{display:flex;gap:4px;flex-wrap:wrap}
 .stars input{position:absolute;opacity:0;width:1px;height:1px;margin:0}
-.stars label{display:inline-flex;padding:4px;border-radius:10px;cursor:pointer;color:#c3c8d1}
+.stars label{display:inline-flex;padding:4px;border-radius:10px;cursor:pointer;color:#8a93a3}
 .stars svg{width:44px;height:44px;display:block}
 .stars input:focus-visible+label{outline:3px solid #4338ca;outline-offset:1px}
 .stars:has(input:nth-of-type(1):checked) label:nth-of-type(-n+1),

@@ -244,6 +244,11 @@ describe('the review page', () => {
     expect(log.length).toBeGreaterThan(0);
     expect(log.join('\n').toLowerCase()).not.toContain(needle);
     expect(logLines.join('\n').toLowerCase()).not.toContain(needle);
+    // Nor the links, which are credentials: the request log shows /r/confirm/%5Bredacted%5D.
+    const logs = logLines.join('\n');
+    expect(logs).toMatch(/r\/confirm\/(%5B|\[)redacted/);
+    expect(logs).not.toContain(mail.confirm.split('/').pop()!);
+    expect(logs).not.toContain(mail.manage.split('/').pop()!.split('.')[1]!);
     expect(readdirSync(t.dataDir).length).toBeGreaterThan(0);
   });
 

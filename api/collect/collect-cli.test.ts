@@ -13,6 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../test/harness.ts';
 import { Client } from '../dashboard/test-client.ts';
+import QRCode from 'qrcode';
 
 const PASSWORD = 'a long enough password';
 
@@ -132,6 +133,27 @@ describe('admin CLI: collect and reviews pending|publish|reject', () => {
       { rating: 4, count: 0 },
       { rating: 5, count: 0 },
     ]);
+    // The link's QR code, as SVG and PNG downloads, encoding the link (the same code the library makes from the URL).
+    const download = (path: string) =>
+      new Promise<{ status: number; type: string; disposition: string; body: Buffer }>((resolve, reject) => {
+        const req = httpsRequest({ host: '127.0.0.1', port: t.service.ports.https, path, agent, headers: { cookie: member.cookieHeader() } }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type']), disposition: String(res.headers['content-disposition']), body: Buffer.concat(chunks) }));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    const pageUrl = `${t.service.config.publicUrl}/r/${collectId}`;
+    const svg = await download('/dashboard/api/collect/qr.svg');
+    expect([svg.status, svg.type, svg.disposition]).toEqual([200, 'image/svg+xml', 'attachment; filename="review-link.svg"']);
+    expect(svg.body.toString('utf8')).toBe(await QRCode.toString(pageUrl, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 }));
+    expect(svg.body.toString('utf8')).not.toBe(await QRCode.toString(`${pageUrl}x`, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 }));
+    const png = await download('/dashboard/api/collect/qr.png');
+    expect([png.status, png.type]).toEqual([200, 'image/png']);
+    expect(png.body.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+    expect((await download('/dashboard/api/collect/qr.svg?product=nope')).status).toBe(404);
+
     expect((await member.send('POST', '/dashboard/api/collect/link/rotate', {})).status).toBe(403);
     expect((await member.send('POST', `/dashboard/api/collect/reviews/${bob!}/reject`, { reason: 'spam' })).status).toBe(403);
   });

@@ -238,6 +238,8 @@ export class EmbeddedStore implements Store {
   private readonly collectMap = new Map<string, CollectSettings>();
   private readonly collectIds = new Map<string, string>();
   private readonly submissionMap = new Map<string, Submission>();
+  /** The same submissions by organization: its lists and lookups never walk other organizations'. */
+  private readonly orgSubmissions = new Map<string, Map<string, Submission>>();
   /** Hidden reviews by organization, then review id. */
   private readonly hidden = new Map<string, Map<string, ReviewModeration>>();
   /** Review batches applied per organization: a batch prepared ahead is still valid while this is unchanged. */
@@ -506,6 +508,9 @@ export class EmbeddedStore implements Store {
       }
       case 'submission': {
         this.submissionMap.set(entry.v.id, entry.v);
+        let org = this.orgSubmissions.get(entry.v.orgId);
+        if (!org) this.orgSubmissions.set(entry.v.orgId, (org = new Map()));
+        org.set(entry.v.id, entry.v);
         break;
       }
     }
@@ -916,11 +921,11 @@ export class EmbeddedStore implements Store {
         return { entries: [{ t: 'submission', v: clone(next) }], result: next };
       }, true),
     findPublished: async (orgId, emailKey, productId) => {
-      for (const s of this.submissionMap.values()) if (s.orgId === orgId && s.state === 'published' && s.emailKey === emailKey && s.productId === productId) return s;
+      for (const s of this.orgSubmissions.get(orgId)?.values() ?? []) if (s.state === 'published' && s.emailKey === emailKey && s.productId === productId) return s;
       return null;
     },
     listByState: async (orgId, state) =>
-      [...this.submissionMap.values()].filter((s) => s.orgId === orgId && s.state === state).sort((a, b) => a.submittedAt.localeCompare(b.submittedAt) || a.id.localeCompare(b.id)),
+      [...(this.orgSubmissions.get(orgId)?.values() ?? [])].filter((s) => s.state === state).sort((a, b) => a.submittedAt.localeCompare(b.submittedAt) || a.id.localeCompare(b.id)),
   };
 
   /**

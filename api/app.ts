@@ -40,6 +40,8 @@ import type { HttpClient } from './sources/http.ts';
 import type { WebhooksService } from './webhooks/service.ts';
 import type { ProductsService } from './products/service.ts';
 import type { RepliesService } from './replies/service.ts';
+import type { CollectService } from './collect/service.ts';
+import { registerCollectRoutes } from './collect/routes.ts';
 
 export interface AppDeps {
   config: Config;
@@ -62,6 +64,8 @@ export interface AppDeps {
   products?: ProductsService;
   /** Replies to reviews (the dashboard's JSON routes, CONTRACT §15). */
   replies?: RepliesService;
+  /** The review page (CONTRACT §13): /r/… and the dashboard's Collect routes. */
+  collect?: CollectService;
   /** Set while shutting down: /readyz then answers 503 so balancers stop sending work. */
   lifecycle?: { draining: boolean };
 }
@@ -129,6 +133,16 @@ export function createApp(deps: AppDeps): App {
     onLimited: onLimited('public'),
   });
 
+  // Review page submissions per client address per hour (CONTRACT §13), shared by every instance through Redis.
+  const collectLimiter = new Limiter({
+    name: 'collect',
+    durationMs: 3600_000,
+    id: (ctx) => addressKey(ctx.ip),
+    headers: false,
+    redis: limiterRedis,
+    onLimited: onLimited('collect'),
+  });
+
   const router = new Router();
   /** GET (and HEAD) on a path; any other method there is 405 with Allow. */
   const get: RouteMethodRegistrar = (path, ...middleware) => {
@@ -171,8 +185,10 @@ export function createApp(deps: AppDeps): App {
     },
   });
 
+  if (deps.collect) registerCollectRoutes({ router, collect: deps.collect, limiter: collectLimiter, logger });
+
   koa.use(frontDoor({ logger, metrics, proxies }));
-  const dashboard = dashboardRouter({ config, store, sessions: deps.sessions, throttle: new SignInThrottle(redis), devices: new DeviceCookies(deps.secretsKey), ...(config.smtpUrl !== null && { mailer: createMailer(config.smtpUrl, config.publicUrl) }), assets: deps.dashboardAssets, sources: deps.sources, platformHttp: deps.platformHttp, webhooks: deps.webhooks, products: deps.products, replies: deps.replies }).routes();
+  const dashboard = dashboardRouter({ config, store, sessions: deps.sessions, throttle: new SignInThrottle(redis), devices: new DeviceCookies(deps.secretsKey), ...(config.smtpUrl !== null && { mailer: createMailer(config.smtpUrl, config.publicUrl) }), assets: deps.dashboardAssets, sources: deps.sources, platformHttp: deps.platformHttp, webhooks: deps.webhooks, products: deps.products, replies: deps.replies, collect: deps.collect }).routes();
   const routes = router.routes();
   // Every dashboard route is under /dashboard (matched case-insensitively, as the router does): other requests skip its route table.
   koa.use(function routeTables(ctx: Context, next: Next) {
@@ -195,6 +211,7 @@ export function createApp(deps: AppDeps): App {
       orgLimiter.close();
       authFailures.close();
       publicLimiter.close();
+      collectLimiter.close();
       await lastUsed.flush();
     },
   };

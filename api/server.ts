@@ -41,6 +41,8 @@ import { WebhooksService } from './webhooks/service.ts';
 import { ChangeLimiter } from './webhooks/limits.ts';
 import { BatchedRateLimitDb } from './limits/batched-redis-driver.ts';
 import { ProductsService } from './products/service.ts';
+import { CollectService, type MailWork } from './collect/service.ts';
+import { createCollectMailer } from './collect/mail.ts';
 import { dueSources, SourcesService } from './sources/service.ts';
 import type { SyncSummary } from './sources/sync.ts';
 import { bulkImports } from './jobs/bulk-imports.ts';
@@ -269,7 +271,12 @@ export async function startService(config: Config, options: StartOptions = {}): 
     // In process a waiting job holds its key while it sleeps, and shutdown waits for it: short looks there (one store read each).
     pollMs: config.redisUrl ? Math.max(250, Math.min(15_000, minute / 4)) : Math.max(250, Math.min(1_000, minute / 4)),
   });
-  const app = createApp({ config, store, logger, redis: redisHealth, metrics, assets, lifecycle, dashboardAssets, sessions, secretsKey, sources, platformHttp, webhooks, products, replies });
+  // The review page (CONTRACT §13): its confirmation mails go out as keyed jobs, on BullMQ when Redis is there.
+  const collect = new CollectService({ store, secretsKey, publicUrl: config.publicUrl, logger, ...(config.smtpUrl !== null && { mailer: createCollectMailer(config.smtpUrl, config.publicUrl) }) });
+  const collectQueue = config.redisUrl
+    ? new BullKeyedQueue<MailWork>({ redisUrl: config.redisUrl, keyPrefix: config.redisKeyPrefix, name: 'collect-mail', logger })
+    : new InProcessKeyedQueue<MailWork>(logger);
+  const app = createApp({ config, store, logger, redis: redisHealth, metrics, assets, lifecycle, dashboardAssets, sessions, secretsKey, sources, platformHttp, webhooks, products, replies, collect });
   const https = createHttpsServer({ cert: tls.cert, key: tls.key, maxHeaderSize: 16 * 1024, connectionsCheckingInterval: requestDeadline.checkEveryMs }, app.handler);
   https.headersTimeout = Math.min(10_000, requestDeadline.ms);
   https.requestTimeout = requestDeadline.ms;
@@ -295,7 +302,8 @@ export async function startService(config: Config, options: StartOptions = {}): 
   })().catch((err: unknown) => logger.error({ err: (err as Error).message }, 'sources: the job queue could not start'));
   replies.start().catch((err: unknown) => logger.error({ err: (err as Error).message }, 'replies: the job queue could not start'));
   dispatcher.start();
-  const admin = createAdminApp({ store, logger, metrics, adminToken, config, sessions, sources, webhooks, products, replies });
+  await collect.start(collectQueue);
+  const admin = createAdminApp({ store, logger, metrics, adminToken, config, sessions, sources, webhooks, products, replies, collect });
   const adminServer = createHttpServer(admin.callback());
   adminServer.requestTimeout = 0; // imports stream for as long as they need
   trackResponses(adminServer);
@@ -310,6 +318,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
       await jobs.close();
       await replyQueue.close();
       await dispatcher.close();
+      await collectQueue.close();
       webhookChanges.close();
       deliveryClient.close();
       platformHttp.close();

@@ -31,6 +31,8 @@ import type { ProductsService } from '../products/service.ts';
 import { productRoutes } from './products.ts';
 import type { RepliesService } from '../replies/service.ts';
 import { replyRoutes } from './replies.ts';
+import { collectRoutes } from './collect.ts';
+import type { CollectService } from '../collect/service.ts';
 
 export interface AdminDeps {
   store: Store;
@@ -48,6 +50,8 @@ export interface AdminDeps {
   products?: ProductsService;
   /** Replies to reviews (CONTRACT §15); absent in tests that do not need them. */
   replies?: RepliesService;
+  /** The review page (CONTRACT §13); absent in tests that do not need it. */
+  collect?: CollectService;
 }
 
 function requireAdmin(token: string) {
@@ -224,6 +228,7 @@ export function createAdminApp(deps: AdminDeps): Koa {
   if (deps.webhooks) webhookRoutes(router, store, deps.webhooks);
   if (deps.products) productRoutes(router, store, deps.products);
   if (deps.replies) replyRoutes(router, store, deps.replies);
+  if (deps.collect) collectRoutes(router, store, deps.collect);
 
   koa.use(errorHandler(logger));
   koa.use(requestId(logger));

@@ -66,6 +66,11 @@ const USAGE = `Usage: npm run admin -- <command> [options] [--json]
               --now: at once, and waits until it is published or failed)
   replies remove REVIEW_ID            (off the platform and the review)
   replies list --org ORG_ID [--state draft|scheduled|publishing|published|failed|deleted]
+  collect link --org ORG_ID [--rotate]   (the review page's address; --rotate replaces it, ending the old one)
+  collect settings --org ORG_ID [--share-url https://…|--no-share-url] [--moderation publish|hold]
+  reviews pending --org ORG_ID   (reviews from the review page waiting for their email step or a person)
+  reviews publish REVIEW_ID
+  reviews reject REVIEW_ID --reason spam|offensive|personal_data|not_genuine
 `;
 
 interface Ctx {
@@ -191,6 +196,11 @@ const OPTIONS = {
   image: { type: 'string' },
   gtin: { type: 'string' },
   brand: { type: 'string' },
+  rotate: { type: 'boolean' },
+  'share-url': { type: 'string' },
+  'no-share-url': { type: 'boolean' },
+  moderation: { type: 'string' },
+  reason: { type: 'string' },
 } as const;
 
 function print(ctx: Ctx, value: Json, human: () => string): void {
@@ -392,6 +402,29 @@ export async function run(argv: string[]): Promise<void> {
       if (v.brand !== undefined) body.brand = v.brand;
       const out = await call(ctx, 'POST', '/admin/products', body);
       return print(ctx, out, () => `Product ${out.id}: ${out.name}`);
+    }
+    case 'collect link': {
+      const out = await call(ctx, 'POST', '/admin/collect/link', { orgId: need(v.org, '--org'), rotate: v.rotate === true });
+      return print(ctx, out, () => `Review page: ${out.url}`);
+    }
+    case 'collect settings': {
+      const body: Json = { orgId: need(v.org, '--org') };
+      if (v['share-url'] !== undefined && v['no-share-url']) throw new CliError('give --share-url or --no-share-url, not both');
+      if (v['share-url'] !== undefined) body.shareUrl = v['share-url'];
+      if (v['no-share-url']) body.shareUrl = null;
+      if (v.moderation !== undefined) body.moderation = v.moderation;
+      const out = await call(ctx, 'POST', '/admin/collect/settings', body);
+      return print(ctx, out, () => `Share link: ${out.shareUrl ?? 'none'}; moderation: ${out.moderation}`);
+    }
+    case 'reviews pending': {
+      const list = await call(ctx, 'GET', `/admin/collect/pending?orgId=${encodeURIComponent(need(v.org, '--org'))}`);
+      return print(ctx, list, () => table(list.data as Json[], ['id', 'rating', 'authorName', 'productId', 'submittedAt', 'reason']));
+    }
+    case 'reviews publish':
+    case 'reviews reject': {
+      const id = need(rest[0], 'REVIEW_ID');
+      const out = await call(ctx, 'POST', `/admin/collect/reviews/${encodeURIComponent(id)}/${action}`, action === 'reject' ? { reason: need(v.reason, '--reason') } : {});
+      return print(ctx, out, () => `Review ${out.id}: ${out.status}`);
     }
     case 'products list': {
       const list = await call(ctx, 'GET', `/admin/products?orgId=${encodeURIComponent(need(v.org, '--org'))}`);

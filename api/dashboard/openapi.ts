@@ -8,6 +8,7 @@ import { ROLES, AUDIT_ACTIONS } from '../store/people-types.ts';
 import { HIDE_REASONS, PLANS, SOURCE_STATES, REVIEW_LANGUAGES, SUBJECT_TYPES, WIDGET_LAYOUTS } from '../store/types.ts';
 import { COMPONENT_SCHEMAS } from '../openapi/schemas.ts';
 import { EVENT_TYPES, SUBSCRIBABLE_EVENT_TYPES } from '../webhooks/event-types.ts';
+import { HOLD_REASONS, MODERATION_MODES, REJECT_REASONS } from '../store/collect-types.ts';
 
 type Schema = Record<string, unknown>;
 
@@ -89,6 +90,32 @@ const schemas: Record<string, Schema> = {
     details: { type: 'object', additionalProperties: str() },
   }),
   AuditList: list('AuditRecord'),
+  // The review page (CONTRACT §13): the Collect page and the Pending view.
+  Collect: object({
+    collectId: str(),
+    url: str({ format: 'uri' }),
+    products: { type: 'array', items: object({ id: str(), name: str(), url: str({ format: 'uri' }) }) },
+    shareUrl: nullable(str({ format: 'uri' })),
+    moderation: str({ enum: [...MODERATION_MODES] }),
+    mail: { type: 'boolean', description: 'Confirmation mails are sent (SMTP_URL); false: every review from the page waits for a person' },
+    rejectedByRating: { type: 'array', items: object({ rating: { type: 'integer', minimum: 1, maximum: 5 }, count: { type: 'integer' } }) },
+  }),
+  CollectLink: object({ collectId: str(), url: str({ format: 'uri' }) }),
+  CollectSettings: object({ shareUrl: nullable(str({ format: 'uri' })), moderation: str({ enum: [...MODERATION_MODES] }) }),
+  CollectSettingsPatch: object({ shareUrl: nullable(str({ format: 'uri', maxLength: 2000 })), moderation: str({ enum: [...MODERATION_MODES] }) }, []),
+  PendingReview: object({
+    id: str(),
+    rating: { type: 'integer', minimum: 1, maximum: 5 },
+    content: str(),
+    authorName: str(),
+    productId: nullable(str()),
+    submittedAt: dateTime,
+    reason: nullable(str({ enum: [...HOLD_REASONS] })),
+  }),
+  PendingReviewList: list('PendingReview'),
+  PendingPublished: object({ id: str(), status: { const: 'published' } }),
+  PendingReject: object({ reason: str({ enum: [...REJECT_REASONS] }) }),
+  PendingRejected: object({ id: str(), status: { const: 'rejected' }, reason: str({ enum: [...REJECT_REASONS] }) }),
   Overview: object({
     totalReviews: { type: 'integer' },
     averageRating: nullable({ type: 'number' }),
@@ -500,6 +527,12 @@ export const OPERATIONS: Operation[] = [
   { method: 'delete', path: '/members/{id}', summary: 'Remove a member; their sessions end at once', responses: { 204: null }, roles: STAFF },
   { method: 'post', path: '/invitations/lookup', summary: 'What an invitation link is for (the token is in the body, never in a URL)', request: 'InvitationToken', responses: { 200: 'InvitationInfo' }, roles: 'public' },
   { method: 'post', path: '/invitations/accept', summary: "Accept an invitation: a new email sets its password; an email that has an account gives that account's password (a sign-in, throttled as one; 401 when wrong) and the membership is added. Either way, signed in to the invitation's organization", request: 'InvitationAccept', responses: { 200: 'Session' }, roles: 'public' },
+  { method: 'get', path: '/collect', summary: 'The review page: its link, one link per product, the share link, the moderation setting, whether mails are sent, and rejected reviews by rating', responses: { 200: 'Collect' } },
+  { method: 'post', path: '/collect/link/rotate', summary: 'Replace the review page link: the old one answers 404 from now on (audit-logged)', responses: { 200: 'CollectLink' }, roles: STAFF },
+  { method: 'patch', path: '/collect/settings', summary: 'The share link (https, or null) shown on every thank-you page, and moderation publish|hold (audit-logged)', request: 'CollectSettingsPatch', responses: { 200: 'CollectSettings' }, roles: STAFF },
+  { method: 'get', path: '/collect/pending', summary: 'Reviews from the review page waiting for their email step or a person, oldest first', responses: { 200: 'PendingReviewList' } },
+  { method: 'post', path: '/collect/reviews/{id}/publish', summary: 'Publish a pending review (review.created; audit-logged); 409 not_pending once decided', responses: { 200: 'PendingPublished' }, roles: STAFF },
+  { method: 'post', path: '/collect/reviews/{id}/reject', summary: 'Reject a pending or published review with a reason (a published one is removed: review.removed; audit-logged)', request: 'PendingReject', responses: { 200: 'PendingRejected' }, roles: STAFF },
   { method: 'get', path: '/audit', summary: 'Audit log, newest first (Owner, Admin)', responses: { 200: 'AuditList' }, roles: STAFF },
   { method: 'get', path: '/sources', summary: 'Review sources with their state, last and next sync, review count and last error; whether Google can be connected', responses: { 200: 'SourceList' } },
   { method: 'get', path: '/sources/attention', summary: 'The sources that need a person (needs_reauth, failing): the navigation badge and the Overview notice', responses: { 200: 'SourceAttention' } },

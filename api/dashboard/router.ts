@@ -25,6 +25,7 @@ import { approveReply, cancelReply, deleteReply, draftReply, editReply, listRepl
 import { importStatus, importUpload } from './routes/reviews-import.ts';
 import { connectGoogle, connectSource, googleCallback, GoogleConnections, googleLocations, GOOGLE_CALLBACK_PATH, keepRemovals, listSources, reconnectSource, releaseRemovals, removeSource, sourcesNeedingAttention, startGoogle, syncSourceNow } from './routes/sources.ts';
 import { acceptInvitation, lookupInvitation, showSession, signIn, signOut, switchOrganization } from './routes/session.ts';
+import { collectOverview, collectQrCode, pendingReviews, publishPendingReview, rejectPendingReview, rotateCollectLink, updateCollectSettings } from './routes/collect.ts';
 import { createWebhook, disableWebhook, enableWebhook, listWebhooks, removeWebhook, replayWebhook, rotateWebhookSecret, showWebhook, testWebhook, webhookDeliveries } from './routes/webhooks.ts';
 import { createDashboardWidget, previewWidget, showWidget, updateDashboardWidget, widgetList } from './routes/widgets.ts';
 
@@ -101,6 +102,16 @@ export function dashboardRouter(deps: DashboardDeps & { assets: DashboardAssets 
   api.delete('/members/:id', staff, removeMember(deps));
 
   api.get('/audit', staff, auditLog(deps));
+
+  // The review page (the Collect page, the Pending view): everyone reads; Owner and Admin change and decide.
+  api.get('/collect', signedIn, collectOverview(deps));
+  api.post('/collect/link/rotate', staff, rotateCollectLink(deps));
+  api.patch('/collect/settings', staff, updateCollectSettings(deps));
+  api.get('/collect/qr.svg', signedIn, collectQrCode(deps, 'svg'));
+  api.get('/collect/qr.png', signedIn, collectQrCode(deps, 'png'));
+  api.get('/collect/pending', signedIn, pendingReviews(deps));
+  api.post('/collect/reviews/:id/publish', staff, publishPendingReview(deps));
+  api.post('/collect/reviews/:id/reject', staff, rejectPendingReview(deps));
 
   // Review sources: everyone sees the list; Owner and Admin connect, sync, reconnect and remove.
   const google = new GoogleConnections();

@@ -46,10 +46,14 @@ export function decodedForMatching(text: string): string {
   return current;
 }
 
+/** A review page link's token (confirmation, private edit link). */
+const REVIEW_LINK = /\/r\/(confirm|review)\/[^/?#]+/gi;
+
 /** The path, decoded, with anything key-shaped replaced. */
 function redactedPath(path: string): string {
   const decoded = decodedForMatching(path);
-  const redacted = decoded.replace(SECRET, 'rvp_[redacted]');
+  // The review page's confirmation and private edit links are credentials too (api/collect/tokens.ts).
+  const redacted = decoded.replace(SECRET, 'rvp_[redacted]').replace(REVIEW_LINK, '/r/$1/[redacted]');
   return redacted === decoded ? path : encodeURI(redacted);
 }
 

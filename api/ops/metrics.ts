@@ -93,6 +93,7 @@ export class Metrics {
       webhooks: wrap(store.webhooks, 'webhooks'),
       products: wrap(store.products, 'products'),
       replies: wrap(store.replies, 'replies'),
+      collect: wrap(store.collect, 'collect'),
       people: store.people,
       // Not timed, passed on: without it the dispatcher would only poll (a second's wait for every event).
       ...(store.outboxWritten ? { outboxWritten: store.outboxWritten } : {}),

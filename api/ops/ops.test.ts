@@ -162,6 +162,7 @@ async function breakableStore(): Promise<{ store: Store; state: { ping: 'ok' | '
     webhooks: inner.webhooks,
     products: inner.products,
     replies: inner.replies,
+    collect: inner.collect,
     people: inner.people,
     ping: () => {
       if (state.ping === 'fail') return Promise.reject(new Error('store is not answering'));

@@ -84,6 +84,7 @@ describeOn(ferretdbTarget(), 'the MongoDB store with its server gone', () => {
     const delivery = { id: 'm~e', messageId: 'm', endpointId: endpoint.id, orgId, type: 'review.created' as const, status: 'pending' as const, attempts: 0, lastStatusCode: null, lastError: null, lastAttemptAt: null, nextAttemptAt: stamp, createdAt: stamp };
     const message = { id: newMessageId(), orgId, type: 'webhook.test' as const, body: '{}', createdAt: stamp, endpointId: endpoint.id };
     const listQuery = { orgId, limit: 5, offset: 0 } as never;
+    const submission = { id: 'sub_goneaaaaaaaaaaaaaaaa', orgId, collectId: 'col_gone', productId: null, rating: 3, content: 'x', authorName: 'x', email: 'x@example.com', emailKey: 'k', language: 'en', state: 'pending', hold: 'no_mail', confirmed: false, rejectReason: null, confirmExpiresAt: null, reviewExternalId: null, mailSentAt: null, submittedAt: stamp, decidedAt: null, updatedAt: stamp };
     const args: Record<string, unknown[]> = {
       'reviews.list': [listQuery],
       'reviews.stats': [{ orgId, now: new Date() }],
@@ -107,9 +108,14 @@ describeOn(ferretdbTarget(), 'the MongoDB store with its server gone', () => {
       'audit.listByOrg': [orgId, 10],
       'webhooks.prune': [new Date(), 10],
       'invitations.reopen': ['x', new Date()],
+      'collect.putSettings': [{ orgId, collectId: 'col_gone', shareUrl: null, moderation: 'publish', updatedAt: stamp }],
+      'collect.create': [submission],
+      'collect.update': [submission, { state: 'pending', updatedAt: stamp }],
+      'collect.findPublished': [orgId, 'k', null],
+      'collect.listByState': [orgId, 'pending'],
     };
     const calls: [string, () => Promise<unknown>][] = [];
-    const parts = { orgs: s.orgs, keys: s.keys, widgets: s.widgets, reviews: s.reviews, products: s.products, moderation: s.moderation, sources: s.sources, webhooks: s.webhooks, users: s.people.users, sessions: s.people.sessions, invitations: s.people.invitations, audit: s.people.audit };
+    const parts = { orgs: s.orgs, keys: s.keys, widgets: s.widgets, reviews: s.reviews, products: s.products, collect: s.collect, moderation: s.moderation, sources: s.sources, webhooks: s.webhooks, users: s.people.users, sessions: s.people.sessions, invitations: s.people.invitations, audit: s.people.audit };
     for (const [part, object] of Object.entries(parts)) {
       for (const [name, fn] of Object.entries(object)) {
         if (typeof fn !== 'function') continue;

@@ -9,6 +9,7 @@ import type { WebhookStore } from './webhook-types.ts';
 import type { OutboxSignal } from './outbox-signal.ts';
 import type { ProductStore } from './product-types.ts';
 import type { ReplyStore } from './reply-types.ts';
+import type { CollectStore } from './collect-types.ts';
 
 export const PLANS = ['free', 'starter', 'growth', 'agency'] as const;
 export type Plan = (typeof PLANS)[number];
@@ -481,6 +482,8 @@ export interface Store {
   readonly products: ProductStore;
   /** Replies to reviews while they are written and posted (CONTRACT §15, reply-types.ts). */
   readonly replies: ReplyStore;
+  /** The review page's settings and submissions (CONTRACT §13, collect-types.ts). */
+  readonly collect: CollectStore;
   /** Signals outbox writes in this process (outbox-signal.ts); absent: the dispatcher only polls. */
   readonly outboxWritten?: OutboxSignal;
   /** Throws when the store cannot answer (readiness). */

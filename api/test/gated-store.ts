@@ -40,6 +40,7 @@ export async function openGatedStore(): Promise<GatedStore> {
     webhooks: real.webhooks,
     products: real.products,
     replies: real.replies,
+    collect: real.collect,
     reviews: {
       ...real.reviews,
       list: async (q) => {

@@ -38,6 +38,7 @@ async function countingStore(kind: Store['kind'] = 'embedded') {
     webhooks: real.webhooks,
     products: real.products,
     replies: real.replies,
+    collect: real.collect,
     widgets: { ...real.widgets, get: (id) => (counts.widgetGet++, real.widgets.get(id)) },
     reviews: {
       ...real.reviews,

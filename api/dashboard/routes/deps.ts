@@ -10,6 +10,7 @@ import type { SignInThrottle } from '../sign-in-throttle.ts';
 import type { WebhooksService } from '../../webhooks/service.ts';
 import type { ProductsService } from '../../products/service.ts';
 import type { RepliesService } from '../../replies/service.ts';
+import type { CollectService } from '../../collect/service.ts';
 
 export interface DashboardDeps {
   config: Config;
@@ -29,4 +30,6 @@ export interface DashboardDeps {
   products?: ProductsService;
   /** Replies to reviews (CONTRACT §15): absent where the app runs without them (some tests); the routes then answer 503. */
   replies?: RepliesService;
+  /** The review page (CONTRACT §13): absent where the app runs without it; the routes then answer 503. */
+  collect?: CollectService;
 }

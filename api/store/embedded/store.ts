@@ -43,6 +43,7 @@ import { OutboxSignal } from '../outbox-signal.ts';
 import { FairTake } from '../fair-take.ts';
 import type { Product, ProductStore } from '../product-types.ts';
 import { DEFAULT_REPLY_DELAY_MINUTES, type ReplyRecord, type ReplySettings, type ReplyStore } from '../reply-types.ts';
+import type { CollectSettings, CollectStore, Submission } from '../collect-types.ts';
 import { roundRatio2 } from '../../reviews/stats-math.ts';
 import { DeliveryRecords, parseDeliveryId } from './delivery-records.ts';
 import { announcesState, changeType, removedMessage, reviewEventBody, sourceStateMessage } from '../../webhooks/outbox.ts';
@@ -137,7 +138,10 @@ type Entry =
   | { t: 'product-gone'; orgId: string; id: string }
   /** A review's reply (reply-types.ts), inserted or replaced. */
   | { t: 'reply'; v: ReplyRecord }
-  | { t: 'reply-settings'; v: ReplySettings };
+  | { t: 'reply-settings'; v: ReplySettings }
+  /** The review page (collect-types.ts): an organization's settings, a submission as it is now. */
+  | { t: 'collect'; v: CollectSettings }
+  | { t: 'submission'; v: Submission };
 
 /** Records decided in the current group-commit round and not yet durable. */
 interface Draft {
@@ -240,6 +244,12 @@ export class EmbeddedStore implements Store {
   /** Replies by organization, then review id (reply-types.ts). */
   private readonly replyMap = new Map<string, Map<string, ReplyRecord>>();
   private readonly replySettingsMap = new Map<string, ReplySettings>();
+  /** The review page: settings by organization, the current link's organization, submissions by id. */
+  private readonly collectMap = new Map<string, CollectSettings>();
+  private readonly collectIds = new Map<string, string>();
+  private readonly submissionMap = new Map<string, Submission>();
+  /** The same submissions by organization: its lists and lookups never walk other organizations'. */
+  private readonly orgSubmissions = new Map<string, Map<string, Submission>>();
   /** Hidden reviews by organization, then review id. */
   private readonly hidden = new Map<string, Map<string, ReviewModeration>>();
   /** Review batches applied per organization: a batch prepared ahead is still valid while this is unchanged. */
@@ -365,7 +375,7 @@ export class EmbeddedStore implements Store {
     for (const org of this.productMap.values()) products += org.size;
     let replies = this.replySettingsMap.size;
     for (const org of this.replyMap.values()) replies += org.size;
-    return this.orgMap.size + this.keyMap.size + this.widgetMap.size + this.sourceMap.size + this.index.size + hidden + removed + webhooks + products + replies;
+    return this.orgMap.size + this.keyMap.size + this.widgetMap.size + this.sourceMap.size + this.index.size + hidden + removed + webhooks + products + replies + this.collectMap.size + this.submissionMap.size;
   }
 
   /** The current state as log entries (reviews in batches), for compaction. */
@@ -377,6 +387,8 @@ export class EmbeddedStore implements Store {
     for (const org of this.productMap.values()) for (const v of org.values()) yield { t: 'product', v };
     for (const org of this.replyMap.values()) for (const v of org.values()) yield { t: 'reply', v };
     for (const v of this.replySettingsMap.values()) yield { t: 'reply-settings', v };
+    for (const v of this.collectMap.values()) yield { t: 'collect', v };
+    for (const v of this.submissionMap.values()) yield { t: 'submission', v };
     for (const org of this.removedMap.values()) if (org.size > 0) yield { t: 'removed', v: [...org.values()] };
     for (const org of this.hidden.values()) for (const v of org.values()) yield { t: 'hide', v };
     for (const v of this.endpointMap.values()) yield { t: 'webhook', v };
@@ -519,6 +531,20 @@ export class EmbeddedStore implements Store {
       case 'product-gone':
         this.productMap.get(entry.orgId)?.delete(entry.id);
         break;
+      case 'collect': {
+        const before = this.collectMap.get(entry.v.orgId);
+        if (before) this.collectIds.delete(before.collectId);
+        this.collectMap.set(entry.v.orgId, entry.v);
+        this.collectIds.set(entry.v.collectId, entry.v.orgId);
+        break;
+      }
+      case 'submission': {
+        this.submissionMap.set(entry.v.id, entry.v);
+        let org = this.orgSubmissions.get(entry.v.orgId);
+        if (!org) this.orgSubmissions.set(entry.v.orgId, (org = new Map()));
+        org.set(entry.v.id, entry.v);
+        break;
+      }
     }
   }
 
@@ -916,6 +942,39 @@ export class EmbeddedStore implements Store {
     },
     settings: async (orgId) => this.replySettingsMap.get(orgId) ?? { orgId, delayMinutes: DEFAULT_REPLY_DELAY_MINUTES },
     putSettings: (settings) => this.commit(() => ({ entries: [{ t: 'reply-settings', v: clone(settings) }], result: undefined }), true),
+  };
+
+  /**
+   * The review page's settings and submissions (collect-types.ts). Few and
+   * written by hand: each write commits alone, checked against the committed
+   * state, so `update`'s expectation is exact. Per-organization lists walk
+   * the submissions (moderation queues are short).
+   */
+  readonly collect: CollectStore = {
+    getSettings: async (orgId) => this.collectMap.get(orgId) ?? null,
+    findByCollectId: async (collectId) => {
+      const orgId = this.collectIds.get(collectId);
+      return orgId === undefined ? null : (this.collectMap.get(orgId) ?? null);
+    },
+    putSettings: (settings) => this.commit(() => ({ entries: [{ t: 'collect', v: clone(settings) }], result: settings }), true),
+    create: (submission) =>
+      this.commit(() => {
+        if (this.submissionMap.has(submission.id)) throw new Error(`submission ${submission.id} exists`);
+        return { entries: [{ t: 'submission', v: clone(submission) }], result: undefined };
+      }, true),
+    get: async (id) => this.submissionMap.get(id) ?? null,
+    update: (next, expect) =>
+      this.commit(() => {
+        const now = this.submissionMap.get(next.id);
+        if (!now || now.state !== expect.state || now.updatedAt !== expect.updatedAt) return { entries: [], result: null };
+        return { entries: [{ t: 'submission', v: clone(next) }], result: next };
+      }, true),
+    findPublished: async (orgId, emailKey, productId) => {
+      for (const s of this.orgSubmissions.get(orgId)?.values() ?? []) if (s.state === 'published' && s.emailKey === emailKey && s.productId === productId) return s;
+      return null;
+    },
+    listByState: async (orgId, state) =>
+      [...(this.orgSubmissions.get(orgId)?.values() ?? [])].filter((s) => s.state === state).sort((a, b) => a.submittedAt.localeCompare(b.submittedAt) || a.id.localeCompare(b.id)),
   };
 
   /**

@@ -76,6 +76,8 @@ import { ReviewMonths } from './review-months.ts';
 import { MongoProducts } from './products.ts';
 import { MongoReplies } from './replies.ts';
 import type { ReplyStore } from '../reply-types.ts';
+import { MongoCollect } from './collect.ts';
+import type { CollectStore } from '../collect-types.ts';
 import type { ProductStore } from '../product-types.ts';
 import { rawStats, type PlatformRatingCount, type SentimentSum } from './review-queries.ts';
 import { monthOf } from '../../reviews/months.ts';
@@ -216,10 +218,28 @@ export class MongoStore implements Store {
       },
       unavailable,
     );
+    this.collectStore = new MongoCollect(db);
+    const c = this.collectStore;
+    this.collect = translateErrors<CollectStore>(
+      {
+        getSettings: (orgId) => c.getSettings(orgId),
+        findByCollectId: (id) => c.findByCollectId(id),
+        putSettings: (settings) => c.putSettings(settings),
+        create: (submission) => c.create(submission),
+        get: (id) => c.get(id),
+        update: (next, expect) => c.update(next, expect),
+        findPublished: (orgId, emailKey, productId) => c.findPublished(orgId, emailKey, productId),
+        listByState: (orgId, state) => c.listByState(orgId, state),
+      },
+      unavailable,
+    );
   }
 
   readonly products: ProductStore;
   readonly replies: ReplyStore;
+  /** The review page's settings and submissions (collect.ts). */
+  private readonly collectStore: MongoCollect;
+  readonly collect: CollectStore;
 
   static async connect(url: string, dbName?: string): Promise<MongoStore> {
     const client = new MongoClient(url, {
@@ -253,6 +273,7 @@ export class MongoStore implements Store {
       this.people.ensureIndexes(),
       this.productStore.ensureIndexes(),
       this.replyStore.ensureIndexes(),
+      this.collectStore.ensureIndexes(),
     ]);
     await this.reviewMonths.ensureIndexes(async () => (await this.orgCol.find({}, { projection: { _id: 1 } }).toArray()).map((o) => o._id));
   }

@@ -11,7 +11,7 @@ import { formatDate, formatDateTime, ROLE_LABELS } from '../../format.ts';
 import { REASONS } from '../reviews/reasons.ts';
 
 /** What an action's subject is, which decides how its label reads. */
-type SubjectKind = 'key' | 'member' | 'organization' | 'review' | 'source' | 'file' | 'account' | 'endpoint' | 'widget' | 'product';
+type SubjectKind = 'key' | 'member' | 'organization' | 'review' | 'source' | 'file' | 'account' | 'endpoint' | 'widget' | 'product' | 'collect';
 
 export const AUDIT_WORDS: { readonly [A in AuditAction]: { what: string; subject: SubjectKind } } = {
   'key.created': { what: 'Created API key', subject: 'key' },
@@ -33,6 +33,10 @@ export const AUDIT_WORDS: { readonly [A in AuditAction]: { what: string; subject
   'reply.published': { what: 'Published reply', subject: 'review' },
   'reply.failed': { what: 'Reply not posted', subject: 'review' },
   'reply.deleted': { what: 'Deleted reply', subject: 'review' },
+  'review.published': { what: 'Published review', subject: 'review' },
+  'review.rejected': { what: 'Rejected review', subject: 'review' },
+  'collect.link_rotated': { what: 'Replaced review page link', subject: 'collect' },
+  'collect.settings_changed': { what: 'Changed review page settings', subject: 'collect' },
   'source.connected': { what: 'Connected source', subject: 'source' },
   'source.reconnected': { what: 'Reconnected source', subject: 'source' },
   'source.removed': { what: 'Removed source', subject: 'source' },
@@ -92,6 +96,7 @@ export function subjectInWords(r: Pick<AuditRecord, 'action' | 'target'>): strin
       return m ? `Product “${m[1]}” (${m[2]})` : `Product ${label}`;
     }
     case 'file':
+    case 'collect':
     case 'member':
     case 'account':
       return label;

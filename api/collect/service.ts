@@ -300,13 +300,20 @@ export class CollectService {
 
   /** The confirmation page's button: published, or held for a person; `gone` once used or expired. */
   async confirm(token: string): Promise<ConfirmOutcome> {
-    const sub = await this.confirmable(token);
-    if (!sub) return 'gone';
-    const settings = await this.store.collect.getSettings(sub.orgId);
-    const hold: HoldReason | null = countLinks(sub.content) > MAX_LINKS ? 'links' : settings?.moderation === 'hold' ? 'moderation' : null;
-    const confirmed: Submission = { ...sub, confirmed: true, hold, confirmExpiresAt: null, updatedAt: this.now().toISOString() };
-    if (hold !== null) return (await this.store.collect.update(confirmed, sub)) ? 'held' : 'gone';
-    return (await this.publish(sub, confirmed, { verified: false })) ? 'published' : 'gone';
+    // A lost race is tried again on what won it: the mail job stamps `mailSentAt` after the relay took the
+    // mail, so a reviewer who clicks at once may meet that write; only a confirmation that is no longer
+    // confirmable (used, expired) is `gone`.
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const sub = await this.confirmable(token);
+      if (!sub) return 'gone';
+      const settings = await this.store.collect.getSettings(sub.orgId);
+      const hold: HoldReason | null = countLinks(sub.content) > MAX_LINKS ? 'links' : settings?.moderation === 'hold' ? 'moderation' : null;
+      const confirmed: Submission = { ...sub, confirmed: true, hold, confirmExpiresAt: null, updatedAt: this.now().toISOString() };
+      if (hold !== null) {
+        if (await this.store.collect.update(confirmed, sub)) return 'held';
+      } else if (await this.publish(sub, confirmed, { verified: false })) return 'published';
+    }
+    return 'gone';
   }
 
   /**

@@ -280,6 +280,13 @@ const PublicReview: JsonSchema = {
     url: { type: ['string', 'null'], pattern: '^https:', description: 'https: URLs only; anything else is null.' },
     isVerified: { type: 'boolean' },
     language: { type: ['string', 'null'], description: 'ISO 639-1 code of the text (the widget sets it as the text\'s `lang`); null when unknown.' },
+    reply: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['text', 'date'],
+      properties: { text: { type: 'string', minLength: 1 }, date: ISO_TIMESTAMP },
+      description: "The organization's answer, shown as text under the review (\"Response from {organization}\"). Absent when there is none or the widget does not show replies (showReplies false).",
+    },
   },
 };
 
@@ -293,6 +300,7 @@ const PublicWidgetData: JsonSchema = {
     id: { type: 'string', minLength: 1 },
     layout: { enum: [...WIDGET_LAYOUTS] },
     subject: { type: 'string' },
+    organization: { type: 'string', description: 'The name the widget\'s replies are signed with ("Response from {organization}"): present when a review shown carries a reply.' },
     options: {
       type: 'object',
       additionalProperties: false,

@@ -111,6 +111,8 @@ export interface WidgetOptions {
    * stored before the option existed, which read as all.
    */
   reviewLanguages?: ReviewLanguages;
+  /** Show the organization's reply under its review (CONTRACT §15). Absent on widgets stored before the option existed, which read as true. */
+  showReplies?: boolean;
 }
 
 export const REVIEW_LANGUAGES = ['all', 'page'] as const;

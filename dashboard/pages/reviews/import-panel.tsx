@@ -96,7 +96,7 @@ export function ImportPanel(props: { maxBytes: number; onImported: () => void })
       <h2 id="import-title">Import reviews</h2>
       <p class="hint" id="import-file-hint">
         A CSV file with a header row, NDJSON (one review a line) or a JSON array, up to {mb(props.maxBytes)}. Fields: platform, externalId, authorName, rating, content, date, and optionally
-        authorAvatar, url, language, isVerified. Importing a review again updates it (never a duplicate), and a hidden review stays hidden.
+        authorAvatar, url, language, isVerified, replyText and replyDate (your reply and when you wrote it). Importing a review again updates it (never a duplicate), and a hidden review stays hidden.
       </p>
       <form onSubmit={submit} class="import-form">
         <div class="field">

@@ -117,6 +117,11 @@ export function ReviewsPage(props: { session: SessionInfo }) {
                     <span class="text-clamp" lang={r.language || undefined} dir="auto">
                       {r.content}
                     </span>
+                    {r.reply && (
+                      <span class="reply-line text-clamp" dir="auto">
+                        <strong>Your reply, {formatDate(r.reply.date)}:</strong> {r.reply.text}
+                      </span>
+                    )}
                   </td>
                   <td role="cell" class="r-status">
                     {r.hidden ? (

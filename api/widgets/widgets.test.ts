@@ -167,7 +167,7 @@ describe('replies in widgets (showReplies)', () => {
     // Hebrew, right to left: the button and the folded reply are in the markup, the reply's text as text.
     const html = (await t.get(`/public/v1/widgets/${id}/html?lang=he`)).text;
     const first = data.reviews.find((r) => r.reply !== undefined)!;
-    expect(html).toContain(`<button type="button" class="reply-by" aria-expanded="false">תגובה מאת ${orgName}</button>`);
+    expect(html).toContain(`<button type="button" class="rb" aria-expanded="false">תגובה מאת ${orgName}</button>`);
     expect(html.match(/<p class="text reply" dir="auto" hidden>/g)).toHaveLength(data.reviews.slice(0, 4).filter((r) => r.reply !== undefined).length);
     void first;
     expect(html.match(/<script/g)?.length ?? 0).toBeLessThanOrEqual(2);
@@ -177,7 +177,7 @@ describe('replies in widgets (showReplies)', () => {
     const hidden = (await t.get(`/public/v1/widgets/${id}`)).body as { data: Record<string, unknown> & { reviews: object[] } };
     expect(hidden.data).not.toHaveProperty('organization');
     expect(hidden.data.reviews.every((r) => !('reply' in r))).toBe(true);
-    expect((await t.get(`/public/v1/widgets/${id}/html?lang=he`)).text).not.toContain('class="reply-by"');
+    expect((await t.get(`/public/v1/widgets/${id}/html?lang=he`)).text).not.toContain('class="rb"');
 
     const bad = await t.admin('PATCH', `/admin/widgets/${id}`, { options: { showReplies: 'yes' } });
     expect(bad.status).toBe(400);

@@ -40,7 +40,7 @@ export interface Messages {
   /** "Review by {name}" */
   reviewBy: string;
   /** "Response from {o}": the organization's reply under its review, {o} the organization's name. */
-  replyFrom: string;
+  reply: string;
 }
 
 export const EN: Messages = {
@@ -63,7 +63,7 @@ export const EN: Messages = {
   page: 'Page {n} of {m}',
   slide: '{n} of {m}',
   reviewBy: 'Review by {name}',
-  replyFrom: 'Response from {o}',
+  reply: 'Response from {o}',
 };
 
 /** Fill {placeholders}; values are inserted as text, never markup. */

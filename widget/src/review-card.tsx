@@ -116,8 +116,8 @@ export class Review extends Component<CardProps & { row?: boolean }, { reply: bo
     const label = fill(f.t.reviewBy, { name: review.authorName });
     const reply = org ? review.reply : undefined;
     const toggle = reply && (
-      <button type="button" class="reply-by" aria-expanded={unfolded} onClick={() => this.setState({ reply: !unfolded })}>
-        {fill(f.t.replyFrom, { o: org! })}
+      <button type="button" class="rb" aria-expanded={unfolded} onClick={() => this.setState({ reply: !unfolded })}>
+        {fill(f.t.reply, { o: org! })}
       </button>
     );
     const stars = (
@@ -159,7 +159,7 @@ export function ReplyBlock({ review, f, org }: { review: PublicReview; f: Format
   const reply = org ? review.reply : undefined;
   return reply ? (
     <p class="full reply" dir="auto">
-      <b>{fill(f.t.replyFrom, { o: org! })}</b>
+      <b>{fill(f.t.reply, { o: org! })}</b>
       {'\n' + reply.text}
     </p>
   ) : null;

@@ -76,7 +76,7 @@ export const CSS_PARTS = {
 .stars-row{${ROW};gap:8px;height:16px;flex:none;font-size:13px}
 .text{display:-webkit-box;-webkit-box-orient:vertical;-webkit-line-clamp:4;height:80px;flex:none;overflow:hidden;line-height:20px;white-space:pre-line;overflow-wrap:anywhere}
 .foot{${ROW};gap:8px;height:20px;margin-top:auto;flex:none;font-size:13px}
-.reply-by{margin-inline-start:auto;color:var(--accent);font-weight:600;cursor:pointer;${NOWRAP}}
+.rb{margin-inline-start:auto;color:var(--accent);font-weight:600;cursor:pointer;${NOWRAP}}
 .reply{border-inline-start:3px solid var(--accent);padding-inline-start:8px}
 .text[hidden]{display:none}
 .more{visibility:hidden;flex:none;white-space:nowrap;color:var(--accent);font-weight:600;cursor:pointer}

@@ -145,7 +145,7 @@ describe('replies', () => {
 
   it('renders the reply folded behind a "Response from {organization}" disclosure button, as text, in the markup', () => {
     const html = render(<Review review={answered} f={f} showDates org="Acme &amp; Co" onReadMore={noop} />);
-    expect(html).toContain('<button type="button" class="reply-by" aria-expanded="false">Response from Acme &amp; Co</button>');
+    expect(html).toContain('<button type="button" class="rb" aria-expanded="false">Response from Acme &amp; Co</button>');
     expect(html).toContain('<p class="text reply" dir="auto" hidden>&lt;b>Thanks&lt;/b> &amp; see you\nsoon</p>');
     expect(html).not.toContain('<b>Thanks');
     // The review's own text is shown while the reply is folded.
@@ -159,11 +159,11 @@ describe('replies', () => {
 
   it('says "Response from" in every catalog, RTL ones included', () => {
     for (const [lang, messages] of Object.entries(CATALOGS)) {
-      expect(messages.replyFrom, lang).toContain('{o}');
-      expect(messages.replyFrom, lang).not.toBe(EN.replyFrom);
+      expect(messages.reply, lang).toContain('{o}');
+      expect(messages.reply, lang).not.toBe(EN.reply);
     }
     const ar = formatter('ar', NOW, CATALOGS.ar!);
-    expect(render(<Review review={answered} f={ar} showDates org="Acme" onReadMore={noop} />)).toContain('>ردّ من Acme</button>');
+    expect(render(<Review review={answered} f={ar} showDates org="Acme" onReadMore={noop} />)).toContain('>رد Acme</button>');
   });
 
   it('shows the whole reply, signed, under the review in the "Read more" dialog', () => {
@@ -179,7 +179,7 @@ describe('replies', () => {
       const d = { ...data(layout, [answered, review({ id: 'r2' })]), organization: 'Acme' };
       const html = render(<Widget data={d} f={f} width={1040} label="Reviews of Acme Shoes" />);
       expect(html, layout).toContain('aria-expanded="false">Response from Acme</button>');
-      expect(html.match(/class="reply-by"/g), layout).toHaveLength(1);
+      expect(html.match(/class="rb"/g), layout).toHaveLength(1);
       expect(html.match(/<p class="text reply" dir="auto" hidden>/g), layout).toHaveLength(1);
     }
   });

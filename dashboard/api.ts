@@ -147,6 +147,8 @@ export interface ReviewItem {
   language: string;
   url: string | null;
   hidden: { reason: HideReason; hiddenAt: string; hiddenBy: string } | null;
+  /** The organization's reply as it stands on the platform (read-only here). */
+  reply: { text: string; date: string } | null;
 }
 export interface ReviewList {
   data: ReviewItem[];
@@ -250,6 +252,7 @@ export interface WidgetRecord {
     platforms: string[] | null;
     hideEmpty: boolean;
     showDates: boolean;
+    showReplies?: boolean;
     locale: string | null;
     jsonLd: 'auto' | 'on' | 'off';
     reviewLanguages?: 'all' | 'page';

@@ -73,6 +73,13 @@ describe('admin CLI', () => {
     const wrong = await cli('widgets', 'update', widget.id as string, '--review-languages', 'some', '--json');
     expect(wrong.code).not.toBe(0);
     expect(wrong.stderr).toContain('reviewLanguages');
+    // Replies are shown by default; --show-replies true|false, anything else refused.
+    expect(updated.options).toMatchObject({ showReplies: true });
+    expect((await json('widgets', 'update', widget.id as string, '--show-replies', 'false')).options).toMatchObject({ showReplies: false });
+    expect((await json('widgets', 'update', widget.id as string, '--show-replies', 'true')).options).toMatchObject({ showReplies: true });
+    const maybe = await cli('widgets', 'update', widget.id as string, '--show-replies', 'maybe', '--json');
+    expect(maybe.code).not.toBe(0);
+    expect(maybe.stderr).toContain('--show-replies must be true or false');
   }, 60_000);
 
   it('refuses a past expiry, unknown plans and unknown commands with one line on stderr and a non-zero exit', async () => {

@@ -28,7 +28,7 @@ const USAGE = `Usage: npm run admin -- <command> [options] [--json]
                  [--subject-type Product --subject-name "Acme Shoes" --subject-url URL --subject-image URL --subject-brand NAME]
                  [--theme light|dark|auto] [--accent #4f46e5] [--max-reviews N] [--min-rating N]
                  [--platforms GOOGLE,YELP] [--hide-empty] [--no-dates] [--locale en-US|auto] [--json-ld auto|on|off]
-                 [--review-languages all|page]
+                 [--review-languages all|page] [--show-replies true|false]
   widgets update WIDGET_ID [same options as create, without --org]
   widgets list --org ORG_ID
   widgets lint WIDGET_ID
@@ -143,6 +143,10 @@ function widgetBody(v: Record<string, string | boolean | undefined>): Json {
   if (v.locale !== undefined) options.locale = v.locale === 'auto' ? null : v.locale;
   if (v['json-ld'] !== undefined) options.jsonLd = v['json-ld'];
   if (v['review-languages'] !== undefined) options.reviewLanguages = v['review-languages'];
+  if (v['show-replies'] !== undefined) {
+    if (v['show-replies'] !== 'true' && v['show-replies'] !== 'false') throw new Error('--show-replies must be true or false');
+    options.showReplies = v['show-replies'] === 'true';
+  }
   return {
     ...(v.name !== undefined && { name: v.name }),
     ...(v.layout !== undefined && { layout: v.layout }),
@@ -175,6 +179,7 @@ const OPTIONS = {
   locale: { type: 'string' },
   'json-ld': { type: 'string' },
   'review-languages': { type: 'string' },
+  'show-replies': { type: 'string' },
   format: { type: 'string' },
   language: { type: 'string' },
   force: { type: 'boolean' },

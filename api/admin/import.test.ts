@@ -8,9 +8,10 @@ import { startTestService, type TestService } from '../test/harness.ts';
 
 let t: TestService;
 let orgId: string;
+let key: string;
 beforeAll(async () => {
   t = await startTestService({ redis: false });
-  orgId = (await t.org('growth')).orgId;
+  ({ orgId, key } = await t.org('growth'));
 });
 afterAll(() => t.close());
 
@@ -35,6 +36,41 @@ describe('review import answers', () => {
       { line: 3, reason: expect.stringMatching(/^invalid CSV: a quote inside an unquoted field/) },
       { line: 4, reason: expect.stringMatching(/^invalid CSV: text after the closing quote/) },
     ]);
+  });
+
+  it('imports replies from the optional replyText and replyDate columns (CSV and NDJSON), rejecting a line with a bad replyDate by its number', async () => {
+    const csv = [
+      `${HEADER},replyText,replyDate`,
+      'GOOGLE,r1,Ana,2,slow,2026-01-01,"Sorry, Ana.\nWe have <b>fixed</b> it.",2026-01-02T09:30:00+01:00',
+      'GOOGLE,r2,Bob,5,great,2026-01-01,,',
+      'GOOGLE,r3,Cy,1,bad,2026-01-01,Thanks for telling us,not-a-date',
+      'GOOGLE,r4,Di,4,good,2026-01-01,Thank you!,2026-01-03',
+    ].join('\n');
+    const res = await importFile('csv', csv);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ imported: 3, rejectedTotal: 1 });
+    // Line 5 of the file: Ana's quoted reply spans lines 2 and 3.
+    expect(res.body.rejected).toEqual([{ line: 5, reason: 'replyDate must be an ISO 8601 date or date-time, e.g. 2026-03-02T09:00:00Z' }]);
+    const ndjson = [
+      JSON.stringify({ platform: 'TRUSTPILOT', externalId: 'n1', authorName: 'Eve', rating: 3, date: '2026-01-05', replyText: 'We are on it.', replyDate: '2026-01-06T10:00:00Z' }),
+      JSON.stringify({ platform: 'TRUSTPILOT', externalId: 'n2', authorName: 'Fay', rating: 3, date: '2026-01-05', replyText: 'No date' }),
+      JSON.stringify({ platform: 'TRUSTPILOT', externalId: 'n3', authorName: 'Gil', rating: 3, date: '2026-01-05', replyText: 'Bad day', replyDate: '2026-13-01' }),
+    ].join('\n');
+    const nd = await importFile('ndjson', ndjson);
+    expect(nd.body).toMatchObject({ imported: 1, rejectedTotal: 2 });
+    expect(nd.body.rejected).toEqual([
+      { line: 2, reason: 'replyDate is required with replyText (ISO 8601)' },
+      { line: 3, reason: 'replyDate must be an ISO 8601 date or date-time, e.g. 2026-03-02T09:00:00Z' },
+    ]);
+    const listed = await t.get('/api/v1/reviews?limit=100', { key });
+    const replies = Object.fromEntries((listed.body as { data: { authorName: string; reply: unknown }[] }).data.map((r) => [r.authorName, r.reply]));
+    expect(replies).toMatchObject({
+      Ana: { text: 'Sorry, Ana.\nWe have <b>fixed</b> it.', date: '2026-01-02T08:30:00.000Z' },
+      Bob: null,
+      Di: { text: 'Thank you!', date: '2026-01-03T00:00:00.000Z' },
+      Eve: { text: 'We are on it.', date: '2026-01-06T10:00:00.000Z' },
+    });
+    expect(replies).not.toHaveProperty('Cy');
   });
 
   const csvish = fc

@@ -59,6 +59,7 @@ function withFields(v: ReviewDraft, f: AiFields, collectedBy?: string): ReviewIn
     aiSummary: f.aiSummary,
     aiThemes: f.aiThemes,
     productId: v.productId ?? null,
+    reply: v.reply ?? null,
   };
   if (collectedBy !== undefined) input.sourceId = collectedBy;
   return input;

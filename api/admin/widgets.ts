@@ -25,6 +25,7 @@ export const DEFAULT_WIDGET_OPTIONS: WidgetOptions = {
   locale: null,
   jsonLd: 'auto',
   reviewLanguages: 'all',
+  showReplies: true,
 };
 
 export interface WidgetInput {
@@ -62,7 +63,7 @@ export async function createWidget(store: Store, input: WidgetInput): Promise<Wi
   return widget;
 }
 
-const OPTION_FIELDS = ['theme', 'accentColor', 'maxReviews', 'minRating', 'platforms', 'hideEmpty', 'showDates', 'locale', 'jsonLd', 'reviewLanguages'];
+const OPTION_FIELDS = ['theme', 'accentColor', 'maxReviews', 'minRating', 'platforms', 'hideEmpty', 'showDates', 'locale', 'jsonLd', 'reviewLanguages', 'showReplies'];
 const SUBJECT_FIELDS = ['type', 'name', 'url', 'image', 'brand'];
 
 /** Problems found by `inner` are reported under `prefix` (`subject.name`, `options.maxReviews`): a form can point at the field. */
@@ -150,6 +151,8 @@ function parseOptions(check: Checker, raw: unknown): Partial<WidgetOptions> | un
   if (jsonLd) out.jsonLd = jsonLd;
   const reviewLanguages = check.oneOf(body, 'reviewLanguages', REVIEW_LANGUAGES);
   if (reviewLanguages) out.reviewLanguages = reviewLanguages;
+  const showReplies = check.boolean(body, 'showReplies');
+  if (showReplies !== undefined) out.showReplies = showReplies;
   return out;
 }
 

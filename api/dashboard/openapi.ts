@@ -153,6 +153,7 @@ const schemas: Record<string, Schema> = {
     language: str(),
     url: nullable(str()),
     hidden: nullable(ref('Moderation')),
+    reply: nullable(object({ text: str(), date: dateTime })),
   }),
   Moderation: object({ reason: str({ enum: [...HIDE_REASONS] }), hiddenAt: dateTime, hiddenBy: str() }),
   ReviewHide: object({ reason: str({ enum: [...HIDE_REASONS] }) }),
@@ -263,6 +264,7 @@ function widgetSchemas(): Record<string, Schema> {
     locale: nullable(str({ maxLength: 35 })),
     jsonLd: str({ enum: ['auto', 'on', 'off'] }),
     reviewLanguages: str({ enum: [...REVIEW_LANGUAGES] }),
+    showReplies: { type: 'boolean' },
   };
   const layout = str({ enum: [...WIDGET_LAYOUTS] });
   const { PublicWidgetData, PublicReview, Platform, JsonLd } = COMPONENT_SCHEMAS as unknown as Record<string, Schema>;
@@ -274,8 +276,8 @@ function widgetSchemas(): Record<string, Schema> {
       name: str(),
       layout,
       subject: object(subject, ['type', 'name', 'url', 'image', 'brand']),
-      // reviewLanguages is absent on widgets stored before it existed.
-      options: object(options, Object.keys(options).filter((k) => k !== 'reviewLanguages')),
+      // reviewLanguages and showReplies are absent on widgets stored before they existed.
+      options: object(options, Object.keys(options).filter((k) => k !== 'reviewLanguages' && k !== 'showReplies')),
       createdAt: dateTime,
       updatedAt: dateTime,
       snippet: str({ description: 'The embed snippet, exactly as GET /api/v1/widgets/{id}/embed answers it' }),

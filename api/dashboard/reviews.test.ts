@@ -99,7 +99,7 @@ describe('dashboard Reviews: list, import upload, moderation', () => {
     const ndjson = [
       JSON.stringify({ platform: 'GOOGLE', externalId: 'g1', authorName: 'Author g1', rating: 5, content: 'Lovely shoes, they fit perfectly!', date: '2026-10-01T10:00:00Z' }),
       '{"platform": "GOOGLE", "externalId": ',
-      JSON.stringify({ platform: 'GOOGLE', externalId: 'g4', authorName: 'Zoe', rating: 1, content: 'Fell apart.', date: '2026-10-08T10:00:00Z' }),
+      JSON.stringify({ platform: 'GOOGLE', externalId: 'g4', authorName: 'Zoe', rating: 1, content: 'Fell apart.', date: '2026-10-08T10:00:00Z', replyText: 'Sorry, Zoe: write to us.', replyDate: '2026-10-09T08:00:00Z' }),
     ].join('\n');
     const nd = await admin.upload('ndjson', ndjson);
     expect(nd.status).toBe(200);
@@ -108,6 +108,10 @@ describe('dashboard Reviews: list, import upload, moderation', () => {
     expect(json.status).toBe(200);
     expect(json.body).toMatchObject({ imported: 1, updated: 0, rejectedTotal: 1 });
     expect((await t.get('/api/v1/reviews/stats', { key })).body).toMatchObject({ data: { totalReviews: 7 } });
+    // The Reviews page shows an existing reply (read-only): each item carries it, or null.
+    const items = (await member.send('GET', '/dashboard/api/reviews?limit=100')).body.data as { authorName: string; reply: unknown }[];
+    expect(items.find((r) => r.authorName === 'Zoe')!.reply).toEqual({ text: 'Sorry, Zoe: write to us.', date: '2026-10-09T08:00:00.000Z' });
+    expect(items.find((r) => r.authorName === 'Kim')!.reply).toBeNull();
   });
 
   it('never answers a bad upload with a 5xx: garbage in every format, no format, no length, too large, cross-origin, no token', async () => {

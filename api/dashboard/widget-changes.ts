@@ -32,6 +32,7 @@ const FIELDS: { label: string; of: (w: Widget) => Value; say: (v: Value) => stri
   { label: 'Hide reviews without text', of: (w) => w.options.hideEmpty, say: yesNo },
   { label: 'Show dates', of: (w) => w.options.showDates, say: yesNo },
   { label: 'Widget language', of: (w) => w.options.locale, say: (v) => (v === null ? 'automatic' : String(v)) },
+  { label: 'Show replies', of: (w) => w.options.showReplies !== false, say: yesNo },
   { label: 'Reviews by language', of: (w) => w.options.reviewLanguages ?? 'all', say: words({ all: 'all languages', page: 'the visitor’s language' }) },
   { label: 'Rich results markup', of: (w) => w.options.jsonLd, say: words({ auto: 'automatic', on: 'always', off: 'never' }) },
   { label: 'Type of what is reviewed', of: (w) => w.subject.type, say: (v) => String(v).replace(/([a-z])([A-Z])/g, '$1 $2') },

@@ -18,8 +18,8 @@ describe('demoReviews', () => {
     expect(later.map((r) => Date.parse(r.date) - DAY)).toEqual(reviews.map((r) => Date.parse(r.date)));
   });
 
-  it('passes import validation unchanged (naming no product)', () => {
-    for (const record of demoRecords(now)) expect(validateRecord(record)).toEqual({ ok: true, value: { ...record, productId: null } });
+  it('passes import validation unchanged (naming no product, answered by no reply)', () => {
+    for (const record of demoRecords(now)) expect(validateRecord(record)).toEqual({ ok: true, value: { ...record, productId: null, reply: null } });
   });
 
   it('carries no hand-written AI fields: each is what the import enrichment computes from the text (issue 28, item 7)', () => {

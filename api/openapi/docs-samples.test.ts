@@ -97,7 +97,7 @@ describe('the JSON samples of the docs', () => {
 
 describe('the check itself', () => {
   it('finds a sample that does not match (a lower-case platform, a missing field, an unknown operation)', () => {
-    const review = { id: 'rev_1', platform: 'google', authorName: 'Ana', authorAvatar: null, rating: 5, content: 'ok', date: '2026-11-20T10:00:00.000Z', url: null, language: 'en', isVerified: true, sentiment: null, sentimentLabel: null, aiSummary: null, aiThemes: [], productId: null, createdAt: '2026-11-21T10:00:00.000Z' };
+    const review = { id: 'rev_1', platform: 'google', authorName: 'Ana', authorAvatar: null, rating: 5, content: 'ok', date: '2026-11-20T10:00:00.000Z', url: null, language: 'en', isVerified: true, sentiment: null, sentimentLabel: null, aiSummary: null, aiThemes: [], productId: null, reply: null, createdAt: '2026-11-21T10:00:00.000Z' };
     const event = { type: 'review.created', timestamp: '2026-11-25T12:00:00.000Z', data: review };
     expect(sampleProblems('webhook-event: review.created', event).join('\n')).toMatch(/platform/);
     expect(sampleProblems('webhook-event: review.created', { ...event, data: { ...review, platform: 'GOOGLE' } })).toEqual([]);

@@ -17,6 +17,7 @@ export const reviewExample = {
   aiThemes: ['delivery', 'support'],
   createdAt: '2026-11-03T08:00:00.000Z',
   productId: null,
+  reply: { text: 'Thank you, Maria! Glad the parcel came so quickly.', date: '2026-11-03T09:30:00.000Z' },
 } as const;
 
 export const publicWidgetExample = {

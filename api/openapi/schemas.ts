@@ -38,6 +38,7 @@ const Review: JsonSchema = {
     'aiThemes',
     'createdAt',
     'productId',
+    'reply',
   ],
   properties: {
     id: { type: 'string', minLength: 1, maxLength: 128, description: 'Unique review identifier.' },
@@ -71,6 +72,21 @@ const Review: JsonSchema = {
     productId: {
       oneOf: [{ type: 'string', pattern: '^[A-Za-z0-9._-]{1,100}$' }, { type: 'null' }],
       description: "The catalog product the review is about (the organization's own id for it, CONTRACT §13); null when it is about the organization itself.",
+    },
+    reply: {
+      oneOf: [
+        {
+          type: 'object',
+          additionalProperties: false,
+          required: ['text', 'date'],
+          properties: {
+            text: { type: 'string', minLength: 1, description: 'The answer as plain text (never HTML: show it as text).' },
+            date: { ...ISO_TIMESTAMP, description: 'When the answer was written or last changed on the platform (ISO 8601, UTC).' },
+          },
+        },
+        { type: 'null' },
+      ],
+      description: "The organization's public answer to the review as it stands on the platform (CONTRACT §15; collected by each sync, or imported with replyText and replyDate); null when it has none.",
     },
   },
   examples: [reviewExample],
@@ -264,6 +280,13 @@ const PublicReview: JsonSchema = {
     url: { type: ['string', 'null'], pattern: '^https:', description: 'https: URLs only; anything else is null.' },
     isVerified: { type: 'boolean' },
     language: { type: ['string', 'null'], description: 'ISO 639-1 code of the text (the widget sets it as the text\'s `lang`); null when unknown.' },
+    reply: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['text', 'date'],
+      properties: { text: { type: 'string', minLength: 1 }, date: ISO_TIMESTAMP },
+      description: "The organization's answer, shown as text under the review (\"Response from {organization}\"). Absent when there is none or the widget does not show replies (showReplies false).",
+    },
   },
 };
 
@@ -277,6 +300,7 @@ const PublicWidgetData: JsonSchema = {
     id: { type: 'string', minLength: 1 },
     layout: { enum: [...WIDGET_LAYOUTS] },
     subject: { type: 'string' },
+    organization: { type: 'string', description: 'The name the widget\'s replies are signed with ("Response from {organization}"): present when a review shown carries a reply.' },
     options: {
       type: 'object',
       additionalProperties: false,

@@ -36,6 +36,9 @@ const PRODUCT_IDS = FIXTURE_PRODUCT_IDS;
 
 export { seededRandom };
 
+/** The plain answer fixture reviews carry (hostile ones besides). */
+export const REPLY_TEXT = 'Thank you for taking the time to write this. We have passed it on to the team.';
+
 export const HOSTILE_TEXTS = [
   '<script>alert(1)</script>',
   '</script><script>alert("x")</script>',
@@ -170,6 +173,8 @@ export function generateFixture(options: FixtureOptions = {}): ReviewFixture {
         updatedAt: created,
         // From the review's number, not the random stream (the other fields stay as they were); ids differing only in case are two products.
         productId: n % 4 === 0 ? null : PRODUCT_IDS[(n >> 2) % PRODUCT_IDS.length]!,
+        // Also from the number: one review in three is answered, some of the answers hostile text, none later than now.
+        reply: n % 3 === 1 ? { text: n % 9 === 1 ? HOSTILE_TEXTS[n % (HOSTILE_TEXTS.length - 1)]! : REPLY_TEXT, date: new Date(Math.min(date + (1 + (n % 72)) * 3_600_000, t)).toISOString() } : null,
       });
     }
   });

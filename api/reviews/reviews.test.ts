@@ -29,6 +29,7 @@ const REVIEW_FIELDS = [
   'aiThemes',
   'createdAt',
   'productId',
+  'reply',
 ];
 
 let t: TestService;
@@ -179,6 +180,22 @@ describe('GET /reviews', () => {
     const bad = await t.get('/api/v1/reviews/stats?productId=sku%2F1', { key });
     expect(bad.status).toBe(400);
     expect(bad.body).toMatchObject({ error: 'invalid_parameter', details: [{ parameter: 'productId' }] });
+  });
+
+  it('gives each review its reply as imported: null, or text and date, hostile text byte for byte', async () => {
+    const given = new Map(fixture.inputs(fixture.orgIds[0]!).map((r) => [r.externalId, r.reply ?? null]));
+    const externalOf = new Map(stored.map((r) => [r.id, r.externalId]));
+    const seen: unknown[] = [];
+    for (let offset = 0; offset < 300; offset += 100) {
+      const body = await list(`?limit=100&offset=${offset}`);
+      for (const r of body.data) {
+        expect(r.reply, r.id as string).toEqual(given.get(externalOf.get(r.id as string)!));
+        seen.push(r.reply);
+      }
+    }
+    // Both cases, and answers that look like markup, are in what was compared.
+    expect(seen.some((r) => r === null)).toBe(true);
+    expect(seen.some((r) => r !== null && HOSTILE_TEXTS.includes((r as { text: string }).text) && (r as { text: string }).text.includes('<'))).toBe(true);
   });
 
   it('filters by productId exactly (case-sensitive), with the other filters, and gives each review its productId', async () => {

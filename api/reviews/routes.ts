@@ -24,6 +24,7 @@ export function publicReview(r: Review) {
     aiThemes: r.aiThemes,
     createdAt: r.createdAt,
     productId: r.productId ?? null,
+    reply: r.reply ? { text: r.reply.text, date: r.reply.date } : null,
   };
 }
 

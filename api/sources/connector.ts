@@ -20,6 +20,10 @@ export interface ImportRecord {
   date: string;
   url: string | null;
   isVerified: boolean;
+  /** The organization's public answer on the platform (CONTRACT §15), absent or null: none. */
+  replyText?: string | null;
+  /** When that answer was written or last changed (ISO 8601 UTC). */
+  replyDate?: string | null;
 }
 
 export interface ConnectorContext<C> {
@@ -175,6 +179,23 @@ export function optionalObject(body: Record<string, unknown>, field: string, lab
   if (value === undefined || value === null) return undefined;
   if (!isObject(value)) throw new ShapeError(label, `"${field}" is not an object`);
   return value;
+}
+
+/**
+ * An item's reply object (Google `reviewReply`, Trustpilot `companyReply`): absent or null is no
+ * reply; otherwise an object whose `text` field is a string and whose date fields, where present,
+ * are strings, at least one of them. Anything else is not the documented shape: the page is not used.
+ */
+export function checkReply(items: readonly Record<string, unknown>[], field: string, text: string, dates: readonly string[], label: string): void {
+  items.forEach((item, i) => {
+    const reply = item[field];
+    if (reply === undefined || reply === null) return;
+    const where = `item ${i + 1}'s "${field}"`;
+    if (!isObject(reply)) throw new ShapeError(label, `${where} is not an object`);
+    if (typeof reply[text] !== 'string') throw new ShapeError(label, `${where} has no "${text}" string`);
+    if (dates.some((d) => reply[d] !== undefined && reply[d] !== null && typeof reply[d] !== 'string')) throw new ShapeError(label, `${where} has a date that is not a string`);
+    if (!dates.some((d) => typeof reply[d] === 'string')) throw new ShapeError(label, `${where} has no date`);
+  });
 }
 
 /** A non-empty string field of the credentials JSON. */

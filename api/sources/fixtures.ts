@@ -31,13 +31,17 @@ export const googleReviews: GoogleReview[] = [
     starRating: 'TWO',
     comment: 'Zu laut am Abend\n\n(Translated by Google)\nToo loud in the evening',
     createTime: '2026-10-01T18:30:00+02:00',
+    // Google's times carry nanoseconds; the reply is plain text, markup included.
+    reviewReply: { comment: 'Danke! <b>Wir</b> arbeiten daran.', updateTime: '2026-10-02T08:00:00.987654321Z' },
   },
 ];
 
 export const trustpilotReviews: TrustpilotReview[] = [
   { id: 'tp-1', stars: 5, title: 'Fast delivery', text: 'The parcel came the next day, well packed.', createdAt: '2026-11-20T10:00:00Z', isVerified: true, consumer: { displayName: 'Mara K.' } },
-  { id: 'tp-2', stars: 4, title: 'Great service', text: 'Great service, and the staff answered at once.', createdAt: '2026-11-19T10:00:00.000Z', verificationLevel: 'not-verified', consumer: { displayName: 'Jon' } },
-  { id: 'tp-3', stars: 1, title: '', text: '', createdAt: '2026-11-18T10:00:00+01:00', consumer: null },
+  { id: 'tp-2', stars: 4, title: 'Great service', text: 'Great service, and the staff answered at once.', createdAt: '2026-11-19T10:00:00.000Z', verificationLevel: 'not-verified', consumer: { displayName: 'Jon' },
+    // Edited after it was written: its date is the edit's.
+    companyReply: { text: 'Thanks Jon, see you soon.', createdAt: '2026-11-19T12:00:00Z', updatedAt: '2026-11-20T08:30:00+01:00' } },
+  { id: 'tp-3', stars: 1, title: '', text: '', createdAt: '2026-11-18T10:00:00+01:00', consumer: null, companyReply: { text: 'Sorry to read this. Please write to us.', createdAt: '2026-11-18T11:00:00Z' } },
 ];
 
 export const yelpReviews: YelpReview[] = [

@@ -9,7 +9,7 @@
  * the person must connect again.
  */
 import { accountPath } from './account.ts';
-import { answerObject, AuthError, credentialString, httpsOrNull, isObject, jsonOrThrow, listField, PlatformError, RateLimitError, retryAfterMs, ShapeError, utc, type Connector, type ConnectorContext, type ImportRecord, type ReplyWriter } from './connector.ts';
+import { answerObject, AuthError, checkReply, credentialString, httpsOrNull, isObject, jsonOrThrow, listField, PlatformError, RateLimitError, retryAfterMs, ShapeError, utc, type Connector, type ConnectorContext, type ImportRecord, type ReplyWriter } from './connector.ts';
 import type { HttpRequest, HttpResponse } from './http.ts';
 import { assertReplyFits, reviewSegment, writeAnswer } from './reply.ts';
 
@@ -25,6 +25,8 @@ export interface GoogleReview {
   comment?: string | null;
   createTime: string;
   updateTime?: string | null;
+  /** The business's answer (checked by fetchPage: connector.ts checkReply). */
+  reviewReply?: { comment: string; updateTime: string } | null;
 }
 
 const STARS: Record<string, number> = { ONE: 1, TWO: 2, THREE: 3, FOUR: 4, FIVE: 5 };
@@ -59,6 +61,8 @@ export function mapGoogle(r: GoogleReview): ImportRecord {
     date: utc(r.createTime),
     url: null,
     isVerified: false,
+    replyText: r.reviewReply ? r.reviewReply.comment : null,
+    replyDate: r.reviewReply ? utc(r.reviewReply.updateTime) : null,
   };
 }
 
@@ -147,6 +151,7 @@ export const google: Connector<GoogleCredentials, GoogleReview> = {
     const body = answerObject(jsonOrThrow<unknown>(res, 'Google', (r) => r.status === 401), 'Google');
     // Google's JSON leaves an empty list out: a listing without `reviews` is empty only when it says so (`totalReviewCount: 0`).
     const records = body.reviews === undefined && body.totalReviewCount === 0 && body.nextPageToken === undefined ? [] : listField<GoogleReview>(body, 'reviews', 'Google');
+    checkReply(records as unknown as Record<string, unknown>[], 'reviewReply', 'comment', ['updateTime'], 'Google');
     // An empty page that still names a next one is not the end (sync.ts reads on, up to a bound).
     const token = body.nextPageToken;
     if (token !== undefined && typeof token !== 'string') throw new ShapeError('Google', '"nextPageToken" is not a string');

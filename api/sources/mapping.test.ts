@@ -14,7 +14,7 @@ describe('mapping', () => {
     const [translated, anonymous, originalFirst] = googleReviews.map(mapGoogle);
     expect(translated).toEqual({
       platform: 'GOOGLE', externalId: 'g-translated', authorName: 'Lucía P.', authorAvatar: 'https://lh3.example.test/photo.jpg', rating: 5,
-      content: 'Café excelente y personal muy amable', date: '2026-11-20T09:15:00.123Z', url: null, isVerified: false,
+      content: 'Café excelente y personal muy amable', date: '2026-11-20T09:15:00.123Z', url: null, isVerified: false, replyText: null, replyDate: null,
     });
     expect(anonymous).toMatchObject({ authorName: 'A Google user', authorAvatar: null, rating: null, content: '' });
     expect(originalFirst).toMatchObject({ rating: 2, content: 'Zu laut am Abend', authorAvatar: null, date: '2026-10-01T16:30:00.000Z' });
@@ -25,11 +25,28 @@ describe('mapping', () => {
     const [a, b, c] = trustpilotReviews.map(mapTrustpilot);
     expect(a).toEqual({
       platform: 'TRUSTPILOT', externalId: 'tp-1', authorName: 'Mara K.', authorAvatar: null, rating: 5,
-      content: 'Fast delivery\n\nThe parcel came the next day, well packed.', date: '2026-11-20T10:00:00.000Z', url: 'https://www.trustpilot.com/reviews/tp-1', isVerified: true,
+      content: 'Fast delivery\n\nThe parcel came the next day, well packed.', date: '2026-11-20T10:00:00.000Z', url: 'https://www.trustpilot.com/reviews/tp-1', isVerified: true, replyText: null, replyDate: null,
     });
     expect(b).toMatchObject({ content: 'Great service, and the staff answered at once.', isVerified: false });
     expect(c).toMatchObject({ content: '', rating: 1, authorName: 'A Trustpilot user', date: '2026-11-18T09:00:00.000Z' });
     expect(trustpilotContent('Nice…', 'Nice and quick')).toBe('Nice and quick');
+  });
+
+  it('replies: Google reviewReply (comment, updateTime) and Trustpilot companyReply (text, updatedAt else createdAt) become the reply, validated like a file\'s', () => {
+    const google = mapGoogle(googleReviews[2]!);
+    expect(google).toMatchObject({ replyText: 'Danke! <b>Wir</b> arbeiten daran.', replyDate: '2026-10-02T08:00:00.987Z' });
+    const [, edited, first] = trustpilotReviews.map(mapTrustpilot);
+    expect(edited).toMatchObject({ replyText: 'Thanks Jon, see you soon.', replyDate: '2026-11-20T07:30:00.000Z' });
+    expect(first).toMatchObject({ replyText: 'Sorry to read this. Please write to us.', replyDate: '2026-11-18T11:00:00.000Z' });
+    const now = new Date('2026-11-28T00:00:00Z');
+    const stored = (r: object) => {
+      const v = validateRecord(r, now);
+      if (!v.ok) throw new Error(v.reason);
+      return v.value.reply;
+    };
+    expect(stored(google)).toEqual({ text: 'Danke! <b>Wir</b> arbeiten daran.', date: '2026-10-02T08:00:00.987Z' });
+    expect(stored(edited!)).toEqual({ text: 'Thanks Jon, see you soon.', date: '2026-11-20T07:30:00.000Z' });
+    expect(stored(mapGoogle(googleReviews[0]!))).toBeNull();
   });
 
   it('Yelp: local times to UTC across both daylight-saving changes', () => {

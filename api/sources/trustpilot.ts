@@ -11,7 +11,7 @@
  */
 import { createHash } from 'node:crypto';
 import { accountPath } from './account.ts';
-import { answerObject, CredentialsError, credentialString, httpsOrNull, isObject, jsonOrThrow, listField, PlatformError, ShapeError, utc, type Connector, type ConnectorContext, type ImportRecord, type ReplyWriter } from './connector.ts';
+import { answerObject, checkReply, CredentialsError, credentialString, httpsOrNull, isObject, jsonOrThrow, listField, PlatformError, ShapeError, utc, type Connector, type ConnectorContext, type ImportRecord, type ReplyWriter } from './connector.ts';
 import type { HttpRequest, HttpResponse } from './http.ts';
 import { assertReplyFits, reviewSegment, writeAnswer } from './reply.ts';
 
@@ -48,6 +48,8 @@ export interface TrustpilotReview {
   isVerified?: boolean;
   verificationLevel?: string;
   consumer?: { id?: string; displayName?: string | null; imageUrl?: string | null } | null;
+  /** The business's answer (checked by fetchPage: connector.ts checkReply); its date is `updatedAt`, else `createdAt`. */
+  companyReply?: { text: string; createdAt?: string | null; updatedAt?: string | null } | null;
 }
 
 export const PER_PAGE = 100;
@@ -77,6 +79,8 @@ export function mapTrustpilot(r: TrustpilotReview): ImportRecord {
     date: utc(r.createdAt),
     url: `https://www.trustpilot.com/reviews/${encodeURIComponent(r.id)}`,
     isVerified: r.isVerified === true || r.verificationLevel === 'verified',
+    replyText: r.companyReply ? r.companyReply.text : null,
+    replyDate: r.companyReply ? utc(r.companyReply.updatedAt ?? r.companyReply.createdAt) : null,
   };
 }
 
@@ -218,7 +222,9 @@ export const trustpilot: Connector<TrustpilotCredentials, TrustpilotReview> = {
     const page = next === null ? 1 : Number(next);
     const url = `${ctx.urls.trustpilot}/v1/business-units/${accountPath('TRUSTPILOT', ctx.account)}/reviews?orderBy=createdat.desc&perPage=${PER_PAGE}&page=${page}`;
     const body = answerObject(jsonOrThrow<unknown>(await ctx.http.call(url, { headers: { apikey: ctx.credentials.apiKey } }), 'Trustpilot'), 'Trustpilot');
-    return { records: listField<TrustpilotReview>(body, 'reviews', 'Trustpilot'), next: nextPage(body.links, page) };
+    const records = listField<TrustpilotReview>(body, 'reviews', 'Trustpilot');
+    checkReply(records as unknown as Record<string, unknown>[], 'companyReply', 'text', ['updatedAt', 'createdAt'], 'Trustpilot');
+    return { records, next: nextPage(body.links, page) };
   },
   map: mapTrustpilot,
   cursorTime: (r) => utc(r.createdAt),

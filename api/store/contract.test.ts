@@ -812,6 +812,49 @@ for (const subject of subjects) {
       for (const m of await waiting()) await store.webhooks.fanOut(m.id, []);
       expect(await waiting()).toEqual([]);
     });
+
+    it('keeps a review\'s reply as given (null, or text and date), and records review.updated only when the reply appears, changes or disappears', async () => {
+      const o = org('Replies');
+      await store.orgs.create(o);
+      const review = (externalId: string, reply?: ReviewInput['reply']): ReviewInput => ({
+        platform: 'GOOGLE', externalId, authorName: 'Ann', authorAvatar: null, rating: 2, content: 'Slow service', date: '2026-11-20T10:00:00.000Z', url: null,
+        language: 'en', isVerified: false, sentiment: 0.2, sentimentLabel: 'NEGATIVE', aiSummary: null, aiThemes: [], ...(reply === undefined ? {} : { reply }),
+      });
+      const endpointId = newId('wh');
+      const stamp = '2026-11-21T12:00:00.000Z';
+      await store.webhooks.create({
+        id: endpointId, orgId: o.id, url: 'https://hooks.example/r', events: ['review.created', 'review.updated', 'review.removed'], description: '', state: 'enabled',
+        disabledReason: null, createdAt: stamp, updatedAt: stamp, lastDeliveryAt: null, failingSince: null, secrets: 'v1.sealed',
+      });
+      const updates = async () => {
+        const byId = new Map((await store.webhooks.unfanned(100_000)).filter((m) => m.orgId === o.id).map((m) => [m.id, m]));
+        for (const d of await store.webhooks.deliveries(endpointId, null, 100_000)) if (!byId.has(d.messageId)) byId.set(d.messageId, (await store.webhooks.getMessage(d.messageId))!);
+        return [...byId.values()].filter((m) => m.type === 'review.updated').map((m) => (JSON.parse(m.body) as { data: { reply: unknown } }).data.reply);
+      };
+      const hostile = { text: '</script><script>alert("x")</script> & merci ✓ — שלום', date: '2026-11-21T09:00:00.000Z' };
+      await store.reviews.upsert(o.id, [review('none'), review('answered', hostile)], new Date('2026-11-21T12:01:00Z'));
+      const stored = async (externalId: string) => (await store.reviews.findByExternalIds(o.id, 'GOOGLE', [externalId]))[0]!;
+      // An input without a reply stores none; one with a reply keeps it byte for byte, in lists too.
+      expect((await stored('none')).reply).toBeNull();
+      expect((await stored('answered')).reply).toEqual(hostile);
+      const listed = (await store.reviews.list({ orgId: o.id, limit: 10, offset: 0 })).items;
+      expect(Object.fromEntries(listed.map((r) => [r.externalId, r.reply]))).toEqual({ none: null, answered: hostile });
+      // The same reply again (and no reply again): nothing recorded.
+      await store.reviews.upsert(o.id, [review('none', null), review('answered', { ...hostile })], new Date('2026-11-21T12:02:00Z'));
+      expect(await updates()).toEqual([]);
+      // A reply appears, one is edited (same text, new date counts too), then one is deleted: one update each.
+      const edited = { text: hostile.text, date: '2026-11-22T08:00:00.000Z' };
+      await store.reviews.upsert(o.id, [review('none', { text: 'Sorry, Ann.', date: '2026-11-22T07:00:00.000Z' }), review('answered', edited)], new Date('2026-11-22T12:00:00Z'));
+      expect(await updates()).toEqual(expect.arrayContaining([{ text: 'Sorry, Ann.', date: '2026-11-22T07:00:00.000Z' }, edited]));
+      expect(await updates()).toHaveLength(2);
+      await store.reviews.upsert(o.id, [review('none', { text: 'Sorry, Ann.', date: '2026-11-22T07:00:00.000Z' }), review('answered', null)], new Date('2026-11-23T12:00:00Z'));
+      expect(await updates()).toHaveLength(3);
+      expect((await updates()).filter((r) => r === null)).toHaveLength(1);
+      expect((await stored('answered')).reply).toBeNull();
+      expect((await stored('none')).reply).toEqual({ text: 'Sorry, Ann.', date: '2026-11-22T07:00:00.000Z' });
+      const waiting = async () => (await store.webhooks.unfanned(100_000)).filter((m) => m.orgId === o.id);
+      for (const m of await waiting()) await store.webhooks.fanOut(m.id, []);
+    });
   });
 }
 

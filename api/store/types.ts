@@ -113,6 +113,8 @@ export interface WidgetOptions {
    * stored before the option existed, which read as all.
    */
   reviewLanguages?: ReviewLanguages;
+  /** Show the organization's reply under its review (CONTRACT §15). Absent on widgets stored before the option existed, which read as true. */
+  showReplies?: boolean;
 }
 
 export const REVIEW_LANGUAGES = ['all', 'page'] as const;
@@ -163,13 +165,21 @@ export interface Review {
   sourceId?: string;
   /** The catalog product the review is about (product-types.ts); null: about the organization. */
   productId: string | null;
+  /** The organization's public answer as it stands on the platform (CONTRACT §15); null: none. */
+  reply: ReviewReply | null;
+}
+
+/** A reply to a review: its text (plain, never HTML) and when it was written or last changed (ISO UTC, ms). */
+export interface ReviewReply {
+  text: string;
+  date: string;
 }
 
 /**
  * A validated review as it arrives from an import: what the store upserts by
  * platform+externalId. `productId` absent reads as null (a sync names none).
  */
-export type ReviewInput = Omit<Review, 'id' | 'orgId' | 'createdAt' | 'updatedAt' | 'productId'> & { productId?: string | null };
+export type ReviewInput = Omit<Review, 'id' | 'orgId' | 'createdAt' | 'updatedAt' | 'productId' | 'reply'> & { productId?: string | null; reply?: ReviewReply | null };
 
 export interface ReviewQuery {
   orgId: string;

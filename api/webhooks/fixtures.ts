@@ -22,6 +22,7 @@ export function reviewFixture(overrides: Partial<Review> = {}): Review {
     createdAt: '2026-11-21T10:00:00.000Z',
     updatedAt: '2026-11-21T10:00:00.000Z',
     productId: null,
+    reply: null,
     ...overrides,
   };
 }

@@ -97,11 +97,14 @@ describe('event payloads', () => {
     expect(event.type).toBe('review.created');
     expect(event.timestamp).toBe('2026-11-25T12:00:00.000Z');
     const data = event.data as Record<string, unknown>;
-    expect(Object.keys(data)).toEqual(['id', 'platform', 'authorName', 'authorAvatar', 'rating', 'content', 'date', 'url', 'language', 'isVerified', 'sentiment', 'sentimentLabel', 'aiSummary', 'aiThemes', 'createdAt', 'productId']);
+    expect(Object.keys(data)).toEqual(['id', 'platform', 'authorName', 'authorAvatar', 'rating', 'content', 'date', 'url', 'language', 'isVerified', 'sentiment', 'sentimentLabel', 'aiSummary', 'aiThemes', 'createdAt', 'productId', 'reply']);
     expect(data).not.toHaveProperty('orgId');
     expect(data.productId).toBeNull();
     const about = JSON.parse(eventBody(reviewEvent('review.updated', reviewFixture({ productId: 'shoe-42' }), at))) as { data: { productId: unknown } };
     expect(about.data.productId).toBe('shoe-42');
+    expect(data.reply).toBeNull();
+    const answered = JSON.parse(eventBody(reviewEvent('review.updated', reviewFixture({ reply: { text: 'Merci ✓ — à bientôt', date: '2026-11-21T09:00:00.000Z' } }), at))) as { data: { reply: unknown } };
+    expect(answered.data.reply).toEqual({ text: 'Merci ✓ — à bientôt', date: '2026-11-21T09:00:00.000Z' });
   });
 
   it('name the types of the contract; new endpoints get every review.* and source.* type', () => {

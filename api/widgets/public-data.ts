@@ -61,8 +61,11 @@ export function widgetStats(store: Store, widget: Widget, now: Date): Promise<Re
   return store.reviews.stats({ orgId: widget.orgId, now, ...(widget.options.platforms && { platforms: widget.options.platforms }) });
 }
 
-function publicReview(r: Review): PublicReview {
-  return {
+/** Whether a widget shows replies (CONTRACT §15; absent on older widgets: shown). */
+export const showsReplies = (widget: Widget): boolean => widget.options.showReplies !== false;
+
+function publicReview(r: Review, replies: boolean): PublicReview {
+  const shown: PublicReview = {
     id: r.id,
     platform: r.platform,
     authorName: r.authorName,
@@ -74,6 +77,9 @@ function publicReview(r: Review): PublicReview {
     isVerified: r.isVerified,
     language: r.language || null,
   };
+  // Only where there is one and the widget shows replies: no key at all otherwise (bytes on every visit).
+  if (replies && r.reply) shown.reply = { text: r.reply.text, date: r.reply.date };
+  return shown;
 }
 
 /** What a widget's public data and its SEO lint are made of: read once, used by both. */
@@ -87,12 +93,16 @@ export interface WidgetInputs {
   hiddenCount: number;
   stats: ReviewStats;
   reviews: Review[];
+  /** The organization's name, which signs the replies shown; null when the widget shows none. */
+  organization: string | null;
 }
 
 export async function widgetInputs(store: Store, widget: Widget, now = new Date()): Promise<WidgetInputs> {
   const hidden = await hiddenReviews(store, widget);
   const [stats, reviews] = await Promise.all([widgetStats(store, widget, now), displayedReviews(store, widget, hidden)]);
-  return { hidden, hiddenCount: await hiddenCount(store, widget, hidden, stats), stats, reviews };
+  // Read only when a reply is shown: most widgets' data costs no organization lookup.
+  const organization = showsReplies(widget) && reviews.some((r) => r.reply) ? ((await store.orgs.get(widget.orgId))?.name ?? null) : null;
+  return { hidden, hiddenCount: await hiddenCount(store, widget, hidden, stats), stats, reviews, organization };
 }
 
 /** WidgetInputs.hiddenCount: the reviews under the minimum stars, and the ones the owner hid above it (a short list). */
@@ -109,7 +119,7 @@ export async function publicWidgetData(store: Store, widget: Widget, now = new D
   return publicWidgetDataOf(widget, await widgetInputs(store, widget, now));
 }
 
-export function publicWidgetDataOf(widget: Widget, { hiddenCount, stats, reviews }: WidgetInputs): PublicWidgetData {
+export function publicWidgetDataOf(widget: Widget, { hiddenCount, stats, reviews, organization }: WidgetInputs): PublicWidgetData {
   const { options } = widget;
   const ratedReviews = stats.ratingDistribution.reduce((sum, b) => (b.rating === null ? sum : sum + b.count), 0);
   const jsonLd = widget.options.jsonLd === 'off' ? null : buildWidgetJsonLd({ widget, stats, reviews });
@@ -117,6 +127,7 @@ export function publicWidgetDataOf(widget: Widget, { hiddenCount, stats, reviews
     id: widget.id,
     layout: widget.layout,
     subject: widget.subject.name,
+    ...(organization !== null && { organization }),
     // Only what the browser needs: the filters were applied above.
     options: {
       theme: options.theme,
@@ -126,7 +137,7 @@ export function publicWidgetDataOf(widget: Widget, { hiddenCount, stats, reviews
       reviewLanguages: options.reviewLanguages ?? 'all',
     },
     summary: { averageRating: stats.averageRating, totalReviews: stats.totalReviews, ratedReviews, platforms: stats.platforms, hiddenReviews: hiddenCount },
-    reviews: reviews.map(publicReview),
+    reviews: reviews.map((r) => publicReview(r, organization !== null)),
     jsonLd: jsonLd && shouldInject(widget, jsonLd) ? jsonLd : null,
     rows: layoutRows(widget.layout, options),
     height: layoutHeight(widget.layout, options),

@@ -102,7 +102,9 @@ describe('GET /public/v1/widgets/{id}', () => {
       expect(Object.keys(r)).not.toContain('externalId');
     }
     // Only what the widget shows: the server applied the filters, the internal name stays inside.
-    expect(Object.keys(data).sort()).toEqual(['height', 'id', 'jsonLd', 'layout', 'options', 'reviews', 'rows', 'subject', 'summary']);
+    // `organization` signs the replies, and comes only with one (CONTRACT §15).
+    const signed = reviews.some((r) => 'reply' in r) ? ['organization'] : [];
+    expect(Object.keys(data).sort()).toEqual(['height', 'id', 'jsonLd', 'layout', 'options', 'reviews', 'rows', 'subject', 'summary', ...signed].sort());
     expect(Object.keys(data.options as object).sort()).toEqual(['accentColor', 'locale', 'reviewLanguages', 'showDates', 'theme']);
     expect(data).not.toHaveProperty('name');
     expect(data.options).not.toHaveProperty('minRating');
@@ -144,6 +146,42 @@ describe('GET /public/v1/widgets/{id}', () => {
     const rules = (res.body.data as { rule: string; link: string }[]).map((f) => f.rule);
     expect(rules).toContain('third-party-reviews');
     for (const f of res.body.data as { link: string }[]) expect(f.link).toMatch(/^https:\/\//);
+  });
+});
+
+describe('replies in widgets (showReplies)', () => {
+  it('public data and server-rendered HTML carry each reply as text under "Response from {organization}", and none with showReplies false', async () => {
+    const orgName = (await t.service.store.orgs.get(orgId))!.name;
+    const stored = (await t.service.store.reviews.list({ orgId, limit: 1000, offset: 0 })).items;
+    const replyOf = new Map(stored.map((r) => [r.id, r.reply]));
+    const created = await t.admin('POST', '/admin/widgets', { orgId, name: 'Answered', layout: 'list', options: { maxReviews: 30 } });
+    expect(created.status).toBe(201);
+    expect((created.body as { options: { showReplies: boolean } }).options.showReplies).toBe(true);
+    const id = created.body.id as string;
+    const { data } = (await t.get(`/public/v1/widgets/${id}`)).body as { data: { organization?: string; reviews: { id: string; reply?: unknown }[] } };
+    expect(data.organization).toBe(orgName);
+    expect(data.reviews.filter((r) => r.reply !== undefined).length).toBeGreaterThan(0);
+    expect(data.reviews.filter((r) => r.reply === undefined).length).toBeGreaterThan(0);
+    for (const r of data.reviews) expect(r.reply ?? null).toEqual(replyOf.get(r.id));
+
+    // Hebrew, right to left: the button and the folded reply are in the markup, the reply's text as text.
+    const html = (await t.get(`/public/v1/widgets/${id}/html?lang=he`)).text;
+    const first = data.reviews.find((r) => r.reply !== undefined)!;
+    expect(html).toContain(`<button type="button" class="rb" aria-expanded="false">תגובה מאת ${orgName}</button>`);
+    expect(html.match(/<p class="text reply" dir="auto" hidden>/g)).toHaveLength(data.reviews.slice(0, 4).filter((r) => r.reply !== undefined).length);
+    void first;
+    expect(html.match(/<script/g)?.length ?? 0).toBeLessThanOrEqual(2);
+
+    const off = await t.admin('PATCH', `/admin/widgets/${id}`, { options: { showReplies: false } });
+    expect(off.status).toBe(200);
+    const hidden = (await t.get(`/public/v1/widgets/${id}`)).body as { data: Record<string, unknown> & { reviews: object[] } };
+    expect(hidden.data).not.toHaveProperty('organization');
+    expect(hidden.data.reviews.every((r) => !('reply' in r))).toBe(true);
+    expect((await t.get(`/public/v1/widgets/${id}/html?lang=he`)).text).not.toContain('class="rb"');
+
+    const bad = await t.admin('PATCH', `/admin/widgets/${id}`, { options: { showReplies: 'yes' } });
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.body)).toContain('options.showReplies');
   });
 });
 

@@ -162,6 +162,21 @@ export function ratingsData(id: string): PublicWidgetData {
   return widgetData(id, 'grid', { maxReviews: STAR_RATINGS.length }, reviews);
 }
 
+/** Reviews answered by the organization (CONTRACT §15): a short reply, a long one, a hostile one, and one without. */
+export function repliedReviews(lang: 'en' | 'ar'): PublicReview[] {
+  const date = new Date(Date.now() - 3 * DAY).toISOString();
+  const replies = lang === 'ar'
+    ? ['شكرًا لك! سعداء بأن الحذاء أعجبك.', 'نأسف لتأخر الطلب. ' + 'لقد تواصلنا مع شركة الشحن وسنرسل لك قسيمة خصم للطلب القادم. '.repeat(4)]
+    : ['Thank you, Sofia! Glad the shoes fit.', 'We are sorry the parcel was late. '.concat('We have spoken to the carrier, refunded the delivery and sent a voucher for your next order. '.repeat(4))];
+  return sampleReviews(6).map((r, i) => ({
+    ...r,
+    language: lang,
+    ...(i === 0 && { reply: { text: replies[0]!, date } }),
+    ...(i === 1 && { reply: { text: replies[1]!, date } }),
+    ...(i === 2 && { reply: { text: '<img src=x onerror="window.__pwned=9"> Thanks!', date } }),
+  }));
+}
+
 /** Every widget the fixture origin serves, by id. */
 export function allFixtures(): Record<string, PublicWidgetData> {
   const list = [
@@ -179,6 +194,8 @@ export function allFixtures(): Record<string, PublicWidgetData> {
     widgetData('wdg_german', 'list', { locale: 'de-DE', maxReviews: 3 }),
     hostileData('wdg_hostile'),
     ratingsData('wdg_ratings'),
+    { ...widgetData('wdg_replies', 'carousel', { maxReviews: 6 }, repliedReviews('en')), organization: 'Acme Outdoor' },
+    { ...widgetData('wdg_replies_ar', 'list', { locale: 'ar', maxReviews: 4 }, repliedReviews('ar')), organization: 'Acme Outdoor' },
     // Four layouts of one product, as on /demo.
     widgetData('wdg_four_carousel', 'carousel', {}, sampleReviews(12), PRODUCT_JSON_LD),
     widgetData('wdg_four_grid', 'grid', { maxReviews: 6 }, sampleReviews(12), PRODUCT_JSON_LD),

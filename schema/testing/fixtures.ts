@@ -55,6 +55,7 @@ export function makeReview(fields: Partial<Review> = {}): Review {
     createdAt: '2026-10-02T00:00:00.000Z',
     updatedAt: '2026-10-02T00:00:00.000Z',
     productId: null,
+    reply: null,
     ...fields,
   };
 }

@@ -78,7 +78,7 @@ export class Carousel extends Component<BodyProps, State> {
     clearInterval(this.timer);
   }
 
-  render({ reviews, summary, f, cols, showDates, onReadMore }: BodyProps, { first, playing, filled }: State) {
+  render({ reviews, summary, f, cols, showDates, org, onReadMore }: BodyProps, { first, playing, filled }: State) {
     const moves = reviews.length > cols;
     const last = this.last();
     return (
@@ -114,7 +114,7 @@ export class Carousel extends Component<BodyProps, State> {
               aria-label={fill(f.t.slide, { n: i + 1, m: reviews.length })}
               inert={i < first || i >= first + cols}
             >
-              {i < filled && <Review review={review} f={f} showDates={showDates} onReadMore={onReadMore} />}
+              {i < filled && <Review review={review} f={f} showDates={showDates} org={org} onReadMore={onReadMore} />}
             </div>
           ))}
         </div>

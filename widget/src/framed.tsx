@@ -37,6 +37,8 @@ export interface BodyProps {
   /** The list layout (rows) rather than the grid (cells). */
   list: boolean;
   showDates: boolean;
+  /** The organization's name, which signs the replies (absent: no review carries one). */
+  org?: string;
   onReadMore: (review: PublicReview) => void;
   /** WidgetProps' `lazy`: the carousel fills its off-screen slides a task later. */
   lazy?: boolean;
@@ -90,6 +92,7 @@ export class Framed extends Component<WidgetProps & { Body: ComponentType<BodyPr
       rows: data.rows,
       list: layout === 'list',
       showDates: options.showDates,
+      org: data.organization,
       onReadMore: (review: PublicReview) => this.setState({ open: review }),
       lazy,
     };
@@ -109,7 +112,7 @@ export class Framed extends Component<WidgetProps & { Body: ComponentType<BodyPr
           aria-label={open ? fill(f.t.reviewBy, { name: open.authorName }) : undefined}
           onClose={() => this.setState({ open: null })}
         >
-          {open && <ReviewDialogContent review={open} f={f} showDates={options.showDates} />}
+          {open && <ReviewDialogContent review={open} f={f} showDates={options.showDates} org={data.organization} />}
         </dialog>
       </section>
     );

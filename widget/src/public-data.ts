@@ -44,6 +44,8 @@ export interface PublicReview {
   isVerified: boolean;
   /** ISO 639-1 code of the text, or null when unknown. */
   language: string | null;
+  /** The organization's answer (text only), when there is one and the widget shows replies. */
+  reply?: { text: string; date: string };
 }
 
 export interface PublicWidgetData {
@@ -51,6 +53,8 @@ export interface PublicWidgetData {
   layout: WidgetLayout;
   /** Name of what the reviews are about ("Acme Shoes"): names the widget's region. */
   subject: string;
+  /** The organization's name, which signs the replies ("Response from {o}"): present when a review carries one. */
+  organization?: string;
   options: PublicWidgetOptions;
   summary: PublicWidgetSummary;
   reviews: PublicReview[];

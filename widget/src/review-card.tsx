@@ -1,3 +1,4 @@
+import { Component } from 'preact';
 import { Avatar } from './avatar.tsx';
 import type { Formatter } from './format.ts';
 import { relativeDate } from './review-format.ts';
@@ -13,6 +14,8 @@ export interface CardProps {
   review: PublicReview;
   f: Formatter;
   showDates: boolean;
+  /** The organization's name, which signs a reply. */
+  org?: string | undefined;
   onReadMore: (review: PublicReview) => void;
 }
 
@@ -25,7 +28,8 @@ let clampObserver: ResizeObserver | undefined;
 function watchClamp(el: HTMLElement | null): void {
   if (!el || typeof ResizeObserver === 'undefined') return;
   clampObserver ??= new ResizeObserver((entries) => {
-    for (const { target } of entries) target.parentElement?.toggleAttribute('data-cut', target.scrollHeight > target.clientHeight + 1);
+    // A hidden text (the review while its reply is shown, or the reply while folded) says nothing about the one shown.
+    for (const { target } of entries) if (!(target as HTMLElement).hidden) target.parentElement?.toggleAttribute('data-cut', target.scrollHeight > target.clientHeight + 1);
   });
   clampObserver.observe(el);
 }
@@ -97,33 +101,66 @@ function Actions({ review, f, onReadMore, label }: CardProps & { label: string }
 /**
  * A review as a card (carousel, grid: four lines of text) or a row (list: two
  * lines, laid out by the `row` styles). Text is only ever a text node.
+ *
+ * A reply (CONTRACT §15) is folded behind a "Response from {o}" disclosure
+ * button: the card's height is fixed (no layout shift), so the reply, when
+ * unfolded, takes the text's place, clamped the same way ("Read more" shows
+ * both whole). It is in the markup while folded (`hidden`), for crawlers and
+ * the server-rendered HTML.
  */
-export function Review(props: CardProps & { row?: boolean }) {
-  const { review, f, row } = props;
-  const label = fill(f.t.reviewBy, { name: review.authorName });
-  const stars = (
-    <div class="stars-row">
-      <RatingStars review={review} f={f} />
-      {row && <Actions {...props} label={label} />}
-    </div>
-  );
-  return (
-    <article class={row ? 'row' : 'card'} aria-label={label} data-cut={typeof __RV_BROWSER__ === 'undefined' ? guessCut(review.content, row) : undefined}>
-      <div class="card-head">
-        <ReviewHead {...props} mark={row ? 20 : 22} />
+export class Review extends Component<CardProps & { row?: boolean }, { reply: boolean }> {
+  override state = { reply: false };
+
+  render(props: CardProps & { row?: boolean }, { reply: unfolded }: { reply: boolean }) {
+    const { review, f, row, org } = props;
+    const label = fill(f.t.reviewBy, { name: review.authorName });
+    const reply = org ? review.reply : undefined;
+    const toggle = reply && (
+      <button type="button" class="rb" aria-expanded={unfolded} onClick={() => this.setState({ reply: !unfolded })}>
+        {fill(f.t.reply, { o: org! })}
+      </button>
+    );
+    const stars = (
+      <div class="stars-row">
+        <RatingStars review={review} f={f} />
+        {row && <Actions {...props} label={label} />}
+        {toggle}
       </div>
-      {/* A card's stars stand under its head (no empty row without them); a list row's, with its actions, under the text they expand. */}
-      {!row && review.rating !== null && stars}
-      <p class="text" ref={watchClamp} lang={review.language || undefined} dir="auto">
-        {review.content}
-      </p>
-      {row ? (
-        stars
-      ) : (
-        <div class="foot">
-          <Actions {...props} label={label} />
+    );
+    return (
+      <article class={row ? 'row' : 'card'} aria-label={label} data-cut={typeof __RV_BROWSER__ === 'undefined' ? guessCut(review.content, row) : undefined}>
+        <div class="card-head">
+          <ReviewHead {...props} mark={row ? 20 : 22} />
         </div>
-      )}
-    </article>
-  );
+        {/* A card's stars stand under its head (no empty row without them, unless a reply's button needs it); a list row's, with its actions, under the text they expand. */}
+        {!row && (review.rating !== null || reply) && stars}
+        <p class="text" ref={watchClamp} lang={review.language || undefined} dir="auto" hidden={!!reply && unfolded}>
+          {review.content}
+        </p>
+        {reply && (
+          <p class="text reply" ref={watchClamp} dir="auto" hidden={!unfolded}>
+            {reply.text}
+          </p>
+        )}
+        {row ? (
+          stars
+        ) : (
+          <div class="foot">
+            <Actions {...props} label={label} />
+          </div>
+        )}
+      </article>
+    );
+  }
+}
+
+/** A review's reply as the "Read more" dialog shows it: whole, under the review, signed. */
+export function ReplyBlock({ review, f, org }: { review: PublicReview; f: Formatter; org?: string | undefined }) {
+  const reply = org ? review.reply : undefined;
+  return reply ? (
+    <p class="full reply" dir="auto">
+      <b>{fill(f.t.reply, { o: org! })}</b>
+      {'\n' + reply.text}
+    </p>
+  ) : null;
 }

@@ -1,7 +1,7 @@
 import type { Formatter } from './format.ts';
 import { CLOSE, Icon } from './icons.tsx';
 import type { PublicReview } from './public-data.ts';
-import { OriginalLink, ReviewHead } from './review-card.tsx';
+import { OriginalLink, ReplyBlock, ReviewHead } from './review-card.tsx';
 import { Stars } from './stars.tsx';
 
 /**
@@ -9,7 +9,7 @@ import { Stars } from './stars.tsx';
  * modal, in the top layer, so opening it never moves the host page, and the
  * browser handles focus, Escape and returning focus to the button.
  */
-export function ReviewDialogContent({ review, f, showDates }: { review: PublicReview; f: Formatter; showDates: boolean }) {
+export function ReviewDialogContent({ review, f, showDates, org }: { review: PublicReview; f: Formatter; showDates: boolean; org?: string | undefined }) {
   return (
     <>
       <div class="card-head">
@@ -19,6 +19,7 @@ export function ReviewDialogContent({ review, f, showDates }: { review: PublicRe
       <p class="full" lang={review.language || undefined} dir="auto">
         {review.content}
       </p>
+      <ReplyBlock review={review} f={f} org={org} />
       <OriginalLink review={review} f={f} />
       <form method="dialog">
         <button class="btn close" aria-label={f.t.close}>

@@ -76,6 +76,11 @@ export const CSS_PARTS = {
 .stars-row{${ROW};gap:8px;height:16px;flex:none;font-size:13px}
 .text{display:-webkit-box;-webkit-box-orient:vertical;-webkit-line-clamp:4;height:80px;flex:none;overflow:hidden;line-height:20px;white-space:pre-line;overflow-wrap:anywhere}
 .foot{${ROW};gap:8px;height:20px;margin-top:auto;flex:none;font-size:13px}
+.rb{flex:none;max-width:55%;margin-inline-start:auto;color:var(--accent);font-weight:600;cursor:pointer;${NOWRAP}}
+.reply{border-inline-start:3px solid var(--accent);padding-inline-start:8px}
+.text[hidden]{display:none}
+.reply b{font-weight:650}
+.card .rb{max-width:none;flex:0 1 auto;min-width:0}
 .more{visibility:hidden;flex:none;white-space:nowrap;color:var(--accent);font-weight:600;cursor:pointer}
 [data-cut] .more{visibility:visible}
 .link{color:var(--accent);font-weight:500;text-decoration:none;margin-inline-start:auto;min-width:0;${NOWRAP}}

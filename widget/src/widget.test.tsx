@@ -4,7 +4,9 @@ import { formatter } from './format.ts';
 import { EN } from './messages.ts';
 import { layoutHeight, layoutRows } from './layout-height.ts';
 import type { PublicReview, PublicWidgetData } from './public-data.ts';
+import { CATALOGS } from './i18n/catalogs.ts';
 import { Review } from './review-card.tsx';
+import { ReviewDialogContent } from './review-dialog.tsx';
 import { Widget, columnsFor } from './widget.tsx';
 
 const NOW = Date.parse('2026-11-21T12:00:00Z');
@@ -135,5 +137,50 @@ describe('Widget', () => {
 
   it('columns follow the width', () => {
     expect([columnsFor(300), columnsFor(500), columnsFor(779), columnsFor(780)]).toEqual([1, 2, 2, 3]);
+  });
+});
+
+describe('replies', () => {
+  const answered = review({ reply: { text: '<b>Thanks</b> & see you\nsoon', date: '2026-11-15T09:00:00.000Z' } });
+
+  it('renders the reply folded behind a "Response from {organization}" disclosure button, as text, in the markup', () => {
+    const html = render(<Review review={answered} f={f} showDates org="Acme &amp; Co" onReadMore={noop} />);
+    expect(html).toContain('<button type="button" class="rb" aria-expanded="false">Response from Acme &amp; Co</button>');
+    expect(html).toContain('<p class="text reply" dir="auto" hidden>&lt;b>Thanks&lt;/b> &amp; see you\nsoon</p>');
+    expect(html).not.toContain('<b>Thanks');
+    // The review's own text is shown while the reply is folded.
+    expect(html).toMatch(/<p class="text" lang="en" dir="auto">Great shoes.<\/p>/);
+  });
+
+  it('shows no reply without one, or without the organization that signs it (the widget does not show replies)', () => {
+    expect(render(<Review review={review()} f={f} showDates org="Acme" onReadMore={noop} />)).not.toContain('reply');
+    expect(render(<Review review={answered} f={f} showDates onReadMore={noop} />)).not.toContain('reply');
+  });
+
+  it('says "Response from" in every catalog, RTL ones included', () => {
+    for (const [lang, messages] of Object.entries(CATALOGS)) {
+      expect(messages.reply, lang).toContain('{o}');
+      expect(messages.reply, lang).not.toBe(EN.reply);
+    }
+    const ar = formatter('ar', NOW, CATALOGS.ar!);
+    expect(render(<Review review={answered} f={ar} showDates org="Acme" onReadMore={noop} />)).toContain('>رد Acme</button>');
+  });
+
+  it('shows the whole reply, signed, under the review in the "Read more" dialog', () => {
+    const long = 'x'.repeat(600);
+    expect(render(<ReviewDialogContent review={review({ reply: { text: long, date: '2026-11-15T09:00:00.000Z' } })} f={f} showDates org="Acme" />)).toContain(
+      `<p class="full reply" dir="auto"><b>Response from Acme</b>\n${long}</p>`,
+    );
+    expect(render(<ReviewDialogContent review={answered} f={f} showDates />)).not.toContain('reply');
+  });
+
+  it('renders replies in every framed layout from the public data (the server-rendered markup)', () => {
+    for (const layout of ['carousel', 'grid', 'list'] as const) {
+      const d = { ...data(layout, [answered, review({ id: 'r2' })]), organization: 'Acme' };
+      const html = render(<Widget data={d} f={f} width={1040} label="Reviews of Acme Shoes" />);
+      expect(html, layout).toContain('aria-expanded="false">Response from Acme</button>');
+      expect(html.match(/class="rb"/g), layout).toHaveLength(1);
+      expect(html.match(/<p class="text reply" dir="auto" hidden>/g), layout).toHaveLength(1);
+    }
   });
 });

@@ -32,6 +32,7 @@ function reviewItem(r: Review, hidden: ReviewModeration | undefined) {
     language: r.language,
     url: r.url,
     hidden: moderationItem(hidden),
+    reply: r.reply ? { text: r.reply.text, date: r.reply.date } : null,
   };
 }
 

@@ -48,6 +48,7 @@ describe('validateRecord', () => {
         aiSummary: 'Loved the espresso.',
         aiThemes: ['coffee', 'staff'],
         productId: null,
+        reply: null,
       },
     });
   });
@@ -72,6 +73,7 @@ describe('validateRecord', () => {
         aiSummary: null,
         aiThemes: [],
         productId: null,
+        reply: null,
       },
     });
   });
@@ -83,6 +85,29 @@ describe('validateRecord', () => {
     for (const productId of ['a b', 'x/y', 'x'.repeat(101), 42, ['a']]) {
       expect(validateRecord({ ...base, productId })).toEqual({ ok: false, reason: 'productId must be a catalog product id: 1-100 characters of A-Z a-z 0-9 . _ -' });
     }
+  });
+
+  it('keeps a reply given as replyText and replyDate (both or neither; an empty text is none), and names what is wrong with one', () => {
+    const base = { platform: 'GOOGLE', externalId: 'g1', authorName: 'Bo', date: '2026-01-05' };
+    const now = new Date('2026-02-01T00:00:00Z');
+    expect(validateRecord({ ...base, replyText: '  Thank you, Bo!\n<b>See you</b>  ', replyDate: '2026-01-06T10:00:00+01:00' }, now)).toMatchObject({
+      ok: true,
+      value: { reply: { text: 'Thank you, Bo!\n<b>See you</b>', date: '2026-01-06T09:00:00.000Z' } },
+    });
+    expect(validateRecord({ ...base, replyText: '   ', replyDate: null }, now)).toMatchObject({ ok: true, value: { reply: null } });
+    expect(validateRecord({ ...base, replyText: null }, now)).toMatchObject({ ok: true, value: { reply: null } });
+    const reason = (patch: Record<string, unknown>) => {
+      const r = validateRecord({ ...base, ...patch }, now);
+      return r.ok ? 'accepted' : r.reason;
+    };
+    expect(reason({ replyText: 'Thanks', replyDate: 'yesterday' })).toBe('replyDate must be an ISO 8601 date or date-time, e.g. 2026-03-02T09:00:00Z');
+    expect(reason({ replyText: 'Thanks', replyDate: '2026-02-31' })).toBe('replyDate must be an ISO 8601 date or date-time, e.g. 2026-03-02T09:00:00Z');
+    expect(reason({ replyText: 'Thanks', replyDate: 20260106 })).toBe('replyDate must be an ISO 8601 date or date-time, e.g. 2026-03-02T09:00:00Z');
+    expect(reason({ replyText: 'Thanks' })).toBe('replyDate is required with replyText (ISO 8601)');
+    expect(reason({ replyDate: '2026-01-06' })).toBe("replyDate without replyText: give the reply's text, or leave both empty");
+    expect(reason({ replyText: 'Thanks', replyDate: '2026-03-01' })).toBe('replyDate 2026-03-01T00:00:00.000Z is more than 24 hours in the future');
+    expect(reason({ replyText: { html: '<b>x</b>' }, replyDate: '2026-01-06' })).toMatch(/^replyText must be a string or null/);
+    expect(reason({ replyText: 'x'.repeat(20_001), replyDate: '2026-01-06' })).toBe('replyText is longer than 20000 characters');
   });
 
   it.each([

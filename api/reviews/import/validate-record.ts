@@ -5,7 +5,7 @@
  * record lacks are left null here and filled by api/intelligence (enrich.ts).
  */
 import { intern } from '../../intern.ts';
-import { SENTIMENT_LABELS, type ReviewInput, type SentimentLabel } from '../../store/types.ts';
+import { SENTIMENT_LABELS, type ReviewInput, type ReviewReply, type SentimentLabel } from '../../store/types.ts';
 import { parseIsoDate } from '../iso-date.ts';
 import { PRODUCT_ID } from '../../store/product-types.ts';
 
@@ -30,12 +30,15 @@ export const IMPORT_FIELDS = [
   'aiSummary',
   'aiThemes',
   'productId',
+  'replyText',
+  'replyDate',
 ] as const;
 
 export const LIMITS = {
   externalId: 200,
   authorName: 200,
   content: 20_000,
+  replyText: 20_000,
   aiSummary: 500,
   aiThemes: 20,
   aiTheme: 100,
@@ -202,6 +205,24 @@ export function validateRecord(raw: unknown, now: Date = new Date()): Validation
     else problems.push('productId must be a catalog product id: 1-100 characters of A-Z a-z 0-9 . _ -');
   }
 
+  // The organization's answer (CONTRACT §15): both fields or neither; an empty text is no answer.
+  let reply: ReviewReply | null = null;
+  let replyText = '';
+  if (typeof r.replyText === 'string') {
+    replyText = r.replyText.trim().toWellFormed();
+    if (tooLong(replyText, LIMITS.replyText)) problems.push(`replyText is longer than ${LIMITS.replyText} characters`);
+  } else if (r.replyText !== undefined && r.replyText !== null) problems.push('replyText must be a string or null');
+  const hasReplyDate = r.replyDate !== undefined && r.replyDate !== null && r.replyDate !== '';
+  if (replyText !== '') {
+    if (!hasReplyDate) problems.push('replyDate is required with replyText (ISO 8601)');
+    else {
+      const replyDate = typeof r.replyDate === 'string' ? (parseIsoDate(r.replyDate) ?? '') : '';
+      if (replyDate === '') problems.push('replyDate must be an ISO 8601 date or date-time, e.g. 2026-03-02T09:00:00Z');
+      else if (Date.parse(replyDate) > now.getTime() + MAX_FUTURE_MS) problems.push(`replyDate ${replyDate} is more than 24 hours in the future`);
+      else reply = { text: replyText, date: replyDate };
+    }
+  } else if (hasReplyDate) problems.push('replyDate without replyText: give the reply\'s text, or leave both empty');
+
   if (problems.length > 0) return { ok: false, reason: problems.join('; ') };
   return {
     ok: true,
@@ -221,6 +242,7 @@ export function validateRecord(raw: unknown, now: Date = new Date()): Validation
       aiSummary,
       aiThemes,
       productId,
+      reply,
     },
   };
 }

@@ -135,7 +135,8 @@ function checkedDate(record: Pick<Review, 'platform' | 'externalId' | 'rating' |
 export function checked(record: Review): Review {
   const date = checkedDate(record);
   // Records stored before reviews could name a product read as about none.
-  const withProduct = record.productId === undefined ? { ...record, productId: null } : record;
+  // Records stored before replies were collected read as answered by none.
+  const withProduct = record.productId === undefined || record.reply === undefined ? { ...record, productId: record.productId ?? null, reply: record.reply ?? null } : record;
   return date === withProduct.date ? withProduct : { ...withProduct, date };
 }
 
@@ -542,6 +543,7 @@ export function makeRecord(input: ReviewInput, date: string, id: string, orgId: 
     createdAt,
     updatedAt,
     productId: input.productId ?? null,
+    reply: input.reply ? { text: input.reply.text, date: input.reply.date } : null,
   };
   if (sourceId !== undefined) record.sourceId = sourceId;
   return record;

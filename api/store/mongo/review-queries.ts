@@ -19,8 +19,10 @@ import type { CreateIndexesOptions, Document, Filter, IndexSpecification } from 
 import type { Review, ReviewQuery, StatsQuery } from '../types.ts';
 import { dayWindow, emptyRawStats, sentimentUnits, type RawStats } from '../../reviews/stats-math.ts';
 
-export interface ReviewDocument extends Omit<Review, 'date' | 'createdAt' | 'updatedAt'> {
+export interface ReviewDocument extends Omit<Review, 'date' | 'createdAt' | 'updatedAt' | 'reply'> {
   _id: string;
+  /** Absent on reviews stored before replies were collected: none. */
+  reply?: { text: string; date: Date } | null;
   date: Date;
   createdAt: Date;
   updatedAt: Date;
@@ -59,6 +61,7 @@ export function toDocument(review: Review): ReviewDocument {
     updatedAt: new Date(review.updatedAt),
     sentimentE6: review.sentiment === null ? null : sentimentUnits(review.sentiment),
     productId: review.productId ?? null,
+    reply: review.reply ? { text: review.reply.text, date: new Date(review.reply.date) } : null,
   };
   // Absent, not null, when no source collected it: an upsert's `$set` then keeps the stored one.
   if (review.sourceId !== undefined) doc.sourceId = review.sourceId;
@@ -90,6 +93,7 @@ export function fromDocument(doc: ReviewDocument): Review {
     updatedAt: iso(doc.updatedAt),
     // Reviews stored before they could name a product are about none.
     productId: doc.productId ?? null,
+    reply: doc.reply ? { text: doc.reply.text, date: iso(doc.reply.date) } : null,
   };
   if (typeof doc.sourceId === 'string') review.sourceId = doc.sourceId;
   return review;

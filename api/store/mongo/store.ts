@@ -432,7 +432,7 @@ export class MongoStore implements Store {
       const unique = new Map<string, ReviewInput>();
       for (const input of inputs) unique.set(`${input.platform}\u0000${input.externalId}`, input);
       const stamp = now.toISOString();
-      const docs = [...unique.values()].map((input) => toDocument({ ...input, productId: input.productId ?? null, id: newId('rev'), orgId, createdAt: stamp, updatedAt: stamp }));
+      const docs = [...unique.values()].map((input) => toDocument({ ...input, productId: input.productId ?? null, reply: input.reply ?? null, id: newId('rev'), orgId, createdAt: stamp, updatedAt: stamp }));
       const result = { imported: 0, updated: 0 };
       for (let i = 0; i < docs.length; i += WRITE_BATCH) {
         const batch = docs.slice(i, i + WRITE_BATCH);

@@ -16,6 +16,14 @@ export function ReviewDialog(props: { review: ReviewItem; onClose: () => void })
       <p class="review-full" lang={r.language || undefined} dir="auto">
         {r.content || <span class="muted">No text, only a rating.</span>}
       </p>
+      {r.reply && (
+        <section class="review-reply" aria-labelledby="review-reply-title">
+          <h3 id="review-reply-title">Your reply, {formatDate(r.reply.date)}</h3>
+          <p class="review-full" dir="auto">
+            {r.reply.text}
+          </p>
+        </section>
+      )}
       {r.url?.startsWith('https://') && (
         <p>
           <a href={r.url} target="_blank" rel="noopener noreferrer">

@@ -25,7 +25,7 @@ const REVIEW_IMPORT: ImportKind = {
   hint: (max) => (
     <>
       A CSV file with a header row, NDJSON (one review a line) or a JSON array, up to {max}. Fields: platform, externalId, authorName, rating, content, date, and optionally authorAvatar, url,
-      language, isVerified. Importing a review again updates it (never a duplicate), and a hidden review stays hidden.
+      language, isVerified, productId, replyText and replyDate (your reply and when you wrote it). Importing a review again updates it (never a duplicate), and a hidden review stays hidden.
     </>
   ),
 };
@@ -133,6 +133,11 @@ export function ReviewsPage(props: { session: SessionInfo }) {
                     <span class="text-clamp" lang={r.language || undefined} dir="auto">
                       {r.content}
                     </span>
+                    {r.reply && (
+                      <span class="reply-line text-clamp" dir="auto">
+                        <strong>Your reply, {formatDate(r.reply.date)}:</strong> {r.reply.text}
+                      </span>
+                    )}
                   </td>
                   <td role="cell" class="r-status">
                     {r.hidden ? (

@@ -34,6 +34,7 @@ export interface Draft {
   platforms: string[] | null;
   hideEmpty: boolean;
   showDates: boolean;
+  showReplies: boolean;
   /** '' = the visitor's (page or browser) language. */
   locale: string;
   reviewLanguages: 'all' | 'page';
@@ -56,6 +57,7 @@ export const NEW_DRAFT: Draft = {
   platforms: null,
   hideEmpty: false,
   showDates: true,
+  showReplies: true,
   locale: '',
   reviewLanguages: 'all',
   jsonLd: 'auto',
@@ -78,6 +80,7 @@ export function draftOf(w: WidgetRecord): Draft {
     platforms: o.platforms,
     hideEmpty: o.hideEmpty,
     showDates: o.showDates,
+    showReplies: o.showReplies ?? true,
     locale: o.locale ?? '',
     reviewLanguages: o.reviewLanguages ?? 'all',
     jsonLd: o.jsonLd,
@@ -113,6 +116,7 @@ export function bodyOf(d: Draft) {
       platforms: d.platforms,
       hideEmpty: d.hideEmpty,
       showDates: d.showDates,
+      showReplies: d.showReplies,
       locale: d.locale.trim() || null,
       reviewLanguages: d.reviewLanguages,
       jsonLd: d.jsonLd,
@@ -143,6 +147,7 @@ export const FIELD_IDS: Record<string, string> = {
   'options.platforms': 'w-platforms-all',
   'options.hideEmpty': 'w-hide-empty',
   'options.showDates': 'w-show-dates',
+  'options.showReplies': 'w-show-replies',
   'options.locale': 'w-locale',
   'options.reviewLanguages': 'w-review-languages',
   'options.jsonLd': 'w-json-ld',
@@ -164,6 +169,7 @@ export const FIELD_LABELS: Record<string, string> = {
   'options.platforms': 'Platforms',
   'options.hideEmpty': 'Leave out reviews without text',
   'options.showDates': 'Show dates',
+  'options.showReplies': 'Show replies',
   'options.locale': 'Widget language',
   'options.reviewLanguages': 'Reviews by language',
   'options.jsonLd': 'Rich results markup',

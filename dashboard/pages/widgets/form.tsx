@@ -206,6 +206,10 @@ export function WidgetForm({ draft, errors, platforms, onChange }: FormProps) {
           <input id="w-show-dates" type="checkbox" checked={draft.showDates} onChange={(e) => set({ showDates: checked(e) })} />
           Show dates (“2 weeks ago”)
         </label>
+        <label class="check" for="w-show-replies">
+          <input id="w-show-replies" type="checkbox" checked={draft.showReplies} onChange={(e) => set({ showReplies: checked(e) })} />
+          Show your replies (“Response from …” under the review)
+        </label>
       </fieldset>
 
       <fieldset class="group">

@@ -27,6 +27,7 @@ export const CATALOGS: Record<string, Messages> = {
     page: 'الصفحة {n} من {m}',
     slide: '{n} من {m}',
     reviewBy: 'تقييم من {name}',
+    reply: 'رد {o}',
   },
   cs: {
     heading: 'Hodnocení zákazníků',
@@ -47,6 +48,7 @@ export const CATALOGS: Record<string, Messages> = {
     page: 'Strana {n} z {m}',
     slide: '{n} z {m}',
     reviewBy: 'Hodnocení od {name}',
+    reply: 'Odpověď od {o}',
   },
   da: {
     heading: 'Kunde\u00adanmeldelser',
@@ -67,6 +69,7 @@ export const CATALOGS: Record<string, Messages> = {
     page: 'Side {n} af {m}',
     slide: '{n} af {m}',
     reviewBy: 'Anmeldelse af {name}',
+    reply: 'Svar fra {o}',
   },
   de: {
     heading: 'Kunden\u00adbewertungen',
@@ -87,6 +90,7 @@ export const CATALOGS: Record<string, Messages> = {
     page: 'Seite {n} von {m}',
     slide: '{n} von {m}',
     reviewBy: 'Bewertung von {name}',
+    reply: 'Antwort von {o}',
   },
   el: {
     heading: 'Κριτικές πελατών',
@@ -107,6 +111,7 @@ export const CATALOGS: Record<string, Messages> = {
     page: 'Σελίδα {n} από {m}',
     slide: '{n} από {m}',
     reviewBy: 'Κριτική από {name}',
+    reply: 'Απάντηση: {o}',
   },
   es: {
     heading: 'Opiniones de clientes',
@@ -127,6 +132,7 @@ export const CATALOGS: Record<string, Messages> = {
     page: 'Página {n} de {m}',
     slide: '{n} de {m}',
     reviewBy: 'Opinión de {name}',
+    reply: 'Respuesta de {o}',
   },
   fi: {
     heading: 'Asiakas\u00adarviot',
@@ -147,6 +153,7 @@ export const CATALOGS: Record<string, Messages> = {
     page: 'Sivu {n}/{m}',
     slide: '{n}/{m}',
     reviewBy: 'Arvion kirjoittaja: {name}',
+    reply: 'Vastaus: {o}',
   },
   fr: {
     heading: 'Avis clients',
@@ -167,6 +174,7 @@ export const CATALOGS: Record<string, Messages> = {
     page: 'Page {n} sur {m}',
     slide: '{n} sur {m}',
     reviewBy: 'Avis de {name}',
+    reply: 'Réponse de {o}',
   },
   he: {
     heading: 'ביקורות לקוחות',
@@ -187,6 +195,7 @@ export const CATALOGS: Record<string, Messages> = {
     page: 'עמוד {n} מתוך {m}',
     slide: '{n} מתוך {m}',
     reviewBy: 'ביקורת מאת {name}',
+    reply: 'תגובה מאת {o}',
   },
   hu: {
     heading: 'Vásárlói vélemények',
@@ -207,6 +216,7 @@ export const CATALOGS: Record<string, Messages> = {
     page: '{n}. oldal ({m} oldalból)',
     slide: '{n}/{m}',
     reviewBy: '{name} véleménye',
+    reply: '{o} válasza',
   },
   id: {
     heading: 'Ulasan pelanggan',
@@ -227,6 +237,7 @@ export const CATALOGS: Record<string, Messages> = {
     page: 'Halaman {n} dari {m}',
     slide: '{n} dari {m}',
     reviewBy: 'Ulasan oleh {name}',
+    reply: 'Tanggapan dari {o}',
   },
   it: {
     heading: 'Recensioni dei clienti',
@@ -247,6 +258,7 @@ export const CATALOGS: Record<string, Messages> = {
     page: 'Pagina {n} di {m}',
     slide: '{n} di {m}',
     reviewBy: 'Recensione di {name}',
+    reply: 'Risposta di {o}',
   },
   ja: {
     heading: 'カスタマーレビュー',
@@ -267,6 +279,7 @@ export const CATALOGS: Record<string, Messages> = {
     page: '{m}ページ中{n}ページ目',
     slide: '{m}件中{n}件目',
     reviewBy: '{name}さんのレビュー',
+    reply: '{o}からの返信',
   },
   ko: {
     heading: '고객 리뷰',
@@ -287,6 +300,7 @@ export const CATALOGS: Record<string, Messages> = {
     page: '{m}페이지 중 {n}페이지',
     slide: '{m}개 중 {n}번째',
     reviewBy: '{name}님의 리뷰',
+    reply: '{o}의 답변',
   },
   nb: {
     heading: 'Kunde\u00adanmeldelser',
@@ -307,6 +321,7 @@ export const CATALOGS: Record<string, Messages> = {
     page: 'Side {n} av {m}',
     slide: '{n} av {m}',
     reviewBy: 'Anmeldelse fra {name}',
+    reply: 'Svar fra {o}',
   },
   nl: {
     heading: 'Klant\u00adbeoordelingen',
@@ -327,6 +342,7 @@ export const CATALOGS: Record<string, Messages> = {
     page: 'Pagina {n} van {m}',
     slide: '{n} van {m}',
     reviewBy: 'Beoordeling van {name}',
+    reply: 'Reactie van {o}',
   },
   pl: {
     heading: 'Opinie klientów',
@@ -347,6 +363,7 @@ export const CATALOGS: Record<string, Messages> = {
     page: 'Strona {n} z {m}',
     slide: '{n} z {m}',
     reviewBy: 'Opinia: {name}',
+    reply: 'Odpowiedź: {o}',
   },
   pt: {
     heading: 'Avaliações de clientes',
@@ -367,6 +384,7 @@ export const CATALOGS: Record<string, Messages> = {
     page: 'Página {n} de {m}',
     slide: '{n} de {m}',
     reviewBy: 'Avaliação de {name}',
+    reply: 'Resposta de {o}',
   },
   ru: {
     heading: 'Отзывы покупателей',
@@ -387,6 +405,7 @@ export const CATALOGS: Record<string, Messages> = {
     page: 'Страница {n} из {m}',
     slide: '{n} из {m}',
     reviewBy: 'Отзыв: {name}',
+    reply: 'Ответ: {o}',
   },
   sv: {
     heading: 'Kund\u00adrecensioner',
@@ -407,6 +426,7 @@ export const CATALOGS: Record<string, Messages> = {
     page: 'Sida {n} av {m}',
     slide: '{n} av {m}',
     reviewBy: 'Recension av {name}',
+    reply: 'Svar från {o}',
   },
   tr: {
     heading: 'Müşteri yorumları',
@@ -427,6 +447,7 @@ export const CATALOGS: Record<string, Messages> = {
     page: 'Sayfa {n} / {m}',
     slide: '{n} / {m}',
     reviewBy: '{name} tarafından yorum',
+    reply: '{o} yanıtı',
   },
   uk: {
     heading: 'Відгуки покупців',
@@ -447,6 +468,7 @@ export const CATALOGS: Record<string, Messages> = {
     page: 'Сторінка {n} з {m}',
     slide: '{n} з {m}',
     reviewBy: 'Відгук від {name}',
+    reply: 'Відповідь: {o}',
   },
   zh: {
     heading: '客户评价',
@@ -467,5 +489,6 @@ export const CATALOGS: Record<string, Messages> = {
     page: '第 {n} 页，共 {m} 页',
     slide: '第 {n} 条，共 {m} 条',
     reviewBy: '{name} 的评价',
+    reply: '{o} 的回复',
   },
 };

@@ -36,7 +36,7 @@ import { BullKeyedQueue } from './jobs/keyed-bullmq.ts';
 import { InProcessKeyedQueue } from './jobs/keyed-in-process.ts';
 import type { KeyedQueue } from './jobs/keyed-work.ts';
 import { RepliesService, type ReplyJob } from './replies/service.ts';
-import { unwiredReviewReplies, type ReviewReplies } from './replies/port.ts';
+import { storeReviewReplies, type ReviewReplies } from './replies/port.ts';
 import { WebhooksService } from './webhooks/service.ts';
 import { ChangeLimiter } from './webhooks/limits.ts';
 import { BatchedRateLimitDb } from './limits/batched-redis-driver.ts';
@@ -267,7 +267,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
     : new InProcessKeyedQueue<ReplyJob>(logger);
   const replies = new RepliesService({
     store, box, http: platformHttp, urls: config.sourceUrls, googleOAuth: config.googleOAuth, logger, queue: replyQueue,
-    replies: options.reviewReplies ?? unwiredReviewReplies, minuteMs: minute,
+    replies: options.reviewReplies ?? storeReviewReplies(store), minuteMs: minute,
     // In process a waiting job holds its key while it sleeps, and shutdown waits for it: short looks there (one store read each).
     pollMs: config.redisUrl ? Math.max(250, Math.min(15_000, minute / 4)) : Math.max(250, Math.min(1_000, minute / 4)),
   });

@@ -111,6 +111,8 @@ describe('admin CLI: replies', () => {
     expect(published).toMatchObject({ reviewId: first, state: 'published', error: null, reply: { text: 'Thank you for the kind words!' } });
     expect(Number.isNaN(Date.parse((published.reply as { date: string }).date))).toBe(false);
     expect(fake.trustpilotReplies.get(ext(first))?.text).toBe('Thank you for the kind words!');
+    // The review itself now carries it (API, widget, webhooks): the port is wired to the store.
+    expect((await t.service.store.reviews.get(orgId, first))?.reply).toEqual(published.reply);
 
     // Without --now: the organization's delay (5 minutes by default); the answer comes at once.
     const before = Date.now();
@@ -137,6 +139,7 @@ describe('admin CLI: replies', () => {
     // remove: off Trustpilot, audited.
     expect(await json(null, 'replies', 'remove', first)).toEqual({ reviewId: first, state: 'deleted' });
     expect(fake.trustpilotReplies.has(ext(first))).toBe(false);
+    expect((await t.service.store.reviews.get(orgId, first))?.reply).toBeNull();
     const audit = await t.admin('GET', `/admin/orgs/${orgId}/audit`);
     expect((audit.body.data as { action: string }[]).map((a) => a.action)).toEqual(expect.arrayContaining(['reply.published', 'reply.failed', 'reply.deleted']));
 

@@ -5,6 +5,8 @@
  * review's field belongs to the reviews. This port is the one narrow door
  * between them, wired in the composition root.
  */
+import type { Store } from '../store/types.ts';
+
 export interface PublishedReply {
   text: string;
   /** ISO 8601 UTC: the platform's time of the reply, else the service's clock. */
@@ -16,11 +18,20 @@ export interface ReviewReplies {
   set(orgId: string, reviewId: string, reply: PublishedReply | null): Promise<void>;
 }
 
+
 /**
- * The composition root's port until the reviews carry `reply` (issue 37,
- * point 1): the outcome stays in the replies records (`replies list`, the
- * dashboard) only. The lead replaces it with the store's review door.
+ * The port on the store's reviews: the review is written again with its new
+ * `reply` (an upsert by its natural key keeps its id, and a changed reply is
+ * one `review.updated`; the same reply again writes nothing). A review gone
+ * meanwhile is left gone.
  */
-export const unwiredReviewReplies: ReviewReplies = {
-  async set() {},
-};
+export function storeReviewReplies(store: Store, now: () => Date = () => new Date()): ReviewReplies {
+  return {
+    async set(orgId, reviewId, reply) {
+      const review = await store.reviews.get(orgId, reviewId);
+      if (!review) return;
+      const { id: _id, orgId: _org, createdAt: _c, updatedAt: _u, ...input } = review;
+      await store.reviews.upsert(orgId, [{ ...input, reply: reply && { text: reply.text, date: reply.date } }], now());
+    },
+  };
+}

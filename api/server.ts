@@ -72,7 +72,7 @@ export interface StartOptions {
   ephemeralPorts?: boolean;
   /** The DNS servers outbound names are resolved with (tests: a local DNS server); unset: the system's. */
   dnsServers?: readonly string[];
-  /** Where a published reply shows on its review (api/replies/port.ts); unwired until the reviews carry `reply`. */
+  /** Where a published reply shows on its review (api/replies/port.ts); the store's reviews unless a test gives its own. */
   reviewReplies?: ReviewReplies;
 }
 

@@ -10,7 +10,7 @@
  * platform fake (trusted through NODE_EXTRA_CA_CERTS).
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { Agent } from 'node:https';
+import { Agent, request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -41,6 +41,8 @@ beforeAll(async () => {
     GOOGLE_BUSINESS_API_URL: urls.googleBusiness,
     GOOGLE_OAUTH_TOKEN_URL: urls.googleToken,
     GOOGLE_OAUTH_AUTHORIZE_URL: urls.googleAuthorize,
+    GOOGLE_ACCOUNT_MANAGEMENT_API_URL: urls.googleAccounts,
+    GOOGLE_BUSINESS_INFORMATION_API_URL: urls.googleLocations,
     GOOGLE_OAUTH_CLIENT_ID: 'client-id-1.apps.example',
     GOOGLE_OAUTH_CLIENT_SECRET: 'google-client-secret-raw-41',
   };
@@ -67,6 +69,24 @@ async function owner(t: TestService, orgId: string): Promise<Client> {
   return client;
 }
 
+/** A plain GET (a browser following a redirect), to the fake or to instance `t`: status and Location. */
+function follow(url: string, t: TestService, cookie = ''): Promise<{ status: number; location: string }> {
+  const target = new URL(url);
+  const local = target.pathname.startsWith('/dashboard/');
+  const ca = local ? readFileSync(join(t.dataDir, 'tls-cert.pem'), 'utf8') : fake.ca;
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: '127.0.0.1', port: local ? t.service.ports.https : target.port, path: `${target.pathname}${target.search}`, ca, servername: 'localhost', headers: cookie ? { cookie } : {} },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, location: String(res.headers.location ?? '') }));
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
 function expectLimited(answer: Answer, what: string): void {
   expect(answer.status, what).toBe(429);
   expect(answer.body, what).toMatchObject({ error: 'rate_limit_exceeded', message: expect.stringMatching(/at most 30 times a minute/) });
@@ -76,7 +96,7 @@ function expectLimited(answer: Answer, what: string): void {
 }
 
 describe('source actions per organization', () => {
-  it(`takes at most ${SOURCE_ACTIONS_PER_MINUTE} connects, reconnects, syncs and Google starts a minute per organization across instances: the next is 429 with Retry-After; another organization is unaffected`, async () => {
+  it(`takes at most ${SOURCE_ACTIONS_PER_MINUTE} connects, reconnects, syncs, Google starts and locations a minute per organization across instances: the next is 429 with Retry-After; another organization is unaffected`, async () => {
     const orgId = (await a.org('growth')).orgId;
     const [onA, onB] = [await owner(a, orgId), await owner(b, orgId)];
     const connected = await onA.send('POST', '/dashboard/api/sources', { platform: 'trustpilot', account: 'unit-1', credentials: { apiKey: fake.keys.trustpilot } });
@@ -85,7 +105,13 @@ describe('source actions per organization', () => {
     expect((await onB.send('POST', `/dashboard/api/sources/${id}/sync`)).status).toBe(200);
     // A refused key is still an action: the platform was asked.
     expect((await onA.send('POST', `/dashboard/api/sources/${id}/reconnect`, { credentials: { apiKey: 'wrong' } })).status).toBe(400);
-    for (let n = 4; n <= SOURCE_ACTIONS_PER_MINUTE; n++) {
+    // A Google start, the consent, the callback (not counted: the state is the start's), then the locations.
+    const start = await onA.send('POST', '/dashboard/api/sources/google/start');
+    expect(start.status).toBe(200);
+    const consent = await follow(start.body.authorizationUrl as string, a);
+    expect((await follow(consent.location, a, onA.cookieHeader())).location).toBe('/dashboard/sources?google=authorized');
+    expect((await onA.send('GET', '/dashboard/api/sources/google/locations')).status).toBe(200);
+    for (let n = 6; n <= SOURCE_ACTIONS_PER_MINUTE; n++) {
       expect((await (n % 2 ? onA : onB).send('POST', '/dashboard/api/sources/google/start')).status, `action ${n}`).toBe(200);
     }
     const platformCalls = fake.requests.length;
@@ -93,6 +119,7 @@ describe('source actions per organization', () => {
     expectLimited(await onA.send('POST', `/dashboard/api/sources/${id}/sync`), 'sync now');
     expectLimited(await onB.send('POST', `/dashboard/api/sources/${id}/sync?full=true`), 'full sync');
     expectLimited(await onA.send('POST', `/dashboard/api/sources/${id}/reconnect`, { credentials: { apiKey: fake.keys.trustpilot } }), 'reconnect');
+    expectLimited(await onA.send('GET', '/dashboard/api/sources/google/locations'), 'locations');
     expectLimited(await onB.send('POST', '/dashboard/api/sources', { platform: 'yelp', account: 'biz-1', credentials: { apiKey: 'k' } }), 'connect');
     // The operator's admin API goes through the same count.
     expect((await b.admin('POST', `/admin/sources/${id}/sync`)).status).toBe(429);

@@ -39,6 +39,7 @@ import { RepliesService, type ReplyJob } from './replies/service.ts';
 import { storeReviewReplies, type ReviewReplies } from './replies/port.ts';
 import { WebhooksService } from './webhooks/service.ts';
 import { ChangeLimiter } from './webhooks/limits.ts';
+import { SourceActionLimiter } from './sources/limits.ts';
 import { BatchedRateLimitDb } from './limits/batched-redis-driver.ts';
 import { ProductsService } from './products/service.ts';
 import { CollectService, type MailWork } from './collect/service.ts';
@@ -246,7 +247,10 @@ export async function startService(config: Config, options: StartOptions = {}): 
   const jobs: Jobs<SyncSummary> = config.redisUrl
     ? new BullJobs({ redisUrl: config.redisUrl, keyPrefix: config.redisKeyPrefix, handler, logger, skipped: (job) => ({ id: job.sourceId, state: 'active', fetched: 0, created: 0, updated: 0, removed: 0, rejected: [], requests: 0 }) })
     : new InProcessJobs({ handler, logger, due: (now) => dueSources(store, now), tickMs: Math.max(250, Math.min(15_000, minute / 4)) });
-  const sources = new SourcesService(store, box, jobs, minute, { http: platformHttp, urls: config.sourceUrls, googleOAuth: config.googleOAuth });
+  // Per-organization counts of actions (api/limits/org-actions.ts): in Redis with REDIS_URL, so every instance shares one count.
+  const limiterRedis = redisHealth && { health: redisHealth, db: new BatchedRateLimitDb(redisHealth.client, (seconds) => metrics.redisLatency.observe(seconds)) };
+  // Connect, reconnect, sync now, Google start and locations: at most 30 a minute per organization (sources/limits.ts).
+  const sources = new SourcesService(store, box, jobs, minute, { http: platformHttp, urls: config.sourceUrls, googleOAuth: config.googleOAuth }, new SourceActionLimiter(limiterRedis));
   // Webhooks (CONTRACT §12): the outbox is filled by the store; deliveries run as keyed jobs, BullMQ when Redis is there.
   // The exchanges with receivers run in a thread of their own (delivery-thread.ts), beside the event loop.
   const deliveryClient = createThreadedDeliveryClient({ allow: config.webhookAllowNetworks, ca: trustedCas(), ...(options.dnsServers !== undefined && { dnsServers: options.dnsServers }) });
@@ -255,9 +259,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
     : undefined;
   const dispatcher = new Dispatcher({ store, box, client: deliveryClient, logger, pollMs: config.webhookPollMs, queue: deliveryQueue, retentionDays: config.webhookRetentionDays, bulk: bulkImports });
   // Webhook changes per organization (limits.ts): counted in Redis with REDIS_URL, so every instance shares one count.
-  const webhookChanges = new ChangeLimiter(
-    redisHealth && { health: redisHealth, db: new BatchedRateLimitDb(redisHealth.client, (seconds) => metrics.redisLatency.observe(seconds)) },
-  );
+  const webhookChanges = new ChangeLimiter(limiterRedis);
   const webhooks = new WebhooksService({ store, box, dispatcher, allow: config.webhookAllowNetworks, maxEndpoints: config.webhookMaxEndpoints, changes: webhookChanges, resolve: hostResolver });
   // The product catalog (CONTRACT §13): one service, which the admin API, the dashboard (and the review import) call.
   const products = new ProductsService(store);
@@ -320,6 +322,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
       await dispatcher.close();
       await collectQueue.close();
       webhookChanges.close();
+      sources.close();
       deliveryClient.close();
       platformHttp.close();
       if (!options.store) await rawStore.close();

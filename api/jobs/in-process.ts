@@ -3,6 +3,11 @@
  * store's `nextSyncAt`, so a schedule survives a restart) and runs them, a
  * few at a time, never two runs of one source at once. Right for the
  * embedded store, which has one writer process anyway.
+ *
+ * The slots are shared fairly: the due sources are taken one organization
+ * after another (each organization's first due source, then each one's
+ * second, …), so one organization's many sources due together never hold
+ * every slot while another organization's source waits.
  */
 import type { Logger } from '../logger.ts';
 import type { Due, JobResult, Jobs, SyncHandler, SyncJob } from './jobs.ts';
@@ -80,7 +85,7 @@ export class InProcessJobs<R> implements Jobs<R> {
       this.options.logger.warn({ err: (err as Error).message }, 'sources: could not read the due sources');
       return;
     }
-    const queue = due.filter((d) => !this.running.has(d.sourceId));
+    const queue = inTurns(due.filter((d) => !this.running.has(d.sourceId)));
     const workers = Array.from({ length: Math.min(limit, queue.length) }, async () => {
       for (let d = queue.shift(); d && !this.closed; d = queue.shift()) {
         await this.run({ sourceId: d.sourceId }).catch((err: unknown) => this.options.logger.error({ err, sourceId: d!.sourceId }, 'source sync crashed'));
@@ -95,4 +100,19 @@ export class InProcessJobs<R> implements Jobs<R> {
     await this.ticking;
     await Promise.allSettled([...this.running.values()]);
   }
+}
+
+/** `due` (oldest first) reordered one organization after another: each organization's oldest, then each one's next … */
+export function inTurns(due: Due[]): Due[] {
+  const byOrg = new Map<string, Due[]>();
+  for (const d of due) {
+    const key = d.orgId ?? d.sourceId;
+    let list = byOrg.get(key);
+    if (!list) byOrg.set(key, (list = []));
+    list.push(d);
+  }
+  const lists = [...byOrg.values()];
+  const out: Due[] = [];
+  for (let round = 0; out.length < due.length; round++) for (const list of lists) if (round < list.length) out.push(list[round]!);
+  return out;
 }

@@ -21,6 +21,8 @@ export type SyncHandler<R> = (job: SyncJob) => Promise<JobResult<R>>;
 /** A source's schedule as the store holds it (the in-process scheduler reads these). */
 export interface Due {
   sourceId: string;
+  /** Whose source: the in-process runner takes the organizations in turn (absent: each source its own turn). */
+  orgId?: string;
   /** When it is due (ISO). */
   nextSyncAt: string;
 }

@@ -10,18 +10,35 @@
  * 5 s; at most 4 lookups in flight per organization): each sync and each
  * Google exchange calls through `fork(orgId)`, so one organization's platform
  * names that never answer hold nobody else's calls.
+ *
+ * Sockets are shared fairly (CONTRACT §11, "Limits per organization"): every
+ * organization calls the same platform hosts, through one pool of
+ * MAX_SOCKETS connections per host, so an organization has at most
+ * PER_ORG_PER_HOST calls in flight per host; its further calls wait in its own
+ * queue (api/net/per-key-limit.ts), never in the pool's, and one organization
+ * can never hold the sockets every other one needs. A call has an overall
+ * deadline, CALL_DEADLINE_MS, that counts its wait for a place too (besides
+ * the TIMEOUT_MS of silence on a connection).
  */
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { rootCertificates } from 'node:tls';
 import { defaultHostResolver, lookupWith, type HostResolver } from '../net/host-resolver.ts';
+import { PerKeyLimit } from '../net/per-key-limit.ts';
 
 /** Where Debian/Ubuntu, RHEL and Alpine keep the system's CA bundle. */
 const SYSTEM_BUNDLES = ['/etc/ssl/certs/ca-certificates.crt', '/etc/pki/tls/certs/ca-bundle.crt', '/etc/ssl/cert.pem'];
 
 const MAX_BODY = 16 * 1024 * 1024;
+/** A connection silent this long ends the call. */
 const TIMEOUT_MS = 30_000;
+/** A call ends after this long in all, its wait for a place included. */
+export const CALL_DEADLINE_MS = 60_000;
+/** Connections per platform host, for every organization together. */
+export const MAX_SOCKETS = 8;
+/** Calls in flight per organization per platform host; the organization's others wait in its own queue. */
+export const PER_ORG_PER_HOST = 2;
 
 function readPem(path: string): string | null {
   try {
@@ -71,32 +88,63 @@ export class NetworkError extends Error {
 /** Whose lookups the calls of a client made without `fork(orgId)` count among. */
 const NO_ORG = '-';
 
+export interface HttpClientOptions {
+  agent?: Agent;
+  extraCa?: string[];
+  resolve?: HostResolver;
+  orgId?: string;
+  /** Calls in flight per organization and host (PER_ORG_PER_HOST); shared by the forks. */
+  limit?: PerKeyLimit;
+  /** A call's overall deadline, its wait for a place included (CALL_DEADLINE_MS). */
+  deadlineMs?: number;
+}
+
 export class HttpClient {
   private readonly agent: Agent;
   private readonly resolve: HostResolver;
   private readonly lookup: LookupFunction;
+  private readonly orgId: string;
+  /** Who is in flight per organization and host, shared with every fork. */
+  readonly limit: PerKeyLimit;
+  private readonly deadlineMs: number;
   /** Calls made (every attempt counts). */
   requests = 0;
 
-  constructor(options: { agent?: Agent; extraCa?: string[]; resolve?: HostResolver; orgId?: string } = {}) {
-    this.agent = options.agent ?? new Agent({ keepAlive: true, maxSockets: 8, ca: trustedCas(options.extraCa) });
+  constructor(options: HttpClientOptions = {}) {
+    this.agent = options.agent ?? new Agent({ keepAlive: true, maxSockets: MAX_SOCKETS, ca: trustedCas(options.extraCa) });
     this.resolve = options.resolve ?? defaultHostResolver();
-    const orgId = options.orgId ?? NO_ORG;
+    this.orgId = options.orgId ?? NO_ORG;
+    const orgId = this.orgId;
     this.lookup = lookupWith((hostname) => this.resolve(hostname, orgId));
+    this.limit = options.limit ?? new PerKeyLimit(PER_ORG_PER_HOST);
+    this.deadlineMs = options.deadlineMs ?? CALL_DEADLINE_MS;
   }
 
   /**
-   * A client sharing this one's agent (connections, trust) and resolver, with its own request count
-   * (one per sync) and its lookups counted among `orgId`'s.
+   * A client sharing this one's agent (connections, trust), resolver and places per organization, with its own
+   * request count (one per sync), its lookups counted among `orgId`'s and its calls in `orgId`'s places.
    */
   fork(orgId: string): HttpClient {
-    return new HttpClient({ agent: this.agent, resolve: this.resolve, orgId });
+    return new HttpClient({ agent: this.agent, resolve: this.resolve, orgId, limit: this.limit, deadlineMs: this.deadlineMs });
+  }
+
+  /** The key of `orgId`'s places on `host` (host:port). */
+  static placeKey(orgId: string, host: string): string {
+    return `${orgId} ${host}`;
   }
 
   call(url: string, init: HttpRequest = {}): Promise<HttpResponse> {
     const target = new URL(url);
     if (target.protocol !== 'https:') return Promise.reject(new Error(`refusing a non-https platform URL (${target.protocol})`));
     this.requests++;
+    const deadline = AbortSignal.timeout(this.deadlineMs);
+    const waited = (err: unknown): never => {
+      throw deadline.aborted ? new NetworkError(target.host, new Error(`no answer within ${this.deadlineMs / 1000} s`)) : (err as Error);
+    };
+    return this.limit.run(HttpClient.placeKey(this.orgId, target.host), () => this.exchange(target, init, deadline), deadline).catch(waited);
+  }
+
+  private exchange(target: URL, init: HttpRequest, deadline: AbortSignal): Promise<HttpResponse> {
     return new Promise((resolve, reject) => {
       const req = request(
         target,
@@ -124,6 +172,9 @@ export class HttpClient {
         },
       );
       req.on('timeout', () => req.destroy(new Error('timed out')));
+      const onDeadline = (): void => void req.destroy(new Error(`no answer within ${this.deadlineMs / 1000} s`));
+      deadline.addEventListener('abort', onDeadline, { once: true });
+      req.on('close', () => deadline.removeEventListener('abort', onDeadline));
       req.on('error', (err) => reject(err instanceof NetworkError ? err : new NetworkError(target.host, err)));
       req.end(init.body);
     });

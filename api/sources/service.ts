@@ -16,6 +16,7 @@ import { SOURCE_PLATFORMS, type Source, type SourcePlatform, type Store } from '
 import { accountSegments } from './account.ts';
 import { CredentialsError } from './connector.ts';
 import { CONNECTORS } from './connectors.ts';
+import { SourceActionLimiter } from './limits.ts';
 import { audit, OPERATOR } from '../dashboard/audit.ts';
 import { auditRemovals, removeAudited, syncSource, type SyncDeps, type SyncOutcome, type SyncSummary } from './sync.ts';
 import { verifyCredentials, type PlatformAccess } from './verify.ts';
@@ -67,7 +68,21 @@ export class SourcesService {
     private readonly minuteMs: number,
     /** The platforms, to prove credentials before they are stored. */
     private readonly platforms: PlatformAccess,
+    /** Counts the actions that call a platform per organization (limits.ts; shared in Redis when built with it): in process when absent. */
+    private readonly actions: SourceActionLimiter = new SourceActionLimiter(null),
   ) {}
+
+  /**
+   * Counts one action of `orgId` that calls a platform on request (connect, reconnect, sync now,
+   * and the dashboard's Google start and locations); past the rate, the 429.
+   */
+  takeAction(orgId: string): Promise<void> {
+    return this.actions.take(orgId);
+  }
+
+  close(): void {
+    this.actions.close();
+  }
 
   /** The handler the jobs run: a plain function of the job's data. */
   static handler(deps: SyncDeps): (job: SyncJob) => Promise<JobResult<SyncSummary>> {
@@ -107,6 +122,8 @@ export class SourcesService {
     const checked = accountSegments(platform, account);
     if ('problem' in checked) throw badRequest(`account ${checked.problem}`, [{ parameter: 'account', message: checked.problem }]);
     const everyMinutes = parseEvery(input.every);
+    // Counted once the request is well formed, before the platform is asked.
+    await this.takeAction(input.orgId);
     // One source per platform and organization: a full pass removes the platform's reviews it no longer lists.
     const existing = (await this.store.sources.listByOrg(input.orgId)).find((s) => s.platform === platform);
     if (existing) throw new ApiError(409, 'conflict', `This organization already has a ${platform.toLowerCase()} source (${existing.id}); remove it first or reconnect it.`);
@@ -152,12 +169,14 @@ export class SourcesService {
   }
 
   async sync(id: string, full: boolean): Promise<SyncSummary> {
-    await this.get(id);
+    const source = await this.get(id);
+    await this.takeAction(source.orgId);
     return this.jobs.runNow({ sourceId: id, full });
   }
 
   async reconnect(id: string, credentials: unknown): Promise<SourceView> {
     const source = await this.get(id);
+    await this.takeAction(source.orgId);
     // Proved before anything changes: a refused key leaves the source (its state, its credentials) as it was.
     const sealed = await this.proved(source.orgId, source.platform, source.account, id, credentials);
     const updated = await this.store.sources.update(id, {
@@ -226,10 +245,10 @@ export async function refuseSource(store: Store, sourceId: string, reason: strin
 }
 
 /** The sources due at `now` for the in-process scheduler: active or failing, nextSyncAt reached. */
-export async function dueSources(store: Store, now: Date): Promise<{ sourceId: string; nextSyncAt: string }[]> {
+export async function dueSources(store: Store, now: Date): Promise<{ sourceId: string; orgId: string; nextSyncAt: string }[]> {
   const at = now.toISOString();
   return (await store.sources.listAll())
     .filter((s) => (s.state === 'active' || s.state === 'failing') && s.nextSyncAt <= at)
     .sort((a, b) => a.nextSyncAt.localeCompare(b.nextSyncAt))
-    .map((s) => ({ sourceId: s.id, nextSyncAt: s.nextSyncAt }));
+    .map((s) => ({ sourceId: s.id, orgId: s.orgId, nextSyncAt: s.nextSyncAt }));
 }

@@ -135,7 +135,7 @@ describe('webhook limits per organization', () => {
     expect((await create(a, await newOrg())).status).toBe(201);
   }, 60_000);
 
-  it(`takes at most ${CHANGES_PER_MINUTE} creations, tests and rotations a minute per organization across instances (Redis): the next is 429 with Retry-After on the admin API and the dashboard; another organization is unaffected`, async () => {
+  it(`takes at most ${CHANGES_PER_MINUTE} creations, tests, rotations, replays, enables and disables a minute per organization across instances (Redis): the next is 429 with Retry-After on the admin API and the dashboard; another organization is unaffected`, async () => {
     const orgId = await newOrg();
     const made = await create(a, orgId);
     expect(made.status).toBe(201);
@@ -157,8 +157,17 @@ describe('webhook limits per organization', () => {
     expect((await create(b, orgId)).status).toBe(429);
     const page = await (await owner(a, orgId)).send('POST', `/dashboard/api/webhooks/${id}/rotate-secret`);
     expect([page.status, page.body.error, Number(page.headers['retry-after']) > 0]).toEqual([429, 'rate_limit_exceeded', true]);
-    // Reading and the other changes are not counted.
-    expect((await admin(a, 'POST', `/admin/webhooks/${id}/disable`)).status).toBe(200);
+    // Replay, enable and disable are changes too (issue 34, second review L3), on the admin API and the dashboard.
+    expect((await admin(a, 'POST', `/admin/webhooks/${id}/disable`)).status).toBe(429);
+    expect((await admin(b, 'POST', `/admin/webhooks/${id}/enable`)).status).toBe(429);
+    expect((await admin(a, 'POST', `/admin/webhooks/${id}/replay/msg_anything`)).status).toBe(429);
+    const dashboard = await owner(b, orgId);
+    for (const path of [`/dashboard/api/webhooks/${id}/disable`, `/dashboard/api/webhooks/${id}/enable`, `/dashboard/api/webhooks/${id}/deliveries/msg_anything/replay`]) {
+      const refused = await dashboard.send('POST', path);
+      expect([refused.status, refused.body.error, Number(refused.headers['retry-after']) > 0], path).toEqual([429, 'rate_limit_exceeded', true]);
+    }
+    expect(((await admin(a, 'GET', `/admin/webhooks?orgId=${orgId}`)).body.data as { state: string }[])[0]!.state).toBe('enabled');
+    // Reading is not counted.
     expect((await admin(a, 'GET', `/admin/webhooks/${id}/deliveries`)).status).toBe(200);
     // Another organization: its own count.
     const other = await create(b, await newOrg());

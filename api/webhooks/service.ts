@@ -54,7 +54,7 @@ export interface WebhooksServiceOptions {
   actor?: Actor;
   /** Endpoints per organization at most (WEBHOOK_MAX_ENDPOINTS): DEFAULT_MAX_ENDPOINTS when absent. */
   maxEndpoints?: number;
-  /** Counts creations, tests and rotations per organization (shared in Redis when built with it): in process when absent. */
+  /** Counts creations, tests, replays, enables, disables and rotations per organization (shared in Redis when built with it): in process when absent. */
   changes?: ChangeLimiter;
 }
 
@@ -137,6 +137,7 @@ export class WebhooksService {
   /** Sends the message to the endpoint again, under the same `webhook-id`: pending now, with a fresh schedule. */
   async replay(id: string, messageId: string) {
     const endpoint = await this.get(id);
+    await this.o.changes.take(endpoint.orgId);
     const message = await this.store.webhooks.getMessage(messageId);
     if (!message || message.orgId !== endpoint.orgId) throw notFound(`Message ${JSON.stringify(messageId.slice(0, 64))}`);
     const existing = await this.store.webhooks.getDelivery(deliveryId(message.id, endpoint.id));
@@ -193,6 +194,7 @@ export class WebhooksService {
   /** Enabled again: what is pending resumes now, and the 5 days count afresh. */
   async enable(id: string) {
     const endpoint = await this.get(id);
+    await this.o.changes.take(endpoint.orgId);
     const updated = (await this.store.webhooks.update(endpoint.id, { state: 'enabled', disabledReason: null, failingSince: null }))!;
     // Every pending delivery left unscheduled (a 410 or a Test recorded by an earlier version: they now always have a due
     // time) is due now, however old and however long the backlog before it: the store schedules them all at once.
@@ -204,6 +206,7 @@ export class WebhooksService {
 
   async disable(id: string) {
     const endpoint = await this.get(id);
+    await this.o.changes.take(endpoint.orgId);
     const updated = (await this.store.webhooks.update(endpoint.id, { state: 'disabled', disabledReason: 'manual' }))!;
     if (endpoint.state !== 'disabled') await audit(this.store, endpoint.orgId, this.actor, 'webhook.disabled', { id: endpoint.id, label: endpoint.url }, { reason: 'manual' });
     return { id: updated.id, state: updated.state };

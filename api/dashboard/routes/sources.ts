@@ -11,7 +11,10 @@
  * Google sends the browser back to `GET /dashboard/sources/google/callback`,
  * which checks the state, exchanges the code at GOOGLE_OAUTH_TOKEN_URL and
  * keeps the refresh token for this session (15 minutes) until the person names
- * the location (`POST /sources/google`). Both are kept in this process's memory.
+ * the location (`POST /sources/google`). Both are kept in this process's memory,
+ * at most MAX_STATES_PER_ORG requests under way per organization. The start,
+ * the locations, connect, reconnect and Sync now are source actions, counted
+ * per organization (api/sources/limits.ts: 429 past 30 a minute).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
@@ -46,21 +49,62 @@ interface PendingGrant {
   expiresAt: number;
 }
 
-/** Authorization requests under way (by the state's hash) and grants waiting for a location (by session). */
+/** Pending authorization requests kept per organization: a further start drops the organization's oldest. */
+export const MAX_STATES_PER_ORG = 10;
+/** Pending authorization requests kept in all: a further start drops the oldest. */
+export const MAX_STATES = 10_000;
+
+/**
+ * Authorization requests under way (by the state's hash) and grants waiting for a location (by session).
+ * Each map is in the order its entries were made, and every entry lives as long as the others of its map, so
+ * the expired ones are at the front: each call drops from the front while expired, and stops at the first
+ * live one (never a walk of every entry). An organization keeps at most MAX_STATES_PER_ORG requests under
+ * way, the process MAX_STATES: past either cap, the oldest goes (its callback then answers `state`).
+ */
 export class GoogleConnections {
   readonly states = new Map<string, PendingState>();
   readonly grants = new Map<string, PendingGrant>();
+  /** Each organization's pending states' keys, oldest first. */
+  private readonly byOrg = new Map<string, Set<string>>();
 
-  private sweep(now: number): void {
-    for (const [k, v] of this.states) if (v.expiresAt <= now) this.states.delete(k);
-    for (const [k, v] of this.grants) if (v.expiresAt <= now) this.grants.delete(k);
+  constructor(private readonly caps: { perOrg: number; overall: number } = { perOrg: MAX_STATES_PER_ORG, overall: MAX_STATES }) {}
+
+  /** States of `orgId` under way now (expired ones not yet dropped included). */
+  pending(orgId: string): number {
+    return this.byOrg.get(orgId)?.size ?? 0;
+  }
+
+  private drop(key: string): void {
+    const found = this.states.get(key);
+    if (!found) return;
+    this.states.delete(key);
+    const keys = this.byOrg.get(found.orgId);
+    keys?.delete(key);
+    if (keys?.size === 0) this.byOrg.delete(found.orgId);
+  }
+
+  private expire(now: number): void {
+    for (const [k, v] of this.states) {
+      if (v.expiresAt > now) break;
+      this.drop(k);
+    }
+    for (const [k, v] of this.grants) {
+      if (v.expiresAt > now) break;
+      this.grants.delete(k);
+    }
   }
 
   begin(sessionId: string, orgId: string, now = Date.now()): { state: string; challenge: string } {
-    this.sweep(now);
+    this.expire(now);
     const state = randomBytes(32).toString('base64url');
     const verifier = randomBytes(48).toString('base64url');
-    this.states.set(sha256(state), { sessionId, orgId, verifier, expiresAt: now + STATE_MS });
+    const key = sha256(state);
+    this.states.set(key, { sessionId, orgId, verifier, expiresAt: now + STATE_MS });
+    let keys = this.byOrg.get(orgId);
+    if (!keys) this.byOrg.set(orgId, (keys = new Set()));
+    keys.add(key);
+    while (keys.size > this.caps.perOrg) this.drop(keys.values().next().value!);
+    while (this.states.size > this.caps.overall) this.drop(this.states.keys().next().value!);
     return { state, challenge: createHash('sha256').update(verifier).digest('base64url') };
   }
 
@@ -68,13 +112,19 @@ export class GoogleConnections {
   take(state: string, sessionId: string, now = Date.now()): PendingState | null {
     const key = sha256(state);
     const found = this.states.get(key);
-    this.states.delete(key);
+    this.drop(key);
     if (!found || found.expiresAt <= now || found.sessionId !== sessionId) return null;
     return found;
   }
 
+  /** Keeps the session's grant (replacing an earlier one, which moves it to the back: the order stays the expiry order). */
+  keepGrant(sessionId: string, grant: PendingGrant): void {
+    this.grants.delete(sessionId);
+    this.grants.set(sessionId, grant);
+  }
+
   grant(sessionId: string, orgId: string, now = Date.now()): PendingGrant | null {
-    this.sweep(now);
+    this.expire(now);
     const found = this.grants.get(sessionId);
     return found && found.orgId === orgId ? found : null;
   }
@@ -210,6 +260,8 @@ export function startGoogle(deps: DashboardDeps, google: GoogleConnections) {
     const { org, session } = auth(ctx);
     const client = deps.config.googleOAuth;
     if (!client) throw new ApiError(409, 'not_configured', 'Google cannot be connected: the operator has not set GOOGLE_OAUTH_CLIENT_ID and GOOGLE_OAUTH_CLIENT_SECRET.');
+    // A source action (sources/limits.ts): counted per organization, 429 past the rate.
+    await deps.sources?.takeAction(org.id);
     const { state, challenge } = google.begin(session.id, org.id);
     const url = new URL(deps.config.sourceUrls.googleAuthorize);
     url.search = new URLSearchParams({
@@ -273,7 +325,7 @@ export function googleCallback(deps: DashboardDeps, google: GoogleConnections) {
       // Answered as failed below.
     }
     if (typeof refreshToken !== 'string' || refreshToken === '') return back(ctx, 'failed');
-    google.grants.set(session.id, { orgId: org.id, refreshToken, accessToken, expiresAt: Date.now() + GRANT_MS });
+    google.keepGrant(session.id, { orgId: org.id, refreshToken, accessToken, expiresAt: Date.now() + GRANT_MS });
     back(ctx, 'authorized');
   };
 }
@@ -325,6 +377,8 @@ export function googleLocations(deps: DashboardDeps, google: GoogleConnections) 
     const { org, session } = auth(ctx);
     const grant = google.grant(session.id, org.id);
     if (!grant) throw new ApiError(409, 'conflict', 'Google has not authorized this session yet (or it was more than 15 minutes ago): use Connect Google first.');
+    // Up to 21 calls to Google: a source action (sources/limits.ts), counted per organization.
+    await service(deps).takeAction(org.id);
     const urls = deps.config.sourceUrls;
     const headers = { authorization: `Bearer ${grant.accessToken ?? ''}` };
     const http = platform.fork(org.id);

@@ -88,6 +88,10 @@ export class PlatformFake {
   readonly googleCodes = new Map<string, { challenge: string; redirectUri: string; clientId: string }>();
   /** Calls of a platform beyond this many are never answered (a sync to kill half-way). */
   readonly hangAfter: Partial<Record<SeenRequest['platform'], number>> = {};
+  /** While true, every request is recorded and held (unanswered) until `release`. */
+  holding = false;
+  /** The requests held, in the order they arrived (their path and query), each with its answer to send. */
+  readonly held: Array<{ path: string; answer: () => void }> = [];
   trustpilotPerPage = 100;
   googlePageSize = 50;
   facebookLimit = 100;
@@ -105,6 +109,10 @@ export class PlatformFake {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
+        if (fake.holding) {
+          fake.held.push({ path: req.url ?? '/', answer: () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}') });
+          return;
+        }
         const answer = fake.answer(req.method ?? 'GET', new URL(req.url ?? '/', 'https://x'), req.headers, Buffer.concat(chunks).toString('utf8'));
         if (answer === null) return;
         const platform = fake.requests[fake.requests.length - 1]!.platform;
@@ -153,6 +161,12 @@ export class PlatformFake {
   /** The next calls of a platform answer 200 with these bodies (a malformed listing: `{}`, an error message, a list that is not one). */
   malformed(platform: SeenRequest['platform'], ...bodies: unknown[]): void {
     this.force(platform, ...bodies.map((body) => ({ status: 200, body })));
+  }
+
+  /** Answers (200, `{}`) the requests held so far, and holds no more. */
+  release(): void {
+    this.holding = false;
+    for (const { answer } of this.held.splice(0)) answer();
   }
 
   /** Every Google access token handed out stops working (they expired). */

@@ -91,8 +91,8 @@ describeOn(target, 'MongoDB store: bounded background work', () => {
     const old = new Date(Date.now() - 40 * DAY).toISOString();
     const messages: Keyed[] = [];
     const deliveries: Keyed[] = [];
-    // 150 messages to 20 endpoints: 3,000 old delivered deliveries.
-    for (let m = 0; m < 150; m++) {
+    // 110 messages to 20 endpoints: 2,200 old delivered deliveries.
+    for (let m = 0; m < 110; m++) {
       const mid = `msg_old_${String(m).padStart(4, '0')}`;
       messages.push(fannedMessage(mid, old));
       for (let e = 0; e < 20; e++) deliveries.push(delivery(mid, `wh_${e}`, old, 'delivered'));

@@ -4,7 +4,7 @@
  * once a dead holder's lease has run out.
  */
 import { MongoClient, type Collection } from 'mongodb';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { uniqueDbName } from '../../test/ferretdb.ts';
 import { describeOn, mongoTargets } from '../../test/mongo-suites.ts';
 import { StoreUnavailableError } from '../unavailable.ts';
@@ -41,7 +41,8 @@ for (const target of mongoTargets()) {
         },
         { ttlMs, waitMs: 10_000 },
       );
-      await sleep(50);
+      // The second asks once the first holds the lock (a loaded FerretDB may take longer than any fixed wait to grant it).
+      await vi.waitFor(() => expect(events).toContain('first in'), { timeout: 10_000, interval: 20 });
       const second = withDocumentLock(locks, 'long', async () => void events.push('second in'), { ttlMs, waitMs: 10_000 });
       await Promise.all([first, second]);
       expect(events).toEqual(['first in', 'first out', 'second in']);

@@ -14,7 +14,7 @@
  * re-running it converges to the same state and nothing already stored is lost
  * or duplicated.
  */
-import { MongoBulkWriteError, MongoClient, MongoNetworkError, MongoServerSelectionError, type AnyBulkWriteOperation, type Collection, type Db } from 'mongodb';
+import { MongoBulkWriteError, MongoClient, MongoNetworkError, MongoServerSelectionError, type AnyBulkWriteOperation, type Collection, type Db, type MongoClientOptions } from 'mongodb';
 import { StoreUnavailableError, translateErrors } from '../unavailable.ts';
 import type { OutboxMessage, WebhookDelivery, WebhookEndpoint, WebhookStore } from '../webhook-types.ts';
 import { OutboxSignal } from '../outbox-signal.ts';
@@ -241,11 +241,19 @@ export class MongoStore implements Store {
   private readonly collectStore: MongoCollect;
   readonly collect: CollectStore;
 
-  static async connect(url: string, dbName?: string): Promise<MongoStore> {
+  /** Per outbox collection, the organization the relay's next round starts from (its organizations are taken in turn). */
+  private readonly relayNext = new Map<string, string>();
+
+  /** Where `prune`'s pages of old messages go on from (null: from the oldest). */
+  private pruneAfter: { createdAt: string; _id: string } | null = null;
+
+  /** `options` (tests): more driver options, e.g. `monitorCommands` to count what a call reads. */
+  static async connect(url: string, dbName?: string, options: MongoClientOptions = {}): Promise<MongoStore> {
     const client = new MongoClient(url, {
       // While the server is away a request fails with 503 after this long instead of hanging.
       serverSelectionTimeoutMS: SELECTION_TIMEOUT_MS,
       appName: 'review-proof',
+      ...options,
     });
     await client.connect();
     const store = new MongoStore(client, client.db(dbName));
@@ -264,12 +272,29 @@ export class MongoStore implements Store {
       this.sourceCol.createIndex({ orgId: 1, createdAt: 1 }, { name: 'org_created' }),
       this.webhookCol.createIndex({ orgId: 1, createdAt: 1 }, { name: 'org_created' }),
       this.messageCol.createIndex({ fanned: 1, createdAt: 1 }, { name: 'fanned_created' }),
+      // `prune`'s pages of old fanned messages, in (createdAt, _id) order from where the last page ended.
+      this.messageCol.createIndex({ fanned: 1, createdAt: 1, _id: 1 }, { name: 'fanned_created_id' }),
       this.deliveryCol.createIndex({ status: 1, nextAttemptAt: 1 }, { name: 'status_due' }),
       this.deliveryCol.createIndex({ endpointId: 1, createdAt: -1 }, { name: 'endpoint_created' }),
+      // Each query on deliveries has an index whose equality fields come first and whose order is the sort (issue 34, L1):
+      // on MongoDB, `explain` of each shows an IXSCAN bounded to the endpoint (and status), no SORT stage, and no
+      // other organization's record examined. FerretDB 1.24 (SQLite) scans the collection whatever the index.
+      // `due(now, n, endpointId)` and `resumeWaiting`: {endpointId, status: 'pending', nextAttemptAt ≤ now} by nextAttemptAt, _id.
+      this.deliveryCol.createIndex({ endpointId: 1, status: 1, nextAttemptAt: 1, _id: 1 }, { name: 'endpoint_status_due' }),
+      // `deliveries(endpointId, status, n)`, the delivery log: newest first, with and without a status.
+      this.deliveryCol.createIndex({ endpointId: 1, status: 1, createdAt: -1, _id: -1 }, { name: 'endpoint_status_created' }),
+      this.deliveryCol.createIndex({ endpointId: 1, createdAt: -1, _id: -1 }, { name: 'endpoint_created_id' }),
+      // `prune`: finished deliveries by their last attempt, and whether any delivery still refers to a message.
+      this.deliveryCol.createIndex({ status: 1, lastAttemptAt: 1 }, { name: 'status_attempted' }),
+      this.deliveryCol.createIndex({ messageId: 1 }, { name: 'message' }),
       this.removedCol.createIndex({ orgId: 1 }, { name: 'org' }),
       this.reviewCol.createIndex({ _outbox: 1 }, { name: 'outbox' }),
       this.removedCol.createIndex({ _outbox: 1 }, { name: 'outbox' }),
       this.sourceCol.createIndex({ _outbox: 1 }, { name: 'outbox' }),
+      // The relay: the organizations with marked documents (a distinct scan of the index on MongoDB), then each one's first by _id.
+      this.reviewCol.createIndex({ _outbox: 1, orgId: 1, _id: 1 }, { name: 'outbox_org' }),
+      this.removedCol.createIndex({ _outbox: 1, orgId: 1, _id: 1 }, { name: 'outbox_org' }),
+      this.sourceCol.createIndex({ _outbox: 1, orgId: 1, _id: 1 }, { name: 'outbox_org' }),
       this.people.ensureIndexes(),
       this.productStore.ensureIndexes(),
       this.replyStore.ensureIndexes(),
@@ -612,21 +637,49 @@ export class MongoStore implements Store {
       (await this.deliveryCol.find(status === null ? { endpointId } : { endpointId, status }).sort({ createdAt: -1, _id: -1 }).limit(limit).toArray()).map(
         (d) => strip<WebhookDelivery>(d)!,
       ),
+    // Bounded work per call (issue 34, M1), never the whole history: at most `limit` finished deliveries (by the
+    // {status, lastAttemptAt} index), then pages of at most `limit` old fanned messages, each page checked with one
+    // `$in` on the {messageId} index and its unreferenced messages removed. The pages go on from where the last call
+    // stopped (`pruneAfter`), so messages still referred to (pending deliveries of a disabled endpoint) are passed
+    // over once per cycle rather than read again by every call. When deliveries were removed one page is read; else
+    // pages until one removes something, or (answering 0) until a whole cycle from the start found nothing.
     prune: async (before, limit) => {
       const cutoff = before.toISOString();
       const finished = await this.deliveryCol
         .find({ status: { $in: ['delivered', 'failed'] }, lastAttemptAt: { $lt: cutoff } }, { projection: { _id: 1 } })
+        .sort({ lastAttemptAt: 1 })
         .limit(limit)
         .toArray();
       if (finished.length > 0) await this.deliveryCol.deleteMany({ _id: { $in: finished.map((d) => d._id) } });
-      // A delivery's createdAt is its message's: the old messages still referred to are those of the old deliveries left.
-      const referenced = (await this.deliveryCol.find({ createdAt: { $lt: cutoff } }, { projection: { messageId: 1 } }).toArray()).map((d) => d.messageId);
-      const messages = await this.messageCol
-        .find({ fanned: true, createdAt: { $lt: cutoff }, _id: { $nin: [...new Set(referenced)] } }, { projection: { _id: 1 } })
-        .limit(limit)
-        .toArray();
-      if (messages.length > 0) await this.messageCol.deleteMany({ _id: { $in: messages.map((m) => m._id) } });
-      return finished.length + messages.length;
+      let fromStart = this.pruneAfter === null;
+      for (;;) {
+        const after = this.pruneAfter;
+        const page = await this.messageCol
+          .find(
+            {
+              fanned: true,
+              createdAt: { $lt: cutoff },
+              ...(after && { $or: [{ createdAt: { $gt: after.createdAt } }, { createdAt: after.createdAt, _id: { $gt: after._id } }] }),
+            },
+            { projection: { _id: 1, createdAt: 1 } },
+          )
+          .sort({ createdAt: 1, _id: 1 })
+          .limit(limit)
+          .toArray();
+        const last = page[page.length - 1];
+        this.pruneAfter = page.length < limit || !last ? null : { createdAt: last.createdAt, _id: last._id };
+        let removed = 0;
+        if (page.length > 0) {
+          const referenced = new Set(await this.deliveryCol.distinct('messageId', { messageId: { $in: page.map((m) => m._id) } }));
+          const orphans = page.filter((m) => !referenced.has(m._id)).map((m) => m._id);
+          if (orphans.length > 0) removed = (await this.messageCol.deleteMany({ _id: { $in: orphans }, fanned: true })).deletedCount;
+        }
+        if (removed > 0 || finished.length > 0) return finished.length + removed;
+        if (this.pruneAfter === null) {
+          if (fromStart) return 0;
+          fromStart = true;
+        }
+      }
     },
   }, unavailable);
 
@@ -731,16 +784,25 @@ export class MongoStore implements Store {
       /** Runs a document's edits under the lock its other writers take (FerretDB does not isolate two updates of one document). */
       locked: (doc: { _id: string; orgId: string }, edit: () => Promise<void>) => Promise<void>,
     ): Promise<void> => {
-      // Fair across organizations (fair-take.ts): the marked documents' ids and organizations are read (a scan
-      // on FerretDB, as any filter but a lone _id is), at most `limit` of each organization kept, and the
-      // documents taken round-robin over the organizations are then read by `_id`.
-      const fair = new FairTake<string>(limit);
-      for await (const d of col.find({ _outbox: 1 }, { projection: { _id: 1, orgId: 1 } })) fair.offer(d.orgId, d._id);
-      const ids = fair.take(limit);
-      if (ids.length === 0) return;
-      const found = new Map((await col.find({ _id: { $in: ids } }, { projection: { _events: 1, _outbox: 1, orgId: 1 } }).toArray()).map((d) => [d._id, d]));
-      // In the round-robin order, each still marked (a relay running beside this one may have settled it).
-      const docs = ids.map((id) => found.get(id)).filter((d) => d !== undefined && d._outbox === 1) as (ReviewDocument & OutboxFields)[];
+      // Fair across organizations (fair-take.ts), at a cost independent of the backlog (issue 34, M4): the
+      // organizations with marked documents (on MongoDB a distinct scan of the {_outbox, orgId, _id} index, one key
+      // per organization), at most `limit` of them per round taken in turn from where the last round stopped, then
+      // each one's first few by `_id` (an index range), round-robin. FerretDB scans the collection for the distinct
+      // and for each organization's find, but no longer for each document relayed.
+      const orgs = ((await col.distinct('orgId', { _outbox: 1 })) as string[]).sort();
+      if (orgs.length === 0) return;
+      const next = this.relayNext.get(col.collectionName);
+      const from = next === undefined ? 0 : Math.max(0, orgs.findIndex((o) => o >= next));
+      const turn = [...orgs.slice(from), ...orgs.slice(0, from)].slice(0, limit);
+      this.relayNext.set(col.collectionName, orgs[(from + turn.length) % orgs.length]!);
+      // Up to four rounds' worth read in all, so a round is full even when most of these organizations have little.
+      const share = Math.min(limit, Math.floor((4 * limit) / turn.length));
+      const fair = new FairTake<ReviewDocument & OutboxFields>(share);
+      for (const orgId of turn) {
+        const marked = await col.find({ _outbox: 1, orgId }, { projection: { _events: 1, _outbox: 1, orgId: 1 } }).sort({ _id: 1 }).limit(share).toArray();
+        for (const doc of marked) fair.offer(orgId, doc);
+      }
+      const docs = fair.take(limit);
       const ready = await finished(docs.map((d) => d._id));
       for (const doc of docs) {
         if (!ready.has(doc._id)) continue;
@@ -748,11 +810,19 @@ export class MongoStore implements Store {
         if (messages.length > 0) await this.insertMessages(messages);
         const unset: Record<string, ''> = {};
         for (const mid of Object.keys(doc._events ?? {})) unset[`_events.${mid}`] = '';
+        // Every write of `_events`/`_outbox` holds the lock `locked` takes (reviews: upsert and remove batches under
+        // the organization's review lock; sources: `sources.update` under the source's lock; the relay itself), and
+        // the lock is exclusive while held (document-lock.ts renews its lease): so what is read here stays true until
+        // the edit, and every edit is a lone-`_id` filter: one index lookup on MongoDB (FerretDB 1.24's updates still
+        // cost more as the collection grows, ~50 ms each at 5,000 documents here, so a relayed document writes once).
         await locked(doc, async () => {
-          if (messages.length > 0) await col.updateOne({ _id: doc._id }, { $unset: unset });
-          // The mark goes once nothing new arrived meanwhile (a later write set it again with its event).
-          const left = await col.findOne({ _id: doc._id }, { projection: { _events: 1 } });
-          if (left && Object.keys(left._events ?? {}).length === 0) await col.updateOne({ _id: doc._id, _events: left._events ?? {} }, { $unset: { _events: '', _outbox: '' } });
+          // One write: the relayed events go, and the mark with them unless a later write added another event
+          // meanwhile (message ids are unique, so an id both here and now is the same event).
+          const now = await col.findOne({ _id: doc._id }, { projection: { _events: 1 } });
+          if (!now) return;
+          const relayed = doc._events ?? {};
+          if (Object.keys(now._events ?? {}).every((mid) => mid in relayed)) await col.updateOne({ _id: doc._id }, { $unset: { _events: '', _outbox: '' } });
+          else if (messages.length > 0) await col.updateOne({ _id: doc._id }, { $unset: unset });
         });
         settled++;
       }

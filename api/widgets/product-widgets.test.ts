@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../test/harness.ts';
 import type { ReviewInput } from '../store/types.ts';
+import { ensureDemo } from '../demo/seed.ts';
+import { DEMO_PRODUCTS } from '../demo/demo-direct.ts';
 
 let t: TestService;
 let key: string;
@@ -228,5 +230,30 @@ describe('rich results are honest by default', () => {
     expect(lint.map((f) => f.rule)).toContain('no-direct-reviews');
     expect(lint.map((f) => f.rule)).not.toContain('third-party-reviews');
     expect(lint.find((f) => f.rule === 'no-direct-reviews')!.message).toContain('GOOGLE');
+  });
+});
+
+describe('the demo organization', () => {
+  it('starts honest: its widgets mark up only its DIRECT reviews, about itself and two catalog products', async () => {
+    const demo = await ensureDemo(t.service.store);
+    const products = await t.service.store.products.list(demo.orgId);
+    expect(products.map((p) => p.id).sort()).toEqual(DEMO_PRODUCTS.map((p) => p.id).sort());
+    for (const p of products) expect(p.reviewCount).toBeGreaterThan(0);
+    const stats = await t.service.store.reviews.stats({ orgId: demo.orgId, now: new Date() });
+    const direct = stats.platforms.find((p) => p.platform === 'DIRECT')!;
+    expect(direct.count).toBeGreaterThan(0);
+    // Reviews about the organization itself too (no product).
+    const all = await t.service.store.reviews.list({ orgId: demo.orgId, platforms: ['DIRECT'], limit: 100, offset: 0 });
+    expect(all.items.some((r) => r.productId === null)).toBe(true);
+    for (const w of demo.widgets) {
+      expect(w.options.jsonLdSources).toBe('direct');
+      const data = (await t.get(`/public/v1/widgets/${w.id}`)).body as { data: { summary: { totalReviews: number }; jsonLd: Doc | null } };
+      expect(data.data.summary.totalReviews).toBeGreaterThan(direct.count);
+      expect(data.data.jsonLd?.aggregateRating).toMatchObject({ reviewCount: direct.count });
+    }
+    // A product widget of a demo product: that product's DIRECT reviews.
+    const res = await t.admin('POST', '/admin/widgets', { orgId: demo.orgId, name: 'Blend', options: { productId: DEMO_PRODUCTS[0]!.id } });
+    const doc = ((await t.get(`/public/v1/widgets/${res.body.id as string}`)).body as { data: { jsonLd: Doc } }).data.jsonLd;
+    expect(doc).toMatchObject({ '@type': 'Product', sku: DEMO_PRODUCTS[0]!.id, aggregateRating: { reviewCount: products.find((p) => p.id === DEMO_PRODUCTS[0]!.id)!.reviewCount } });
   });
 });

@@ -115,6 +115,7 @@ const schemas: Record<string, Schema> = {
   WidgetList: object({
     data: { type: 'array', items: ref('WidgetItem') },
     platforms: { type: 'array', items: object({ platform: str(), count: { type: 'integer' } }) },
+    products: { type: 'array', items: object({ id: str(), name: str() }) },
   }),
   ReviewItem: object({
     id: str(),

@@ -7,46 +7,26 @@ export function jsonLdSubject(jsonLd: object): string {
   return `${String(type)} ${String(name)}`;
 }
 
-/** The document a managed script element holds, or null when its text is not one. */
-function parsed(script: Element): object | null {
-  try {
-    const doc: unknown = JSON.parse(script.textContent || '');
-    return doc && typeof doc === 'object' ? doc : null;
-  } catch {
-    return null;
-  }
-}
-
-/**
- * Whether document `a` (its text `at`) goes on the page rather than `b` (`bt`), of one
- * subject: the one with more Review items, then the smaller text. A total order, so the
- * page ends with the same document whatever order its widgets (and the server) wrote them in.
- */
-function better(a: object, at: string, b: object, bt: string): boolean {
-  const items = (d: object): number => {
-    const r = (d as { review?: unknown }).review;
-    return Array.isArray(r) ? r.length : r ? 1 : 0;
-  };
-  return items(a) !== items(b) ? items(a) > items(b) : at < bt;
-}
-
 /**
  * Puts the widget's JSON-LD into the host document (search engines do not
- * read shadow roots), one document per subject however many widgets show it
- * and whatever key a block printed by the site's server carries (its content
- * says its subject): two Product blocks for one product would be duplicate
- * structured data. Where the page has one already, the better of the two
- * (`better`) stays. Returns whether the page's document changed.
+ * read shadow roots): one document per subject however many widgets show it,
+ * told by each block's content, whatever key a block printed by the site's
+ * server carries (docs/json-ld.md prints the widget id). Two Product blocks
+ * for one product would be duplicate structured data. Of two documents of one
+ * subject the fuller one stays (the longer text, then the smaller): a total
+ * order, so the page ends with the same document whatever order its widgets
+ * load in. Returns whether the page's document changed.
  */
 export function injectJsonLd(doc: Document, jsonLd: object | null): boolean {
   if (!jsonLd) return false;
   const subject = jsonLdSubject(jsonLd);
   const text = jsonLdText(jsonLd);
   for (const script of Array.from(doc.querySelectorAll(`script[${JSON_LD_ATTR}]`))) {
-    const other = parsed(script);
-    // Compared as values, never spliced into a selector: the subject is data.
-    if ((other ? jsonLdSubject(other) : script.getAttribute(JSON_LD_ATTR)) !== subject) continue;
-    if (!other || !better(jsonLd, text, other, script.textContent || '')) return false;
+    const other = script.textContent || '';
+    // Compared as values, never spliced into a selector: the subject is data. (Text that is
+    // not JSON throws: addJsonLd warns, the widget itself still works.)
+    if (jsonLdSubject(JSON.parse(other) as object) !== subject) continue;
+    if (other.length > text.length || (other.length === text.length && other <= text)) return false;
     script.textContent = text;
     return true;
   }
@@ -61,24 +41,11 @@ export function injectJsonLd(doc: Document, jsonLd: object | null): boolean {
 /**
  * Server-rendered includes each carry their JSON-LD; where several widgets of
  * one subject were included, one document per subject stays once the loader
- * runs: the better one (`better`), in the first one's place.
+ * runs, chosen as injectJsonLd chooses.
  */
 export function dropDuplicateJsonLd(doc: Document): void {
-  const kept = new Map<string, [Element, object, string]>();
   for (const script of Array.from(doc.querySelectorAll(`script[${JSON_LD_ATTR}]`))) {
-    const d = parsed(script);
-    if (!d) continue;
-    const subject = jsonLdSubject(d);
-    const text = script.textContent || '';
-    const first = kept.get(subject);
-    if (!first) {
-      kept.set(subject, [script, d, text]);
-      continue;
-    }
     script.remove();
-    if (better(d, text, first[1], first[2])) {
-      first[0].textContent = text;
-      kept.set(subject, [first[0], d, text]);
-    }
+    injectJsonLd(doc, JSON.parse(script.textContent || '') as object);
   }
 }

@@ -15,12 +15,10 @@ export const CONTAINER_ATTR = 'data-rv-widget';
 
 /**
  * Attribute of a container naming the page's product, for a widget with `productFrom: "page"`
- * (CONTRACT §13): a catalog id (PRODUCT_ID_RE), sent as the public data's `productId`; a value, never a URL.
+ * (CONTRACT §13): a catalog id (api/store/product-types.ts PRODUCT_ID, checked by the loader),
+ * sent as the public data's `productId`; a value, never a URL.
  */
 export const PRODUCT_ATTR = 'data-product-id';
-
-/** A catalog id (api/store/product-types.ts PRODUCT_ID): anything else on the container is ignored. */
-export const PRODUCT_ID_RE = /^[A-Za-z0-9._-]{1,100}$/;
 
 /** Attribute with the reserved height in pixels (mirrors the inline min-height). */
 export const HEIGHT_ATTR = 'data-rv-height';

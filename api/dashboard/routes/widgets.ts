@@ -48,11 +48,13 @@ function widgetView(widget: Widget, origin: string) {
 export function widgetList({ store }: DashboardDeps) {
   return async function widgetList(ctx: Context): Promise<void> {
     const { org } = auth(ctx);
-    const [widgets, stats] = await Promise.all([store.widgets.listByOrg(org.id), store.reviews.stats({ orgId: org.id, now: new Date() })]);
+    const [widgets, stats, products] = await Promise.all([store.widgets.listByOrg(org.id), store.reviews.stats({ orgId: org.id, now: new Date() }), store.products.list(org.id)]);
     ctx.body = {
       data: widgets.map((w) => ({ id: w.id, name: w.name, layout: w.layout, subject: w.subject.name, createdAt: w.createdAt, updatedAt: w.updatedAt })),
       // The organization's platforms, for the builder's platform choices.
       platforms: stats.platforms.map((p) => ({ platform: p.platform, count: p.count })),
+      // The catalog, for the builder's product choice (one product, or the page's product to preview with).
+      products: products.map((p) => ({ id: p.id, name: p.name })),
     };
   };
 }

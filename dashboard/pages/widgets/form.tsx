@@ -13,6 +13,10 @@ export interface FormProps {
   errors: Record<string, string>;
   /** The organization's platforms and how many reviews each has. */
   platforms: { platform: string; count: number }[];
+  /** The organization's catalog (the product choice). */
+  products: { id: string; name: string }[];
+  /** The preview's lint findings: the one about the stars' sources is shown beside that choice. */
+  findings: { rule: string; severity: string; message: string }[] | null;
   onChange: (patch: Partial<Draft>) => void;
 }
 
@@ -53,7 +57,13 @@ function Field(props: { id: string; label: string; error?: string | undefined; h
 const value = (e: Event): string => (e.currentTarget as HTMLInputElement).value;
 const checked = (e: Event): boolean => (e.currentTarget as HTMLInputElement).checked;
 
-export function WidgetForm({ draft, errors, platforms, onChange }: FormProps) {
+const PRODUCT_MODES = [
+  { value: 'none', label: 'The organization', hint: 'Every review, whatever it is about' },
+  { value: 'one', label: 'One product', hint: 'Only the reviews of a product you pick' },
+  { value: 'page', label: 'The product of the page', hint: 'One widget for every product page: the page names its product' },
+] as const;
+
+export function WidgetForm({ draft, errors, platforms, products, findings, onChange }: FormProps) {
   const set = (patch: Partial<Draft>) => {
     markInput(false);
     onChange(patch);
@@ -67,6 +77,8 @@ export function WidgetForm({ draft, errors, platforms, onChange }: FormProps) {
   const counts = new Map(platforms.map((p) => [p.platform, p.count]));
   const locales = draft.locale && !WIDGET_LANGUAGES.includes(draft.locale) ? [draft.locale, ...WIDGET_LANGUAGES] : WIDGET_LANGUAGES;
   const invalid = (field: string) => (errors[field] ? 'true' : undefined);
+  // Beside the choice of what the stars count: why "all" breaks the guidelines, or why there are no stars.
+  const sourcesFinding = findings?.find((f) => f.rule === (draft.jsonLdSources === 'all' ? 'third-party-reviews' : 'no-direct-reviews'));
 
   return (
     <>
@@ -144,6 +156,50 @@ export function WidgetForm({ draft, errors, platforms, onChange }: FormProps) {
             )}
           </div>
         </div>
+      </fieldset>
+
+      <fieldset class="group" aria-describedby={errors['options.productId'] ? 'w-product-error' : undefined}>
+        <legend>Reviews about</legend>
+        <div class="layout-grid">
+          {PRODUCT_MODES.map((m) => (
+            <label key={m.value} class="option-card" for={`w-product-${m.value}`}>
+              <input id={`w-product-${m.value}`} type="radio" name="product-mode" value={m.value} checked={draft.productMode === m.value} onChange={() => set({ productMode: m.value })} />
+              <span>
+                <span class="option-title">{m.label}</span>
+                <span class="hint">{m.hint}</span>
+              </span>
+            </label>
+          ))}
+        </div>
+        {draft.productMode !== 'none' && (
+          <Field
+            id="w-product"
+            label={draft.productMode === 'one' ? 'Product' : 'Preview with'}
+            error={errors['options.productId']}
+            hint={
+              products.length === 0 ? (
+                'Your catalog has no product yet: add products on the Products page.'
+              ) : draft.productMode === 'page' ? (
+                <>
+                  Put the page’s product id on the snippet’s container: <code>data-product-id="…"</code>. The search results markup is that product.
+                </>
+              ) : (
+                'The widget shows this product’s reviews, and its search results markup is this product.'
+              )
+            }
+          >
+            {(d, bad) => (
+              <select id="w-product" value={draft.productId} aria-describedby={d} aria-invalid={bad ? 'true' : undefined} onChange={(e) => set({ productId: value(e) })}>
+                <option value="">{draft.productMode === 'one' ? 'Choose a product' : 'Choose a product to preview'}</option>
+                {products.map((p) => (
+                  <option key={p.id} value={p.id}>
+                    {p.name} ({p.id})
+                  </option>
+                ))}
+              </select>
+            )}
+          </Field>
+        )}
       </fieldset>
 
       <fieldset class="group">
@@ -243,6 +299,19 @@ export function WidgetForm({ draft, errors, platforms, onChange }: FormProps) {
               <option value="auto">Automatic</option>
               <option value="on">Always</option>
               <option value="off">Never</option>
+            </select>
+          )}
+        </Field>
+        <Field
+          id="w-json-ld-sources"
+          label="Stars from"
+          error={errors['options.jsonLdSources'] ?? (sourcesFinding?.severity === 'error' ? sourcesFinding.message : undefined)}
+          hint={sourcesFinding?.severity === 'error' ? undefined : (sourcesFinding?.message ?? 'Search engines allow stars only from reviews collected on your own site.')}
+        >
+          {(d) => (
+            <select id="w-json-ld-sources" value={draft.jsonLdSources} aria-describedby={d} onChange={(e) => set({ jsonLdSources: value(e) as Draft['jsonLdSources'] })}>
+              <option value="direct">Reviews you collected (recommended)</option>
+              <option value="all">Every platform shown (against Google’s guidelines)</option>
             </select>
           )}
         </Field>

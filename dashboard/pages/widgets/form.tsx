@@ -311,7 +311,7 @@ export function WidgetForm({ draft, errors, platforms, products, findings, onCha
           {(d) => (
             <select id="w-json-ld-sources" value={draft.jsonLdSources} aria-describedby={d} onChange={(e) => set({ jsonLdSources: value(e) as Draft['jsonLdSources'] })}>
               <option value="direct">Reviews you collected (recommended)</option>
-              <option value="all">Every platform shown (against Google’s guidelines)</option>
+              <option value="all">Every platform shown</option>
             </select>
           )}
         </Field>

@@ -74,7 +74,7 @@ function ownOrigin(): string {
   }
   const warn = (message: string, detail?: unknown): void => console.warn(LOG_PREFIX, message, detail ?? '');
   const origin = ownOrigin();
-  if (!origin) return warn('cannot tell which origin served the loader; nothing is loaded');
+  if (!origin) return warn('loader origin unknown: nothing loaded');
   const done = new WeakSet<Element>();
   const requests = new Map<string, Promise<unknown>>();
   const catalogs = new Map<string, Promise<unknown>>();

@@ -69,6 +69,9 @@ test('the builder offers the organization, one product and the product of the pa
   await expect(picker.locator('option')).toHaveText(['Choose a product', ...DEMO_PRODUCTS.map((p) => `${p.name} (${p.id})`)]);
   await picker.selectOption(blend.id);
   await expect.poll(() => previewLabel(page)).toContain(blend.name);
+  // The subject is the catalog's product: the subject's own fields give way to a sentence saying so.
+  await expect(page.getByLabel('Name of what is reviewed')).toHaveCount(0);
+  await expect(page.locator('#w-subject-product')).toContainText('the product chosen above');
   await axeAtBothWidths('the builder with one product');
   await screenshots(page, 'widget-products-one');
 

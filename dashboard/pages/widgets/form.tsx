@@ -315,31 +315,39 @@ export function WidgetForm({ draft, errors, platforms, products, findings, onCha
             </select>
           )}
         </Field>
-        <div class="field-row">
-          <Field id="w-subject-type" label="Type of what is reviewed" error={errors['subject.type']}>
-            {(d) => (
-              <select id="w-subject-type" value={draft.subjectType} aria-describedby={d} aria-invalid={invalid('subject.type')} onChange={(e) => set({ subjectType: value(e) })}>
-                {SUBJECT_TYPES.map((t) => (
-                  <option key={t} value={t}>
-                    {t.replace(/([a-z])([A-Z])/g, '$1 $2')}
-                  </option>
-                ))}
-              </select>
-            )}
+        {draft.productMode === 'none' ? (
+          <>
+          <div class="field-row">
+            <Field id="w-subject-type" label="Type of what is reviewed" error={errors['subject.type']}>
+              {(d) => (
+                <select id="w-subject-type" value={draft.subjectType} aria-describedby={d} aria-invalid={invalid('subject.type')} onChange={(e) => set({ subjectType: value(e) })}>
+                  {SUBJECT_TYPES.map((t) => (
+                    <option key={t} value={t}>
+                      {t.replace(/([a-z])([A-Z])/g, '$1 $2')}
+                    </option>
+                  ))}
+                </select>
+              )}
+            </Field>
+            <Field id="w-subject-name" label="Name of what is reviewed" error={errors['subject.name']} hint="Empty: the widget name.">
+              {(d, bad) => <input id="w-subject-name" type="text" maxLength={200} autoComplete="off" value={draft.subjectName} aria-describedby={d} aria-invalid={bad ? 'true' : undefined} onInput={(e) => type({ subjectName: value(e) })} />}
+            </Field>
+          </div>
+          <Field id="w-subject-url" label="Page address" error={errors['subject.url']} hint="Optional. The page about it, starting with https://.">
+            {(d, bad) => <input id="w-subject-url" type="url" inputMode="url" autoComplete="off" value={draft.subjectUrl} aria-describedby={d} aria-invalid={bad ? 'true' : undefined} onInput={(e) => type({ subjectUrl: value(e) })} />}
           </Field>
-          <Field id="w-subject-name" label="Name of what is reviewed" error={errors['subject.name']} hint="Empty: the widget name.">
-            {(d, bad) => <input id="w-subject-name" type="text" maxLength={200} autoComplete="off" value={draft.subjectName} aria-describedby={d} aria-invalid={bad ? 'true' : undefined} onInput={(e) => type({ subjectName: value(e) })} />}
+          <Field id="w-subject-image" label="Image address" error={errors['subject.image']} hint="Optional (needed for a recipe). Starting with https://.">
+            {(d, bad) => <input id="w-subject-image" type="url" inputMode="url" autoComplete="off" value={draft.subjectImage} aria-describedby={d} aria-invalid={bad ? 'true' : undefined} onInput={(e) => type({ subjectImage: value(e) })} />}
           </Field>
-        </div>
-        <Field id="w-subject-url" label="Page address" error={errors['subject.url']} hint="Optional. The page about it, starting with https://.">
-          {(d, bad) => <input id="w-subject-url" type="url" inputMode="url" autoComplete="off" value={draft.subjectUrl} aria-describedby={d} aria-invalid={bad ? 'true' : undefined} onInput={(e) => type({ subjectUrl: value(e) })} />}
-        </Field>
-        <Field id="w-subject-image" label="Image address" error={errors['subject.image']} hint="Optional (needed for a recipe). Starting with https://.">
-          {(d, bad) => <input id="w-subject-image" type="url" inputMode="url" autoComplete="off" value={draft.subjectImage} aria-describedby={d} aria-invalid={bad ? 'true' : undefined} onInput={(e) => type({ subjectImage: value(e) })} />}
-        </Field>
-        <Field id="w-subject-brand" label="Brand" error={errors['subject.brand']} hint="Optional, for a product.">
-          {(d, bad) => <input id="w-subject-brand" type="text" maxLength={200} autoComplete="off" value={draft.subjectBrand} aria-describedby={d} aria-invalid={bad ? 'true' : undefined} onInput={(e) => type({ subjectBrand: value(e) })} />}
-        </Field>
+          <Field id="w-subject-brand" label="Brand" error={errors['subject.brand']} hint="Optional, for a product.">
+            {(d, bad) => <input id="w-subject-brand" type="text" maxLength={200} autoComplete="off" value={draft.subjectBrand} aria-describedby={d} aria-invalid={bad ? 'true' : undefined} onInput={(e) => type({ subjectBrand: value(e) })} />}
+          </Field>
+          </>
+        ) : (
+          <p class="hint" id="w-subject-product">
+            What is reviewed: {draft.productMode === 'one' ? 'the product chosen above' : 'the product each page names'}, as your catalog describes it (name, address, image, GTIN, brand).
+          </p>
+        )}
       </fieldset>
     </>
   );

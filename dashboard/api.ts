@@ -238,6 +238,8 @@ export interface WidgetItem {
 export interface WidgetList {
   data: WidgetItem[];
   platforms: { platform: string; count: number }[];
+  /** The organization's catalog, for the builder's product choice. */
+  products?: { id: string; name: string }[];
 }
 export interface WidgetRecord {
   id: string;
@@ -256,6 +258,9 @@ export interface WidgetRecord {
     locale: string | null;
     jsonLd: 'auto' | 'on' | 'off';
     reviewLanguages?: 'all' | 'page';
+    productId?: string | null;
+    productFrom?: 'page' | null;
+    jsonLdSources?: 'direct' | 'all';
   };
   createdAt: string;
   updatedAt: string;

@@ -65,8 +65,11 @@ test('the widget shows the display rule, labels the exact value, and its JSON-LD
   const ldScripts = page.locator('script[type="application/ld+json"]');
   await expect(ldScripts).not.toHaveCount(0);
   const blocks = await ldScripts.allTextContents();
-  for (const block of blocks) expect((JSON.parse(block) as { aggregateRating: { ratingValue: number } }).aggregateRating.ratingValue).toBe(exact);
-  expect((await service.api<{ data: { aggregateRating: { ratingValue: number } } }>(`/widgets/${service.banner.widgetId}/schema`)).data.aggregateRating.ratingValue).toBe(exact);
+  // The markup counts the demo's DIRECT reviews only (jsonLdSources "direct", CONTRACT §13): their exact average, as the API lists them.
+  const direct = (await service.api<{ data: { rating: number | null }[] }>('/reviews?platform=DIRECT&limit=100')).data.filter((r) => r.rating !== null);
+  const directExact = Math.round((direct.reduce((sum, r) => sum + r.rating!, 0) * 100) / direct.length) / 100;
+  for (const block of blocks) expect((JSON.parse(block) as { aggregateRating: { ratingValue: number } }).aggregateRating.ratingValue).toBe(directExact);
+  expect((await service.api<{ data: { aggregateRating: { ratingValue: number } } }>(`/widgets/${service.banner.widgetId}/schema`)).data.aggregateRating.ratingValue).toBe(directExact);
   await shoot(page, 'average-demo-widgets');
 });
 

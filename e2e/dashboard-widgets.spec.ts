@@ -133,7 +133,8 @@ test('the widget list opens the builder; layout, theme and accent change the liv
     latencies.push({ change: `reviews shown → ${n} (typed: 60 ms pause, then a server round trip)`, ms: await lastMeasure(page), how: 'page measure rp:preview' });
   }
 
-  // The SEO check for the unsaved subject, in plain words, each with its link.
+  // The SEO check for the unsaved subject, in plain words, each with its link: stars from every platform, against the guidelines.
+  await page.getByLabel('Stars from').selectOption('all');
   const findings = page.getByRole('region', { name: 'Search results check' });
   await expect(findings.getByText('These reviews were collected on other websites', { exact: true })).toBeVisible();
   for (const link of await findings.getByRole('link').all()) expect(await link.getAttribute('href')).toMatch(/^https:\/\/developers\.google\.com\//);

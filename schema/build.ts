@@ -29,7 +29,8 @@ import type {
   WithContext,
 } from 'schema-dts';
 import { roundRatio2 } from '../api/reviews/stats-math.ts';
-import type { Review, ReviewStats, SubjectType, Widget } from '../api/store/types.ts';
+import type { Product } from '../api/store/product-types.ts';
+import { DIRECT_PLATFORM, type Review, type ReviewStats, type SubjectType, type Widget } from '../api/store/types.ts';
 
 /** The schema-dts leaf type for each subject type a widget may describe. */
 export interface SubjectLeafByType {
@@ -103,6 +104,11 @@ export interface BuildInput {
   stats: Pick<ReviewStats, 'ratingDistribution'>;
   /** The reviews the widget displays, in display order. */
   reviews: readonly Review[];
+  /**
+   * A product widget's product (CONTRACT §13): `widget.subject` already describes it
+   * (public-data.ts asProductWidget); its id becomes `sku`, its `gtin` is added.
+   */
+  product?: Pick<Product, 'id' | 'gtin'> | null;
 }
 
 /**
@@ -111,7 +117,7 @@ export interface BuildInput {
  * star rating (Google requires `reviewRating` on each Review), an author name
  * and belong to the widget's organization and platforms.
  */
-export function buildWidgetJsonLd({ widget, stats, reviews }: BuildInput): WidgetJsonLd {
+export function buildWidgetJsonLd({ widget, stats, reviews, product = null }: BuildInput): WidgetJsonLd {
   const { subject } = widget;
   const summary = ratingSummary(stats.ratingDistribution);
   const items = reviewItems(widget, reviews);
@@ -141,9 +147,16 @@ export function buildWidgetJsonLd({ widget, stats, reviews }: BuildInput): Widge
     aggregateRating,
     review: items.length > 0 ? items : undefined,
   });
-  const node: ReviewedThing =
+  const branded: ReviewedThing =
     brand && hasBrandProperty(thing) ? { ...thing, brand: { '@type': 'Brand', name: brand } } : thing;
+  const node: ReviewedThing = product && branded['@type'] === 'Product' ? withProductIds(branded, product) : branded;
   return { '@context': 'https://schema.org', ...node };
+}
+
+/** A catalog product's identifiers: `sku` (the catalog id) and `gtin` (check digit verified on entry); placed after name, url and image. */
+function withProductIds(thing: ProductLeaf, product: Pick<Product, 'id' | 'gtin'>): ProductLeaf {
+  const { aggregateRating, review, ...head } = thing;
+  return defined<ProductLeaf>({ ...head, sku: product.id, gtin: product.gtin ?? undefined, aggregateRating, review });
 }
 
 /**
@@ -157,7 +170,10 @@ function hasBrandProperty(thing: ReviewedThing): thing is Branded {
 }
 
 function reviewItems(widget: Widget, reviews: readonly Review[]): ReviewLeaf[] {
-  const platforms = widget.options.platforms?.map((p) => p.toUpperCase()) ?? null;
+  const shown = widget.options.platforms?.map((p) => p.toUpperCase()) ?? null;
+  // jsonLdSources (CONTRACT §13): only reviews collected on the site itself, unless the owner chose all.
+  const direct = widget.options.jsonLdSources !== 'all';
+  const platforms = direct ? (shown === null || shown.includes(DIRECT_PLATFORM) ? [DIRECT_PLATFORM] : []) : shown;
   const seen = new Set<string>();
   const items: ReviewLeaf[] = [];
   for (const review of reviews) {

@@ -41,7 +41,7 @@ describe('lintWidgetSchema', () => {
 
   it('flags reviews aggregated from other websites, naming them', () => {
     const findings = lint(makeWidget(subjectFor('Product')), knownDataSet());
-    expect(rules(findings)).toEqual(['warning:third-party-reviews', 'warning:unrated-reviews-left-out']);
+    expect(rules(findings)).toEqual(['error:third-party-reviews', 'warning:unrated-reviews-left-out']);
     expect(findings[0]?.message).toContain('GOOGLE (7), TRUSTPILOT (6), FACEBOOK (4), YELP (3), G2 (1)');
   });
 

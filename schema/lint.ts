@@ -6,7 +6,8 @@
  * It lints the document `buildWidgetJsonLd` really produces, so the lint and
  * the published markup cannot disagree.
  */
-import type { Review, ReviewStats, Widget } from '../api/store/types.ts';
+import type { Product } from '../api/store/product-types.ts';
+import { DIRECT_PLATFORM, type Review, type ReviewStats, type Widget } from '../api/store/types.ts';
 import { AUTHOR_NAME_MAX, buildWidgetJsonLd, cleanText, httpUrl, ratingSummary } from './build.ts';
 import { isOrganizationType, shouldInject } from './inject.ts';
 
@@ -23,8 +24,15 @@ export interface Finding {
 
 export interface LintInput {
   widget: Widget;
-  /** Stats over the widget's platforms (the same call that feeds the builder). */
+  /**
+   * Stats of the reviews the markup is built from: the widget's platforms, only their
+   * `DIRECT` reviews unless `jsonLdSources` is `all` (api/widgets/public-data.ts jsonLdStats).
+   */
   stats: ReviewStats;
+  /** Stats of every review the widget shows, when they differ from `stats` (what `direct` leaves out of the markup). */
+  shownStats?: ReviewStats;
+  /** A product widget's product (its id and gtin go into the markup). */
+  product?: Pick<Product, 'id' | 'gtin'> | null;
   /** The reviews the widget displays. */
   reviews: readonly Review[];
   /** Name of the organization that owns the widget (the site owner). */
@@ -65,13 +73,14 @@ export const REVIEWABLE_TYPES: ReadonlySet<string> = new Set([
   'Recipe', 'SoftwareApplication',
 ]);
 
-export function lintWidgetSchema({ widget, stats, reviews, organizationName }: LintInput): Finding[] {
+export function lintWidgetSchema({ widget, stats, shownStats = stats, reviews, product = null, organizationName }: LintInput): Finding[] {
   const findings: Finding[] = [];
   const add = (rule: string, severity: Severity, message: string, link: string): void => {
     findings.push({ rule, severity, message, link });
   };
   const { subject, options } = widget;
-  const doc = buildWidgetJsonLd({ widget, stats, reviews });
+  const doc = buildWidgetJsonLd({ widget, stats, reviews, product });
+  const direct = options.jsonLdSources !== 'all';
   const summary = ratingSummary(stats.ratingDistribution);
   const injected = shouldInject(widget);
 
@@ -96,10 +105,11 @@ export function lintWidgetSchema({ widget, stats, reviews, organizationName }: L
     .filter((p) => p.count > 0 && THIRD_PARTY_PLATFORMS.has(p.platform.toUpperCase()))
     .map((p) => `${p.platform} (${p.count})`);
   if (external.length > 0) {
+    // Only with jsonLdSources "all": by default (direct) the markup is built from DIRECT reviews alone.
     add(
       'third-party-reviews',
-      'warning',
-      `Reviews come from other websites: ${external.join(', ')}. Google's guidelines say ratings must be sourced directly from users and not aggregated from other websites, so these may earn no stars or count as a guideline breach. Restrict the widget's platforms to reviews collected on your own site, or set jsonLd to "off".`,
+      'error',
+      `The markup counts reviews from other websites: ${external.join(', ')} (jsonLdSources: "all"). Google's guidelines allow marking up only reviews produced on the site itself, never reviews aggregated from other websites: this may earn no stars or count as a guideline breach. Set jsonLdSources to "direct" (only reviews you collected yourself), or jsonLd to "off".`,
       LINKS.guidelines,
     );
   }
@@ -141,7 +151,16 @@ export function lintWidgetSchema({ widget, stats, reviews, organizationName }: L
   }
 
   // Too few reviews.
-  if (summary === null) {
+  const shownRated = shownStats.ratingDistribution.some((b) => b.rating !== null && b.count > 0);
+  if (summary === null && direct && shownRated) {
+    const others = shownStats.platforms.filter((p) => p.count > 0 && p.platform !== DIRECT_PLATFORM).map((p) => p.platform);
+    add(
+      'no-direct-reviews',
+      'warning',
+      `No rated review here was collected on your own site (platform ${DIRECT_PLATFORM}), so the markup publishes no rating: the reviews shown${others.length > 0 ? ` (${others.join(', ')})` : ''} come from other websites, and Google allows marking up only reviews produced on the site itself (jsonLdSources: "direct"). Collect reviews with your review page to earn stars.`,
+      LINKS.guidelines,
+    );
+  } else if (summary === null) {
     add(
       'too-few-reviews',
       'error',

@@ -36,12 +36,13 @@ export const CATALOG_BUDGET = 512;
  * the layouts it shows: issue 12's budgets (defect 7).
  */
 export const PAGE_BUDGETS: { name: string; layouts: WidgetLayout[]; limit: number }[] = [
-  // +64 B since replies: every catalog gained the "Response from {o}" line (issue 37); was 6 KiB.
-  { name: 'badge page', layouts: ['badge'], limit: 6 * 1024 + 64 },
-  // 11.5 KiB since replies (issue 37: +243 B gzip on these pages); was 11 KiB.
-  { name: 'carousel page', layouts: ['carousel'], limit: 11.5 * 1024 },
-  { name: 'grid page', layouts: ['grid'], limit: 11.5 * 1024 },
-  { name: 'list page', layouts: ['list'], limit: 11.5 * 1024 },
+  // Raised twice, each pending a saving (docs/widget.md, "Budgets"): +64 B for replies (issue 37: every
+  // catalog gained the "Response from {o}" line; the framed chunk +243 B gzip) and +48 B for product
+  // widgets (issue 35: the loader's data-product-id, one JSON-LD document per subject). Was 6 / 11 KiB.
+  { name: 'badge page', layouts: ['badge'], limit: 6 * 1024 + 64 + 48 },
+  { name: 'carousel page', layouts: ['carousel'], limit: 11.5 * 1024 + 48 },
+  { name: 'grid page', layouts: ['grid'], limit: 11.5 * 1024 + 48 },
+  { name: 'list page', layouts: ['list'], limit: 11.5 * 1024 + 48 },
   { name: 'four-layout page', layouts: [...WIDGET_LAYOUTS], limit: 14 * 1024 },
 ];
 

@@ -18,7 +18,7 @@ import { enrichStored } from './enrich.ts';
 import { createKey, keyListItem, parseKeyCreate } from './keys.ts';
 import { createOrganization, parseOrgCreate, parseOrgUpdate, requireOrg } from './orgs.ts';
 import { tokenMatches } from './token.ts';
-import { createWidget, parseWidgetCreate, parseWidgetUpdate } from './widgets.ts';
+import { checkWidgetProduct, createWidget, parseWidgetCreate, parseWidgetUpdate } from './widgets.ts';
 import { lintWidget } from '../widgets/lint.ts';
 import { memberOf, type SessionStore } from '../store/people-types.ts';
 import { audit, OPERATOR } from '../dashboard/audit.ts';
@@ -194,7 +194,9 @@ export function createAdminApp(deps: AdminDeps): Koa {
   router.patch('/widgets/:id', async (ctx) => {
     const widget = await store.widgets.get(ctx.params.id!);
     if (!widget) throw notFound('Widget');
-    const updated = await store.widgets.update(widget.id, parseWidgetUpdate(await readJson(ctx)));
+    const patch = parseWidgetUpdate(await readJson(ctx));
+    await checkWidgetProduct(store, widget.orgId, patch.options);
+    const updated = await store.widgets.update(widget.id, patch);
     await audit(store, widget.orgId, OPERATOR, 'widget.changed', { id: widget.id, label: widget.name });
     ctx.body = updated;
   });

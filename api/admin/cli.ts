@@ -29,6 +29,7 @@ const USAGE = `Usage: npm run admin -- <command> [options] [--json]
                  [--theme light|dark|auto] [--accent #4f46e5] [--max-reviews N] [--min-rating N]
                  [--platforms GOOGLE,YELP] [--hide-empty] [--no-dates] [--locale en-US|auto] [--json-ld auto|on|off]
                  [--review-languages all|page] [--show-replies true|false]
+                 [--product-id PRODUCT_ID | --product-from page] [--json-ld-sources direct|all]
   widgets update WIDGET_ID [same options as create, without --org]
   widgets list --org ORG_ID
   widgets lint WIDGET_ID
@@ -147,6 +148,11 @@ function widgetBody(v: Record<string, string | boolean | undefined>): Json {
     if (v['show-replies'] !== 'true' && v['show-replies'] !== 'false') throw new Error('--show-replies must be true or false');
     options.showReplies = v['show-replies'] === 'true';
   }
+  if (v['product-id'] !== undefined && v['product-from'] !== undefined) throw new CliError('--product-id and --product-from are exclusive: one product, or the product of the page');
+  // "none" turns a product widget back into the organization's.
+  if (v['product-id'] !== undefined) options.productId = v['product-id'] === 'none' ? null : v['product-id'];
+  if (v['product-from'] !== undefined) options.productFrom = v['product-from'] === 'none' ? null : v['product-from'];
+  if (v['json-ld-sources'] !== undefined) options.jsonLdSources = v['json-ld-sources'];
   return {
     ...(v.name !== undefined && { name: v.name }),
     ...(v.layout !== undefined && { layout: v.layout }),
@@ -180,6 +186,9 @@ const OPTIONS = {
   'json-ld': { type: 'string' },
   'review-languages': { type: 'string' },
   'show-replies': { type: 'string' },
+  'product-id': { type: 'string' },
+  'product-from': { type: 'string' },
+  'json-ld-sources': { type: 'string' },
   format: { type: 'string' },
   language: { type: 'string' },
   force: { type: 'boolean' },

@@ -1,6 +1,9 @@
 /** Widgets: a layout, a subject (for JSON-LD) and display options, with defaults. */
 import { newId } from '../store/ids.ts';
+import { productNotFound } from '../products/service.ts';
+import { productIdProblem } from '../products/validate.ts';
 import {
+  JSON_LD_SOURCES,
   REVIEW_LANGUAGES,
   SUBJECT_TYPES,
   WIDGET_LAYOUTS,
@@ -26,6 +29,9 @@ export const DEFAULT_WIDGET_OPTIONS: WidgetOptions = {
   jsonLd: 'auto',
   reviewLanguages: 'all',
   showReplies: true,
+  productId: null,
+  productFrom: null,
+  jsonLdSources: 'direct',
 };
 
 export interface WidgetInput {
@@ -58,12 +64,13 @@ export function newWidget(input: WidgetInput, id: string = newId('wdg')): Widget
 }
 
 export async function createWidget(store: Store, input: WidgetInput): Promise<Widget> {
+  await checkWidgetProduct(store, input.orgId, input.options);
   const widget = newWidget(input);
   await store.widgets.create(widget);
   return widget;
 }
 
-const OPTION_FIELDS = ['theme', 'accentColor', 'maxReviews', 'minRating', 'platforms', 'hideEmpty', 'showDates', 'locale', 'jsonLd', 'reviewLanguages', 'showReplies'];
+const OPTION_FIELDS = ['theme', 'accentColor', 'maxReviews', 'minRating', 'platforms', 'hideEmpty', 'showDates', 'locale', 'jsonLd', 'reviewLanguages', 'productId', 'productFrom', 'jsonLdSources', 'showReplies'];
 const SUBJECT_FIELDS = ['type', 'name', 'url', 'image', 'brand'];
 
 /** Problems found by `inner` are reported under `prefix` (`subject.name`, `options.maxReviews`): a form can point at the field. */
@@ -153,7 +160,48 @@ function parseOptions(check: Checker, raw: unknown): Partial<WidgetOptions> | un
   if (reviewLanguages) out.reviewLanguages = reviewLanguages;
   const showReplies = check.boolean(body, 'showReplies');
   if (showReplies !== undefined) out.showReplies = showReplies;
+  parseProductOptions(check, body, out);
+  const jsonLdSources = check.oneOf(body, 'jsonLdSources', JSON_LD_SOURCES);
+  if (jsonLdSources) out.jsonLdSources = jsonLdSources;
   return out;
+}
+
+/**
+ * `productId` (a catalog id, or null) and `productFrom` ("page", or null): a widget shows one
+ * product, the page's product, or neither; never both. That the id is in the catalog is
+ * checked against the store (checkWidgetProduct).
+ */
+function parseProductOptions(check: Checker, body: Record<string, unknown>, out: Partial<WidgetOptions>): void {
+  if (body.productId !== undefined) {
+    const id = body.productId;
+    const problem = id === null ? null : typeof id === 'string' ? productIdProblem(id, 'productId') : 'must be a catalog product id (a string) or null';
+    if (problem) check.fail('options.productId', problem);
+    else out.productId = id as string | null;
+  }
+  if (body.productFrom !== undefined) {
+    if (body.productFrom === null || body.productFrom === 'page') out.productFrom = body.productFrom;
+    else check.fail('options.productFrom', 'must be "page" (the product named by the container\'s data-product-id) or null');
+  }
+  if (typeof out.productId === 'string' && out.productFrom === 'page') {
+    check.fail('options.productFrom', 'a widget shows one product (productId) or the page\'s product (productFrom: "page"), not both');
+  }
+}
+
+/**
+ * The widget's options after a change: a product chosen by id leaves "the page's product",
+ * and the other way round, so the stored widget never names both.
+ */
+export function exclusiveProductPatch(options: Partial<WidgetOptions> | undefined): Partial<WidgetOptions> | undefined {
+  if (!options) return options;
+  if (typeof options.productId === 'string') return { ...options, productFrom: null };
+  if (options.productFrom === 'page') return { ...options, productId: null };
+  return options;
+}
+
+/** 404 `product_not_found` when the options name a product the organization's catalog lacks. */
+export async function checkWidgetProduct(store: Store, orgId: string, options: Partial<WidgetOptions> | undefined): Promise<void> {
+  const id = options?.productId;
+  if (typeof id === 'string' && !(await store.products.get(orgId, id))) throw productNotFound(id);
 }
 
 export function parseWidgetCreate(raw: unknown): WidgetInput {
@@ -183,6 +231,6 @@ export function parseWidgetUpdate(raw: unknown): WidgetPatch {
     ...(name && { name }),
     ...(layout && { layout }),
     ...(subject && { subject }),
-    ...(options && { options }),
+    ...(options && { options: exclusiveProductPatch(options)! }),
   };
 }

@@ -5,7 +5,7 @@
  * Served at GET /dashboard/api/openapi.json.
  */
 import { ROLES, AUDIT_ACTIONS } from '../store/people-types.ts';
-import { HIDE_REASONS, PLANS, SOURCE_STATES, REVIEW_LANGUAGES, SUBJECT_TYPES, WIDGET_LAYOUTS } from '../store/types.ts';
+import { HIDE_REASONS, JSON_LD_SOURCES, PLANS, SOURCE_STATES, REVIEW_LANGUAGES, SUBJECT_TYPES, WIDGET_LAYOUTS } from '../store/types.ts';
 import { COMPONENT_SCHEMAS } from '../openapi/schemas.ts';
 import { EVENT_TYPES, SUBSCRIBABLE_EVENT_TYPES } from '../webhooks/event-types.ts';
 import { HOLD_REASONS, MODERATION_MODES, REJECT_REASONS } from '../store/collect-types.ts';
@@ -142,6 +142,7 @@ const schemas: Record<string, Schema> = {
   WidgetList: object({
     data: { type: 'array', items: ref('WidgetItem') },
     platforms: { type: 'array', items: object({ platform: str(), count: { type: 'integer' } }) },
+    products: { type: 'array', items: object({ id: str(), name: str() }) },
   }),
   ReviewItem: object({
     id: str(),
@@ -265,19 +266,32 @@ function widgetSchemas(): Record<string, Schema> {
     jsonLd: str({ enum: ['auto', 'on', 'off'] }),
     reviewLanguages: str({ enum: [...REVIEW_LANGUAGES] }),
     showReplies: { type: 'boolean' },
+    productId: nullable(str({ pattern: '^[A-Za-z0-9._-]{1,100}$', description: 'A product widget: the catalog id of its one product' })),
+    productFrom: nullable(str({ enum: ['page'], description: "The product of the page: the snippet container's data-product-id" })),
+    jsonLdSources: str({ enum: [...JSON_LD_SOURCES], description: 'direct (default): the JSON-LD counts only reviews collected by the organization itself; all: every platform shown' }),
   };
   const layout = str({ enum: [...WIDGET_LAYOUTS] });
   const { PublicWidgetData, PublicReview, Platform, JsonLd } = COMPONENT_SCHEMAS as unknown as Record<string, Schema>;
   return {
     WidgetInput: object({ name: str({ minLength: 1, maxLength: 200 }), layout, subject: object(subject, []), options: object(options, []) }, ['name']),
+    WidgetPreviewInput: object(
+      {
+        name: str({ minLength: 1, maxLength: 200 }),
+        layout,
+        subject: object(subject, []),
+        options: object(options, []),
+        previewProductId: str({ pattern: '^[A-Za-z0-9._-]{1,100}$', description: 'For productFrom "page": the catalog product the preview shows, as a product page would name it' }),
+      },
+      ['name'],
+    ),
     WidgetChange: object({ name: str({ minLength: 1, maxLength: 200 }), layout, subject: object(subject, []), options: object(options, []) }, []),
     Widget: object({
       id: str(),
       name: str(),
       layout,
       subject: object(subject, ['type', 'name', 'url', 'image', 'brand']),
-      // reviewLanguages and showReplies are absent on widgets stored before they existed.
-      options: object(options, Object.keys(options).filter((k) => k !== 'reviewLanguages' && k !== 'showReplies')),
+      // These are absent on widgets stored before they existed.
+      options: object(options, Object.keys(options).filter((k) => !['reviewLanguages', 'productId', 'productFrom', 'jsonLdSources', 'showReplies'].includes(k))),
       createdAt: dateTime,
       updatedAt: dateTime,
       snippet: str({ description: 'The embed snippet, exactly as GET /api/v1/widgets/{id}/embed answers it' }),
@@ -513,7 +527,7 @@ export const OPERATIONS: Operation[] = [
     method: 'post',
     path: '/widgets/preview',
     summary: 'Unsaved options as the widget would show them: the public widget data and the SEO lint findings; nothing is stored',
-    request: 'WidgetInput',
+    request: 'WidgetPreviewInput',
     responses: { 200: 'WidgetPreview' },
   },
   { method: 'get', path: '/widgets/{id}', summary: 'One widget with its embed snippet (another organization\'s is 404)', responses: { 200: 'Widget' } },

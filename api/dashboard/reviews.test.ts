@@ -67,7 +67,8 @@ describe('dashboard Reviews: list, import upload, moderation', () => {
       name: 'Home',
       layout: 'grid',
       subject: { type: 'Product', name: 'Acme Shoes', url: 'https://shop.example/shoes' },
-      options: { maxReviews: 10, platforms: ['GOOGLE', 'YELP'], jsonLd: 'on' },
+      // Google and Yelp reviews marked up by choice (jsonLdSources "all"): what moderation hides from the review items.
+      options: { maxReviews: 10, platforms: ['GOOGLE', 'YELP'], jsonLd: 'on', jsonLdSources: 'all' },
     });
     expect(w.status).toBe(201);
     widgetId = w.body.id as string;

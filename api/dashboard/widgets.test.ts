@@ -40,7 +40,7 @@ const draft = {
   name: 'Shoe page',
   layout: 'grid',
   subject: { type: 'Product', name: 'Acme Shoes', url: 'https://shop.example/shoes', image: null, brand: 'Acme' },
-  options: { theme: 'dark', accentColor: '#0F766E', maxReviews: 6, minRating: 4, platforms: ['google', 'TRUSTPILOT'], hideEmpty: true, showDates: false, locale: 'de-DE', jsonLd: 'on', reviewLanguages: 'all' },
+  options: { theme: 'dark', accentColor: '#0F766E', maxReviews: 6, minRating: 4, platforms: ['google', 'TRUSTPILOT'], hideEmpty: true, showDates: false, locale: 'de-DE', jsonLd: 'on', reviewLanguages: 'all', jsonLdSources: 'all' },
 };
 
 beforeAll(async () => {

@@ -9,6 +9,7 @@ import { createUser } from '../admin/users.ts';
 import type { Store, Widget } from '../store/types.ts';
 import { WIDGET_LAYOUTS } from '../store/types.ts';
 import { demoReviews } from './demo-reviews.ts';
+import { DEMO_PRODUCTS, demoDirectReviews } from './demo-direct.ts';
 import { DEMO_ORG_NAME } from './constants.ts';
 
 export interface DemoInfo {
@@ -32,12 +33,23 @@ async function ensureDemoOwner(store: Store, orgId: string): Promise<string | nu
 
 export { DEMO_ORG_NAME };
 
+/**
+ * The demo's catalog and its DIRECT reviews (CONTRACT §13), also added to a data folder made
+ * before products existed: the demo widgets' rich results are built from these.
+ */
+async function ensureDemoDirect(store: Store, orgId: string, now: Date): Promise<void> {
+  if (await store.products.get(orgId, DEMO_PRODUCTS[0]!.id)) return;
+  for (const product of DEMO_PRODUCTS) await store.products.upsert({ orgId, ...product }, now);
+  await store.reviews.upsert(orgId, demoDirectReviews(now), now);
+}
+
 export async function ensureDemo(store: Store, now = new Date()): Promise<DemoInfo> {
   const existing = (await store.orgs.list()).find((o) => o.name === DEMO_ORG_NAME);
   if (existing) {
     const widgets = await store.widgets.listByOrg(existing.id);
     // Creation order (carousel first), whatever order the store lists them in.
     widgets.sort((a, b) => WIDGET_LAYOUTS.indexOf(a.layout) - WIDGET_LAYOUTS.indexOf(b.layout));
+    await ensureDemoDirect(store, existing.id, now);
     return { orgId: existing.id, apiKey: null, widgets, ownerPassword: await ensureDemoOwner(store, existing.id) };
   }
   const org = await createOrganization(store, { name: DEMO_ORG_NAME, plan: 'growth', rateLimit: null });
@@ -56,5 +68,6 @@ export async function ensureDemo(store: Store, now = new Date()): Promise<DemoIn
   }
   const reviews = demoReviews(now, org.language);
   for (let i = 0; i < reviews.length; i += 500) await store.reviews.upsert(org.id, reviews.slice(i, i + 500), now);
+  await ensureDemoDirect(store, org.id, now);
   return { orgId: org.id, apiKey: key.key, widgets, ownerPassword: await ensureDemoOwner(store, org.id) };
 }

@@ -6,7 +6,7 @@
  */
 import { MAX_ERROR_DETAILS } from './error-schemas.ts';
 import { publicWidgetExample, reviewExample } from './examples.ts';
-import { HTML_LANG_PARAMETER, LIST_REVIEWS_PARAMETERS, PRODUCT_ID_PARAMETER, WIDGET_ID_PARAMETER } from './parameters.ts';
+import { HTML_LANG_PARAMETER, LIST_REVIEWS_PARAMETERS, PRODUCT_ID_PARAMETER, WIDGET_ID_PARAMETER, WIDGET_PRODUCT_PARAMETER } from './parameters.ts';
 import { COMPONENT_SCHEMAS } from './schemas.ts';
 import { WEBHOOK_SCHEMAS, webhooksObject } from './webhooks.ts';
 import {
@@ -25,6 +25,7 @@ import {
   serviceUnavailable,
   tooManyRequests,
   unauthorized,
+  widgetOrProductNotFound,
 } from './responses.ts';
 import type { OpenApiDocument, OperationObject, PathItemObject, ResponseObject } from './types.ts';
 
@@ -94,10 +95,10 @@ const getSchema: OperationObject = {
   operationId: 'getSchema',
   summary: 'Widget JSON-LD',
   description:
-    "schema.org JSON-LD about the widget's subject, for SEO rich snippets: put it in a script element of type `application/ld+json` (the widget does it unless told not to). Takes no query parameter.",
+    "schema.org JSON-LD about the widget's subject, for SEO rich snippets: put it in a script element of type `application/ld+json` (the widget does it unless told not to). Its aggregateRating and review items are built from the reviews the organization collected itself (platform `DIRECT`) unless the widget's `jsonLdSources` is `all`. A product widget's document is about that Product (name, sku, url, image, gtin, brand) and that product's reviews only; `productId` names the product of a widget with `productFrom: \"page\"`, as for the public data.",
   tags: ['Widgets'],
-  parameters: [WIDGET_ID_PARAMETER],
-  responses: { '200': ok('The JSON-LD document.', 'SchemaResponse', okHeaders('api')), ...apiErrors({ '404': notFound('api') }) },
+  parameters: [WIDGET_ID_PARAMETER, WIDGET_PRODUCT_PARAMETER],
+  responses: { '200': ok('The JSON-LD document.', 'SchemaResponse', okHeaders('api')), ...apiErrors({ '404': widgetOrProductNotFound('api') }) },
 };
 
 const getOpenApi: OperationObject = {
@@ -135,10 +136,10 @@ const getPublicWidgetHtml: OperationObject = {
   operationId: 'getPublicWidgetHtml',
   summary: 'Server-rendered widget HTML',
   description:
-    'The widget rendered on the server by the same components as the JavaScript widget: its container with a declarative shadow root (`<template shadowrootmode="open">`) holding its CSS, its data (for the loader to hydrate in place) and its markup, followed by its JSON-LD when the widget injects it. A fragment to include server-side, for crawlers and visitors without JavaScript. Key-less, cacheable (ETag and If-None-Match), rate limited per client address like the public data.',
+    'The widget rendered on the server by the same components as the JavaScript widget: its container with a declarative shadow root (`<template shadowrootmode="open">`) holding its CSS, its data (for the loader to hydrate in place) and its markup, followed by its JSON-LD when the widget injects it. A fragment to include server-side, for crawlers and visitors without JavaScript. Key-less, cacheable (ETag and If-None-Match), rate limited per client address like the public data. A product widget takes `productId` as the public data does.',
   tags: ['Public'],
   security: KEYLESS,
-  parameters: [WIDGET_ID_PARAMETER, HTML_LANG_PARAMETER],
+  parameters: [WIDGET_ID_PARAMETER, HTML_LANG_PARAMETER, WIDGET_PRODUCT_PARAMETER],
   responses: {
     '200': okHtml(
       'The HTML fragment (`text/html; charset=utf-8`).',
@@ -148,7 +149,7 @@ const getPublicWidgetHtml: OperationObject = {
     '304': notModified(),
     '400': badRequest('keyless'),
     '403': forbidden('keyless'),
-    '404': notFound('keyless'),
+    '404': widgetOrProductNotFound('keyless'),
     '405': methodNotAllowed(),
     '429': tooManyRequests('keyless'),
     '500': internalError(),
@@ -160,16 +161,16 @@ const getPublicWidget: OperationObject = {
   operationId: 'getPublicWidget',
   summary: 'Public widget data',
   description:
-    'What an embedded widget displays, read by the widget bundle from the browser. Key-less, read-only, CORS-enabled, cacheable (ETag and If-None-Match), rate limited per client address. Takes no query parameter.',
+    'What an embedded widget displays, read by the widget bundle from the browser. Key-less, read-only, CORS-enabled, cacheable (ETag and If-None-Match, per product for a product widget), rate limited per client address. A product widget with `productFrom: \"page\"` takes the page\'s product as `productId` (the container\'s `data-product-id`); no other query parameter.',
   tags: ['Public'],
   security: KEYLESS,
-  parameters: [WIDGET_ID_PARAMETER],
+  parameters: [WIDGET_ID_PARAMETER, WIDGET_PRODUCT_PARAMETER],
   responses: {
     '200': ok('The widget data.', 'PublicWidgetResponse', publicWidgetHeaders(), { data: publicWidgetExample }),
     '304': notModified(),
     '400': badRequest('keyless'),
     '403': forbidden('keyless'),
-    '404': notFound('keyless'),
+    '404': widgetOrProductNotFound('keyless'),
     '405': methodNotAllowed(),
     '429': tooManyRequests('keyless'),
     '500': internalError(),

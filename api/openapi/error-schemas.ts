@@ -66,6 +66,7 @@ export const ERROR_SCHEMAS = {
   ForbiddenError: errorSchema('forbidden', "The key is valid but the organization's plan has no API access.", FORBIDDEN_MESSAGE),
   HttpsRequiredError: errorSchema('https_required', 'The request came over plain HTTP. Never redirected: resend it over HTTPS.', null),
   NotFoundError: errorSchema('not_found', 'No such path, or no such widget in your organization.', null),
+  ProductNotFoundError: errorSchema('product_not_found', "A product widget's product is not in the organization's catalog.", null),
   MethodNotAllowedError: errorSchema('method_not_allowed', 'Only GET and HEAD are served; the `Allow` header lists them.', null),
   RateLimitError: errorSchema('rate_limit_exceeded', 'Too many requests in the current minute; retry after `Retry-After` seconds.', null),
   InternalError: errorSchema('internal_error', 'An unexpected failure. Never carries internals; quote the X-Request-Id when reporting it.', null),

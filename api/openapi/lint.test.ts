@@ -157,6 +157,7 @@ describe('OpenAPI schemas', () => {
         'invalid_parameter',
         'method_not_allowed',
         'not_found',
+        'product_not_found',
         'rate_limit_exceeded',
         'service_unavailable',
         'unauthorized',

@@ -123,5 +123,16 @@ export const HTML_LANG_PARAMETER = {
   example: 'fr',
 } as const satisfies ParameterObject;
 
+/** A product widget's product (CONTRACT §13): for a widget with `productFrom: "page"`, the container's `data-product-id`. */
+export const WIDGET_PRODUCT_PARAMETER = {
+  name: 'productId',
+  in: 'query',
+  required: false,
+  description:
+    'For a product widget: the catalog id of the product shown (case-sensitive). Required by a widget with `productFrom: "page"` (the loader sends the container\'s `data-product-id`); a widget with its own `productId` takes only that id or none; any other widget takes none (400). An id not in the catalog is 404 `product_not_found`.',
+  schema: PRODUCT_ID_PARAMETER.schema,
+  example: 'trail-shoe-42',
+} as const satisfies ParameterObject;
+
 /** Names a client may put an API key under in a query string; refused before authentication. */
 export const API_KEY_QUERY_NAMES = ['api_key', 'apiKey', 'key', 'token', 'access_token'] as const;

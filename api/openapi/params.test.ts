@@ -271,8 +271,17 @@ describe('validateQuery: hostile input', () => {
   });
 
   it('refuses any parameter on the endpoints that take none', () => {
-    for (const op of ['getEmbed', 'getSchema', 'getOpenApi', 'getPublicWidget'] as const) {
+    for (const op of ['getEmbed', 'getOpenApi'] as const) {
       expect(problems('limit=5', op)).toEqual([{ parameter: 'limit', message: 'unknown parameter: this endpoint takes no query parameters' }]);
+      expect(problems('a=1&b=2&a=3', op).map((d) => d.parameter)).toEqual(['a', 'b']);
+    }
+  });
+
+  it('takes only productId (a catalog id, a product widget\'s product) on the schema and the public data', () => {
+    for (const op of ['getSchema', 'getPublicWidget'] as const) {
+      expect(validateQuery(op, new URLSearchParams('productId=Shoe.red_42'))).toEqual({ ok: true, value: { productId: 'Shoe.red_42' } });
+      expect(problems('limit=5', op).map((d) => d.parameter)).toEqual(['limit']);
+      expect(problems(`productId=${encodeURIComponent('https://evil.example/')}`, op).map((d) => d.parameter)).toEqual(['productId']);
       expect(problems('a=1&b=2&a=3', op).map((d) => d.parameter)).toEqual(['a', 'b']);
     }
   });

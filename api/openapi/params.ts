@@ -44,10 +44,10 @@ export interface QueryValues {
   listReviews: ListReviewsParams;
   getStats: { productId?: string };
   getEmbed: NoParams;
-  getSchema: NoParams;
+  getSchema: { productId?: string };
   getOpenApi: NoParams;
-  getPublicWidget: NoParams;
-  getPublicWidgetHtml: { lang?: string };
+  getPublicWidget: { productId?: string };
+  getPublicWidgetHtml: { lang?: string; productId?: string };
 }
 
 export interface ParameterProblem {

@@ -221,6 +221,16 @@ export function notFound(access: Access): ResponseObject {
   );
 }
 
+/** 404 of an operation a product widget answers too: no such widget, or no such product in its catalog (CONTRACT §13). */
+export function widgetOrProductNotFound(access: Access): ResponseObject {
+  return response(
+    `${access === 'api' ? 'No widget with this id in your organization (a widget of another organization is 404 too, never 403)' : 'No widget with this id'}, or (\`product_not_found\`) a product widget's product is not in the catalog.`,
+    oneOfErrors(['NotFoundError', 'ProductNotFoundError']),
+    access === 'api' ? rateLimitHeaders(true) : {},
+    { notFound: errorBody('not_found', 'Widget not found.'), productNotFound: errorBody('product_not_found', 'No product "trail-shoe-42" in this organization\'s catalog.') },
+  );
+}
+
 export function methodNotAllowed(): ResponseObject {
   return response(
     'Any method other than GET or HEAD on this path. HEAD answers like GET without a body.',

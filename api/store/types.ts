@@ -115,7 +115,26 @@ export interface WidgetOptions {
   reviewLanguages?: ReviewLanguages;
   /** Show the organization's reply under its review (CONTRACT §15). Absent on widgets stored before the option existed, which read as true. */
   showReplies?: boolean;
+  /**
+   * A product widget (CONTRACT §13): the catalog id of the one product it shows. Absent or
+   * null: the organization's reviews (or the page's product, with `productFrom`).
+   */
+  productId?: string | null;
+  /** "page": the product named by the snippet container's `data-product-id`, one widget for every product page. */
+  productFrom?: 'page' | null;
+  /**
+   * The reviews the JSON-LD's aggregateRating and review items are built from: only those
+   * collected by the organization itself (`DIRECT`, the default; absent reads as it), or
+   * every platform the widget shows (the owner's choice, against Google's guidelines).
+   */
+  jsonLdSources?: JsonLdSources;
 }
+
+export const JSON_LD_SOURCES = ['direct', 'all'] as const;
+export type JsonLdSources = (typeof JSON_LD_SOURCES)[number];
+
+/** The platform of reviews an organization collected itself (its review page, CONTRACT §13). */
+export const DIRECT_PLATFORM = 'DIRECT';
 
 export const REVIEW_LANGUAGES = ['all', 'page'] as const;
 export type ReviewLanguages = (typeof REVIEW_LANGUAGES)[number];

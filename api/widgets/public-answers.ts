@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import type { Store, Widget } from '../store/types.ts';
 import type { Asset } from './assets.ts';
-import { publicWidgetData } from './public-data.ts';
+import { publicWidgetData, widgetProduct } from './public-data.ts';
 
 /** Browsers may reuse public data for a minute, and once more while revalidating within the next: a hidden review (moderation) is gone from every cache within two minutes. */
 export const PUBLIC_CACHE = 'public, max-age=60, stale-while-revalidate=60';
@@ -73,24 +73,30 @@ export class PublicWidgetCache {
 
   constructor(private readonly store: Store) {}
 
-  /** The cached answer when it is fresh, without waiting (the fast path's common case). */
-  fresh(widget: Widget): CachedPublic | null {
-    const hit = this.entries.get(widget.id);
+  /**
+   * The cached answer when it is fresh, without waiting (the fast path's common case).
+   * `productId`: the page's product of a product widget (CONTRACT §13), cached apart per product.
+   */
+  fresh(widget: Widget, productId?: string): CachedPublic | null {
+    const hit = this.entries.get(productId === undefined ? widget.id : `${widget.id} ${productId}`);
     return hit && hit.expires > Date.now() && hit.version === widgetVersion(widget) ? hit : null;
   }
 
-  get(widget: Widget): Promise<CachedPublic> {
-    const hit = this.fresh(widget);
+  /** Rejects like widgetProduct (400, 404 `product_not_found`) when `productId` does not fit the widget. */
+  get(widget: Widget, productId?: string): Promise<CachedPublic> {
+    const hit = this.fresh(widget, productId);
     if (hit) return Promise.resolve(hit);
     const version = widgetVersion(widget);
-    const flight = `${widget.id}|${version}`;
+    const key = productId === undefined ? widget.id : `${widget.id} ${productId}`;
+    const flight = `${key}|${version}`;
     let pending = this.computing.get(flight);
     if (!pending) {
       pending = (async () => {
-        const body = JSON.stringify({ data: await publicWidgetData(this.store, widget) });
+        const product = await widgetProduct(this.store, widget, productId);
+        const body = JSON.stringify({ data: await publicWidgetData(this.store, widget, new Date(), product) });
         const entry = { version, body, bytes: Buffer.from(body, 'utf8'), etag: etagOf(body), expires: Date.now() + PUBLIC_TTL_MS };
         if (this.entries.size >= PUBLIC_CACHE_MAX) this.entries.clear();
-        this.entries.set(widget.id, entry);
+        this.entries.set(key, entry);
         return entry;
       })().finally(() => this.computing.delete(flight));
       this.computing.set(flight, pending);

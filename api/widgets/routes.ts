@@ -5,7 +5,6 @@
  */
 import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
-import { buildWidgetJsonLd } from '../../schema/build.ts';
 import { loaderScriptFor, snippetFor } from '../../widget/src/snippet.ts';
 import { layoutHeight } from '../../widget/src/layout-height.ts';
 import type { RouteMethodRegistrar } from '../app.ts';
@@ -20,7 +19,7 @@ import { sendAsset, type WidgetAssets } from './assets.ts';
 import { assetCacheControl, assetType, type CachedPublic, etagOf, matches, PUBLIC_CACHE, PUBLIC_CORS, PUBLIC_TTL_MS, type PublicWidgetCache } from './public-answers.ts';
 import { demoPage } from './demo-page.ts';
 import { demoCsp, WIDGET_HTML_CSP } from './page-policies.ts';
-import { displayedReviews, widgetStats } from './public-data.ts';
+import { widgetInputs, widgetJsonLd, widgetProduct } from './public-data.ts';
 import { widgetHtml } from './widget-html.tsx';
 
 export interface WidgetRouteDeps {
@@ -42,14 +41,14 @@ async function findWidget(store: Store, id: string, orgId?: string): Promise<Wid
   return widget;
 }
 
-function noParameters(operation: 'getEmbed' | 'getSchema', ctx: Context): void {
+function noParameters(operation: 'getEmbed', ctx: Context): void {
   validQuery(operation, ctx.querystring);
 }
 
 export function registerWidgetRoutes(deps: WidgetRouteDeps): void {
   const { router, get, apiPipeline, publicLimit, publicCache, store, config, assets } = deps;
   const origin = config.publicUrl;
-  const publicBody = (widget: Widget): Promise<CachedPublic> => publicCache.get(widget);
+  const publicBody = (widget: Widget, productId?: string): Promise<CachedPublic> => publicCache.get(widget, productId);
 
   get('/api/v1/widgets/:id/embed', ...apiPipeline, async function embed(ctx: Context) {
     noParameters('getEmbed', ctx);
@@ -60,11 +59,11 @@ export function registerWidgetRoutes(deps: WidgetRouteDeps): void {
   });
 
   get('/api/v1/widgets/:id/schema', ...apiPipeline, async function schema(ctx: Context) {
-    noParameters('getSchema', ctx);
+    const { productId } = validQuery('getSchema', ctx.querystring);
     const { org } = ctx.state.auth as AuthState;
     const widget = await findWidget(store, ctx.params.id as string, org.id);
-    const [stats, reviews] = await Promise.all([widgetStats(store, widget, new Date()), displayedReviews(store, widget)]);
-    ctx.body = { data: buildWidgetJsonLd({ widget, stats, reviews }) };
+    const product = await widgetProduct(store, widget, productId);
+    ctx.body = { data: widgetJsonLd(widget, await widgetInputs(store, widget, new Date(), product)) };
   });
 
   const cors = (ctx: Context): void => {
@@ -88,9 +87,9 @@ export function registerWidgetRoutes(deps: WidgetRouteDeps): void {
     return next();
   };
   get('/public/v1/widgets/:id', publicCors, publicLimit, async function publicWidget(ctx: Context) {
-    if (ctx.querystring) validQuery('getPublicWidget', ctx.querystring);
+    const { productId } = ctx.querystring ? validQuery('getPublicWidget', ctx.querystring) : {};
     const widget = await findWidget(store, ctx.params.id as string);
-    const { bytes, etag } = await publicBody(widget);
+    const { bytes, etag } = await publicBody(widget, productId);
     ctx.set('ETag', etag);
     ctx.set('Cache-Control', PUBLIC_CACHE);
     ctx.set('Vary', 'Accept-Encoding');
@@ -111,13 +110,13 @@ export function registerWidgetRoutes(deps: WidgetRouteDeps): void {
   const htmlCache = new Map<string, CachedPublic>();
   const HTML_CACHE_MAX = 10_000;
   get('/public/v1/widgets/:id/html', publicCors, publicLimit, async function publicWidgetHtml(ctx: Context) {
-    const lang = validQuery('getPublicWidgetHtml', ctx.querystring).lang ?? null;
+    const { lang = null, productId } = validQuery('getPublicWidgetHtml', ctx.querystring);
     const widget = await findWidget(store, ctx.params.id as string);
-    const { body: json, version } = await publicBody(widget);
-    const key = `${widget.id} ${lang ?? ''}`;
+    const { body: json, version } = await publicBody(widget, productId);
+    const key = `${widget.id} ${lang ?? ''} ${productId ?? ''}`;
     let hit = htmlCache.get(key);
     if (!hit || hit.version !== version || hit.expires <= Date.now()) {
-      const body = widgetHtml((JSON.parse(json) as { data: Parameters<typeof widgetHtml>[0] }).data, lang);
+      const body = widgetHtml((JSON.parse(json) as { data: Parameters<typeof widgetHtml>[0] }).data, lang, Date.now(), productId ?? null);
       hit = { version, body, bytes: Buffer.from(body, 'utf8'), etag: etagOf(body), expires: Date.now() + PUBLIC_TTL_MS };
       if (htmlCache.size >= HTML_CACHE_MAX) htmlCache.clear();
       htmlCache.set(key, hit);

@@ -25,7 +25,8 @@ beforeAll(async () => {
     name: 'Shoes',
     layout: 'grid',
     subject: { type: 'Product', name: 'Acme Shoes', url: 'https://shop.example/shoes' },
-    options: { maxReviews: 6, minRating: 4, platforms: ['GOOGLE', 'TRUSTPILOT'] },
+    // Marked up from every platform by choice (jsonLdSources "all"): the honest default is tested in product-widgets.test.ts.
+    options: { maxReviews: 6, minRating: 4, platforms: ['GOOGLE', 'TRUSTPILOT'], jsonLdSources: 'all' },
   });
   expect(w.status).toBe(201);
   widgetId = w.body.id as string;
@@ -187,7 +188,7 @@ describe('replies in widgets (showReplies)', () => {
 
 describe('GET /public/v1/widgets/{id}/html', () => {
   it('renders the widget into a declarative shadow root with its CSS, its data and its JSON-LD; review text stays text', async () => {
-    const hostile = await t.admin('POST', '/admin/widgets', { orgId, name: 'Hostile', layout: 'list', subject: { type: 'Product', name: '</template><script>alert(1)</script>' } });
+    const hostile = await t.admin('POST', '/admin/widgets', { orgId, name: 'Hostile', layout: 'list', subject: { type: 'Product', name: '</template><script>alert(1)</script>' }, options: { jsonLdSources: 'all' } });
     const id = hostile.body.id as string;
     const res = await t.get(`/public/v1/widgets/${id}/html?lang=fr`);
     expect(res.status).toBe(200);

@@ -23,6 +23,8 @@ export function makeWidget(
       showDates: true,
       locale: null,
       jsonLd: 'auto',
+      // The building rules over every platform; tests of the honest default (direct) say so.
+      jsonLdSources: 'all',
       ...options,
     },
     createdAt: '2026-01-01T00:00:00.000Z',

@@ -9,33 +9,43 @@ export function jsonLdSubject(jsonLd: object): string {
 
 /**
  * Puts the widget's JSON-LD into the host document (search engines do not
- * read shadow roots), once per subject however many widgets show it: two
- * Product blocks for one product would be duplicate structured data.
- * Returns whether a script element was added.
+ * read shadow roots): one document per subject however many widgets show it,
+ * told by each block's content, whatever key a block printed by the site's
+ * server carries (docs/json-ld.md prints the widget id). Two Product blocks
+ * for one product would be duplicate structured data. Of two documents of one
+ * subject the fuller one stays (the longer text, then the smaller): a total
+ * order, so the page ends with the same document whatever order its widgets
+ * load in. Returns whether the page's document changed.
  */
 export function injectJsonLd(doc: Document, jsonLd: object | null): boolean {
   if (!jsonLd) return false;
   const subject = jsonLdSubject(jsonLd);
-  const existing = Array.from(doc.querySelectorAll(`script[${JSON_LD_ATTR}]`));
-  // Compared as attribute values, never spliced into a selector: the subject is data.
-  if (existing.some((s) => s.getAttribute(JSON_LD_ATTR) === subject)) return false;
+  const text = jsonLdText(jsonLd);
+  for (const script of Array.from(doc.querySelectorAll(`script[${JSON_LD_ATTR}]`))) {
+    const other = script.textContent || '';
+    // Compared as values, never spliced into a selector: the subject is data. (Text that is
+    // not JSON throws: addJsonLd warns, the widget itself still works.)
+    if (jsonLdSubject(JSON.parse(other) as object) !== subject) continue;
+    if (other.length > text.length || (other.length === text.length && other <= text)) return false;
+    script.textContent = text;
+    return true;
+  }
   const script = doc.createElement('script');
   script.type = 'application/ld+json';
   script.setAttribute(JSON_LD_ATTR, subject);
-  script.textContent = jsonLdText(jsonLd);
+  script.textContent = text;
   (doc.head ?? doc.documentElement).appendChild(script);
   return true;
 }
 
 /**
  * Server-rendered includes each carry their JSON-LD; where several widgets of
- * one subject were included, the copies after the first go once the loader runs.
+ * one subject were included, one document per subject stays once the loader
+ * runs, chosen as injectJsonLd chooses.
  */
 export function dropDuplicateJsonLd(doc: Document): void {
-  const seen = new Set<string | null>();
   for (const script of Array.from(doc.querySelectorAll(`script[${JSON_LD_ATTR}]`))) {
-    const subject = script.getAttribute(JSON_LD_ATTR);
-    if (seen.has(subject)) script.remove();
-    seen.add(subject);
+    script.remove();
+    injectJsonLd(doc, JSON.parse(script.textContent || '') as object);
   }
 }

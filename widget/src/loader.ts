@@ -15,7 +15,7 @@
  */
 import type { Messages } from './messages.ts';
 import type { Mount } from './mount.ts';
-import { ASSET_PATH, CONTAINER_ATTR, DATA_ATTR, DATA_PATH, HEIGHT_ATTR, LOADER_FILE, LOG_PREFIX, NAMESPACE } from './protocol.ts';
+import { ASSET_PATH, CONTAINER_ATTR, DATA_ATTR, DATA_PATH, HEIGHT_ATTR, LOADER_FILE, LOG_PREFIX, NAMESPACE, PRODUCT_ATTR } from './protocol.ts';
 
 /** The chunk (hashed file name) of each layout, defined by widget/build.ts. */
 declare const __RV_LAYOUTS__: Record<string, string>;
@@ -74,7 +74,7 @@ function ownOrigin(): string {
   }
   const warn = (message: string, detail?: unknown): void => console.warn(LOG_PREFIX, message, detail ?? '');
   const origin = ownOrigin();
-  if (!origin) return warn('cannot tell which origin served the loader; nothing is loaded');
+  if (!origin) return warn('loader origin unknown: nothing loaded');
   const done = new WeakSet<Element>();
   const requests = new Map<string, Promise<unknown>>();
   const catalogs = new Map<string, Promise<unknown>>();
@@ -89,16 +89,17 @@ function ownOrigin(): string {
   };
   w[NAMESPACE] = ns;
 
-  function loadData(id: string): Promise<unknown> {
-    let request = requests.get(id);
+  /** `path`: the widget id, URI-encoded, with the page's product as its query (a checked catalog id). */
+  function loadData(path: string): Promise<unknown> {
+    let request = requests.get(path);
     if (!request) {
-      request = fetch(origin + DATA_PATH + encodeURIComponent(id), { credentials: 'omit' }).then((res) => {
+      request = fetch(origin + DATA_PATH + path, { credentials: 'omit' }).then((res) => {
         if (!res.ok) throw new Error('HTTP ' + res.status);
         return res.json().then((body: { data?: unknown }) => body.data);
       });
       // A failed request may succeed on a later scan.
-      request.catch(() => requests.delete(id));
-      requests.set(id, request);
+      request.catch(() => requests.delete(path));
+      requests.set(path, request);
     }
     return request;
   }
@@ -139,9 +140,12 @@ function ownOrigin(): string {
     // Through CSSOM: a strict CSP drops the snippet's style attribute but not this.
     if (/^\d{1,5}$/.test(height)) el.style.minHeight = height + 'px';
     if (!id) return warn('container without widget id', el);
+    // The page's product (productFrom: "page"): a query value only, encoded, never where anything
+    // loads from; the service answers 400 to anything but a catalog id.
+    const product = el.getAttribute(PRODUCT_ATTR);
     // A server-rendered widget carries its data in its shadow root: no second fetch.
     const embedded = el.shadowRoot && el.shadowRoot.querySelector('script[' + DATA_ATTR + ']');
-    const data = embedded ? Promise.resolve().then(() => JSON.parse(embedded.textContent || '') as unknown) : loadData(id);
+    const data = embedded ? Promise.resolve().then(() => JSON.parse(embedded.textContent || '') as unknown) : loadData(encodeURIComponent(id) + (product ? '?productId=' + encodeURIComponent(product) : ''));
     // The page's catalog and the code every layout shares load with the data (once: the browser's
     // module map and `catalogs` keep them); a widget with its own locale may need one more catalog.
     loadCatalog(pageLang).catch(() => undefined);

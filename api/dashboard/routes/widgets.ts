@@ -8,12 +8,12 @@
  */
 import type { Context } from 'koa';
 import { readJson } from '../../admin/body.ts';
-import { createWidget, newWidget, parseWidgetCreate, parseWidgetUpdate } from '../../admin/widgets.ts';
+import { checkWidgetProduct, createWidget, newWidget, parseWidgetCreate, parseWidgetUpdate } from '../../admin/widgets.ts';
 import { badRequest, notFound } from '../../errors.ts';
 import { isRecordId } from '../../store/ids.ts';
 import type { Store, Widget } from '../../store/types.ts';
 import { lintWidget } from '../../widgets/lint.ts';
-import { publicWidgetDataOf, widgetInputs } from '../../widgets/public-data.ts';
+import { publicWidgetDataOf, widgetInputs, widgetProduct } from '../../widgets/public-data.ts';
 import { layoutHeight } from '../../../widget/src/layout-height.ts';
 import { snippetFor } from '../../../widget/src/snippet.ts';
 import { audit } from '../audit.ts';
@@ -48,11 +48,13 @@ function widgetView(widget: Widget, origin: string) {
 export function widgetList({ store }: DashboardDeps) {
   return async function widgetList(ctx: Context): Promise<void> {
     const { org } = auth(ctx);
-    const [widgets, stats] = await Promise.all([store.widgets.listByOrg(org.id), store.reviews.stats({ orgId: org.id, now: new Date() })]);
+    const [widgets, stats, products] = await Promise.all([store.widgets.listByOrg(org.id), store.reviews.stats({ orgId: org.id, now: new Date() }), store.products.list(org.id)]);
     ctx.body = {
       data: widgets.map((w) => ({ id: w.id, name: w.name, layout: w.layout, subject: w.subject.name, createdAt: w.createdAt, updatedAt: w.updatedAt })),
       // The organization's platforms, for the builder's platform choices.
       platforms: stats.platforms.map((p) => ({ platform: p.platform, count: p.count })),
+      // The catalog, for the builder's product choice (one product, or the page's product to preview with).
+      products: products.map((p) => ({ id: p.id, name: p.name })),
     };
   };
 }
@@ -67,11 +69,16 @@ export function showWidget({ store, config }: DashboardDeps) {
 export function previewWidget({ store }: DashboardDeps) {
   return async function previewWidget(ctx: Context): Promise<void> {
     const { org } = auth(ctx);
-    const input = parseWidgetCreate({ ...withoutOrg(await readJson(ctx)), orgId: org.id });
+    const { previewProductId, ...body } = withoutOrg(await readJson(ctx));
+    const input = parseWidgetCreate({ ...body, orgId: org.id });
     const widget = newWidget(input, PREVIEW_ID);
     const now = new Date();
+    // The page's product (productFrom: "page") is the one the builder picked to preview with.
+    if (previewProductId !== undefined && typeof previewProductId !== 'string') throw badRequest('previewProductId must be a catalog product id.', [{ parameter: 'previewProductId', message: 'must be a string' }]);
+    const requested = widget.options.productFrom === 'page' ? previewProductId : undefined;
+    const product = widget.options.productFrom === 'page' && requested === undefined ? null : await widgetProduct(store, widget, requested);
     // Read once: the preview and its lint see the same statistics and reviews.
-    const inputs = await widgetInputs(store, widget, now);
+    const inputs = await widgetInputs(store, widget, now, product);
     const findings = await lintWidget(store, widget, now, inputs);
     const data = publicWidgetDataOf(widget, inputs);
     ctx.set('Cache-Control', 'no-store');
@@ -94,6 +101,7 @@ export function updateDashboardWidget({ store, config }: DashboardDeps) {
     const { user, org } = auth(ctx);
     const widget = await ownWidget(store, org.id, String(ctx.params.id));
     const patch = parseWidgetUpdate(await readJson(ctx));
+    await checkWidgetProduct(store, org.id, patch.options);
     const updated = await store.widgets.update(widget.id, patch);
     if (!updated) throw notFound('Widget');
     // Only what moved, in the builder's words; a save that changed nothing leaves no record.

@@ -30,6 +30,7 @@ export function WidgetBuilderPage(props: { id: string | null; session: SessionIn
     });
   };
   const [platforms, setPlatforms] = useState<WidgetList['platforms']>([]);
+  const [products, setProducts] = useState<NonNullable<WidgetList['products']>>([]);
   const [loadError, setLoadError] = useState('');
   const [preview, setPreview] = useState<PreviewState>({ fields: {}, findings: null, error: '' });
   const [saveErrors, setSaveErrors] = useState<Record<string, string>>({});
@@ -40,7 +41,10 @@ export function WidgetBuilderPage(props: { id: string | null; session: SessionIn
 
   useEffect(() => {
     const fail = (err: unknown) => setLoadError(err instanceof DashboardError ? err.message : 'Could not load the widget.');
-    call<WidgetList>('GET', '/widgets').then((r) => setPlatforms(r.platforms), fail);
+    call<WidgetList>('GET', '/widgets').then((r) => {
+      setPlatforms(r.platforms);
+      setProducts(r.products ?? []);
+    }, fail);
     if (props.id) {
       call<WidgetRecord>('GET', `/widgets/${encodeURIComponent(props.id)}`).then((w) => {
         setSaved(w);
@@ -168,7 +172,7 @@ export function WidgetBuilderPage(props: { id: string | null; session: SessionIn
           )}
           <fieldset class="plain" disabled={!staff}>
             <legend class="sr-only">Settings</legend>
-            <WidgetForm draft={draft} errors={errors} platforms={platforms} onChange={change} />
+            <WidgetForm draft={draft} errors={errors} platforms={platforms} products={products} findings={preview.findings} onChange={change} />
           </fieldset>
           {staff && (
             <div class="form-actions">

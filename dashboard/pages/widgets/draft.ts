@@ -39,6 +39,11 @@ export interface Draft {
   locale: string;
   reviewLanguages: 'all' | 'page';
   jsonLd: WidgetRecord['options']['jsonLd'];
+  /** What the reviews are about: the organization, one catalog product, or the product of the page. */
+  productMode: 'none' | 'one' | 'page';
+  /** The product ('one'), or the one the preview shows ('page'); '' = none picked. */
+  productId: string;
+  jsonLdSources: 'direct' | 'all';
   subjectType: string;
   subjectName: string;
   subjectUrl: string;
@@ -61,6 +66,9 @@ export const NEW_DRAFT: Draft = {
   locale: '',
   reviewLanguages: 'all',
   jsonLd: 'auto',
+  productMode: 'none',
+  productId: '',
+  jsonLdSources: 'direct',
   subjectType: 'Product',
   subjectName: '',
   subjectUrl: '',
@@ -84,6 +92,9 @@ export function draftOf(w: WidgetRecord): Draft {
     locale: o.locale ?? '',
     reviewLanguages: o.reviewLanguages ?? 'all',
     jsonLd: o.jsonLd,
+    productMode: o.productFrom === 'page' ? 'page' : o.productId ? 'one' : 'none',
+    productId: o.productId ?? '',
+    jsonLdSources: o.jsonLdSources ?? 'direct',
     subjectType: w.subject.type,
     subjectName: w.subject.name,
     subjectUrl: w.subject.url ?? '',
@@ -120,6 +131,9 @@ export function bodyOf(d: Draft) {
       locale: d.locale.trim() || null,
       reviewLanguages: d.reviewLanguages,
       jsonLd: d.jsonLd,
+      productId: d.productMode === 'one' ? d.productId : null,
+      productFrom: d.productMode === 'page' ? ('page' as const) : null,
+      jsonLdSources: d.jsonLdSources,
     },
   };
 }
@@ -128,7 +142,15 @@ export function bodyOf(d: Draft) {
 export function previewBodyOf(d: Draft) {
   const body = bodyOf(d);
   const name = body.name.trim() || 'New widget';
-  return { ...body, name, subject: { ...body.subject, name: body.subject.name.trim() || name } };
+  // One product not picked yet: previewed as the organization's; the page's product: the one picked to preview with.
+  const options = d.productMode === 'one' && !d.productId ? { ...body.options, productId: null } : body.options;
+  return {
+    ...body,
+    name,
+    subject: { ...body.subject, name: body.subject.name.trim() || name },
+    options,
+    ...(d.productMode === 'page' && d.productId && { previewProductId: d.productId }),
+  };
 }
 
 /** Field of the server's 400 details (`options.maxReviews`) → id of the control that edits it. */
@@ -151,6 +173,9 @@ export const FIELD_IDS: Record<string, string> = {
   'options.locale': 'w-locale',
   'options.reviewLanguages': 'w-review-languages',
   'options.jsonLd': 'w-json-ld',
+  'options.productId': 'w-product',
+  'options.productFrom': 'w-product-none',
+  'options.jsonLdSources': 'w-json-ld-sources',
 };
 
 /** Labels the person sees, for error messages that name a field. */
@@ -173,6 +198,9 @@ export const FIELD_LABELS: Record<string, string> = {
   'options.locale': 'Widget language',
   'options.reviewLanguages': 'Reviews by language',
   'options.jsonLd': 'Rich results markup',
+  'options.productId': 'Product',
+  'options.productFrom': 'Reviews about',
+  'options.jsonLdSources': 'Stars from',
 };
 
 /** Field problems (field → the server's words, "must be an integer from 1 to 50") as sentences that name the field: "Reviews shown must be an integer from 1 to 50." */

@@ -13,7 +13,11 @@ const PLAIN: Record<string, { title: string; advice: string }> = {
   },
   'third-party-reviews': {
     title: 'These reviews were collected on other websites',
-    advice: 'Google wants star ratings from reviews written on your own site. The widget still shows them; to be safe, turn the rich results markup off.',
+    advice: 'Google wants star ratings from reviews written on your own site. The widget still shows them; set “Stars from” to the reviews you collected, or turn the rich results markup off.',
+  },
+  'no-direct-reviews': {
+    title: 'No stars in search results from these reviews',
+    advice: 'They were written on other websites, so the markup leaves them out and has no rating. Collect reviews with your review page to earn stars.',
   },
   'missing-required-property': {
     title: 'Search engines need more about what is reviewed',

@@ -13,6 +13,10 @@ export interface FormProps {
   errors: Record<string, string>;
   /** The organization's platforms and how many reviews each has. */
   platforms: { platform: string; count: number }[];
+  /** The organization's catalog (the product choice). */
+  products: { id: string; name: string }[];
+  /** The preview's lint findings: the one about the stars' sources is shown beside that choice. */
+  findings: { rule: string; severity: string; message: string }[] | null;
   onChange: (patch: Partial<Draft>) => void;
 }
 
@@ -53,7 +57,13 @@ function Field(props: { id: string; label: string; error?: string | undefined; h
 const value = (e: Event): string => (e.currentTarget as HTMLInputElement).value;
 const checked = (e: Event): boolean => (e.currentTarget as HTMLInputElement).checked;
 
-export function WidgetForm({ draft, errors, platforms, onChange }: FormProps) {
+const PRODUCT_MODES = [
+  { value: 'none', label: 'The organization', hint: 'Every review, whatever it is about' },
+  { value: 'one', label: 'One product', hint: 'Only the reviews of a product you pick' },
+  { value: 'page', label: 'The product of the page', hint: 'One widget for every product page: the page names its product' },
+] as const;
+
+export function WidgetForm({ draft, errors, platforms, products, findings, onChange }: FormProps) {
   const set = (patch: Partial<Draft>) => {
     markInput(false);
     onChange(patch);
@@ -67,6 +77,8 @@ export function WidgetForm({ draft, errors, platforms, onChange }: FormProps) {
   const counts = new Map(platforms.map((p) => [p.platform, p.count]));
   const locales = draft.locale && !WIDGET_LANGUAGES.includes(draft.locale) ? [draft.locale, ...WIDGET_LANGUAGES] : WIDGET_LANGUAGES;
   const invalid = (field: string) => (errors[field] ? 'true' : undefined);
+  // Beside the choice of what the stars count: why "all" breaks the guidelines, or why there are no stars.
+  const sourcesFinding = findings?.find((f) => f.rule === (draft.jsonLdSources === 'all' ? 'third-party-reviews' : 'no-direct-reviews'));
 
   return (
     <>
@@ -144,6 +156,50 @@ export function WidgetForm({ draft, errors, platforms, onChange }: FormProps) {
             )}
           </div>
         </div>
+      </fieldset>
+
+      <fieldset class="group" aria-describedby={errors['options.productId'] ? 'w-product-error' : undefined}>
+        <legend>Reviews about</legend>
+        <div class="layout-grid">
+          {PRODUCT_MODES.map((m) => (
+            <label key={m.value} class="option-card" for={`w-product-${m.value}`}>
+              <input id={`w-product-${m.value}`} type="radio" name="product-mode" value={m.value} checked={draft.productMode === m.value} onChange={() => set({ productMode: m.value })} />
+              <span>
+                <span class="option-title">{m.label}</span>
+                <span class="hint">{m.hint}</span>
+              </span>
+            </label>
+          ))}
+        </div>
+        {draft.productMode !== 'none' && (
+          <Field
+            id="w-product"
+            label={draft.productMode === 'one' ? 'Product' : 'Preview with'}
+            error={errors['options.productId']}
+            hint={
+              products.length === 0 ? (
+                'Your catalog has no product yet: add products on the Products page.'
+              ) : draft.productMode === 'page' ? (
+                <>
+                  Put the page’s product id on the snippet’s container: <code>data-product-id="…"</code>. The search results markup is that product.
+                </>
+              ) : (
+                'The widget shows this product’s reviews, and its search results markup is this product.'
+              )
+            }
+          >
+            {(d, bad) => (
+              <select id="w-product" value={draft.productId} aria-describedby={d} aria-invalid={bad ? 'true' : undefined} onChange={(e) => set({ productId: value(e) })}>
+                <option value="">{draft.productMode === 'one' ? 'Choose a product' : 'Choose a product to preview'}</option>
+                {products.map((p) => (
+                  <option key={p.id} value={p.id}>
+                    {p.name} ({p.id})
+                  </option>
+                ))}
+              </select>
+            )}
+          </Field>
+        )}
       </fieldset>
 
       <fieldset class="group">
@@ -250,31 +306,52 @@ export function WidgetForm({ draft, errors, platforms, onChange }: FormProps) {
             </select>
           )}
         </Field>
-        <div class="field-row">
-          <Field id="w-subject-type" label="Type of what is reviewed" error={errors['subject.type']}>
-            {(d) => (
-              <select id="w-subject-type" value={draft.subjectType} aria-describedby={d} aria-invalid={invalid('subject.type')} onChange={(e) => set({ subjectType: value(e) })}>
-                {SUBJECT_TYPES.map((t) => (
-                  <option key={t} value={t}>
-                    {t.replace(/([a-z])([A-Z])/g, '$1 $2')}
-                  </option>
-                ))}
-              </select>
-            )}
+        <Field
+          id="w-json-ld-sources"
+          label="Stars from"
+          error={errors['options.jsonLdSources'] ?? (sourcesFinding?.severity === 'error' ? sourcesFinding.message : undefined)}
+          hint={sourcesFinding?.severity === 'error' ? undefined : (sourcesFinding?.message ?? 'Search engines allow stars only from reviews collected on your own site.')}
+        >
+          {(d) => (
+            <select id="w-json-ld-sources" value={draft.jsonLdSources} aria-describedby={d} onChange={(e) => set({ jsonLdSources: value(e) as Draft['jsonLdSources'] })}>
+              <option value="direct">Reviews you collected (recommended)</option>
+              <option value="all">Every platform shown</option>
+            </select>
+          )}
+        </Field>
+        {draft.productMode === 'none' ? (
+          <>
+          <div class="field-row">
+            <Field id="w-subject-type" label="Type of what is reviewed" error={errors['subject.type']}>
+              {(d) => (
+                <select id="w-subject-type" value={draft.subjectType} aria-describedby={d} aria-invalid={invalid('subject.type')} onChange={(e) => set({ subjectType: value(e) })}>
+                  {SUBJECT_TYPES.map((t) => (
+                    <option key={t} value={t}>
+                      {t.replace(/([a-z])([A-Z])/g, '$1 $2')}
+                    </option>
+                  ))}
+                </select>
+              )}
+            </Field>
+            <Field id="w-subject-name" label="Name of what is reviewed" error={errors['subject.name']} hint="Empty: the widget name.">
+              {(d, bad) => <input id="w-subject-name" type="text" maxLength={200} autoComplete="off" value={draft.subjectName} aria-describedby={d} aria-invalid={bad ? 'true' : undefined} onInput={(e) => type({ subjectName: value(e) })} />}
+            </Field>
+          </div>
+          <Field id="w-subject-url" label="Page address" error={errors['subject.url']} hint="Optional. The page about it, starting with https://.">
+            {(d, bad) => <input id="w-subject-url" type="url" inputMode="url" autoComplete="off" value={draft.subjectUrl} aria-describedby={d} aria-invalid={bad ? 'true' : undefined} onInput={(e) => type({ subjectUrl: value(e) })} />}
           </Field>
-          <Field id="w-subject-name" label="Name of what is reviewed" error={errors['subject.name']} hint="Empty: the widget name.">
-            {(d, bad) => <input id="w-subject-name" type="text" maxLength={200} autoComplete="off" value={draft.subjectName} aria-describedby={d} aria-invalid={bad ? 'true' : undefined} onInput={(e) => type({ subjectName: value(e) })} />}
+          <Field id="w-subject-image" label="Image address" error={errors['subject.image']} hint="Optional (needed for a recipe). Starting with https://.">
+            {(d, bad) => <input id="w-subject-image" type="url" inputMode="url" autoComplete="off" value={draft.subjectImage} aria-describedby={d} aria-invalid={bad ? 'true' : undefined} onInput={(e) => type({ subjectImage: value(e) })} />}
           </Field>
-        </div>
-        <Field id="w-subject-url" label="Page address" error={errors['subject.url']} hint="Optional. The page about it, starting with https://.">
-          {(d, bad) => <input id="w-subject-url" type="url" inputMode="url" autoComplete="off" value={draft.subjectUrl} aria-describedby={d} aria-invalid={bad ? 'true' : undefined} onInput={(e) => type({ subjectUrl: value(e) })} />}
-        </Field>
-        <Field id="w-subject-image" label="Image address" error={errors['subject.image']} hint="Optional (needed for a recipe). Starting with https://.">
-          {(d, bad) => <input id="w-subject-image" type="url" inputMode="url" autoComplete="off" value={draft.subjectImage} aria-describedby={d} aria-invalid={bad ? 'true' : undefined} onInput={(e) => type({ subjectImage: value(e) })} />}
-        </Field>
-        <Field id="w-subject-brand" label="Brand" error={errors['subject.brand']} hint="Optional, for a product.">
-          {(d, bad) => <input id="w-subject-brand" type="text" maxLength={200} autoComplete="off" value={draft.subjectBrand} aria-describedby={d} aria-invalid={bad ? 'true' : undefined} onInput={(e) => type({ subjectBrand: value(e) })} />}
-        </Field>
+          <Field id="w-subject-brand" label="Brand" error={errors['subject.brand']} hint="Optional, for a product.">
+            {(d, bad) => <input id="w-subject-brand" type="text" maxLength={200} autoComplete="off" value={draft.subjectBrand} aria-describedby={d} aria-invalid={bad ? 'true' : undefined} onInput={(e) => type({ subjectBrand: value(e) })} />}
+          </Field>
+          </>
+        ) : (
+          <p class="hint" id="w-subject-product">
+            What is reviewed: {draft.productMode === 'one' ? 'the product chosen above' : 'the product each page names'}, as your catalog describes it (name, address, image, GTIN, brand).
+          </p>
+        )}
       </fieldset>
     </>
   );

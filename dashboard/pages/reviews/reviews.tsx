@@ -13,6 +13,7 @@ import { HideDialog } from './hide-dialog.tsx';
 import { ReviewDialog } from './review-dialog.tsx';
 import { ImportPanel, type ImportKind } from '../../components/import-panel.tsx';
 import { reasonLabel } from './reasons.ts';
+import { onLinkClick, PATHS } from '../../router.ts';
 
 /** `Import reviews`: the shared import panel with the review file's words. */
 const REVIEW_IMPORT: ImportKind = {
@@ -82,6 +83,13 @@ export function ReviewsPage(props: { session: SessionInfo }) {
           )
         }
       />
+      <p class="hint">
+        Reviews written on your review page wait for a decision under{' '}
+        <a href={PATHS.collect} onClick={(e) => onLinkClick(e as unknown as MouseEvent, PATHS.collect)}>
+          Pending reviews on the Collect page
+        </a>
+        .
+      </p>
       {importing && list && <ImportPanel kind={REVIEW_IMPORT} maxBytes={list.maxImportBytes} onImported={() => void load()} />}
       <FilterForm
         value={filters}

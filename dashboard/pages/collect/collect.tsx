@@ -3,7 +3,8 @@
  * with its QR code (shown from the SVG route, downloadable as SVG or PNG),
  * `Replace link` (the old link stops working), one link per product (paged
  * and searchable, from the catalog), the thank-you page's "also share on …"
- * link and the moderation setting, then the reviews waiting (Pending).
+ * link and the moderation setting; the reviews waiting (Pending) come first
+ * after the link, as what asks for a person.
  * Owner and Admin change and decide; a Member reads.
  */
 import { useEffect, useState } from 'preact/hooks';
@@ -287,8 +288,8 @@ export function CollectPage(props: { session: SessionInfo }) {
           <img class="collect-qr" src={`${QR}.svg?v=${info.collectId}`} width={180} height={180} alt={`QR code of your review link, ${info.url}`} />
         </section>
       )}
-      {info && <Settings info={info} staff={staff} onSaved={(s) => setInfo({ ...info, ...s })} />}
       {info && <PendingReviews staff={staff} productName={productName} onDecided={() => setStatus('')} />}
+      {info && <Settings info={info} staff={staff} onSaved={(s) => setInfo({ ...info, ...s })} />}
       {info && <ProductLinks link={info.url} />}
       {replacing && (
         <ConfirmDialog id="replace-link" title="Replace your review link?" label="Replace link" action={replace} onClose={() => setReplacing(false)}>

@@ -119,7 +119,8 @@ test('settings: a share link refused in the server’s words, then saved and kep
   const share = page.getByRole('textbox', { name: /Also share your experience on/ });
   await share.fill('http://g.page/r/acme/review');
   await page.getByRole('button', { name: 'Save settings' }).click();
-  await expect(page.getByText('shareUrl must be an https:// address (at most 2,000 characters).')).toBeVisible();
+  await expect(page.getByText('shareUrl must be an https:// address (at most 2,000 characters).', { exact: true })).toBeVisible();
+  await expect(share).toHaveAccessibleDescription(/leave it empty for none\. shareUrl must be an https:\/\/ address \(at most 2,000 characters\)\.$/);
   await expect(share).toHaveAttribute('aria-invalid', 'true');
   await expectNoAxeViolations(page, 'Collect, a refused share link');
   await shots(page, 'settings-error');

@@ -148,7 +148,7 @@ function Settings(props: { info: CollectInfo; staff: boolean; onSaved: (info: Pi
       setBusy(false);
     }
   };
-  const shareProblem = error?.fields.shareUrl ?? error?.details.shareUrl;
+  const shareProblem = error?.details.shareUrl ?? error?.fields.shareUrl;
   return (
     <section class="card collect-card" aria-labelledby="collect-settings-title">
       <h2 id="collect-settings-title">Settings</h2>

@@ -193,7 +193,7 @@ test('reviews from the review page wait under Pending (no email shown); Reject n
   await nav(page).getByRole('link', { name: 'Reviews', exact: true }).click();
   await expect(page.getByRole('heading', { name: 'Reviews', level: 1 })).toBeVisible();
   await expect(page.getByRole('region', { name: 'Reviews' }).getByRole('row').filter({ hasText: 'Olaf Onward' })).toContainText('Friendly shop, quick delivery');
-  await expect(page.getByRole('link', { name: 'Pending reviews on the Collect page' })).toBeVisible();
+  await expect(page.getByRole('link', { name: 'Pending reviews on the Collect page' })).toHaveCount(0);
   const reviews = await service.api<{ data: { authorName: string }[] }>('/reviews?platform=DIRECT');
   expect(reviews.data.map((r) => r.authorName)).toContain('Olaf Onward');
   expect(reviews.data.map((r) => r.authorName)).not.toContain('Petra Pending');
@@ -218,7 +218,10 @@ test('a Member reads the link, settings and pending reviews with no write button
   // One more review waiting, so that the Member's pending list has a row without buttons.
   const { url } = await admin('POST', '/admin/collect/link', { orgId: service.banner.orgId });
   await writeReview(url as string, 4, 'Good coffee, slow checkout.', 'Mia Member-View', 'mia@mail.example');
-  await nav(member).getByRole('link', { name: 'Collect', exact: true }).click();
+  // The Reviews page says a review waits, and links to the Collect page's Pending reviews.
+  await nav(member).getByRole('link', { name: 'Reviews', exact: true }).click();
+  await expect(member.getByText('1 review from your review page waits for a decision')).toBeVisible();
+  await member.getByRole('link', { name: 'Pending reviews on the Collect page' }).click();
   await expect(member.getByRole('heading', { name: 'Collect', level: 1 })).toBeVisible();
   await expect(member.getByRole('textbox', { name: 'Review link' })).toHaveValue(/\/r\/col_/);
   await expect(member.getByRole('img', { name: /^QR code of your review link/ })).toBeVisible();

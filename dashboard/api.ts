@@ -365,3 +365,27 @@ export interface WebhookDelivery {
   lastAttemptAt: string | null;
   nextAttemptAt: string | null;
 }
+// The review page's Collect page and Pending view (GET /collect, /collect/pending: CONTRACT §13).
+export type ModerationMode = 'publish' | 'hold';
+export interface CollectInfo {
+  collectId: string;
+  url: string;
+  products: { id: string; name: string; url: string }[];
+  shareUrl: string | null;
+  moderation: ModerationMode;
+  /** Confirmation mails are sent (SMTP_URL set); else every review from the page waits for a person. */
+  mail: boolean;
+  /** Rejected reviews by rating, 1 to 5 stars (the Overview: rejecting negative reviews is suppression). */
+  rejectedByRating: { rating: number; count: number }[];
+}
+export type HoldReason = 'awaiting_confirmation' | 'moderation' | 'no_mail' | 'links';
+export type RejectReason = 'spam' | 'offensive' | 'personal_data' | 'not_genuine';
+export interface PendingReview {
+  id: string;
+  rating: number;
+  content: string;
+  authorName: string;
+  productId: string | null;
+  submittedAt: string;
+  reason: HoldReason | null;
+}

@@ -17,6 +17,8 @@ import { navigate, PATHS, usePath } from './router.ts';
 const ReviewsPage = lazyPage('the reviews', () => import('./pages/reviews/reviews.tsx').then((m) => m.ReviewsPage));
 /** Products (the catalog, its dialogs and the import): only when opened. */
 const ProductsPage = lazyPage('the products', () => import('./pages/products/products.tsx').then((m) => m.ProductsPage));
+/** Collect (the review link, its QR code, settings, pending reviews): only when opened. */
+const CollectPage = lazyPage('the review link', () => import('./pages/collect/collect.tsx').then((m) => m.CollectPage));
 /** Sources (connect forms, Google, dialogs): only when opened. */
 const SourcesPage = lazyPage('the sources', () => import('./pages/sources/sources.tsx').then((m) => m.SourcesPage));
 /** Webhooks (the list, its dialogs and an endpoint's delivery log): only when opened. */
@@ -44,6 +46,8 @@ function Page(props: { path: string; session: SessionInfo }) {
       return <ReviewsPage session={props.session} />;
     case PATHS.products:
       return <ProductsPage session={props.session} />;
+    case PATHS.collect:
+      return <CollectPage session={props.session} />;
     case PATHS.widgets:
       return <WidgetsPage session={props.session} />;
     case PATHS.apiKeys:

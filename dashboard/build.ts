@@ -47,6 +47,8 @@ export const WEBHOOKS_BUDGET = 33 * 1024;
 export const AUDIT_BUDGET = 32 * 1024;
 /** Gzip budget for Products: every page's files plus its own chunk (the list, the product form with the API's validator, the shared import panel). */
 export const PRODUCTS_BUDGET = 34 * 1024;
+/** Gzip budget for Collect: every page's files plus its own chunk (the link and QR code, settings, product links, pending reviews and the reject dialog). */
+export const COLLECT_BUDGET = 32 * 1024;
 /** Gzip budget for API Keys: every page's files plus its own chunk (the list, create with the key shown once, revoke). */
 export const API_KEYS_BUDGET = 32 * 1024;
 
@@ -61,6 +63,7 @@ const LAZY_PAGES: Record<string, { name: string; limit: number }> = {
   'pages/reviews/reviews.tsx': { name: 'dashboard, Reviews page (+ reviews)', limit: REVIEWS_BUDGET },
   'pages/sources/sources.tsx': { name: 'dashboard, Sources page (+ sources)', limit: SOURCES_BUDGET },
   'pages/products/products.tsx': { name: 'dashboard, Products page (+ products)', limit: PRODUCTS_BUDGET },
+  'pages/collect/collect.tsx': { name: 'dashboard, Collect page (+ collect)', limit: COLLECT_BUDGET },
   'pages/webhooks/webhooks.tsx': { name: 'dashboard, Webhooks page (+ webhooks)', limit: WEBHOOKS_BUDGET },
   'pages/api-keys/api-keys.tsx': { name: 'dashboard, API Keys page (+ keys)', limit: API_KEYS_BUDGET },
   'pages/audit/audit.tsx': { name: 'dashboard, Audit log page (+ audit)', limit: AUDIT_BUDGET },

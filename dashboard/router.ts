@@ -13,6 +13,7 @@ export const PATHS = {
   sources: '/dashboard/sources',
   webhooks: '/dashboard/webhooks',
   invitation: '/dashboard/invitation',
+  collect: '/dashboard/collect',
 } as const;
 
 const EVENT = 'rp:navigate';

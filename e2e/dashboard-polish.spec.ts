@@ -103,7 +103,7 @@ test('navigation at 390 px is a Menu button: the keyboard opens it, every link i
   await expect(menu).toHaveAttribute('aria-expanded', 'true');
   await expect(links.first()).toBeFocused();
   const names = await links.allTextContents();
-  expect(names).toEqual(['Overview', 'Reviews', 'Products', 'Widgets', 'Sources', 'API Keys', 'Webhooks', 'Members', 'Audit log']);
+  expect(names).toEqual(['Overview', 'Reviews', 'Products', 'Collect', 'Widgets', 'Sources', 'API Keys', 'Webhooks', 'Members', 'Audit log']);
   for (const link of await links.all()) {
     const box = (await link.boundingBox())!;
     expect(box.x >= 0 && box.x + box.width <= 390, `${await link.textContent()} lies within the screen`).toBe(true);

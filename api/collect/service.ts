@@ -36,6 +36,8 @@ export const MAX_EMAIL = 254;
 /** More links than this in a review's text: held for a person. */
 export const MAX_LINKS = 2;
 export const CONFIRM_DAYS = 7;
+/** The Overview's rejected counts cover this many days of decisions. */
+export const REJECTED_WINDOW_DAYS = 90;
 /** Submissions per client address per hour (the routes count them with the project's limiter). */
 export const SUBMISSIONS_PER_HOUR = 5;
 
@@ -447,10 +449,11 @@ export class CollectService {
     return { id, status: 'rejected', reason: reason as RejectReason, rating: sub.rating };
   }
 
-  /** Rejected reviews by rating (the Overview: rejecting for being negative is suppression). */
+  /** Reviews rejected in the last 90 days by rating (the Overview: rejecting for being negative is suppression). */
   async rejectedByRating(orgId: string): Promise<{ rating: number; count: number }[]> {
     const counts = [0, 0, 0, 0, 0];
-    for (const s of await this.store.collect.listByState(orgId, 'rejected')) counts[s.rating - 1]!++;
+    const since = new Date(this.now().getTime() - REJECTED_WINDOW_DAYS * 86_400_000).toISOString();
+    for (const s of await this.store.collect.listByState(orgId, 'rejected')) if ((s.decidedAt ?? s.updatedAt) >= since) counts[s.rating - 1]!++;
     return counts.map((count, i) => ({ rating: i + 1, count }));
   }
 }

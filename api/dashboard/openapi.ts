@@ -98,7 +98,7 @@ const schemas: Record<string, Schema> = {
     shareUrl: nullable(str({ format: 'uri' })),
     moderation: str({ enum: [...MODERATION_MODES] }),
     mail: { type: 'boolean', description: 'Confirmation mails are sent (SMTP_URL); false: every review from the page waits for a person' },
-    rejectedByRating: { type: 'array', items: object({ rating: { type: 'integer', minimum: 1, maximum: 5 }, count: { type: 'integer' } }) },
+    rejectedByRating: { type: 'array', description: 'Reviews rejected in the last 90 days (by the day of the decision), by rating 1 to 5', items: object({ rating: { type: 'integer', minimum: 1, maximum: 5 }, count: { type: 'integer' } }) },
   }),
   CollectLink: object({ collectId: str(), url: str({ format: 'uri' }) }),
   CollectSettings: object({ shareUrl: nullable(str({ format: 'uri' })), moderation: str({ enum: [...MODERATION_MODES] }) }),

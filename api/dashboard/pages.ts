@@ -14,7 +14,7 @@ import { sendAsset, type Asset } from '../widgets/assets.ts';
 import { DASHBOARD_DIST, type DashboardManifest } from '../../dashboard/build.ts';
 
 /** Client routes (dashboard/routes.ts lists the same). */
-export const PAGE_PATHS = ['', '/sign-in', '/overview', '/reviews', '/products', '/widgets', '/api-keys', '/members', '/audit', '/invitation', '/sources', '/webhooks'];
+export const PAGE_PATHS = ['', '/sign-in', '/overview', '/reviews', '/products', '/collect', '/widgets', '/api-keys', '/members', '/audit', '/invitation', '/sources', '/webhooks'];
 /** The widget builder: /widgets/new and /widgets/{id}. */
 PAGE_PATHS.push('/widgets/:id');
 /** A webhook endpoint's detail view: /webhooks/{id}. */

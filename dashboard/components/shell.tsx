@@ -27,6 +27,7 @@ const NAV: NavItem[] = [
   { href: PATHS.overview, label: 'Overview' },
   { href: PATHS.reviews, label: 'Reviews' },
   { href: PATHS.products, label: 'Products' },
+  { href: PATHS.collect, label: 'Collect' },
   { href: PATHS.widgets, label: 'Widgets' },
   { href: PATHS.sources, label: 'Sources' },
   { href: PATHS.apiKeys, label: 'API Keys', staffOnly: true },

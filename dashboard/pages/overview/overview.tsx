@@ -6,7 +6,7 @@
  */
 import type { ComponentChildren } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { call, DashboardError, type SessionInfo } from '../../api.ts';
+import { call, DashboardError, type CollectInfo, type SessionInfo } from '../../api.ts';
 import { Loading, Notice, PageHeader } from '../../components/page.tsx';
 import { PlanCard } from '../../components/plan.tsx';
 import { useSourcesAttention } from '../../components/source-attention.ts';
@@ -184,6 +184,49 @@ function Charts(props: { data: OverviewData }) {
   );
 }
 
+/**
+ * Reviews rejected on the Collect page in the last 90 days, by rating: rejecting a review because
+ * it is negative is suppression, and this card makes it visible to everyone in the organization.
+ */
+function RejectedByRating() {
+  const [counts, setCounts] = useState<CollectInfo['rejectedByRating'] | null>(null);
+  useEffect(() => {
+    // A server without the review page (503) shows no card: nothing can be rejected there.
+    call<CollectInfo>('GET', '/collect').then(
+      (res) => setCounts(res.rejectedByRating),
+      () => setCounts(null),
+    );
+  }, []);
+  if (!counts) return null;
+  const total = counts.reduce((n, c) => n + c.count, 0);
+  return (
+    <section class="card rejected-card" aria-labelledby="rejected-title">
+      <h2 id="rejected-title">Rejected reviews by rating (last 90 days)</h2>
+      <p class="hint">
+        {total === 0
+          ? 'No review from your review page was rejected in the last 90 days.'
+          : `${formatNumber(total)} ${total === 1 ? 'review' : 'reviews'} rejected. Rejecting reviews because they are negative is suppression, which Google and the FTC forbid.`}
+      </p>
+      <table class="table">
+        <thead>
+          <tr>
+            <th scope="col">Rating</th>
+            <th scope="col">Rejected</th>
+          </tr>
+        </thead>
+        <tbody>
+          {[...counts].reverse().map((c) => (
+            <tr key={c.rating}>
+              <th scope="row">{ratingLabel(c.rating)}</th>
+              <td>{formatNumber(c.count)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}
+
 export function OverviewPage(props: { session: SessionInfo }) {
   const [data, setData] = useState<OverviewData | null>(null);
   const [error, setError] = useState('');
@@ -202,6 +245,7 @@ export function OverviewPage(props: { session: SessionInfo }) {
       {!data && !error && <Loading what="figures" />}
       {data && <Figures data={data} />}
       {data && (data.totalReviews === 0 ? <HowToImport session={props.session} /> : <Charts data={data} />)}
+      <RejectedByRating />
       <PlanCard org={props.session.org!} />
     </>
   );

@@ -13,6 +13,7 @@ import { HideDialog } from './hide-dialog.tsx';
 import { ReviewDialog } from './review-dialog.tsx';
 import { ImportPanel, type ImportKind } from '../../components/import-panel.tsx';
 import { reasonLabel } from './reasons.ts';
+import { onLinkClick, PATHS } from '../../router.ts';
 
 /** `Import reviews`: the shared import panel with the review file's words. */
 const REVIEW_IMPORT: ImportKind = {
@@ -40,6 +41,14 @@ export function ReviewsPage(props: { session: SessionInfo }) {
   const [hiding, setHiding] = useState<ReviewItem | null>(null);
   const [reading, setReading] = useState<ReviewItem | null>(null);
   const [status, setStatus] = useState('');
+  // Reviews written on the review page that wait for a decision (the Collect page's Pending view): a link when there are any.
+  const [waiting, setWaiting] = useState(0);
+  useEffect(() => {
+    call<{ data: unknown[] }>('GET', '/collect/pending').then(
+      (res) => setWaiting(res.data.length),
+      () => setWaiting(0),
+    );
+  }, []);
 
   const load = () => {
     const query = queryOf(filters, offset);
@@ -82,6 +91,15 @@ export function ReviewsPage(props: { session: SessionInfo }) {
           )
         }
       />
+      {waiting > 0 && (
+        <Notice tone="info">
+          {formatNumber(waiting)} {waiting === 1 ? 'review from your review page waits' : 'reviews from your review page wait'} for a decision:{' '}
+          <a href={PATHS.collect} onClick={(e) => onLinkClick(e as unknown as MouseEvent, PATHS.collect)}>
+            Pending reviews on the Collect page
+          </a>
+          .
+        </Notice>
+      )}
       {importing && list && <ImportPanel kind={REVIEW_IMPORT} maxBytes={list.maxImportBytes} onImported={() => void load()} />}
       <FilterForm
         value={filters}

@@ -42,4 +42,33 @@ describe('in-process source jobs', () => {
       clearInterval(drain);
     }
   });
+
+  it('merges Sync now clicks on a source whose sync is held: one more run after it (a full pass when asked), not one per click', async () => {
+    const started: Array<{ sourceId: string; full?: boolean }> = [];
+    const release: Array<() => void> = [];
+    const jobs = new InProcessJobs<string>({
+      logger: createLogger('silent'),
+      tickMs: 3_600_000,
+      due: async () => [],
+      handler: (job) =>
+        new Promise<JobResult<string>>((resolve) => {
+          started.push({ ...job });
+          release.push(() => resolve({ value: `synced ${job.sourceId}`, retry: null }));
+        }),
+    });
+    try {
+      const first = jobs.runNow({ sourceId: 'src_A' });
+      await vi.waitFor(() => expect(started).toHaveLength(1));
+      const clicks = [first, jobs.runNow({ sourceId: 'src_A' }), ...Array.from({ length: 4 }, () => jobs.runNow({ sourceId: 'src_A', full: true }))];
+      release.splice(0).forEach((r) => r());
+      await vi.waitFor(() => expect(started).toHaveLength(2));
+      release.splice(0).forEach((r) => r());
+      expect(await Promise.all(clicks)).toEqual(Array(6).fill('synced src_A'));
+      expect(started).toEqual([{ sourceId: 'src_A' }, { sourceId: 'src_A', full: true }]);
+    } finally {
+      const drain = setInterval(() => release.splice(0).forEach((r) => r()), 5);
+      await jobs.close();
+      clearInterval(drain);
+    }
+  });
 });

@@ -8,6 +8,12 @@
  * after another (each organization's first due source, then each one's
  * second, …), so one organization's many sources due together never hold
  * every slot while another organization's source waits.
+ *
+ * A run asked for by a person (`runNow`) takes no slot while it waits (it
+ * waits on the run in progress, not in a slot), and requests are merged: one
+ * made while the source's asked-for run has not started joins it (a full
+ * request makes it a full pass), so requests made while a run is in progress
+ * make one more run after it, never one each.
  */
 import type { Logger } from '../logger.ts';
 import type { Due, JobResult, Jobs, SyncHandler, SyncJob } from './jobs.ts';
@@ -27,6 +33,8 @@ export class InProcessJobs<R> implements Jobs<R> {
   private timer: NodeJS.Timeout | null = null;
   /** The run in progress (or queued) per source. */
   private readonly running = new Map<string, Promise<JobResult<R>>>();
+  /** The asked-for run per source that has not started yet (later requests join it). */
+  private readonly asked = new Map<string, { job: SyncJob; result: Promise<JobResult<R>> }>();
   private active = 0;
   private closed = false;
   private ticking: Promise<void> | null = null;
@@ -40,15 +48,26 @@ export class InProcessJobs<R> implements Jobs<R> {
   async unschedule(): Promise<void> {}
 
   async runNow(job: SyncJob): Promise<R> {
-    return (await this.run(job)).value;
+    const waiting = this.asked.get(job.sourceId);
+    if (waiting) {
+      if (job.full) waiting.job.full = true;
+      return (await waiting.result).value;
+    }
+    const entry = { job: { ...job } } as { job: SyncJob; result: Promise<JobResult<R>> };
+    entry.result = this.run(entry.job, () => {
+      if (this.asked.get(job.sourceId) === entry) this.asked.delete(job.sourceId);
+    });
+    this.asked.set(job.sourceId, entry);
+    return (await entry.result).value;
   }
 
-  /** One run of the source at a time: a second waits for the first, then runs. */
-  private run(job: SyncJob): Promise<JobResult<R>> {
+  /** One run of the source at a time: a second waits for the first, then runs (`starting` just before it does). */
+  private run(job: SyncJob, starting?: () => void): Promise<JobResult<R>> {
     const before = this.running.get(job.sourceId) ?? Promise.resolve(null);
     const mine = before
       .catch(() => undefined)
       .then(async () => {
+        starting?.();
         this.active++;
         try {
           return await this.options.handler(job);

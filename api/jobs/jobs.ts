@@ -8,6 +8,8 @@
 export interface SyncJob {
   sourceId: string;
   full?: boolean;
+  /** Whose source: with Redis, an organization's syncs hold at most a share of an instance's slots (absent: the source is its own share). */
+  orgId?: string;
 }
 
 /** What a run answers; `retry` asks the queue to try again with back-off (a failure worth retrying). */
@@ -30,9 +32,13 @@ export interface Due {
 export interface Jobs<R> {
   readonly kind: 'bullmq' | 'in-process';
   /** The source is synced every `everyMs` from now on (idempotent: a schedule is replaced). */
-  schedule(sourceId: string, everyMs: number): Promise<void>;
+  schedule(sourceId: string, everyMs: number, orgId?: string): Promise<void>;
   unschedule(sourceId: string): Promise<void>;
-  /** Runs the source's sync now, after any run of it in progress anywhere, and answers its result. */
+  /**
+   * Runs the source's sync soon, after any run of it in progress anywhere, and answers its result.
+   * Merged: a request while the source's asked-for run waits joins it (a full one makes it full),
+   * and requests while it runs make one more run after it, not one each.
+   */
   runNow(job: SyncJob): Promise<R>;
   /** Starts taking work. */
   start(): Promise<void>;

@@ -110,9 +110,9 @@ export class SourcesService {
   }
 
   /** Starts the source's sync now without waiting for it (its result lands on the source: `lastResult`). */
-  private syncSoon(id: string): void {
+  private syncSoon(id: string, orgId: string): void {
     // The sync logs its own outcome; a source removed meanwhile is no error here.
-    this.jobs.runNow({ sourceId: id }).catch(() => undefined);
+    this.jobs.runNow({ sourceId: id, orgId }).catch(() => undefined);
   }
 
   async add(input: AddSource): Promise<SourceView> {
@@ -150,8 +150,8 @@ export class SourcesService {
       updatedAt: now.toISOString(),
     };
     await this.store.sources.create(source);
-    await this.jobs.schedule(id, everyMinutes * this.minuteMs);
-    this.syncSoon(id);
+    await this.jobs.schedule(id, everyMinutes * this.minuteMs, input.orgId);
+    this.syncSoon(id, input.orgId);
     return view(source);
   }
 
@@ -171,7 +171,7 @@ export class SourcesService {
   async sync(id: string, full: boolean): Promise<SyncSummary> {
     const source = await this.get(id);
     await this.takeAction(source.orgId);
-    return this.jobs.runNow({ sourceId: id, full });
+    return this.jobs.runNow({ sourceId: id, full, orgId: source.orgId });
   }
 
   async reconnect(id: string, credentials: unknown): Promise<SourceView> {
@@ -187,8 +187,8 @@ export class SourcesService {
       nextSyncAt: new Date().toISOString(),
     });
     if (!updated) throw notFound('Source');
-    await this.jobs.schedule(id, updated.everyMinutes * this.minuteMs);
-    this.syncSoon(id);
+    await this.jobs.schedule(id, updated.everyMinutes * this.minuteMs, updated.orgId);
+    this.syncSoon(id, updated.orgId);
     return view(updated);
   }
 
@@ -231,7 +231,7 @@ export class SourcesService {
 
   /** At start-up: every source's schedule is there (idempotent; BullMQ keeps them in Redis). */
   async ensureSchedules(): Promise<void> {
-    for (const source of await this.store.sources.listAll()) await this.jobs.schedule(source.id, source.everyMinutes * this.minuteMs);
+    for (const source of await this.store.sources.listAll()) await this.jobs.schedule(source.id, source.everyMinutes * this.minuteMs, source.orgId);
   }
 }
 

@@ -107,13 +107,15 @@ export class BullJobs<R> implements Jobs<R> {
 
   async unschedule(sourceId: string): Promise<void> {
     await this.queue.removeJobScheduler(`source:${sourceId}`);
+    await this.locks.del(`source-manual:${sourceId}`);
   }
 
   /** Joins the source's person-asked run that has not started yet, or makes it (module comment). */
   async runNow(job: SyncJob): Promise<R> {
     const gen = String(await this.locks.eval(ASK, 1, `source-manual:${job.sourceId}`, job.full ? '1' : '0'));
     // An id already waiting, running or just finished adds nothing: this request has that job's answer.
-    const added = await this.queue.add('sync', { ...job, manual: true, gen } satisfies Data, { jobId: `manual-${job.sourceId}-${gen}`, removeOnComplete: 1000, removeOnFail: 1000 });
+    // A failed one leaves at once: a run that failed before its generation moved on (Redis away) is not every later request's answer.
+    const added = await this.queue.add('sync', { ...job, manual: true, gen } satisfies Data, { jobId: `manual-${job.sourceId}-${gen}`, removeOnComplete: 1000, removeOnFail: true });
     return (await added.waitUntilFinished(this.events)) as R;
   }
 

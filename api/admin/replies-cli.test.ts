@@ -162,6 +162,29 @@ describe('admin CLI: replies', () => {
     for (const token of fake.trustpilotAccess) for (const [where, text] of haystacks) expect(text.includes(token), `token in ${where}`).toBe(false);
   }, 120_000);
 
+  it('publishes past 60 a minute per organization: the admin API answers 429 with Retry-After, the CLI says so; another organization is not counted', async () => {
+    const org = await json(null, 'orgs', 'create', '--name', 'Busy replier', '--plan', 'growth');
+    const other = await json(null, 'orgs', 'create', '--name', 'Quiet replier', '--plan', 'growth');
+    const stamp = new Date().toISOString();
+    const direct = (externalId: string) => ({ platform: 'DIRECT', externalId, authorName: 'Cleo', authorAvatar: null, rating: 5, content: 'Lovely', date: stamp, url: null, language: 'en', isVerified: false, sentiment: null, sentimentLabel: null, aiSummary: null, aiThemes: [] });
+    await t.service.store.reviews.upsert(org.id as string, [direct('direct-busy')], new Date());
+    await t.service.store.reviews.upsert(other.id as string, [direct('direct-quiet')], new Date());
+    const [busy] = await reviewsOf(org.id as string, 1);
+    const [quiet] = await reviewsOf(other.id as string, 1);
+    // Scheduled after the default delay: DIRECT, nothing posted meanwhile; each publish counts.
+    for (let i = 0; i < 60; i++) expect((await t.admin('POST', `/admin/replies/${busy!.id}/publish`, { text: `Thanks ${i}` })).status).toBe(200);
+    const res = await fetch(`${t.service.adminUrl}/admin/replies/${busy!.id}/publish`, {
+      method: 'POST', headers: { authorization: `Bearer ${t.service.adminToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ text: 'One too many' }),
+    });
+    expect(res.status).toBe(429);
+    expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await res.json()).toMatchObject({ error: 'rate_limit_exceeded', message: expect.stringMatching(/at most 60 times a minute/) });
+    const cliRefused = await cli('Still too many', 'replies', 'publish', busy!.id, '--json');
+    expect(cliRefused.code).toBe(1);
+    expect(cliRefused.stderr).toMatch(/at most 60 times a minute/);
+    expect(await json('Thanks from us', 'replies', 'publish', quiet!.id)).toMatchObject({ reviewId: quiet!.id, state: 'scheduled' });
+  }, 90_000);
+
   it('a platform without a reply API is a 400 saying so; nothing is stored', async () => {
     const org = await json(null, 'orgs', 'create', '--name', 'Yelping', '--plan', 'growth');
     const orgId = org.id as string;

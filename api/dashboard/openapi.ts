@@ -518,10 +518,10 @@ export const OPERATIONS: Operation[] = [
   { method: 'patch', path: '/replies/settings', summary: 'The delay between approval and posting, 0–60 minutes (Owner, Admin)', request: 'ReplySettings', responses: { 200: 'ReplySettings' }, roles: STAFF },
   { method: 'post', path: '/reviews/{id}/reply/draft', summary: 'Write a draft reply (anyone; a Member\'s draft waits for an Owner or Admin). A platform without a reply API (Yelp, Facebook, G2, Capterra, a file import) is a 400 saying so', request: 'ReplyText', responses: { 200: 'ReplyItem' } },
   { method: 'patch', path: '/reviews/{id}/reply', summary: 'Change the text of a draft (anyone) or of a reply waiting for its delay (Owner, Admin)', request: 'ReplyText', responses: { 200: 'ReplyItem' } },
-  { method: 'post', path: '/reviews/{id}/reply/publish', summary: 'Publish (Owner, Admin): posted after the organization\'s delay, or at once with now; retried on 429/5xx, then failed with the platform\'s reason', request: 'ReplyPublish', responses: { 200: 'ReplyItem' }, roles: STAFF },
-  { method: 'post', path: '/reviews/{id}/reply/approve', summary: 'Approve the draft (Owner, Admin): posted after the delay', responses: { 200: 'ReplyItem' }, roles: STAFF },
+  { method: 'post', path: '/reviews/{id}/reply/publish', summary: 'Publish (Owner, Admin): posted after the organization\'s delay, or at once with now; retried on 429/5xx, then failed with the platform\'s reason. Publishes and deletes together at most 60 a minute per organization: 429 with Retry-After', request: 'ReplyPublish', responses: { 200: 'ReplyItem' }, roles: STAFF },
+  { method: 'post', path: '/reviews/{id}/reply/approve', summary: 'Approve the draft (Owner, Admin): posted after the delay (counted as a publish: 429 with Retry-After past 60 a minute per organization)', responses: { 200: 'ReplyItem' }, roles: STAFF },
   { method: 'post', path: '/reviews/{id}/reply/cancel', summary: 'Cancel a reply waiting for its delay (Owner, Admin): back to draft, nothing posted', responses: { 200: 'ReplyItem' }, roles: STAFF },
-  { method: 'delete', path: '/reviews/{id}/reply', summary: 'Delete the reply from its platform and the review (Owner, Admin; audit-logged)', responses: { 200: 'ReplyItem' }, roles: STAFF },
+  { method: 'delete', path: '/reviews/{id}/reply', summary: 'Delete the reply from its platform and the review (Owner, Admin; audit-logged; counted with the publishes: 429 with Retry-After past 60 a minute per organization)', responses: { 200: 'ReplyItem' }, roles: STAFF },
   { method: 'get', path: '/widgets', summary: "The widgets, and the organization's platforms (for the builder)", responses: { 200: 'WidgetList' } },
   {
     method: 'post',

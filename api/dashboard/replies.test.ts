@@ -98,6 +98,21 @@ describe('dashboard replies', () => {
     expect(JSON.stringify(audit.body)).toContain('reply.deleted');
   });
 
+  it('publishes and deletes past 60 a minute per organization are a 429 with Retry-After', async () => {
+    const busyOrg = (await t.org('growth')).orgId;
+    await t.service.store.reviews.upsert(busyOrg, [{ authorAvatar: null, url: null, language: 'en', isVerified: false, sentiment: null, sentimentLabel: null, aiSummary: null, aiThemes: [], rating: 5, content: 'Lovely', date: '2026-11-20T10:00:00.000Z', platform: 'DIRECT', externalId: 'busy-1', authorName: 'Dan' }], new Date());
+    const [review] = (await t.service.store.reviews.list({ orgId: busyOrg, limit: 10, offset: 0 })).items;
+    const busyOwner = await signedIn('owner@busy-replies.test', 'owner', busyOrg);
+    const path = `/dashboard/api/reviews/${review!.id}/reply`;
+    // After the default 5 minute delay: nothing is posted meanwhile; each publish counts.
+    for (let i = 0; i < 60; i++) expect((await busyOwner.send('POST', `${path}/publish`, { text: `Thanks ${i}` })).status).toBe(200);
+    const refused = await busyOwner.send('POST', `${path}/publish`, { text: 'One too many' });
+    expect([refused.status, refused.body.error]).toEqual([429, 'rate_limit_exceeded']);
+    expect(refused.body.message).toMatch(/at most 60 times a minute/);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect((await busyOwner.send('DELETE', path)).status).toBe(429);
+  }, 90_000);
+
   it('needs our Origin and the CSRF token; refuses a platform without a reply API; another organization\'s review is unseen', async () => {
     const noToken = await owner.send('POST', reply('d-2', '/publish'), { text: 'Hi', now: true }, { 'x-csrf-token': '' });
     expect([noToken.status, noToken.body.error]).toEqual([403, 'csrf_failed']);

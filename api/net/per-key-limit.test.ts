@@ -73,4 +73,33 @@ describe('PerKeyLimit', () => {
     expect(late.started).toBe(false);
     expect([limit.running('k'), limit.waiting('k')]).toEqual([0, 0]);
   });
+
+  it('tryRun starts a task only when its key has a free place and nobody waits, else answers null and queues nothing', async () => {
+    const limit = new PerKeyLimit(2);
+    const a = [gate(), gate()];
+    const running = a.map((g) => limit.tryRun('org_a', g.task));
+    expect(running.every((r) => r !== null)).toBe(true);
+    await settle();
+    expect(a.every((g) => g.started)).toBe(true);
+    const turnedAway = gate();
+    expect(limit.tryRun('org_a', turnedAway.task)).toBeNull();
+    expect([limit.running('org_a'), limit.waiting('org_a')]).toEqual([2, 0]);
+    // Another key has places of its own.
+    const b = gate();
+    const bRun = limit.tryRun('org_b', b.task);
+    expect(bRun).not.toBeNull();
+    b.finish('b');
+    await expect(bRun).resolves.toBe('b');
+    // A waiter of run() goes before a tryRun: the freed place is its.
+    const waiter = gate();
+    const waited = limit.run('org_a', waiter.task);
+    a[0]!.finish('a0');
+    await expect(running[0]).resolves.toBe('a0');
+    expect(limit.tryRun('org_a', turnedAway.task)).toBeNull();
+    a[1]!.finish('a1');
+    waiter.finish('w');
+    await expect(Promise.all([running[1], waited])).resolves.toEqual(['a1', 'w']);
+    expect(turnedAway.started).toBe(false);
+    expect([limit.running('org_a'), limit.waiting('org_a')]).toEqual([0, 0]);
+  });
 });

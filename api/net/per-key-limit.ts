@@ -38,6 +38,17 @@ export class PerKeyLimit {
     }
   }
 
+  /**
+   * Runs `task` only if `key` has a free place now and nobody of `key` waits;
+   * `null` otherwise (nothing run, nothing queued): for a caller that must not
+   * wait while it holds something shared (a job door's slot), and gives it back.
+   */
+  tryRun<T>(key: string, task: () => Promise<T>): Promise<T> | null {
+    const slot = this.slots.get(key);
+    if (slot && (slot.running >= this.perKey || slot.waiting.length > 0)) return null;
+    return this.run(key, task);
+  }
+
   private acquire(key: string, signal: AbortSignal | undefined): Promise<void> {
     if (signal?.aborted) return Promise.reject(signal.reason as Error);
     let slot = this.slots.get(key);

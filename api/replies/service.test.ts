@@ -315,6 +315,56 @@ for (const subject of storeSubjects('replies-service')) {
       expect(fake.trustpilotPosts.filter((p) => p.reviewId === ext(s, 't1'))).toHaveLength(1);
     });
 
+    for (const door of ['bullmq', 'in-process'] as const) {
+      it(`one organization's replies never queue another's (${door} door): B's reply is published while A's platform answers are held`, async () => {
+        const a = await shop();
+        const b = await shop();
+        // Fewer slots than A's jobs (the server's 8, scaled down): on a first-come-first-served door B's job would wait behind A's.
+        const queue = door === 'bullmq'
+          ? new BullKeyedQueue<ReplyJob>({ redisUrl: inject('redisUrl'), keyPrefix: `t${Math.random().toString(36).slice(2, 10)}:`, name: 'replies', logger, concurrency: 4 })
+          : undefined;
+        const { service: replies } = await service(new MemoryReviewReplies(), queue ? { queue } : {});
+        // Only A's calls are held (its reviews' ids name its organization); tokens and B's calls are answered.
+        fake.holdOnly = (path) => path.includes(a.org.id);
+        fake.holding = true;
+        try {
+          const aIds = ['g0', 'g1', 'g2', 't0', 't1', 't2'].map((name) => id(a, name));
+          for (const reviewId of aIds) await replies.publish(owner, a.org.id, reviewId, 'From A', { now: true });
+          // A's platform places are taken (2 calls held), the rest of its jobs queued.
+          await vi_poll(async () => fake.held.length, (n) => n >= 2);
+          await replies.publish(owner, b.org.id, id(b, 'g0'), 'From B', { now: true });
+          const done = await vi_poll(() => replies.get(b.org.id, id(b, 'g0')), (r) => r.state === 'published' || r.state === 'failed');
+          expect(done).toMatchObject({ state: 'published', attempts: 1 });
+          expect(fake.googleReplies.get(ext(b, 'g0'))?.text).toBe('From B');
+          // A's were still held meanwhile: none of them posted, only A's calls held, never more than its 2 places.
+          const aStates = await Promise.all(aIds.map(async (reviewId) => (await replies.get(a.org.id, reviewId)).state));
+          expect(aStates.filter((state) => state === 'published')).toHaveLength(0);
+          expect(fake.held.length).toBe(2);
+          expect(fake.held.every((h) => h.path.includes(a.org.id))).toBe(true);
+        } finally {
+          fake.release();
+        }
+      });
+    }
+
+    it('publishes and deletes count at most 60 a minute per organization: the 61st is a 429 with Retry-After; another organization is not counted', async () => {
+      const s = await shop(5);
+      const other = await shop(5);
+      const { service: replies } = await service();
+      // DIRECT, after a 5 minute delay: no platform call, nothing posted meanwhile; each publish counts.
+      for (let i = 0; i < 60; i++) await replies.publish(owner, s.org.id, id(s, 'direct'), `Thanks ${i}`);
+      const refusal = await refused(replies.publish(owner, s.org.id, id(s, 'direct'), 'One too many'));
+      expect(refusal).toMatchObject({ status: 429, message: expect.stringMatching(/at most 60 times a minute/) });
+      expect(Number(refusal.headers['Retry-After'])).toBeGreaterThan(0);
+      expect((await replies.get(s.org.id, id(s, 'direct'))).text).toBe('Thanks 59');
+      // A delete counts with them; an approval is a publish.
+      expect(await refused(replies.remove(owner, s.org.id, id(s, 'direct')))).toMatchObject({ status: 429 });
+      await replies.draft(member, s.org.id, id(s, 'g0'), 'A draft is not counted');
+      expect(await refused(replies.approve(admin, s.org.id, id(s, 'g0')))).toMatchObject({ status: 429 });
+      // Another organization has its own count.
+      expect((await replies.publish(owner, other.org.id, id(other, 'direct'), 'Thanks from B')).state).toBe('scheduled');
+    });
+
     it('DIRECT reviews are answered here, with no platform call; the service clock dates them', async () => {
       const s = await shop();
       const { service: replies, port } = await service();

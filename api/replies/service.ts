@@ -28,6 +28,7 @@ import { audit } from '../dashboard/audit.ts';
 import { ApiError, badRequest, notFound } from '../errors.ts';
 import type { KeyedOutcome, KeyedQueue } from '../jobs/keyed-work.ts';
 import type { Logger } from '../logger.ts';
+import { PerKeyLimit } from '../net/per-key-limit.ts';
 import type { SecretBox } from '../secrets/secrets.ts';
 import { AuthError, CredentialsError, RateLimitError, type ConnectorContext, type ReplyWriter } from '../sources/connector.ts';
 import { CONNECTORS } from '../sources/connectors.ts';
@@ -39,6 +40,7 @@ import type { Role } from '../store/people-types.ts';
 import { DEFAULT_REPLY_DELAY_MINUTES, REPLY_STATES, type ReplyActor, type ReplyRecord, type ReplyState } from '../store/reply-types.ts';
 import type { Review, Source, SourcePlatform, Store } from '../store/types.ts';
 import { eventBody, newMessageId, replyFailedEvent } from '../webhooks/events.ts';
+import { ReplyActionLimiter } from './limits.ts';
 import type { ReviewReplies } from './port.ts';
 
 export type { ReviewReplies, PublishedReply } from './port.ts';
@@ -60,6 +62,16 @@ export interface ReplyJob {
 export const MAX_DELAY_MINUTES = 60;
 /** Platform attempts of one publish (the first included) before it is `failed`. */
 export const MAX_ATTEMPTS = 5;
+/**
+ * Reply jobs of one organization running at once in an instance, at most: its
+ * platform places (PER_ORG_PER_HOST, api/sources/http.ts), so 2 of the door's
+ * 8 slots. A job past its organization's share gives its slot back at once
+ * and comes back after ORG_WAIT_MS, behind the others (never waiting inside
+ * a slot: another organization's reply goes first).
+ */
+export const REPLY_ORG_SLOTS = 2;
+/** How soon a job turned away by its organization's share asks again (at most; the poll interval when shorter). */
+const ORG_WAIT_MS = 1000;
 
 export interface RepliesDeps {
   store: Store;
@@ -82,6 +94,10 @@ export interface RepliesDeps {
   retryBaseMs?: number;
   /** The longest wait between two attempts, whatever Retry-After says. */
   maxRetryWaitMs?: number;
+  /** Jobs of one organization running at once in this instance: REPLY_ORG_SLOTS when absent. */
+  orgSlots?: number;
+  /** Publishes and deletes per organization (limits.ts; shared in Redis when built with it): in process when absent. */
+  actions?: ReplyActionLimiter;
 }
 
 /** What `replies publish --json` answers (CONTRACT §15). */
@@ -153,6 +169,9 @@ export class RepliesService {
   private readonly maxRetryWaitMs: number;
   /** Per source, what its writer keeps between calls (Trustpilot's token): in memory only, never stored or logged. */
   private readonly sessions = new Map<string, Map<string, unknown>>();
+  /** Each organization's share of the job door's slots in this instance. */
+  private readonly share: PerKeyLimit;
+  private readonly actions: ReplyActionLimiter;
 
   constructor(private readonly deps: RepliesDeps) {
     this.now = deps.now ?? (() => new Date());
@@ -161,6 +180,8 @@ export class RepliesService {
     this.maxAttempts = deps.maxAttempts ?? MAX_ATTEMPTS;
     this.retryBaseMs = deps.retryBaseMs ?? 30_000;
     this.maxRetryWaitMs = deps.maxRetryWaitMs ?? 15 * 60_000;
+    this.share = new PerKeyLimit(deps.orgSlots ?? REPLY_ORG_SLOTS);
+    this.actions = deps.actions ?? new ReplyActionLimiter(null);
   }
 
   /** Starts the job door with this service's handler, and resumes what was waiting (a restart, a crash mid-post). */
@@ -204,6 +225,8 @@ export class RepliesService {
     if (wanted === undefined) throw badRequest('Write the reply\'s text (there is no draft to approve).', [{ parameter: 'text', message: 'required' }]);
     const checked = this.text(target, wanted);
     this.ready(target);
+    // Counted once it would be scheduled (a refusal above costs nothing): a 429 with Retry-After past the rate.
+    await this.actions.take(orgId);
     const delay = options.now ? 0 : (await this.deps.store.replies.settings(orgId)).delayMinutes;
     const at = this.now();
     // The draft's writer stays its author; the publisher is who approved it.
@@ -255,6 +278,7 @@ export class RepliesService {
     const target = await this.target(review);
     const existing = await this.deps.store.replies.get(orgId, reviewId);
     if (existing?.state === 'publishing') throw conflict('This reply is being posted right now: delete it once it is published or failed.');
+    await this.actions.take(orgId);
     // Taken out of the job's way first: a scheduled reply is never posted after this.
     if (existing?.state === 'scheduled' && !(await this.deps.store.replies.update(orgId, reviewId, ['scheduled'], { state: 'draft', scheduledAt: null, updatedAt: this.now().toISOString() }))) {
       throw conflict('This reply started being posted meanwhile: delete it once it is published or failed.');
@@ -324,8 +348,17 @@ export class RepliesService {
 
   // --- The job. ---
 
-  /** The handler the job door runs: a plain function of the job's data. */
+  /**
+   * The handler the job door runs: a plain function of the job's data. An
+   * organization with its share of jobs running already gets its slot back at
+   * once, asking again shortly (it never waits inside a slot for its platform place).
+   */
   async run(job: ReplyJob): Promise<void | KeyedOutcome> {
+    const turn = this.share.tryRun(job.orgId, () => this.attempt(job));
+    return turn ? await turn : { again: true, delayMs: Math.min(ORG_WAIT_MS, this.pollMs) };
+  }
+
+  private async attempt(job: ReplyJob): Promise<void | KeyedOutcome> {
     const { store } = this.deps;
     const r = await store.replies.get(job.orgId, job.reviewId);
     if (!r || (r.state !== 'scheduled' && r.state !== 'publishing')) return;

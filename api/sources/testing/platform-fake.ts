@@ -90,6 +90,8 @@ export class PlatformFake {
   readonly hangAfter: Partial<Record<SeenRequest['platform'], number>> = {};
   /** While true, every request is recorded and held (unanswered) until `release`. */
   holding = false;
+  /** While holding, only the requests whose path (and query) this accepts are held (all when null); the others are answered. */
+  holdOnly: ((path: string) => boolean) | null = null;
   /** The requests held, in the order they arrived (their path and query), each with its answer to send. */
   readonly held: Array<{ path: string; answer: () => void }> = [];
   trustpilotPerPage = 100;
@@ -109,7 +111,7 @@ export class PlatformFake {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
-        if (fake.holding) {
+        if (fake.holding && (fake.holdOnly?.(req.url ?? '/') ?? true)) {
           fake.held.push({ path: req.url ?? '/', answer: () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}') });
           return;
         }
@@ -166,6 +168,7 @@ export class PlatformFake {
   /** Answers (200, `{}`) the requests held so far, and holds no more. */
   release(): void {
     this.holding = false;
+    this.holdOnly = null;
     for (const { answer } of this.held.splice(0)) answer();
   }
 

@@ -307,7 +307,8 @@ export async function startService(config: Config, options: StartOptions = {}): 
   })().catch((err: unknown) => logger.error({ err: (err as Error).message }, 'sources: the job queue could not start'));
   replies.start().catch((err: unknown) => logger.error({ err: (err as Error).message }, 'replies: the job queue could not start'));
   dispatcher.start();
-  await collect.start(collectQueue);
+  // Not awaited either: a Redis away at start-up must not hold the service (the mail queue starts once it is back).
+  collect.start(collectQueue).catch((err: unknown) => logger.error({ err: (err as Error).message }, 'collect: the mail queue could not start'));
   const admin = createAdminApp({ store, logger, metrics, adminToken, config, sessions, sources, webhooks, products, replies, collect });
   const adminServer = createHttpServer(admin.callback());
   adminServer.requestTimeout = 0; // imports stream for as long as they need

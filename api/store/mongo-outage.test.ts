@@ -34,7 +34,8 @@ describeOn(ferretdbTarget(), 'the MongoDB store going away and coming back', () 
     const { orgId, key } = await svc.org('growth', 1_000_000);
     const fixture = generateFixture({ sizes: [400] });
     // About the organization, not a product: this organization has no catalog, where a product's id would reject the line.
-    const inputs = fixture.inputs(fixture.orgIds[0]!).map((r) => ({ ...r, productId: null }));
+    // A reply goes in a file as its two columns (replyText, replyDate), never as the API's `reply` object.
+    const inputs = fixture.inputs(fixture.orgIds[0]!).map(({ reply, ...r }) => ({ ...r, productId: null, ...(reply && { replyText: reply.text, replyDate: reply.date }) }));
 
     // Imports of 5 reviews each, one after another, and reads alongside, until told to stop.
     const acknowledged: string[] = [];

@@ -310,11 +310,11 @@ export function WidgetForm({ draft, errors, platforms, products, findings, onCha
           id="w-json-ld-sources"
           label="Stars from"
           error={errors['options.jsonLdSources'] ?? (sourcesFinding?.severity === 'error' ? sourcesFinding.message : undefined)}
-          hint={sourcesFinding?.severity === 'error' ? undefined : (sourcesFinding?.message ?? 'Search engines allow stars only from reviews collected on your own site.')}
+          hint={sourcesFinding?.severity === 'error' ? undefined : (sourcesFinding?.message ?? 'Your own reviews: those collected with your review page. Search engines allow stars only from reviews collected on your own site.')}
         >
           {(d) => (
             <select id="w-json-ld-sources" value={draft.jsonLdSources} aria-describedby={d} onChange={(e) => set({ jsonLdSources: value(e) as Draft['jsonLdSources'] })}>
-              <option value="direct">Reviews you collected (recommended)</option>
+              <option value="direct">Your own reviews (recommended)</option>
               <option value="all">Every platform shown</option>
             </select>
           )}

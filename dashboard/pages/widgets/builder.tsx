@@ -39,18 +39,23 @@ export function WidgetBuilderPage(props: { id: string | null; session: SessionIn
   const [busy, setBusy] = useState(false);
   const summary = useRef<HTMLDivElement>(null);
 
+  const fail = (err: unknown) => setLoadError(err instanceof DashboardError ? err.message : 'Could not load the widget.');
   useEffect(() => {
-    const fail = (err: unknown) => setLoadError(err instanceof DashboardError ? err.message : 'Could not load the widget.');
     call<WidgetList>('GET', '/widgets').then((r) => {
       setPlatforms(r.platforms);
       setProducts(r.products ?? []);
     }, fail);
-    if (props.id) {
-      call<WidgetRecord>('GET', `/widgets/${encodeURIComponent(props.id)}`).then((w) => {
-        setSaved(w);
-        setDraft(draftOf(w));
-      }, fail);
-    }
+  }, []);
+  // The widget itself, unless this page just created it (its path then changes to the new id): a second
+  // read arriving after the first edits would put the saved values back over them.
+  const savedId = useRef<string | null>(null);
+  savedId.current = saved?.id ?? null;
+  useEffect(() => {
+    if (!props.id || savedId.current === props.id) return;
+    call<WidgetRecord>('GET', `/widgets/${encodeURIComponent(props.id)}`).then((w) => {
+      setSaved(w);
+      setDraft(draftOf(w));
+    }, fail);
   }, [props.id]);
 
   const title = props.id ? (saved ? `Widget “${saved.name}”` : 'Widget') : 'Create widget';

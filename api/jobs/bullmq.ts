@@ -23,12 +23,10 @@ import { randomUUID } from 'node:crypto';
 import { DelayedError, Queue, QueueEvents, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Logger } from '../logger.ts';
-import type { Jobs, SyncHandler, SyncJob } from './jobs.ts';
+import { ORG_SLOTS, type Jobs, type SyncHandler, type SyncJob } from './jobs.ts';
 
 const QUEUE = 'source-sync';
 const LOCK_MS = 60_000;
-/** Syncs of one organization running at once per instance, at most (half of the default 4 slots). */
-export const ORG_SLOTS = 2;
 /** How soon a job turned away by its organization's share comes again. */
 const ORG_WAIT_MS = 1000;
 /** How soon a person's run that found its source being synced comes again. */

@@ -20,6 +20,9 @@ export interface JobResult<R> {
 
 export type SyncHandler<R> = (job: SyncJob) => Promise<JobResult<R>>;
 
+/** Syncs of one organization running at once per instance (BullMQ) or process (in process), at most: half of the default 4 slots. */
+export const ORG_SLOTS = 2;
+
 /** A source's schedule as the store holds it (the in-process scheduler reads these). */
 export interface Due {
   sourceId: string;

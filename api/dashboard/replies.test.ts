@@ -131,4 +131,21 @@ describe('dashboard replies', () => {
     const hidden = await stranger.send('POST', reply('d-2', '/draft'), { text: 'Mine now' });
     expect(hidden.status).toBe(404);
   });
+  it('GET /reviews/{id}/reply tells the composer the reply, the platform\'s limit and why a platform takes none', async () => {
+    const none = await member.send('GET', reply('d-2'));
+    expect(none.status).toBe(200);
+    expect(none.body).toMatchObject({ reviewId: ids.get('d-2'), platform: 'DIRECT', reply: null, noReplyApi: null, blocked: null, maxBytes: null });
+    expect(typeof none.body.organization).toBe('string');
+    expect(none.body.organization).not.toBe('');
+    expect((await member.send('POST', reply('d-2', '/draft'), { text: 'Thanks, Ben!' })).status).toBe(200);
+    expect((await owner.send('GET', reply('d-2'))).body.reply).toMatchObject({ state: 'draft', text: 'Thanks, Ben!', author: 'member@replies.test' });
+    const yelp = await member.send('GET', reply('y-1'));
+    expect(yelp.status).toBe(200);
+    expect(yelp.body).toMatchObject({ platform: 'YELP', reply: null, maxBytes: null });
+    expect(yelp.body.noReplyApi).toMatch(/Yelp offers no reply API/);
+    expect((await owner.send('GET', '/dashboard/api/reviews/rev_unknown/reply')).status).toBe(404);
+    const other = (await t.org('growth')).orgId;
+    const stranger = await signedIn('owner@other-about.test', 'owner', other);
+    expect((await stranger.send('GET', reply('d-2'))).status).toBe(404);
+  });
 });

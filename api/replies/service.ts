@@ -100,6 +100,17 @@ export interface RepliesDeps {
   actions?: ReplyActionLimiter;
 }
 
+/** The composer's view of one review's reply (RepliesService.about). */
+export interface ReplyAbout {
+  review: Review;
+  platform: string;
+  reply: ReplyRecord | null;
+  noReplyApi: string | null;
+  blocked: string | null;
+  maxBytes: number | null;
+  delayMinutes: number;
+}
+
 /** What `replies publish --json` answers (CONTRACT §15). */
 export interface PublishView {
   reviewId: string;
@@ -308,6 +319,43 @@ export class RepliesService {
       if (await this.deps.store.reviews.get(org.id, reviewId)) return org.id;
     }
     throw notFound(`Review ${JSON.stringify(reviewId.slice(0, 64))}`);
+  }
+
+  /**
+   * What the dashboard's composer needs for one review: its reply record (null
+   * when none), whether the platform takes replies (`noReplyApi`: why not, in
+   * words), what stops a publish now while a draft is still possible
+   * (`blocked`: a source to reconnect, credentials missing), the platform's
+   * limit in bytes of UTF-8 (null: none), and the organization's delay.
+   */
+  async about(orgId: string, reviewId: string): Promise<ReplyAbout> {
+    const review = await this.review(orgId, reviewId);
+    let target: Target | null = null;
+    let noReplyApi: string | null = null;
+    try {
+      target = await this.target(review);
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.status !== 400) throw err;
+      noReplyApi = err.message;
+    }
+    let blocked: string | null = null;
+    if (target) {
+      try {
+        this.ready(target);
+      } catch (err) {
+        if (!(err instanceof ApiError)) throw err;
+        blocked = err.message;
+      }
+    }
+    return {
+      review,
+      platform: review.platform.toUpperCase(),
+      reply: await this.deps.store.replies.get(orgId, reviewId),
+      noReplyApi,
+      blocked,
+      maxBytes: target?.writer?.maxBytes ?? null,
+      delayMinutes: await this.delay(orgId),
+    };
   }
 
   async get(orgId: string, reviewId: string): Promise<ReplyRecord> {

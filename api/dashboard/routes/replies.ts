@@ -32,6 +32,29 @@ export function listReplies(deps: DashboardDeps) {
   };
 }
 
+/**
+ * GET /reviews/{id}/reply: what the composer needs for one review (its reply,
+ * or null; why its platform takes no reply; what stops a publish now; the
+ * platform's limit in bytes of UTF-8; the delay; the organization's name for
+ * the preview).
+ */
+export function aboutReply(deps: DashboardDeps) {
+  return async function aboutReply(ctx: Context): Promise<void> {
+    const { org } = auth(ctx);
+    const about = await service(deps).about(org.id, ctx.params.id!);
+    ctx.body = {
+      reviewId: about.review.id,
+      platform: about.platform,
+      organization: org.name,
+      reply: about.reply && replyView(about.reply),
+      noReplyApi: about.noReplyApi,
+      blocked: about.blocked,
+      maxBytes: about.maxBytes,
+      delayMinutes: about.delayMinutes,
+    };
+  };
+}
+
 /** POST /reviews/{id}/reply/draft {text}: anyone signed in; an Owner or Admin approves it. */
 export function draftReply(deps: DashboardDeps) {
   return async function draftReply(ctx: Context): Promise<void> {

@@ -11,6 +11,7 @@ import { formatDate, formatNumber } from '../../format.ts';
 import { FilterForm, NO_FILTERS, platformName, queryOf, type Filters } from './filters.tsx';
 import { HideDialog } from './hide-dialog.tsx';
 import { ReviewDialog } from './review-dialog.tsx';
+import { ReplyComposer } from './reply-composer.tsx';
 import { ImportPanel, type ImportKind } from '../../components/import-panel.tsx';
 import { reasonLabel } from './reasons.ts';
 import { onLinkClick, PATHS } from '../../router.ts';
@@ -40,6 +41,7 @@ export function ReviewsPage(props: { session: SessionInfo }) {
   const [importing, setImporting] = useState(false);
   const [hiding, setHiding] = useState<ReviewItem | null>(null);
   const [reading, setReading] = useState<ReviewItem | null>(null);
+  const [replying, setReplying] = useState<ReviewItem | null>(null);
   const [status, setStatus] = useState('');
   // Reviews written on the review page that wait for a decision (the Collect page's Pending view): a link when there are any.
   const [waiting, setWaiting] = useState(0);
@@ -170,6 +172,9 @@ export function ReviewsPage(props: { session: SessionInfo }) {
                     <button type="button" class="button secondary small" aria-haspopup="dialog" aria-describedby={`author-${r.id}`} onClick={() => setReading(r)}>
                       Read
                     </button>
+                    <button type="button" class="button secondary small" aria-haspopup="dialog" aria-describedby={`author-${r.id}`} onClick={() => setReplying(r)}>
+                      Reply
+                    </button>
                     {staff &&
                       (r.hidden ? (
                         <button type="button" class="button secondary small" aria-describedby={`author-${r.id}`} onClick={() => void show(r)}>
@@ -200,7 +205,17 @@ export function ReviewsPage(props: { session: SessionInfo }) {
           </button>
         </nav>
       )}
-      {reading && <ReviewDialog review={reading} onClose={() => setReading(null)} />}
+      {reading && (
+        <ReviewDialog
+          review={reading}
+          onClose={() => setReading(null)}
+          onReply={() => {
+            setReading(null);
+            setReplying(reading);
+          }}
+        />
+      )}
+      {replying && <ReplyComposer review={replying} session={props.session} onClose={() => setReplying(null)} onChanged={() => void load()} />}
       {hiding && (
         <HideDialog
           review={hiding}

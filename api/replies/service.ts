@@ -41,6 +41,7 @@ import { DEFAULT_REPLY_DELAY_MINUTES, REPLY_STATES, type ReplyActor, type ReplyR
 import type { Review, Source, SourcePlatform, Store } from '../store/types.ts';
 import { eventBody, newMessageId, replyFailedEvent } from '../webhooks/events.ts';
 import { ReplyActionLimiter } from './limits.ts';
+import { ReplyTemplates, type TemplateView } from './templates.ts';
 import type { ReviewReplies } from './port.ts';
 
 export type { ReviewReplies, PublishedReply } from './port.ts';
@@ -109,6 +110,9 @@ export interface ReplyAbout {
   blocked: string | null;
   maxBytes: number | null;
   delayMinutes: number;
+  /** The organization's templates filled in for this review, and the one proposed for it. */
+  templates: TemplateView[];
+  proposal: TemplateView | null;
 }
 
 /** What `replies publish --json` answers (CONTRACT §15). */
@@ -183,8 +187,11 @@ export class RepliesService {
   /** Each organization's share of the job door's slots in this instance. */
   private readonly share: PerKeyLimit;
   private readonly actions: ReplyActionLimiter;
+  /** The organization's reply templates (templates.ts). */
+  readonly templates: ReplyTemplates;
 
   constructor(private readonly deps: RepliesDeps) {
+    this.templates = new ReplyTemplates({ store: deps.store, ...(deps.now && { now: deps.now }) });
     this.now = deps.now ?? (() => new Date());
     this.minuteMs = deps.minuteMs ?? 60_000;
     this.pollMs = deps.pollMs ?? 15_000;
@@ -355,6 +362,7 @@ export class RepliesService {
       blocked,
       maxBytes: target?.writer?.maxBytes ?? null,
       delayMinutes: await this.delay(orgId),
+      ...(await this.templates.forReview(review, (await this.deps.store.orgs.get(orgId))?.name ?? '')),
     };
   }
 

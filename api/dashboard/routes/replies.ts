@@ -7,11 +7,13 @@
  */
 import type { Context } from 'koa';
 import { ApiError } from '../../errors.ts';
+import { templateView } from '../../replies/templates.ts';
 import { parseReplyState, replyView, type RepliesService, type ReplyCaller } from '../../replies/service.ts';
 import { readJson } from '../../admin/body.ts';
 import { parseBody } from '../validate.ts';
 import { auth } from '../session.ts';
 import type { DashboardDeps } from './deps.ts';
+import { MAX_REPLY_TEMPLATES } from '../../store/reply-types.ts';
 
 function service(deps: DashboardDeps): RepliesService {
   if (!deps.replies) throw new ApiError(503, 'unavailable', 'Replies are not available in this service.');
@@ -51,6 +53,8 @@ export function aboutReply(deps: DashboardDeps) {
       blocked: about.blocked,
       maxBytes: about.maxBytes,
       delayMinutes: about.delayMinutes,
+      templates: about.templates,
+      proposal: about.proposal,
     };
   };
 }
@@ -112,5 +116,39 @@ export function replySettings(deps: DashboardDeps) {
     const { orgId, caller: who } = caller(ctx);
     const { delayMinutes } = parseBody<{ delayMinutes: number }>('ReplySettings', await readJson(ctx));
     ctx.body = { delayMinutes: await service(deps).setDelay(who, orgId, delayMinutes) };
+  };
+}
+
+/** GET /replies/templates: the organization's reply templates, by name (everyone signed in reads them). */
+export function listTemplates(deps: DashboardDeps) {
+  return async function listTemplates(ctx: Context): Promise<void> {
+    const { orgId } = caller(ctx);
+    ctx.body = { data: (await service(deps).templates.list(orgId)).map(templateView), max: MAX_REPLY_TEMPLATES };
+  };
+}
+
+/** POST /replies/templates {name, language, ratings, text}: Owner, Admin (audited); 409 past the organization's cap. */
+export function createTemplate(deps: DashboardDeps) {
+  return async function createTemplate(ctx: Context): Promise<void> {
+    const { orgId, caller: who } = caller(ctx);
+    ctx.status = 201;
+    ctx.body = templateView(await service(deps).templates.create(who, orgId, await readJson(ctx)));
+  };
+}
+
+/** PATCH /replies/templates/{id} {name, language, ratings, text}: Owner, Admin (audited). */
+export function updateTemplate(deps: DashboardDeps) {
+  return async function updateTemplate(ctx: Context): Promise<void> {
+    const { orgId, caller: who } = caller(ctx);
+    ctx.body = templateView(await service(deps).templates.update(who, orgId, ctx.params.id!, await readJson(ctx)));
+  };
+}
+
+/** DELETE /replies/templates/{id}: Owner, Admin (audited). */
+export function removeTemplate(deps: DashboardDeps) {
+  return async function removeTemplate(ctx: Context): Promise<void> {
+    const { orgId, caller: who } = caller(ctx);
+    await service(deps).templates.remove(who, orgId, ctx.params.id!);
+    ctx.body = { id: ctx.params.id!, removed: true };
   };
 }

@@ -211,6 +211,56 @@ test('a platform without a reply API (Yelp) says so and links to the review ther
   await page.close();
 });
 
+test('templates: the Owner adds them in the Reply templates dialog (a wrong one first: the error under its field); Reply proposes the one that suits, filled in, and the picker offers the others', async () => {
+  // A review written on the review page (DIRECT: answered here, no length limit), with its language and rating as the API gives them.
+  const { data } = await service.api<{ data: { authorName: string; language: string; rating: number }[] }>('/reviews?platform=DIRECT&minRating=3&limit=1');
+  const review = data[0]!;
+  const language = review.language.slice(0, 2);
+  const page = await owner.newPage();
+  await page.goto(`${service.origin}/dashboard/reviews`);
+  await page.getByRole('button', { name: 'Reply templates' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Reply templates' });
+  await expect(dialog.getByText('No templates yet.')).toBeVisible();
+  await dialog.getByLabel('Name').fill('Thanks');
+  await dialog.getByLabel('Language').fill(language);
+  await dialog.getByLabel('Text').fill('Thank you, {author}! See you soon at {business}.');
+  await dialog.getByRole('button', { name: 'Add template' }).click();
+  await expect(dialog.getByText('Choose at least one rating (1 to 5 stars) the template suits.')).toBeVisible();
+  await expect(dialog.getByRole('checkbox', { name: '1 star' })).toBeFocused();
+  await expectNoAxeViolations(page, 'the templates dialog with an error');
+  await dialog.getByRole('checkbox', { name: `${review.rating} stars` }).check();
+  await dialog.getByRole('button', { name: 'Add template' }).click();
+  await expect(dialog.getByRole('status')).toHaveText('Template “Thanks” added.');
+  await dialog.getByLabel('Name').fill('Sorry');
+  await dialog.getByLabel('Language').fill(language);
+  await dialog.getByRole('checkbox', { name: '1 star' }).check();
+  await dialog.getByLabel('Text').fill('Sorry, {author}.');
+  await dialog.getByRole('button', { name: 'Add template' }).click();
+  await expect(dialog.getByRole('list', { name: 'Templates' }).getByRole('listitem')).toHaveCount(2);
+  await expectNoAxeViolations(page, 'the templates dialog');
+  await screenshots(page, 'reply-templates');
+  await dialog.getByRole('button', { name: 'Close' }).last().click();
+  await expect(dialog).toHaveCount(0);
+
+  // The newest reviews come first, on the page and in the API: that review's row is the first DIRECT one of its author.
+  const row = page.getByRole('row').filter({ has: page.getByRole('cell', { name: 'DIRECT', exact: true }) }).filter({ has: page.getByRole('cell', { name: review.authorName, exact: true }) }).first();
+  await expect(row).toBeVisible();
+  await row.getByRole('button', { name: 'Reply' }).click();
+  const reply = composer(page);
+  const proposed = `Thank you, ${review.authorName}! See you soon at Acme Coffee Roasters.`;
+  await expect(reply.getByLabel('Your reply')).toHaveValue(proposed);
+  await expect(reply.getByText('Proposed for this review (its rating and language): “Thanks”, filled in below.')).toBeVisible();
+  await expect(reply.getByText(`${new TextEncoder().encode(proposed).length} bytes · DIRECT sets no length limit`)).toBeVisible();
+  const picker = reply.getByLabel('Template');
+  await picker.selectOption((await picker.locator('option', { hasText: 'Sorry' }).getAttribute('value'))!);
+  await expect(reply.getByLabel('Your reply')).toHaveValue(`Sorry, ${review.authorName}.`);
+  await expect(reply.getByLabel('Your reply')).toBeFocused();
+  await expectNoAxeViolations(page, 'the composer with templates');
+  await screenshots(page, 'reply-composer-templates');
+  await page.keyboard.press('Escape');
+  await page.close();
+});
+
 test('at 390 px the composer fits: nothing scrolls sideways, every button on screen', async () => {
   const page = await owner.newPage();
   await page.setViewportSize({ width: 390, height: 844 });

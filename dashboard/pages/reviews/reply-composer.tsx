@@ -255,7 +255,7 @@ export function ReplyComposer(props: { review: ReviewItem; session: SessionInfo;
                   if (error) setError('');
                 }}
               />
-              <p class={`hint reply-count${over > 0 ? ' is-over' : ''}`} id="reply-count">
+              <p class={over > 0 ? 'field-error' : 'hint'} id="reply-count">
                 {limit !== null
                   ? over > 0
                     ? `${formatNumber(bytes)} / ${formatNumber(limit)} bytes: ${formatNumber(over)} over ${where}'s limit`
@@ -270,8 +270,10 @@ export function ReplyComposer(props: { review: ReviewItem; session: SessionInfo;
             </div>
             <section class="reply-preview" aria-labelledby="reply-preview-title">
               <h3 id="reply-preview-title">Preview</h3>
-              <div class="reply-preview-box">
-                <p class="reply-preview-by">Response from {info.organization}</p>
+              <div>
+                <p>
+                  <strong>Response from {info.organization}</strong>
+                </p>
                 <p class="reply-preview-text" dir="auto">
                   {text.trim() === '' ? <span class="muted">Your reply shows here as it will read.</span> : text}
                 </p>
@@ -289,7 +291,7 @@ export function ReplyComposer(props: { review: ReviewItem; session: SessionInfo;
               {status}
             </p>
             {confirming ? (
-              <div class="reply-confirm" role="group" aria-labelledby="reply-confirm-title">
+              <div class="notice notice-warning reply-confirm" role="group" aria-labelledby="reply-confirm-title">
                 <p id="reply-confirm-title">
                   <strong>Delete this reply from {where}?</strong> It is removed from {where}, from this review and from your widgets. This cannot be undone.
                 </p>

@@ -150,6 +150,41 @@ export interface ReviewItem {
   /** The organization's reply as it stands on the platform (read-only here). */
   reply: { text: string; date: string } | null;
 }
+/** A review's reply record as the replies service keeps it (the server's ReplyItem). */
+export interface ReplyInfo {
+  reviewId: string;
+  platform: string;
+  state: 'draft' | 'scheduled' | 'publishing' | 'published' | 'failed' | 'deleted';
+  text: string;
+  scheduledAt: string | null;
+  publishedAt: string | null;
+  error: string | null;
+  date: string | null;
+  author: string;
+  approvedBy: string | null;
+  updatedAt: string;
+}
+/** A reply template, its placeholders filled in for one review (the server's ReplyTemplateFilled). */
+export interface FilledTemplate {
+  id: string;
+  name: string;
+  language: string;
+  ratings: number[];
+  text: string;
+}
+/** What the composer needs for one review (GET /reviews/{id}/reply: the server's ReplyComposer). */
+export interface ReplyComposerInfo {
+  reviewId: string;
+  platform: string;
+  organization: string;
+  reply: ReplyInfo | null;
+  noReplyApi: string | null;
+  blocked: string | null;
+  maxBytes: number | null;
+  delayMinutes: number;
+  templates?: FilledTemplate[];
+  proposal?: FilledTemplate | null;
+}
 export interface ReviewList {
   data: ReviewItem[];
   pagination: { total: number; limit: number; offset: number; hasMore: boolean };

@@ -131,4 +131,81 @@ describe('dashboard replies', () => {
     const hidden = await stranger.send('POST', reply('d-2', '/draft'), { text: 'Mine now' });
     expect(hidden.status).toBe(404);
   });
+  it('GET /reviews/{id}/reply tells the composer the reply, the platform\'s limit and why a platform takes none', async () => {
+    const none = await member.send('GET', reply('d-2'));
+    expect(none.status).toBe(200);
+    expect(none.body).toMatchObject({ reviewId: ids.get('d-2'), platform: 'DIRECT', reply: null, noReplyApi: null, blocked: null, maxBytes: null });
+    expect(typeof none.body.organization).toBe('string');
+    expect(none.body.organization).not.toBe('');
+    expect((await member.send('POST', reply('d-2', '/draft'), { text: 'Thanks, Ben!' })).status).toBe(200);
+    expect((await owner.send('GET', reply('d-2'))).body.reply).toMatchObject({ state: 'draft', text: 'Thanks, Ben!', author: 'member@replies.test' });
+    const yelp = await member.send('GET', reply('y-1'));
+    expect(yelp.status).toBe(200);
+    expect(yelp.body).toMatchObject({ platform: 'YELP', reply: null, maxBytes: null });
+    expect(yelp.body.noReplyApi).toMatch(/Yelp offers no reply API/);
+    expect((await owner.send('GET', '/dashboard/api/reviews/rev_unknown/reply')).status).toBe(404);
+    const other = (await t.org('growth')).orgId;
+    const stranger = await signedIn('owner@other-about.test', 'owner', other);
+    expect((await stranger.send('GET', reply('d-2'))).status).toBe(404);
+  });
+  it('templates: everyone reads, Owner and Admin write (audited), bad input is a 400 naming the field, at most 100; the composer proposes the one that suits, filled in', async () => {
+    const path = '/dashboard/api/replies/templates';
+    const five = { name: 'Five stars', language: 'en', ratings: [5], text: 'Thank you, {author}, from all of us at {business}!' };
+    const created = await owner.send('POST', path, five);
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ name: 'Five stars', language: 'en', ratings: [5], text: five.text });
+    const id = created.body.id as string;
+    expect((await owner.send('POST', path, { name: 'Sorry', language: 'en', ratings: [1, 2], text: 'Sorry, {author}.' })).status).toBe(201);
+    expect((await owner.send('POST', path, { name: 'Danke', language: 'de', ratings: [5], text: 'Danke, {author}!' })).status).toBe(201);
+    // A Member reads them and is refused every write.
+    const read = await member.send('GET', path);
+    expect(read.status).toBe(200);
+    expect(read.body).toMatchObject({ max: 100 });
+    expect((read.body.data as { name: string }[]).map((t) => t.name)).toEqual(['Danke', 'Five stars', 'Sorry']);
+    for (const [method, p, body] of [['POST', path, five], ['PATCH', `${path}/${id}`, five], ['DELETE', `${path}/${id}`, undefined]] as const) {
+      const refused = await member.send(method, p, body);
+      expect([refused.status, refused.body.error], `${method} ${p}`).toEqual([403, 'forbidden_role']);
+    }
+    // Bad input: a 400 with the field and the reason, never a 500.
+    for (const [body, parameter, message] of [
+      [{ ...five, ratings: [6] }, 'ratings', /from 1 to 5/],
+      [{ ...five, language: 'English' }, 'language', /two-letter code/],
+      [{ ...five, text: 'Hi {customer}' }, 'text', /\{customer\} is not a placeholder/],
+      [{ ...five, name: '' }, 'name', /needs a name/],
+      [{ ...five, ratings: 'five' }, 'ratings', /at least one rating/],
+    ] as const) {
+      const bad = await owner.send('POST', path, body);
+      expect([bad.status, bad.body.details?.[0]?.parameter], JSON.stringify(body)).toEqual([400, parameter]);
+      expect(bad.body.message).toMatch(message);
+    }
+    const notJson = await owner.send('POST', path, [five]);
+    expect(notJson.status).toBe(400);
+    expect((await owner.send('PATCH', `${path}/tpl_none`, five)).status).toBe(404);
+    expect((await owner.send('PATCH', `${path}/${id}`, { ...five, text: 'Thank you, {author}! Come back soon to {business}.' })).body).toMatchObject({ id, text: 'Thank you, {author}! Come back soon to {business}.' });
+
+    // The composer: Ana's 5-star English review gets "Five stars", filled in; the others are offered filled in too.
+    const about = await member.send('GET', reply('d-1'));
+    const org = about.body.organization as string;
+    expect(about.body.proposal).toMatchObject({ id, name: 'Five stars', text: `Thank you, Ana! Come back soon to ${org}.` });
+    expect((about.body.templates as { name: string; text: string }[]).find((t) => t.name === 'Sorry')?.text).toBe('Sorry, Ana.');
+
+    const audit = JSON.stringify((await owner.send('GET', '/dashboard/api/audit')).body);
+    expect(audit).toContain('reply.template_created');
+    expect(audit).toContain('reply.template_changed');
+    expect((await owner.send('DELETE', `${path}/${id}`)).body).toEqual({ id, removed: true });
+    expect((await owner.send('DELETE', `${path}/${id}`)).status).toBe(404);
+    expect(JSON.stringify((await owner.send('GET', '/dashboard/api/audit')).body)).toContain('reply.template_removed');
+    // Without a template that suits (German 5 stars: Danke is German, Ana wrote in English): no proposal.
+    expect((await member.send('GET', reply('d-1'))).body.proposal).toBeNull();
+
+    // The cap: 100 per organization, then a 409 saying so; another organization keeps its own.
+    const have = ((await owner.send('GET', path)).body.data as unknown[]).length;
+    for (let i = have; i < 100; i++) expect((await owner.send('POST', path, { ...five, name: `T${i}` })).status).toBe(201);
+    const over = await owner.send('POST', path, { ...five, name: 'One too many' });
+    expect([over.status, over.body.error]).toEqual([409, 'limit_reached']);
+    expect(over.body.message).toMatch(/at most 100 reply templates/);
+    const otherOwner = await signedIn('owner@templates-other.test', 'owner', (await t.org('growth')).orgId);
+    expect((await otherOwner.send('GET', path)).body.data).toEqual([]);
+    expect((await otherOwner.send('PATCH', `${path}/${id}`, five)).status).toBe(404);
+  }, 90_000);
 });

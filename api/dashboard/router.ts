@@ -21,7 +21,7 @@ import { changeRole, invite, listMembers, removeMember, revokeInvitation } from 
 import { auditLog, overview } from './routes/overview.ts';
 import { createProduct, importProducts, listProducts, removeProduct, updateProduct } from './routes/products.ts';
 import { hideReview, listReviews, showReview } from './routes/reviews.ts';
-import { approveReply, cancelReply, deleteReply, draftReply, editReply, listReplies, publishReply, replySettings } from './routes/replies.ts';
+import { aboutReply, approveReply, cancelReply, createTemplate, deleteReply, draftReply, editReply, listReplies, listTemplates, publishReply, removeTemplate, replySettings, updateTemplate } from './routes/replies.ts';
 import { importStatus, importUpload } from './routes/reviews-import.ts';
 import { connectGoogle, connectSource, googleCallback, GoogleConnections, googleLocations, GOOGLE_CALLBACK_PATH, keepRemovals, listSources, reconnectSource, releaseRemovals, removeSource, sourcesNeedingAttention, startGoogle, syncSourceNow } from './routes/sources.ts';
 import { acceptInvitation, lookupInvitation, showSession, signIn, signOut, switchOrganization } from './routes/session.ts';
@@ -69,6 +69,11 @@ export function dashboardRouter(deps: DashboardDeps & { assets: DashboardAssets 
   // An edit is open to everyone here: the service refuses a Member's edit of an approved reply.
   api.get('/replies', signedIn, listReplies(deps));
   api.patch('/replies/settings', staff, replySettings(deps));
+  api.get('/replies/templates', signedIn, listTemplates(deps));
+  api.post('/replies/templates', staff, createTemplate(deps));
+  api.patch('/replies/templates/:id', staff, updateTemplate(deps));
+  api.delete('/replies/templates/:id', staff, removeTemplate(deps));
+  api.get('/reviews/:id/reply', signedIn, aboutReply(deps));
   api.post('/reviews/:id/reply/draft', signedIn, draftReply(deps));
   api.patch('/reviews/:id/reply', signedIn, editReply(deps));
   api.post('/reviews/:id/reply/publish', staff, publishReply(deps));

@@ -399,6 +399,27 @@ for (const subject of storeSubjects('replies-service')) {
       expect(await refused(replies.publish(owner, s.org.id, 'rev_nope', 'x'))).toMatchObject({ status: 404 });
     });
 
+    it('about (the composer\'s view): Google\'s limit in bytes, a read-only Trustpilot source blocked with what is missing, Yelp and file imports without a reply API; no platform call', async () => {
+      const s = await shop();
+      const { service: replies } = await service();
+      const before = fake.requests.length;
+      expect(await replies.about(s.org.id, id(s, 'g0'))).toMatchObject({ platform: 'GOOGLE', maxBytes: 4096, noReplyApi: null, blocked: null, reply: null, templates: [], proposal: null });
+      expect(await replies.about(s.org.id, id(s, 't1'))).toMatchObject({ platform: 'TRUSTPILOT', maxBytes: null, noReplyApi: null, blocked: null });
+      expect((await replies.about(s.org.id, id(s, 'yelp'))).noReplyApi).toMatch(/Yelp offers no reply API/);
+      expect((await replies.about(s.org.id, id(s, 'file'))).noReplyApi).toMatch(/file import.*offers no reply API/);
+      const readOnly = await newSource(s.org, 'TRUSTPILOT', 'bu-3', { apiKey: fake.keys.trustpilot });
+      const base = { authorAvatar: null, url: null, language: 'en', isVerified: false, sentiment: null, sentimentLabel: null, aiSummary: null, aiThemes: [], rating: 4, content: 'Nice', date: '2026-11-20T10:00:00.000Z' };
+      await store.reviews.upsert(s.org.id, [{ ...base, platform: 'TRUSTPILOT', externalId: `ab-${s.org.id}`, authorName: 'Gus', sourceId: readOnly.id }], new Date());
+      const ro = (await store.reviews.list({ orgId: s.org.id, limit: 100, offset: 0 })).items.find((r) => r.externalId === `ab-${s.org.id}`)!;
+      const blocked = await replies.about(s.org.id, ro.id);
+      expect(blocked).toMatchObject({ noReplyApi: null });
+      expect(blocked.blocked).toMatch(/reconnect the source with apiSecret and businessUserId/);
+      await replies.draft(member, s.org.id, id(s, 'g0'), 'Thanks!');
+      expect((await replies.about(s.org.id, id(s, 'g0'))).reply).toMatchObject({ state: 'draft', text: 'Thanks!' });
+      expect(await refused(replies.about(s.org.id, 'rev_nope'))).toMatchObject({ status: 404 });
+      expect(fake.requests.length).toBe(before);
+    });
+
     it('delete: Owner or Admin remove the reply from the platform and the review, audited', async () => {
       const s = await shop();
       const { service: replies, port } = await service();

@@ -41,6 +41,7 @@ import { DEFAULT_REPLY_DELAY_MINUTES, REPLY_STATES, type ReplyActor, type ReplyR
 import type { Review, Source, SourcePlatform, Store } from '../store/types.ts';
 import { eventBody, newMessageId, replyFailedEvent } from '../webhooks/events.ts';
 import { ReplyActionLimiter } from './limits.ts';
+import { ReplyTemplates, type TemplateView } from './templates.ts';
 import type { ReviewReplies } from './port.ts';
 
 export type { ReviewReplies, PublishedReply } from './port.ts';
@@ -98,6 +99,20 @@ export interface RepliesDeps {
   orgSlots?: number;
   /** Publishes and deletes per organization (limits.ts; shared in Redis when built with it): in process when absent. */
   actions?: ReplyActionLimiter;
+}
+
+/** The composer's view of one review's reply (RepliesService.about). */
+export interface ReplyAbout {
+  review: Review;
+  platform: string;
+  reply: ReplyRecord | null;
+  noReplyApi: string | null;
+  blocked: string | null;
+  maxBytes: number | null;
+  delayMinutes: number;
+  /** The organization's templates filled in for this review, and the one proposed for it. */
+  templates: TemplateView[];
+  proposal: TemplateView | null;
 }
 
 /** What `replies publish --json` answers (CONTRACT §15). */
@@ -172,8 +187,11 @@ export class RepliesService {
   /** Each organization's share of the job door's slots in this instance. */
   private readonly share: PerKeyLimit;
   private readonly actions: ReplyActionLimiter;
+  /** The organization's reply templates (templates.ts). */
+  readonly templates: ReplyTemplates;
 
   constructor(private readonly deps: RepliesDeps) {
+    this.templates = new ReplyTemplates({ store: deps.store, ...(deps.now && { now: deps.now }) });
     this.now = deps.now ?? (() => new Date());
     this.minuteMs = deps.minuteMs ?? 60_000;
     this.pollMs = deps.pollMs ?? 15_000;
@@ -308,6 +326,44 @@ export class RepliesService {
       if (await this.deps.store.reviews.get(org.id, reviewId)) return org.id;
     }
     throw notFound(`Review ${JSON.stringify(reviewId.slice(0, 64))}`);
+  }
+
+  /**
+   * What the dashboard's composer needs for one review: its reply record (null
+   * when none), whether the platform takes replies (`noReplyApi`: why not, in
+   * words), what stops a publish now while a draft is still possible
+   * (`blocked`: a source to reconnect, credentials missing), the platform's
+   * limit in bytes of UTF-8 (null: none), and the organization's delay.
+   */
+  async about(orgId: string, reviewId: string): Promise<ReplyAbout> {
+    const review = await this.review(orgId, reviewId);
+    let target: Target | null = null;
+    let noReplyApi: string | null = null;
+    try {
+      target = await this.target(review);
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.status !== 400) throw err;
+      noReplyApi = err.message;
+    }
+    let blocked: string | null = null;
+    if (target) {
+      try {
+        this.ready(target);
+      } catch (err) {
+        if (!(err instanceof ApiError)) throw err;
+        blocked = err.message;
+      }
+    }
+    return {
+      review,
+      platform: review.platform.toUpperCase(),
+      reply: await this.deps.store.replies.get(orgId, reviewId),
+      noReplyApi,
+      blocked,
+      maxBytes: target?.writer?.maxBytes ?? null,
+      delayMinutes: await this.delay(orgId),
+      ...(await this.templates.forReview(review, (await this.deps.store.orgs.get(orgId))?.name ?? '')),
+    };
   }
 
   async get(orgId: string, reviewId: string): Promise<ReplyRecord> {

@@ -12,7 +12,12 @@ import { describe, expect, it } from 'vitest';
 import { storeSubjects } from '../sources/testing/subjects.ts';
 import { EmbeddedStore } from './embedded/store.ts';
 import { newId } from './ids.ts';
-import type { ReplyRecord } from './reply-types.ts';
+import type { ReplyRecord, ReplyTemplate } from './reply-types.ts';
+
+function template(orgId: string, id: string, overrides: Partial<ReplyTemplate> = {}): ReplyTemplate {
+  const at = '2026-11-28T10:00:00.000Z';
+  return { orgId, id, name: `Template ${id}`, language: 'en', ratings: [4, 5], text: 'Thank you, {author}!', createdAt: at, updatedAt: at, ...overrides };
+}
 
 function record(orgId: string, reviewId: string, overrides: Partial<ReplyRecord> = {}): ReplyRecord {
   const at = '2026-11-28T10:00:00.000Z';
@@ -52,6 +57,32 @@ for (const subject of storeSubjects('reply-store')) {
         await cleanup();
       }
     });
+
+    it('keeps each organization\'s templates by name, never more than the cap, replaces and removes only what exists', async () => {
+      const { store, cleanup } = await subject.open();
+      try {
+        const org = newId('org');
+        const other = newId('org');
+        expect(await store.replies.createTemplate(template(org, 'tpl_b', { name: 'Bravo' }), 2)).toBe(true);
+        expect(await store.replies.createTemplate(template(org, 'tpl_a', { name: 'Alpha' }), 2)).toBe(true);
+        // The cap: a third is refused and nothing is written; another organization has its own.
+        expect(await store.replies.createTemplate(template(org, 'tpl_c', { name: 'Charlie' }), 2)).toBe(false);
+        expect(await store.replies.createTemplate(template(other, 'tpl_c'), 2)).toBe(true);
+        expect((await store.replies.templates(org)).map((t) => t.name)).toEqual(['Alpha', 'Bravo']);
+        expect(await store.replies.getTemplate(org, 'tpl_c')).toBeNull();
+        expect(await store.replies.getTemplate(other, 'tpl_a')).toBeNull();
+        expect(await store.replies.putTemplate(template(org, 'tpl_a', { name: 'Alpha', ratings: [1, 2], text: 'Sorry, {author}.' }))).toBe(true);
+        expect(await store.replies.getTemplate(org, 'tpl_a')).toMatchObject({ ratings: [1, 2], text: 'Sorry, {author}.' });
+        expect(await store.replies.putTemplate(template(org, 'tpl_none'))).toBe(false);
+        expect(await store.replies.getTemplate(org, 'tpl_none')).toBeNull();
+        expect(await store.replies.deleteTemplate(org, 'tpl_b')).toBe(true);
+        expect(await store.replies.deleteTemplate(org, 'tpl_b')).toBe(false);
+        expect((await store.replies.templates(org)).map((t) => t.id)).toEqual(['tpl_a']);
+        expect((await store.replies.templates(other)).map((t) => t.id)).toEqual(['tpl_c']);
+      } finally {
+        await cleanup();
+      }
+    });
   });
 }
 
@@ -63,10 +94,14 @@ describe('ReplyStore: embedded, after a restart', () => {
       await first.replies.put(record('org_1', 'rev_a', { state: 'scheduled' }));
       await first.replies.update('org_1', 'rev_a', ['scheduled'], { state: 'published', date: '2026-11-28T10:03:00.000Z' });
       await first.replies.putSettings({ orgId: 'org_1', delayMinutes: 12 });
+      await first.replies.createTemplate(template('org_1', 'tpl_kept'), 100);
+      await first.replies.createTemplate(template('org_1', 'tpl_gone'), 100);
+      await first.replies.deleteTemplate('org_1', 'tpl_gone');
       await first.close();
       const again = await EmbeddedStore.open(dir);
       expect(await again.replies.get('org_1', 'rev_a')).toMatchObject({ state: 'published', date: '2026-11-28T10:03:00.000Z' });
       expect(await again.replies.settings('org_1')).toEqual({ orgId: 'org_1', delayMinutes: 12 });
+      expect((await again.replies.templates('org_1')).map((t) => t.id)).toEqual(['tpl_kept']);
       await again.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });

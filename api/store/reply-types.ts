@@ -55,6 +55,28 @@ export interface ReplySettings {
 
 export const DEFAULT_REPLY_DELAY_MINUTES = 5;
 
+/**
+ * A reply template (CONTRACT §15, "Templates"): per organization, a name, the
+ * language it is written in, the ratings it suits (1–5) and a text with
+ * `{author}`, `{business}` and `{product}`. The replies service validates and
+ * fills them in; a store keeps what it is given.
+ */
+export interface ReplyTemplate {
+  orgId: string;
+  id: string;
+  name: string;
+  /** Two-letter ISO 639-1 code, lower case. */
+  language: string;
+  /** The star ratings it suits, ascending, each 1–5, at least one. */
+  ratings: number[];
+  text: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Templates an organization may keep (the replies service's cap, kept by the stores). */
+export const MAX_REPLY_TEMPLATES = 100;
+
 export interface ReplyStore {
   /** Insert or replace the review's reply (a new draft, a publish asked for). */
   put(record: ReplyRecord): Promise<void>;
@@ -70,4 +92,17 @@ export interface ReplyStore {
   pending(): Promise<ReplyRecord[]>;
   settings(orgId: string): Promise<ReplySettings>;
   putSettings(settings: ReplySettings): Promise<void>;
+  /** The organization's templates, by name. */
+  templates(orgId: string): Promise<ReplyTemplate[]>;
+  getTemplate(orgId: string, id: string): Promise<ReplyTemplate | null>;
+  /**
+   * Adds the template unless its organization already has `maxPerOrg`: then
+   * nothing is written and the answer is false (never more than the cap,
+   * whatever runs at the same time: racing creations may all be refused on MongoDB).
+   */
+  createTemplate(template: ReplyTemplate, maxPerOrg: number): Promise<boolean>;
+  /** Replaces a template that exists; false (nothing written) when it does not. */
+  putTemplate(template: ReplyTemplate): Promise<boolean>;
+  /** False when there was none. */
+  deleteTemplate(orgId: string, id: string): Promise<boolean>;
 }

@@ -7,11 +7,13 @@
  */
 import type { Context } from 'koa';
 import { ApiError } from '../../errors.ts';
+import { templateView } from '../../replies/templates.ts';
 import { parseReplyState, replyView, type RepliesService, type ReplyCaller } from '../../replies/service.ts';
 import { readJson } from '../../admin/body.ts';
 import { parseBody } from '../validate.ts';
 import { auth } from '../session.ts';
 import type { DashboardDeps } from './deps.ts';
+import { MAX_REPLY_TEMPLATES } from '../../store/reply-types.ts';
 
 function service(deps: DashboardDeps): RepliesService {
   if (!deps.replies) throw new ApiError(503, 'unavailable', 'Replies are not available in this service.');
@@ -29,6 +31,31 @@ export function listReplies(deps: DashboardDeps) {
     const { orgId } = caller(ctx);
     const replies = service(deps);
     ctx.body = { data: (await replies.list(orgId, parseReplyState(ctx.query.state))).map(replyView), delayMinutes: await replies.delay(orgId) };
+  };
+}
+
+/**
+ * GET /reviews/{id}/reply: what the composer needs for one review (its reply,
+ * or null; why its platform takes no reply; what stops a publish now; the
+ * platform's limit in bytes of UTF-8; the delay; the organization's name for
+ * the preview).
+ */
+export function aboutReply(deps: DashboardDeps) {
+  return async function aboutReply(ctx: Context): Promise<void> {
+    const { org } = auth(ctx);
+    const about = await service(deps).about(org.id, ctx.params.id!);
+    ctx.body = {
+      reviewId: about.review.id,
+      platform: about.platform,
+      organization: org.name,
+      reply: about.reply && replyView(about.reply),
+      noReplyApi: about.noReplyApi,
+      blocked: about.blocked,
+      maxBytes: about.maxBytes,
+      delayMinutes: about.delayMinutes,
+      templates: about.templates,
+      proposal: about.proposal,
+    };
   };
 }
 
@@ -89,5 +116,39 @@ export function replySettings(deps: DashboardDeps) {
     const { orgId, caller: who } = caller(ctx);
     const { delayMinutes } = parseBody<{ delayMinutes: number }>('ReplySettings', await readJson(ctx));
     ctx.body = { delayMinutes: await service(deps).setDelay(who, orgId, delayMinutes) };
+  };
+}
+
+/** GET /replies/templates: the organization's reply templates, by name (everyone signed in reads them). */
+export function listTemplates(deps: DashboardDeps) {
+  return async function listTemplates(ctx: Context): Promise<void> {
+    const { orgId } = caller(ctx);
+    ctx.body = { data: (await service(deps).templates.list(orgId)).map(templateView), max: MAX_REPLY_TEMPLATES };
+  };
+}
+
+/** POST /replies/templates {name, language, ratings, text}: Owner, Admin (audited); 409 past the organization's cap. */
+export function createTemplate(deps: DashboardDeps) {
+  return async function createTemplate(ctx: Context): Promise<void> {
+    const { orgId, caller: who } = caller(ctx);
+    ctx.status = 201;
+    ctx.body = templateView(await service(deps).templates.create(who, orgId, await readJson(ctx)));
+  };
+}
+
+/** PATCH /replies/templates/{id} {name, language, ratings, text}: Owner, Admin (audited). */
+export function updateTemplate(deps: DashboardDeps) {
+  return async function updateTemplate(ctx: Context): Promise<void> {
+    const { orgId, caller: who } = caller(ctx);
+    ctx.body = templateView(await service(deps).templates.update(who, orgId, ctx.params.id!, await readJson(ctx)));
+  };
+}
+
+/** DELETE /replies/templates/{id}: Owner, Admin (audited). */
+export function removeTemplate(deps: DashboardDeps) {
+  return async function removeTemplate(ctx: Context): Promise<void> {
+    const { orgId, caller: who } = caller(ctx);
+    await service(deps).templates.remove(who, orgId, ctx.params.id!);
+    ctx.body = { id: ctx.params.id!, removed: true };
   };
 }

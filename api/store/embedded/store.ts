@@ -42,7 +42,7 @@ import { deliveryId, fansOutTo, freshDelivery, type OutboxMessage, type WebhookD
 import { OutboxSignal } from '../outbox-signal.ts';
 import { FairTake } from '../fair-take.ts';
 import type { Product, ProductStore } from '../product-types.ts';
-import { DEFAULT_REPLY_DELAY_MINUTES, type ReplyRecord, type ReplySettings, type ReplyStore } from '../reply-types.ts';
+import { DEFAULT_REPLY_DELAY_MINUTES, type ReplyRecord, type ReplySettings, type ReplyStore, type ReplyTemplate } from '../reply-types.ts';
 import type { CollectSettings, CollectStore, Submission } from '../collect-types.ts';
 import { roundRatio2 } from '../../reviews/stats-math.ts';
 import { DeliveryRecords, parseDeliveryId } from './delivery-records.ts';
@@ -139,6 +139,9 @@ type Entry =
   /** A review's reply (reply-types.ts), inserted or replaced. */
   | { t: 'reply'; v: ReplyRecord }
   | { t: 'reply-settings'; v: ReplySettings }
+  /** A reply template inserted or replaced; `reply-template-gone` forgets it. */
+  | { t: 'reply-template'; v: ReplyTemplate }
+  | { t: 'reply-template-gone'; orgId: string; id: string }
   /** The review page (collect-types.ts): an organization's settings, a submission as it is now. */
   | { t: 'collect'; v: CollectSettings }
   | { t: 'submission'; v: Submission };
@@ -244,6 +247,8 @@ export class EmbeddedStore implements Store {
   /** Replies by organization, then review id (reply-types.ts). */
   private readonly replyMap = new Map<string, Map<string, ReplyRecord>>();
   private readonly replySettingsMap = new Map<string, ReplySettings>();
+  /** Reply templates by organization, then id. */
+  private readonly templateMap = new Map<string, Map<string, ReplyTemplate>>();
   /** The review page: settings by organization, the current link's organization, submissions by id. */
   private readonly collectMap = new Map<string, CollectSettings>();
   private readonly collectIds = new Map<string, string>();
@@ -375,6 +380,7 @@ export class EmbeddedStore implements Store {
     for (const org of this.productMap.values()) products += org.size;
     let replies = this.replySettingsMap.size;
     for (const org of this.replyMap.values()) replies += org.size;
+    for (const org of this.templateMap.values()) replies += org.size;
     return this.orgMap.size + this.keyMap.size + this.widgetMap.size + this.sourceMap.size + this.index.size + hidden + removed + webhooks + products + replies + this.collectMap.size + this.submissionMap.size;
   }
 
@@ -387,6 +393,7 @@ export class EmbeddedStore implements Store {
     for (const org of this.productMap.values()) for (const v of org.values()) yield { t: 'product', v };
     for (const org of this.replyMap.values()) for (const v of org.values()) yield { t: 'reply', v };
     for (const v of this.replySettingsMap.values()) yield { t: 'reply-settings', v };
+    for (const org of this.templateMap.values()) for (const v of org.values()) yield { t: 'reply-template', v };
     for (const v of this.collectMap.values()) yield { t: 'collect', v };
     for (const v of this.submissionMap.values()) yield { t: 'submission', v };
     for (const org of this.removedMap.values()) if (org.size > 0) yield { t: 'removed', v: [...org.values()] };
@@ -410,7 +417,7 @@ export class EmbeddedStore implements Store {
   }
 
   private apply(entry: Entry): void {
-    if (entry.t !== 'reviews' && entry.t !== 'used' && entry.t !== 'show' && entry.t !== 'source-gone' && entry.t !== 'webhook-gone' && entry.t !== 'fanned' && entry.t !== 'fan' && entry.t !== 'pruned' && entry.t !== 'product-gone') deepFreeze(entry.v);
+    if (entry.t !== 'reviews' && entry.t !== 'used' && entry.t !== 'show' && entry.t !== 'source-gone' && entry.t !== 'webhook-gone' && entry.t !== 'fanned' && entry.t !== 'fan' && entry.t !== 'pruned' && entry.t !== 'product-gone' && entry.t !== 'reply-template-gone') deepFreeze(entry.v);
     if (entry.t === 'reviews' && entry.o) for (const m of entry.o) this.addMessage('i' in m ? this.batchMessage(m, entry.v[m.i]!) : deepFreeze(fromLog(m)));
     if ((entry.t === 'removed' || entry.t === 'source') && entry.o) for (const m of entry.o) this.addMessage(deepFreeze(fromLog(m)));
     switch (entry.t) {
@@ -447,6 +454,15 @@ export class EmbeddedStore implements Store {
       }
       case 'reply-settings':
         this.replySettingsMap.set(entry.v.orgId, entry.v);
+        break;
+      case 'reply-template': {
+        let org = this.templateMap.get(entry.v.orgId);
+        if (!org) this.templateMap.set(entry.v.orgId, (org = new Map()));
+        org.set(entry.v.id, entry.v);
+        break;
+      }
+      case 'reply-template-gone':
+        this.templateMap.get(entry.orgId)?.delete(entry.id);
         break;
       case 'webhook-gone':
         this.endpointMap.delete(entry.id);
@@ -942,6 +958,23 @@ export class EmbeddedStore implements Store {
     },
     settings: async (orgId) => this.replySettingsMap.get(orgId) ?? { orgId, delayMinutes: DEFAULT_REPLY_DELAY_MINUTES },
     putSettings: (settings) => this.commit(() => ({ entries: [{ t: 'reply-settings', v: clone(settings) }], result: undefined }), true),
+    templates: async (orgId) => [...(this.templateMap.get(orgId)?.values() ?? [])].sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id)),
+    getTemplate: async (orgId, id) => this.templateMap.get(orgId)?.get(id) ?? null,
+    createTemplate: (t, maxPerOrg) =>
+      this.commit(() => {
+        if ((this.templateMap.get(t.orgId)?.size ?? 0) >= maxPerOrg) return { entries: [], result: false };
+        return { entries: [{ t: 'reply-template', v: clone(t) }], result: true };
+      }, true),
+    putTemplate: (t) =>
+      this.commit(() => {
+        if (!this.templateMap.get(t.orgId)?.has(t.id)) return { entries: [], result: false };
+        return { entries: [{ t: 'reply-template', v: clone(t) }], result: true };
+      }, true),
+    deleteTemplate: (orgId, id) =>
+      this.commit(() => {
+        if (!this.templateMap.get(orgId)?.has(id)) return { entries: [], result: false };
+        return { entries: [{ t: 'reply-template-gone', orgId, id }], result: true };
+      }, true),
   };
 
   /**

@@ -215,6 +215,11 @@ export class MongoStore implements Store {
         pending: () => this.replyStore.pending(),
         settings: (orgId) => this.replyStore.settings(orgId),
         putSettings: (settings) => this.replyStore.putSettings(settings),
+        templates: (orgId) => this.replyStore.templates(orgId),
+        getTemplate: (orgId, id) => this.replyStore.getTemplate(orgId, id),
+        createTemplate: (t, max) => this.replyStore.createTemplate(t, max),
+        putTemplate: (t) => this.replyStore.putTemplate(t),
+        deleteTemplate: (orgId, id) => this.replyStore.deleteTemplate(orgId, id),
       },
       unavailable,
     );

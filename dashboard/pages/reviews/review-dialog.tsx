@@ -5,7 +5,7 @@ import { formatDate } from '../../format.ts';
 import { platformName } from './filters.tsx';
 import { reasonLabel } from './reasons.ts';
 
-export function ReviewDialog(props: { review: ReviewItem; onClose: () => void }) {
+export function ReviewDialog(props: { review: ReviewItem; onClose: () => void; onReply?: () => void }) {
   const r = props.review;
   return (
     <Dialog id="review-full" title={`Review by ${r.authorName}`} onClose={props.onClose}>
@@ -36,6 +36,11 @@ export function ReviewDialog(props: { review: ReviewItem; onClose: () => void })
         <button type="button" class="button secondary" onClick={props.onClose}>
           Close
         </button>
+        {props.onReply && (
+          <button type="button" class="button primary" aria-haspopup="dialog" onClick={props.onReply}>
+            Reply
+          </button>
+        )}
       </div>
     </Dialog>
   );

@@ -11,9 +11,14 @@ import { formatDate, formatNumber } from '../../format.ts';
 import { FilterForm, NO_FILTERS, platformName, queryOf, type Filters } from './filters.tsx';
 import { HideDialog } from './hide-dialog.tsx';
 import { ReviewDialog } from './review-dialog.tsx';
+import { lazyPage } from '../../components/lazy.tsx';
 import { ImportPanel, type ImportKind } from '../../components/import-panel.tsx';
 import { reasonLabel } from './reasons.ts';
 import { onLinkClick, PATHS } from '../../router.ts';
+
+// The reply composer and the templates dialog load when first opened (their own chunks).
+const ReplyComposer = lazyPage('the reply composer', () => import('./reply-composer.tsx').then((m) => m.ReplyComposer));
+const TemplatesDialog = lazyPage('the reply templates', () => import('./templates-dialog.tsx').then((m) => m.TemplatesDialog));
 
 /** `Import reviews`: the shared import panel with the review file's words. */
 const REVIEW_IMPORT: ImportKind = {
@@ -40,6 +45,8 @@ export function ReviewsPage(props: { session: SessionInfo }) {
   const [importing, setImporting] = useState(false);
   const [hiding, setHiding] = useState<ReviewItem | null>(null);
   const [reading, setReading] = useState<ReviewItem | null>(null);
+  const [replying, setReplying] = useState<ReviewItem | null>(null);
+  const [templates, setTemplates] = useState(false);
   const [status, setStatus] = useState('');
   // Reviews written on the review page that wait for a decision (the Collect page's Pending view): a link when there are any.
   const [waiting, setWaiting] = useState(0);
@@ -84,11 +91,16 @@ export function ReviewsPage(props: { session: SessionInfo }) {
         title="Reviews"
         lead={lead}
         actions={
-          staff && (
-            <button type="button" class="button primary" aria-expanded={importing} aria-controls="import-panel" onClick={() => setImporting(!importing)}>
-              Import reviews
+          <>
+            <button type="button" class="button secondary" aria-haspopup="dialog" onClick={() => setTemplates(true)}>
+              Reply templates
             </button>
-          )
+            {staff && (
+              <button type="button" class="button primary" aria-expanded={importing} aria-controls="import-panel" onClick={() => setImporting(!importing)}>
+                Import reviews
+              </button>
+            )}
+          </>
         }
       />
       {waiting > 0 && (
@@ -170,6 +182,9 @@ export function ReviewsPage(props: { session: SessionInfo }) {
                     <button type="button" class="button secondary small" aria-haspopup="dialog" aria-describedby={`author-${r.id}`} onClick={() => setReading(r)}>
                       Read
                     </button>
+                    <button type="button" class="button secondary small" aria-haspopup="dialog" aria-describedby={`author-${r.id}`} onClick={() => setReplying(r)}>
+                      Reply
+                    </button>
                     {staff &&
                       (r.hidden ? (
                         <button type="button" class="button secondary small" aria-describedby={`author-${r.id}`} onClick={() => void show(r)}>
@@ -200,7 +215,18 @@ export function ReviewsPage(props: { session: SessionInfo }) {
           </button>
         </nav>
       )}
-      {reading && <ReviewDialog review={reading} onClose={() => setReading(null)} />}
+      {reading && (
+        <ReviewDialog
+          review={reading}
+          onClose={() => setReading(null)}
+          onReply={() => {
+            setReading(null);
+            setReplying(reading);
+          }}
+        />
+      )}
+      {templates && <TemplatesDialog session={props.session} onClose={() => setTemplates(false)} />}
+      {replying && <ReplyComposer review={replying} session={props.session} onClose={() => setReplying(null)} onChanged={() => void load()} />}
       {hiding && (
         <HideDialog
           review={hiding}

@@ -226,6 +226,40 @@ for (const subject of storeSubjects('sources-removal')) {
       fake.trustpilotUnits.delete(`bu-hold-${org.id}`);
     });
 
+    it('a hold is written once: later syncs (incremental, or a full pass finding the same) append no held id; a review listed again drops out of the hold, and only it is written', async () => {
+      const org = await newOrg();
+      const all = trustpilotReviews(1000, Date.parse('2026-11-20T12:00:00Z'), `tp-once-${org.id}`);
+      fake.trustpilotUnits.set(`bu-once-${org.id}`, all);
+      const source = await newSource(org, 'TRUSTPILOT', `bu-once-${org.id}`, { apiKey: fake.keys.trustpilot });
+      expect((await syncSource(deps, source.id)).summary.created).toBe(1000);
+      // The platform stops listing the 600 oldest: held.
+      fake.trustpilotUnits.set(`bu-once-${org.id}`, all.slice(0, 400));
+      expect((await syncSource(deps, source.id, { full: true })).summary).toMatchObject({ removed: 0, held: 600 });
+      const logPath = store instanceof EmbeddedStore ? store.info.path : null;
+      const grew = async (run: () => Promise<unknown>): Promise<number> => {
+        const size = logPath ? statSync(logPath).size : 0;
+        await run();
+        return logPath ? statSync(logPath).size - size : 0;
+      };
+      // Incremental syncs with nothing new: the source's own update only (before: the 600 ids, ~16 KiB, each time).
+      for (let i = 0; i < 3; i++) expect(await grew(() => syncSource(deps, source.id))).toBeLessThan(2048);
+      // The daily full pass finding the same 600: still held, the hold not written again, not audited again.
+      let again: Awaited<ReturnType<typeof syncSource>> | null = null;
+      expect(await grew(async () => (again = await syncSource(deps, source.id, { full: true })))).toBeLessThan(2048);
+      expect(again!.summary).toMatchObject({ removed: 0, held: 600 });
+      expect((await audits(org)).filter((a) => a.action === 'reviews.removal_held').length).toBe(1);
+      expect((await service.list(org.id))[0]!.heldRemovals).toBe(600);
+      // One held review listed again, on the one page an incremental pass reads: out of the hold; only it is written.
+      const back = all[400]!;
+      fake.trustpilotUnits.set(`bu-once-${org.id}`, [back, ...all.slice(0, 99)]);
+      expect(await grew(() => syncSource(deps, source.id))).toBeLessThan(2048);
+      expect((await service.list(org.id))[0]!.heldRemovals).toBe(599);
+      expect(await service.releaseRemovals(source.id)).toEqual({ id: source.id, removed: 599 });
+      expect(await store.reviews.count(org.id)).toBe(401);
+      expect(await store.reviews.findByExternalIds(org.id, 'TRUSTPILOT', [back.id])).toHaveLength(1);
+      fake.trustpilotUnits.delete(`bu-once-${org.id}`);
+    }, 180_000);
+
     it('an identical full pass writes no review, counts nothing and sends nothing; one changed review is one update', async () => {
       const org = await newOrg();
       const hook = await endpoint(org);

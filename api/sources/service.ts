@@ -199,10 +199,10 @@ export class SourcesService {
    */
   async releaseRemovals(id: string, actor: Decider = OPERATOR): Promise<{ id: string; removed: number }> {
     const source = await this.get(id);
-    const held = source.held ?? null;
+    // The hold goes first, in one step with reading its ids (takeHeld): a second answer meanwhile finds nothing
+    // to release. A crash before the removal loses no review: they stay, and the next full pass holds them again.
+    const held = await this.store.sources.takeHeld(id);
     if (!held) return { id, removed: 0 };
-    // The hold goes first: a second answer meanwhile finds nothing to release.
-    await this.store.sources.update(id, { held: null });
     const removed = await removeAudited(this.store, source, held.externalIds, new Date(), new Date(held.since), actor, 'released');
     return { id, removed };
   }
@@ -214,9 +214,8 @@ export class SourcesService {
    */
   async keepRemovals(id: string, actor: Decider = OPERATOR): Promise<{ id: string; kept: number }> {
     const source = await this.get(id);
-    const held = source.held ?? null;
+    const held = await this.store.sources.takeHeld(id);
     if (!held) return { id, kept: 0 };
-    await this.store.sources.update(id, { held: null });
     const kept = await this.store.reviews.disown(source.orgId, source.platform, held.externalIds, source.id);
     if (kept > 0) await auditRemovals(this.store, source, actor, 'reviews.removal_kept', kept, 'kept');
     return { id, kept };

@@ -132,6 +132,13 @@ export function backoffMs(failures: number, everyMinutes: number, minuteMs = 60_
 
 export class SourceNotFoundError extends Error {}
 
+/** Whether a hold holds exactly `ids` (ids are unique per platform). */
+function sameIds(hold: HeldRemovals | null, ids: string[]): boolean {
+  if (!hold || hold.externalIds.length !== ids.length) return false;
+  const held = new Set(hold.externalIds);
+  return ids.every((id) => held.has(id));
+}
+
 export async function syncSource(deps: SyncDeps, sourceId: string, options: { full?: boolean } = {}): Promise<SyncOutcome> {
   const { store, logger } = deps;
   const now = deps.now ?? (() => new Date());
@@ -246,32 +253,37 @@ export async function syncSource(deps: SyncDeps, sourceId: string, options: { fu
   }
 
   // A complete full pass: what this source collected and the platform no longer lists is removed (never for Yelp),
-  // or held for a person when it is much (`holds`). The pass's result replaces an earlier hold.
-  let held: HeldRemovals | null = source.held ?? null;
+  // or held for a person when it is much (`holds`). The pass's result replaces an earlier hold. The held ids are
+  // written (beside the source record) only when the hold is made or changes: a sync that leaves it as it is
+  // writes nothing about it (review 4, M-B).
+  const before = source.held ?? null;
+  let holding: Pick<SourcePatch, 'held' | 'unheld'> = {};
   if (full && reachedEnd && connector.removal) {
     const collected = await store.reviews.externalIds(source.orgId, source.platform, source.id);
     const gone = collected.filter((id) => !seen.has(id));
-    held = null;
     if (holds(gone.length, collected.length)) {
-      held = { externalIds: gone, since: started.toISOString() };
       summary.held = gone.length;
+      // The same ids as the hold already has: kept as it is (its date too), nothing written.
+      const same = before !== null && before.count === gone.length && sameIds(await store.sources.held(source.id), gone);
+      if (!same) holding = { held: { externalIds: gone, since: started.toISOString() } };
       // Audited when the hold is new or changed (a daily pass finding the same is not news).
-      if (source.held?.externalIds.length !== gone.length) {
+      if (before?.count !== gone.length) {
         await auditRemovals(store, source, OPERATOR, 'reviews.removal_held', gone.length, 'sync');
       }
     } else {
+      if (before) holding = { held: null };
       // Only what nobody wrote since this pass began: a review upserted meanwhile (an import) was seen again.
       summary.removed = await removeAudited(store, source, gone, now(), started, OPERATOR, 'sync');
     }
-  } else if (held && held.externalIds.some((id) => seen.has(id))) {
-    // Listed again since the hold: no longer a removal to decide.
-    held = { ...held, externalIds: held.externalIds.filter((id) => !seen.has(id)) };
-    if (held.externalIds.length === 0) held = null;
+  } else if (before && seen.size > 0) {
+    // Listed again since the hold: no longer a removal to decide (asked about what this pass saw, not the whole hold).
+    const again = await store.sources.heldAmong(source.id, [...seen]);
+    if (again.length > 0) holding = { unheld: again };
   }
   const at = now();
   return finish(
     {
-      ...(held !== (source.held ?? null) && { held }),
+      ...holding,
       state: 'active',
       failures: 0,
       lastError: null,

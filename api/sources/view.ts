@@ -44,7 +44,7 @@ export function view(source: Source): SourceView {
     // The same schedule everywhere (CLI, dashboard, events): a source waiting for a person is not scheduled.
     nextSyncAt: source.state === 'needs_reauth' || source.state === 'paused' ? null : source.nextSyncAt,
     lastError: source.lastError,
-    heldRemovals: source.held?.externalIds.length ?? 0,
+    heldRemovals: source.held?.count ?? 0,
   };
 }
 

@@ -460,24 +460,38 @@ export interface Source {
   failures: number;
   /**
    * Removals a full pass held for a person (CONTRACT §11: more than 10 % of
-   * the source's live reviews, and more than 5): the external ids the pass did
-   * not list, and when it began (a review written since stays, as in
-   * `ReviewStore.remove`). Null or absent (records stored before it existed): none.
+   * the source's live reviews, and more than 5): how many, and when that pass
+   * began. The held ids themselves are kept beside the record, written only
+   * when the hold is made or changes (`SourceStore.held`, `takeHeld`), so a
+   * sync that leaves the hold as it is writes nothing about it. Null or
+   * absent (records stored before it existed): none.
    */
-  held?: HeldRemovals | null;
+  held?: HeldSummary | null;
   /** The last sync's result (absent on a source stored before it was kept, and before the first sync). */
   lastResult?: SyncResult | null;
   createdAt: string;
   updatedAt: string;
 }
 
-export interface HeldRemovals {
-  externalIds: string[];
+/** What the source record keeps of a hold: the count (what `heldRemovals` shows) and when its pass began. */
+export interface HeldSummary {
+  count: number;
   /** ISO: the start of the full pass that did not list them. */
   since: string;
 }
 
-export type SourcePatch = Partial<Omit<Source, 'id' | 'orgId' | 'platform' | 'createdAt'>>;
+export interface HeldRemovals {
+  externalIds: string[];
+  /** ISO: the start of the full pass that did not list them (a review written since stays, as in `ReviewStore.remove`). */
+  since: string;
+}
+
+export type SourcePatch = Partial<Omit<Source, 'id' | 'orgId' | 'platform' | 'createdAt' | 'held'>> & {
+  /** A new hold replacing the source's (null: none); its ids are written once, beside the record. Absent: unchanged. */
+  held?: HeldRemovals | null;
+  /** Held ids the platform listed again: out of the hold (it ends when none is left); only these are written. */
+  unheld?: string[];
+};
 
 export interface SourceStore {
   create(source: Source): Promise<void>;
@@ -486,7 +500,16 @@ export interface SourceStore {
   /** Every source of every organization (the scheduler's view). */
   listAll(): Promise<Source[]>;
   update(id: string, patch: SourcePatch): Promise<Source | null>;
-  /** Forgets the source (its reviews stay); false when it was not there. */
+  /** The removals held for a person (CONTRACT §11), ids and all; null when none. */
+  held(id: string): Promise<HeldRemovals | null>;
+  /** Which of `externalIds` the source's hold holds (a read bounded by the ids asked about, not by the hold). */
+  heldAmong(id: string, externalIds: string[]): Promise<string[]>;
+  /**
+   * Ends the hold and answers what it held, in one step under the source's
+   * write order: of two answers at once, one gets the ids, the other null.
+   */
+  takeHeld(id: string): Promise<HeldRemovals | null>;
+  /** Forgets the source and its hold (its reviews stay); false when it was not there. */
   delete(id: string): Promise<boolean>;
 }
 

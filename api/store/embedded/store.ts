@@ -110,8 +110,13 @@ type Entry =
   | { t: 'used'; id: string; at: string }
   /** Reviews the platform no longer lists: out of the index, kept here until listed again. */
   | { t: 'removed'; v: RemovedReview[]; o?: LoggedMessage[] }
-  /** `o`: its source.state_changed event, in the same entry as the change (the outbox). */
-  | { t: 'source'; v: Source; o?: LoggedMessage[] }
+  /**
+   * `o`: its source.state_changed event, in the same entry as the change (the outbox).
+   * `h`: the held ids when the hold is made or replaced (null: it ends); `u`: held ids listed
+   * again, out of the hold. Absent when the hold did not change: an ordinary sync's line
+   * carries the count (`v.held`), never the ids (review 4, M-B).
+   */
+  | { t: 'source'; v: Source; o?: LoggedMessage[]; h?: string[] | null; u?: string[] }
   | { t: 'source-gone'; id: string }
   // Webhooks (webhook-types.ts): endpoints, messages outside review changes, fan-out, delivery state.
   | { t: 'webhook'; v: WebhookEndpoint }
@@ -152,6 +157,8 @@ interface Draft {
   keys: Map<string, ApiKeyRecord>;
   widgets: Map<string, Widget>;
   sources: Map<string, Source | null>;
+  /** Holds decided in the round (null: none). */
+  holds: Map<string, ReadonlySet<string> | null>;
 }
 
 /**
@@ -189,6 +196,27 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
+/** A source's hold after its line (`h` replaces it, `u` takes ids out); null: none. */
+function nextHold(current: ReadonlySet<string> | null, entry: { h?: string[] | null; u?: string[] }): ReadonlySet<string> | null {
+  if (entry.h !== undefined) return entry.h && entry.h.length > 0 ? new Set(entry.h) : null;
+  if (!current || !entry.u) return current;
+  const next = new Set(current);
+  for (const e of entry.u) next.delete(e);
+  return next.size > 0 ? next : null;
+}
+
+/**
+ * A source line written before the ids left the record (`held: {externalIds, since}`): read as
+ * the same hold, the ids beside the record and the count in it (a compaction writes it anew).
+ */
+function legacyHold(entry: { v: Source; h?: string[] | null }): void {
+  const held = entry.v.held as unknown as { externalIds?: unknown; since: string } | null | undefined;
+  if (!held || !Array.isArray(held.externalIds)) return;
+  const ids = held.externalIds as string[];
+  entry.h = ids.length > 0 ? ids : null;
+  entry.v = { ...entry.v, held: ids.length > 0 ? { count: new Set(ids).size, since: held.since } : null };
+}
+
 /** A batch being prepared: its records and, for each, the live review it replaces (null: none). */
 type Batch = UpsertResult & { records: Review[]; befores: (Review | null)[] };
 
@@ -204,6 +232,8 @@ export interface EmbeddedStoreInfo {
 export interface EmbeddedStoreOptions {
   /** How files are opened (tests inject a wrapper that counts or fails syncs). */
   open?: OpenFile;
+  /** Growth (bytes) below which the log is never rewritten for its size (`shouldCompactBytes`; tests lower it). */
+  compactMinBytes?: number;
 }
 
 /**
@@ -218,6 +248,23 @@ export function shouldCompact(replayedRecords: number, liveRecords: number): boo
   return superseded > liveRecords && superseded >= 5000;
 }
 
+/** `shouldCompactBytes`'s floor: growth below it never rewrites the log for its size. */
+export const COMPACT_MIN_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The same rule by bytes, as record counts miss a few large records written
+ * again and again (review 4, M-B): the log is rewritten once what was appended
+ * since the last rewrite (`logBytes - baseBytes`, `baseBytes` the size that
+ * rewrite left: the live data then, or the size found at start-up) is more
+ * than that size and at least `minBytes`. So the log never exceeds twice the
+ * live data plus `minBytes`, and a rewrite (at most the log's size) never
+ * costs more than twice the bytes appended since the last one.
+ */
+export function shouldCompactBytes(logBytes: number, baseBytes: number, minBytes = COMPACT_MIN_BYTES): boolean {
+  const appended = logBytes - baseBytes;
+  return appended > baseBytes && appended >= minBytes;
+}
+
 export class EmbeddedStore implements Store {
   readonly kind = 'embedded' as const;
   private readonly orgMap = new Map<string, Organization>();
@@ -227,6 +274,8 @@ export class EmbeddedStore implements Store {
   private keyChanges = 0;
   private readonly widgetMap = new Map<string, Widget>();
   private readonly sourceMap = new Map<string, Source>();
+  /** Held removals by source (CONTRACT §11): the ids; the source record keeps their count and date. */
+  private readonly holdMap = new Map<string, ReadonlySet<string>>();
   private readonly endpointMap = new Map<string, WebhookEndpoint>();
   /** The outbox: every message kept (replay needs it), and those not yet fanned out, in order. */
   private readonly messageMap = new Map<string, KeptMessage>();
@@ -267,16 +316,24 @@ export class EmbeddedStore implements Store {
   private closed = false;
   /** Records the log holds, superseded ones included. */
   private logRecords = 0;
+  /** The log's size when it was last rewritten (or opened): `shouldCompactBytes`. */
+  private baseBytes = 0;
+  private compactMinBytes = COMPACT_MIN_BYTES;
   private openFile: OpenFile = open;
   private dataDir = '';
   info!: EmbeddedStoreInfo;
 
   private readonly commits = new GroupCommit<Entry, Draft>({
-    draft: () => ({ orgs: new Map(), keys: new Map(), widgets: new Map(), sources: new Map() }),
+    draft: () => ({ orgs: new Map(), keys: new Map(), widgets: new Map(), sources: new Map(), holds: new Map() }),
     put: (draft, entry) => {
       if (entry.t === 'org') draft.orgs.set(entry.v.id, entry.v);
-      else if (entry.t === 'source') draft.sources.set(entry.v.id, entry.v);
-      else if (entry.t === 'source-gone') draft.sources.set(entry.id, null);
+      else if (entry.t === 'source') {
+        draft.sources.set(entry.v.id, entry.v);
+        if (entry.h !== undefined || entry.u) draft.holds.set(entry.v.id, nextHold(this.hold(draft, entry.v.id), entry));
+      } else if (entry.t === 'source-gone') {
+        draft.sources.set(entry.id, null);
+        draft.holds.set(entry.id, null);
+      }
       else if (entry.t === 'key') draft.keys.set(entry.v.id, entry.v);
       else if (entry.t === 'widget') draft.widgets.set(entry.v.id, entry.v);
       else if (entry.t === 'used') {
@@ -298,6 +355,7 @@ export class EmbeddedStore implements Store {
     await mkdir(dataDir, { recursive: true, mode: 0o700 });
     const store = new EmbeddedStore();
     if (options.open) store.openFile = options.open;
+    if (options.compactMinBytes !== undefined) store.compactMinBytes = options.compactMinBytes;
     store.dataDir = dataDir;
     store.lock = await DataDirLock.acquire(dataDir);
     const path = join(dataDir, 'store.log');
@@ -313,6 +371,7 @@ export class EmbeddedStore implements Store {
         store.openFile,
       );
       store.log = opened.log;
+      store.baseBytes = opened.log.bytes;
       // The index is sorted before the server listens: the first request must not pay for it.
       store.index.flushAll();
       store.people = await EmbeddedPeople.open(dataDir);
@@ -352,6 +411,7 @@ export class EmbeddedStore implements Store {
       const { bytes } = await DurableLog.rewrite(path, this.snapshot(), this.openFile);
       this.log = await DurableLog.reopen(path, bytes, this.openFile);
       this.logRecords = this.liveRecords();
+      this.baseBytes = bytes;
     } catch (err) {
       // The old log is intact: keep appending to it.
       this.log = await DurableLog.reopen(path, (await stat(path)).size, this.openFile);
@@ -360,7 +420,7 @@ export class EmbeddedStore implements Store {
   }
 
   private async compactIfDue(): Promise<void> {
-    if (this.closed || !shouldCompact(this.logRecords, this.liveRecords())) return;
+    if (this.closed || !(shouldCompact(this.logRecords, this.liveRecords()) || shouldCompactBytes(this.log.bytes, this.baseBytes, this.compactMinBytes))) return;
     try {
       await this.compact();
       this.info.compactions++;
@@ -389,7 +449,10 @@ export class EmbeddedStore implements Store {
     for (const v of this.orgMap.values()) yield { t: 'org', v };
     for (const v of this.keyMap.values()) yield { t: 'key', v };
     for (const v of this.widgetMap.values()) yield { t: 'widget', v };
-    for (const v of this.sourceMap.values()) yield { t: 'source', v };
+    for (const v of this.sourceMap.values()) {
+      const hold = this.holdMap.get(v.id);
+      yield hold ? { t: 'source', v, h: [...hold] } : { t: 'source', v };
+    }
     for (const org of this.productMap.values()) for (const v of org.values()) yield { t: 'product', v };
     for (const org of this.replyMap.values()) for (const v of org.values()) yield { t: 'reply', v };
     for (const v of this.replySettingsMap.values()) yield { t: 'reply-settings', v };
@@ -417,6 +480,7 @@ export class EmbeddedStore implements Store {
   }
 
   private apply(entry: Entry): void {
+    if (entry.t === 'source') legacyHold(entry);
     if (entry.t !== 'reviews' && entry.t !== 'used' && entry.t !== 'show' && entry.t !== 'source-gone' && entry.t !== 'webhook-gone' && entry.t !== 'fanned' && entry.t !== 'fan' && entry.t !== 'pruned' && entry.t !== 'product-gone' && entry.t !== 'reply-template-gone') deepFreeze(entry.v);
     if (entry.t === 'reviews' && entry.o) for (const m of entry.o) this.addMessage('i' in m ? this.batchMessage(m, entry.v[m.i]!) : deepFreeze(fromLog(m)));
     if ((entry.t === 'removed' || entry.t === 'source') && entry.o) for (const m of entry.o) this.addMessage(deepFreeze(fromLog(m)));
@@ -437,11 +501,18 @@ export class EmbeddedStore implements Store {
       case 'widget':
         this.widgetMap.set(entry.v.id, entry.v);
         break;
-      case 'source':
+      case 'source': {
+        if (entry.h !== undefined || entry.u) {
+          const hold = nextHold(this.holdMap.get(entry.v.id) ?? null, entry);
+          if (hold) this.holdMap.set(entry.v.id, hold);
+          else this.holdMap.delete(entry.v.id);
+        }
         this.sourceMap.set(entry.v.id, entry.v);
         break;
+      }
       case 'source-gone':
         this.sourceMap.delete(entry.id);
+        this.holdMap.delete(entry.id);
         break;
       case 'webhook':
         this.endpointMap.set(entry.v.id, entry.v);
@@ -587,6 +658,11 @@ export class EmbeddedStore implements Store {
     return drafted === undefined ? (this.sourceMap.get(id) ?? null) : drafted;
   }
 
+  private hold(d: Draft, id: string): ReadonlySet<string> | null {
+    const drafted = d.holds.get(id);
+    return drafted === undefined ? (this.holdMap.get(id) ?? null) : drafted;
+  }
+
   readonly sources: SourceStore = {
     create: (source) => this.commit(() => ({ entries: [{ t: 'source', v: clone(source) }], result: undefined })),
     get: async (id) => this.sourceMap.get(id) ?? null,
@@ -598,11 +674,45 @@ export class EmbeddedStore implements Store {
         const source = this.source(d, id);
         if (!source) return { entries: [], result: null };
         const now = new Date();
-        const next: Source = { ...source, ...clone(patch), id: source.id, orgId: source.orgId, platform: source.platform, createdAt: source.createdAt, updatedAt: now.toISOString() };
-        if (!announcesState(source, next) || !this.recordsEvents(source.orgId)) return { entries: [{ t: 'source', v: next }], result: next };
+        const { held: newHold, unheld, ...fields } = patch;
+        const next: Source = { ...source, ...clone(fields), id: source.id, orgId: source.orgId, platform: source.platform, createdAt: source.createdAt, updatedAt: now.toISOString() };
+        // The hold's ids go in the line only when it is made, replaced or shrinks: the record keeps the count.
+        const holding: Pick<Extract<Entry, { t: 'source' }>, 'h' | 'u'> = {};
+        if (newHold !== undefined) {
+          const ids = newHold ? [...new Set(newHold.externalIds)] : [];
+          holding.h = ids.length > 0 ? ids : null;
+          next.held = ids.length > 0 ? { count: ids.length, since: newHold!.since } : null;
+        } else if (unheld && unheld.length > 0) {
+          const current = this.hold(d, id);
+          const out = current ? [...new Set(unheld)].filter((e) => current.has(e)) : [];
+          if (out.length > 0) {
+            holding.u = out;
+            const count = current!.size - out.length;
+            next.held = count > 0 && source.held ? { count, since: source.held.since } : null;
+          }
+        }
+        if (!announcesState(source, next) || !this.recordsEvents(source.orgId)) return { entries: [{ t: 'source', v: next, ...holding }], result: next };
         const count = this.index.stats({ orgId: source.orgId, now }).platforms.find((p) => p.platform === source.platform)?.count ?? 0;
-        return { entries: [{ t: 'source', v: next, o: [sourceStateMessage(next, count, now)] }], result: next };
+        return { entries: [{ t: 'source', v: next, o: [sourceStateMessage(next, count, now)], ...holding }], result: next };
       }),
+    held: async (id) => {
+      const source = this.sourceMap.get(id);
+      const hold = this.holdMap.get(id);
+      return source?.held && hold ? { externalIds: [...hold], since: source.held.since } : null;
+    },
+    heldAmong: async (id, externalIds) => {
+      const hold = this.holdMap.get(id);
+      return hold ? [...new Set(externalIds)].filter((e) => hold.has(e)) : [];
+    },
+    // Alone: its plan reads the committed hold, so of two answers at once the second finds none.
+    takeHeld: (id) =>
+      this.commit(() => {
+        const source = this.sourceMap.get(id);
+        const hold = this.holdMap.get(id);
+        if (!source?.held || !hold) return { entries: [], result: null };
+        const next: Source = { ...source, held: null, updatedAt: new Date().toISOString() };
+        return { entries: [{ t: 'source', v: next, h: null }], result: { externalIds: [...hold], since: source.held.since } };
+      }, true),
     delete: (id) => this.commit((d) => (this.source(d, id) ? { entries: [{ t: 'source-gone', id }], result: true } : { entries: [], result: false })),
   };
 

@@ -38,6 +38,40 @@ interface OutboxFields {
 
 /** Reads that hand out a record leave its outbox fields behind. */
 const NO_OUTBOX = { _events: 0, _outbox: 0 } as const;
+
+/**
+ * A source as stored: `_hold` names the documents of `held_removals` holding
+ * its held ids (one per id, CONTRACT §11); the record itself keeps the count
+ * (`held`), so a sync's update never rewrites the ids, and a hold of any size
+ * stays far from the 16 MiB document limit (review 4, M-B and L-3).
+ */
+type SourceDocument = WithMongoId<Source> & OutboxFields & { _hold?: string };
+const SOURCE_FIELDS = { _events: 0, _outbox: 0, _hold: 0 } as const;
+/** A held id: `g` the hold (the source's `_hold`), `s` the source, `e` the external id; `_id` is `g` NUL `e`. */
+interface HeldIdDocument {
+  _id: string;
+  s: string;
+  g: string;
+  e: string;
+}
+const heldKey = (hold: string, externalId: string): string => `${hold}\u0000${externalId}`;
+/** Held ids written per insert at most. */
+const HELD_BATCH = 1000;
+
+/** The ids a source record kept itself before they moved out (`held: {externalIds, since}`), or null. */
+function legacyHeldIds(doc: { held?: unknown } | null): string[] | null {
+  const held = doc?.held as { externalIds?: unknown } | null | undefined;
+  return held && Array.isArray(held.externalIds) ? (held.externalIds as string[]) : null;
+}
+
+/** A source as read: outbox and hold fields left out; a hold stored the earlier way reads as its count. */
+function sourceOf(doc: Partial<SourceDocument> | null): Source | null {
+  if (!doc) return null;
+  const { _id, _events, _outbox, _hold, ...source } = doc;
+  const legacy = legacyHeldIds(source);
+  if (legacy) source.held = legacy.length > 0 ? { count: new Set(legacy).size, since: (source.held as { since: string }).since } : null;
+  return source as Source;
+}
 import { finishStats } from '../../reviews/stats-math.ts';
 import { newId } from '../ids.ts';
 import {
@@ -53,6 +87,7 @@ import {
   type ReviewModeration,
   type ReviewStore,
   type Source,
+  type SourcePatch,
   type SourceStore,
   type Store,
   type UpsertResult,
@@ -162,7 +197,9 @@ export class MongoStore implements Store {
   private readonly widgetCol: Collection<WithMongoId<Widget>>;
   private readonly reviewCol: Collection<ReviewDocument & OutboxFields>;
   private readonly moderationCol: Collection<WithMongoId<ReviewModeration>>;
-  private readonly sourceCol: Collection<WithMongoId<Source> & OutboxFields>;
+  private readonly sourceCol: Collection<SourceDocument>;
+  /** Held removals, one document per id (SourceDocument). */
+  private readonly heldCol: Collection<HeldIdDocument>;
   private readonly webhookCol: Collection<WithMongoId<WebhookEndpoint>>;
   /** The outbox; `fanned` false until its deliveries are written. */
   private readonly messageCol: Collection<WithMongoId<OutboxMessage> & { fanned: boolean }>;
@@ -188,6 +225,7 @@ export class MongoStore implements Store {
     this.reviewCol = db.collection('reviews');
     this.moderationCol = db.collection('review_moderation');
     this.sourceCol = db.collection('sources');
+    this.heldCol = db.collection('held_removals');
     this.webhookCol = db.collection('webhooks');
     this.messageCol = db.collection('webhook_messages');
     this.deliveryCol = db.collection('webhook_deliveries');
@@ -275,6 +313,8 @@ export class MongoStore implements Store {
       this.reviewCol.createIndex({ orgId: 1, id: 1 }, { name: 'org_id' }),
       this.moderationCol.createIndex({ orgId: 1, hiddenAt: 1 }, { name: 'org_hidden' }),
       this.sourceCol.createIndex({ orgId: 1, createdAt: 1 }, { name: 'org_created' }),
+      this.heldCol.createIndex({ g: 1 }, { name: 'hold' }),
+      this.heldCol.createIndex({ s: 1, g: 1 }, { name: 'source_hold' }),
       this.webhookCol.createIndex({ orgId: 1, createdAt: 1 }, { name: 'org_created' }),
       this.messageCol.createIndex({ fanned: 1, createdAt: 1 }, { name: 'fanned_created' }),
       // `prune`'s pages of old fanned messages, in (createdAt, _id) order from where the last page ended.
@@ -530,18 +570,51 @@ export class MongoStore implements Store {
     create: async (source) => {
       await this.sourceCol.insertOne({ _id: source.id, ...source });
     },
-    get: async (id) => strip(await this.sourceCol.findOne({ _id: id }, { projection: NO_OUTBOX })),
-    listByOrg: async (orgId) => (await this.sourceCol.find({ orgId }, { projection: NO_OUTBOX }).sort({ createdAt: 1, _id: 1 }).toArray()).map((d) => strip<Source>(d)!),
-    listAll: async () => (await this.sourceCol.find({}, { projection: NO_OUTBOX }).sort({ createdAt: 1, _id: 1 }).toArray()).map((d) => strip<Source>(d)!),
+    get: async (id) => sourceOf(await this.sourceCol.findOne({ _id: id }, { projection: SOURCE_FIELDS })),
+    listByOrg: async (orgId) => (await this.sourceCol.find({ orgId }, { projection: SOURCE_FIELDS }).sort({ createdAt: 1, _id: 1 }).toArray()).map((d) => sourceOf(d)!),
+    listAll: async () => (await this.sourceCol.find({}, { projection: SOURCE_FIELDS }).sort({ createdAt: 1, _id: 1 }).toArray()).map((d) => sourceOf(d)!),
     // Under the source's lock (document-lock.ts), which the relay also takes before it edits the document:
     // FerretDB does not isolate two updates of one document, and either could otherwise undo the other.
     update: (id, patch) => withDocumentLock(this.lockCol, `source:${id}`, async () => {
-      const { id: _i, orgId: _o, platform: _p, createdAt: _c, ...fields } = patch as Partial<Source>;
+      const { id: _i, orgId: _o, platform: _p, createdAt: _c, held: newHold, unheld, ...fields } = patch as SourcePatch & Partial<Pick<Source, 'id' | 'orgId' | 'platform' | 'createdAt'>>;
       const now = new Date();
       const set: Record<string, unknown> = { ...fields, updatedAt: now.toISOString() };
-      const before = strip<Source>(await this.sourceCol.findOne({ _id: id }, { projection: NO_OUTBOX }));
-      if (!before) return null;
-      const after: Source = { ...before, ...(fields as Partial<Source>), updatedAt: now.toISOString() };
+      const raw = await this.sourceCol.findOne({ _id: id }, { projection: NO_OUTBOX });
+      const before = sourceOf(raw);
+      if (!raw || !before) return null;
+      // A hold made, replaced or shrunk: its ids are written first under a new `_hold`, the record then points to
+      // them, and the old ones go last. A crash in between leaves the record on its old ids (or none), never on
+      // a part: nothing held is lost or invented (left-over documents are deleted with the next change).
+      let next: { ids: string[]; since: string } | null | undefined;
+      if (newHold !== undefined) next = newHold ? { ids: [...new Set(newHold.externalIds)], since: newHold.since } : null;
+      else if (unheld && unheld.length > 0 && before.held) {
+        if (raw._hold) {
+          const keys = [...new Set(unheld)].map((e) => heldKey(raw._hold!, e));
+          let out = 0;
+          for (let i = 0; i < keys.length; i += HELD_BATCH) out += (await this.heldCol.deleteMany({ _id: { $in: keys.slice(i, i + HELD_BATCH) } })).deletedCount;
+          if (out > 0) {
+            const count = await this.heldCol.countDocuments({ g: raw._hold });
+            set.held = count > 0 ? { count, since: before.held.since } : null;
+            if (count === 0) next = null;
+          }
+        } else {
+          const legacy = legacyHeldIds(raw);
+          if (legacy) {
+            const out = new Set(unheld);
+            next = { ids: legacy.filter((e) => !out.has(e)), since: before.held.since };
+          }
+        }
+      }
+      let hold: string | null | undefined;
+      if (next !== undefined) {
+        hold = next && next.ids.length > 0 ? newId('src') : null;
+        for (let i = 0; hold && i < next!.ids.length; i += HELD_BATCH) {
+          await this.heldCol.insertMany(next!.ids.slice(i, i + HELD_BATCH).map((e) => ({ _id: heldKey(hold!, e), s: id, g: hold!, e })), { ordered: false });
+        }
+        set.held = hold ? { count: next!.ids.length, since: next!.since } : null;
+        if (hold) set._hold = hold;
+      }
+      const after: Source = { ...before, ...(fields as Partial<Source>), ...('held' in set && { held: set.held as Source['held'] }), updatedAt: now.toISOString() };
       if (announcesState(before, after) && (await this.recordsEvents(before.orgId))) {
         const count = (await this.reviewMonths.totals(before.orgId, [before.platform])).platforms.find((p) => p.platform === before.platform)?.count ?? 0;
         const m = sourceStateMessage(after, count, now);
@@ -549,13 +622,51 @@ export class MongoStore implements Store {
         set._outbox = 1;
       }
       // FerretDB 1.24 has no projection in findAndModify: the outbox fields are left out here.
-      const doc = await this.sourceCol.findOneAndUpdate({ _id: id }, { $set: set }, { returnDocument: 'after' });
+      const doc = await this.sourceCol.findOneAndUpdate({ _id: id }, { $set: set, ...(hold === null && { $unset: { _hold: '' } }) }, { returnDocument: 'after' });
       if (!doc) return null;
       if (set._outbox === 1) this.outboxWritten.notify();
-      const { _events, _outbox, ...source } = doc;
-      return strip<Source>(source);
+      if (hold !== undefined) await this.heldCol.deleteMany(hold ? { s: id, g: { $ne: hold } } : { s: id });
+      return sourceOf(doc);
     }),
-    delete: async (id) => (await this.sourceCol.deleteOne({ _id: id })).deletedCount === 1,
+    held: async (id) => {
+      const raw = await this.sourceCol.findOne({ _id: id }, { projection: { held: 1, _hold: 1 } });
+      const source = sourceOf(raw);
+      if (!raw || !source?.held) return null;
+      if (!raw._hold) {
+        const legacy = legacyHeldIds(raw);
+        return legacy ? { externalIds: legacy, since: source.held.since } : null;
+      }
+      const ids = (await this.heldCol.find({ g: raw._hold }, { projection: { _id: 0, e: 1 } }).toArray()).map((d) => d.e);
+      return { externalIds: ids, since: source.held.since };
+    },
+    heldAmong: async (id, externalIds) => {
+      const raw = await this.sourceCol.findOne({ _id: id }, { projection: { held: 1, _hold: 1 } });
+      if (!raw?.held) return [];
+      const asked = [...new Set(externalIds)];
+      if (!raw._hold) {
+        const legacy = new Set(legacyHeldIds(raw) ?? []);
+        return asked.filter((e) => legacy.has(e));
+      }
+      const out: string[] = [];
+      for (let i = 0; i < asked.length; i += FIND_BATCH) {
+        const keys = asked.slice(i, i + FIND_BATCH).map((e) => heldKey(raw._hold!, e));
+        for (const d of await this.heldCol.find({ _id: { $in: keys } }, { projection: { _id: 0, e: 1 } }).toArray()) out.push(d.e);
+      }
+      return out;
+    },
+    // Under the source's lock: of two answers at once, the second finds no hold.
+    takeHeld: (id) => withDocumentLock(this.lockCol, `source:${id}`, async () => {
+      const held = await this.sources.held(id);
+      if (!held) return null;
+      await this.sourceCol.updateOne({ _id: id }, { $set: { held: null, updatedAt: new Date().toISOString() }, $unset: { _hold: '' } });
+      await this.heldCol.deleteMany({ s: id });
+      return held;
+    }),
+    delete: async (id) => {
+      const gone = (await this.sourceCol.deleteOne({ _id: id })).deletedCount === 1;
+      await this.heldCol.deleteMany({ s: id });
+      return gone;
+    },
   }, unavailable);
 
   /** Webhook endpoints, the outbox and delivery state (webhook-types.ts); ids are the `_id`s, so every write is idempotent. */

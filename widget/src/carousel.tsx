@@ -107,6 +107,9 @@ export class Carousel extends Component<BodyProps, State> {
           onScroll={this.onScroll}
           style={{ '--cols': cols }}
           aria-live={playing && moves ? 'off' : 'polite'}
+          // A track that scrolls with nothing focusable in view (no review with a link or a reply's
+          // button; "Read more" shows only for a cut text) is itself a tab stop, so a keyboard can scroll it.
+          tabindex={moves && !reviews.slice(first, first + cols).some((r) => r.url || r.reply) ? 0 : undefined}
         >
           {reviews.map((review, i) => (
             <div

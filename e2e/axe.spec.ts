@@ -2,7 +2,10 @@ import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import { expect, test, waitForWidgets } from './support/test.ts';
 
-/** Pages: every layout light (one widget each, and six on one page), dark, four of one product, and RTL. */
+/**
+ * Pages: every layout light (one widget each, and six on one page), dark, four of one product, RTL,
+ * and a carousel whose track holds nothing focusable (short reviews without links).
+ */
 const PAGES: [string, number][] = [
   ['basic', 1],
   ['layouts', 6],
@@ -10,6 +13,7 @@ const PAGES: [string, number][] = [
   ['four', 4],
   ['accent', 1],
   ['lang-ar', 2],
+  ['no-links', 1],
 ];
 
 async function violations(page: Page): Promise<string[]> {
@@ -37,6 +41,17 @@ for (const width of [1280, 390]) {
     }
   });
 }
+
+test('a carousel track is a tab stop only while nothing in view can take focus (axe scrollable-region-focusable)', async ({ page, origins }) => {
+  await page.goto(`${origins.host.origin}/no-links.html`);
+  await waitForWidgets(page, 1);
+  await expect(page.locator('[data-rv-widget="wdg_nolinks"] .track')).toHaveAttribute('tabindex', '0');
+  await page.goto(`${origins.host.origin}/basic.html`);
+  await waitForWidgets(page, 1);
+  const track = page.locator('[data-rv-widget="wdg_carousel"] .track');
+  await expect(track).toBeVisible();
+  await expect(track).not.toHaveAttribute('tabindex');
+});
 
 test('axe sees the violations it is meant to catch (the check can fail)', async ({ page, origins }) => {
   await page.goto(`${origins.host.origin}/four.html`);

@@ -23,7 +23,9 @@ describe('buildWidget', () => {
       grid: manifest.layouts.carousel,
       list: manifest.layouts.carousel,
     });
-    for (const name of manifest.chunks) expect(name).toMatch(/^widget-(badge|framed|shared)-[A-Z0-9]+\.js$/);
+    for (const name of manifest.chunks) expect(name).toMatch(/^widget-(badge|framed|shared|reply)-[A-Z0-9]+\.js$/);
+    expect(manifest.reply).toMatch(/^widget-reply-[A-Z0-9]+\.js$/);
+    expect(manifest.chunks).toContain(manifest.reply);
     for (const name of Object.values(manifest.layouts)) expect(manifest.chunks).toContain(name);
     expect(JSON.parse(readFileSync(join(outDir, 'manifest.json'), 'utf8'))).toEqual(manifest);
     const catalogs = Object.values(manifest.catalogs).flatMap((name) => [name, `${name}.br`, `${name}.gz`]);
@@ -87,12 +89,29 @@ describe('buildWidget', () => {
     expect(loader).not.toMatch(/\bimport\s+[{*\w]|\brequire\(/);
     // Its import()s take the loader's own origin and a chunk name compiled in.
     expect(loader.match(/\bimport\(/g)).toHaveLength(2);
-    for (const name of result.manifest.chunks) {
+    const { chunks, reply, layouts } = result.manifest;
+    for (const name of chunks) {
       const js = readFileSync(join(outDir, name), 'utf8');
       for (const [, from] of js.matchAll(/(?:import|from)\s*"([^"]*)"/g)) expect(from).toMatch(/^\.\/widget-shared-[A-Z0-9]+\.js$/);
-      expect(js).not.toMatch(/\bimport\(|\brequire\(/);
+      // The framed chunk's one import(): the replies' chunk, by a name compiled in, relative (its own origin).
+      expect(js.match(/\bimport\([^)]*\)/g) ?? []).toEqual(name === layouts.carousel ? [`import("./${reply}")`] : []);
+      expect(js).not.toMatch(/\brequire\(/);
       expect(js).not.toMatch(/\beval\(|new Function\(|document\.write|localStorage|sessionStorage|document\.cookie/);
     }
+  });
+
+  it('keeps the replies out of every page without one: their code, rules and words are in the replies\' chunk only, which imports nothing', () => {
+    const { chunks, reply, needs } = result.manifest;
+    const text = (name: string) => readFileSync(join(outDir, name), 'utf8');
+    for (const name of chunks.filter((n) => n !== reply)) {
+      for (const words of ['Response from', 'Antwort von', 'aria-expanded', '.rb{', 'text reply']) expect(text(name), `${name}: ${words}`).not.toContain(words);
+    }
+    for (const files of Object.values(needs)) expect(files).not.toContain(reply);
+    for (const name of Object.values(result.manifest.catalogs)) expect(text(name)).not.toContain('{o}');
+    const js = text(reply);
+    for (const words of ['Response from {o}', 'رد {o}', 'Antwort von {o}', '.rb{', 'text reply']) expect(js).toContain(words);
+    expect(js).not.toMatch(/\bimport\b/);
+    expect(result.budgets.find((b) => b.name === 'replies chunk')).toMatchObject({ actual: result.manifest.sizes[reply]!.gzip, ok: true });
   });
 
   it('a second build removes previous hashed files only when their names change', async () => {

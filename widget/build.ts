@@ -14,7 +14,7 @@
  *
  *   npx tsx widget/build.ts [--quiet]   prints sizes (with --quiet only when over budget), exits 1 when a budget is exceeded
  */
-import { build, transformSync, type Metafile } from 'esbuild';
+import { build, transformSync, type Metafile, type Plugin, type PluginBuild } from 'esbuild';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
@@ -31,18 +31,19 @@ export const DEFAULT_OUT_DIR = join(HERE, 'dist');
 /** Gzip budgets in bytes: the loader, one language's catalog (issue 12). */
 export const LOADER_BUDGET = 1536;
 export const CATALOG_BUDGET = 512;
+/** The replies' chunk (its code, its rules, "Response from" in every language), which only a page with a reply loads. */
+export const REPLY_BUDGET = 1280;
 /**
  * A page's whole widget JavaScript (loader, chunks, the largest catalog) by
  * the layouts it shows: issue 12's budgets (defect 7).
  */
 export const PAGE_BUDGETS: { name: string; layouts: WidgetLayout[]; limit: number }[] = [
-  // Raised twice, each pending a saving (docs/widget.md, "Budgets"): +64 B for replies (issue 37: every
-  // catalog gained the "Response from {o}" line; the framed chunk +243 B gzip) and +48 B for product
-  // widgets (issue 35: the loader's data-product-id, one JSON-LD document per subject). Was 6 / 11 KiB.
-  { name: 'badge page', layouts: ['badge'], limit: 6 * 1024 + 64 + 48 },
-  { name: 'carousel page', layouts: ['carousel'], limit: 11.5 * 1024 + 48 },
-  { name: 'grid page', layouts: ['grid'], limit: 11.5 * 1024 + 48 },
-  { name: 'list page', layouts: ['list'], limit: 11.5 * 1024 + 48 },
+  // Issue 12's figures, kept with replies (issue 37) and product widgets (issue 35): the replies' code
+  // and words are a chunk of their own (REPLY_BUDGET), loaded only for data with a reply (docs/widget.md).
+  { name: 'badge page', layouts: ['badge'], limit: 6 * 1024 },
+  { name: 'carousel page', layouts: ['carousel'], limit: 11 * 1024 },
+  { name: 'grid page', layouts: ['grid'], limit: 11 * 1024 },
+  { name: 'list page', layouts: ['list'], limit: 11 * 1024 },
   { name: 'four-layout page', layouts: [...WIDGET_LAYOUTS], limit: 14 * 1024 },
 ];
 
@@ -69,7 +70,9 @@ export interface WidgetManifest {
   needs: Record<WidgetLayout, string[]>;
   /** The chunks every layout needs: the loader starts them with the first widget's data. */
   core: string[];
-  /** Every hashed script (the layouts' chunks and the chunks they share). */
+  /** The replies' chunk, which the framed chunk imports only for data with a reply to show. */
+  reply: string;
+  /** Every hashed script (the layouts' chunks, the chunks they share and the replies' chunk). */
   chunks: string[];
   /** Catalog file by language (ISO 639-1). */
   catalogs: Record<string, string>;
@@ -104,8 +107,26 @@ const common = {
   define: { 'process.env.NODE_ENV': '"production"' },
 } as const;
 
-/** esbuild's options for the layouts' chunks (also used by widget/weigh.ts). */
-export function chunkBuildOptions(outDir: string, minify = true) {
+/**
+ * The replies' chunk (src/reply.ts): built on its own, before the layouts'
+ * chunks, because it must import nothing. In the layouts' build esbuild would
+ * import the JSX helpers (`inject`, which every entry gets) into it, and so
+ * split them out of the shared chunk into one more file for every framed page.
+ */
+async function buildReplyChunk(outDir: string, minify: boolean) {
+  const css = JSON.stringify(transformSync(CSS_PARTS.reply, { loader: 'css', minify, target: TARGET }).code);
+  const out = await build({ ...common, minify, define: { ...common.define, __RV_CSS_REPLY__: css }, entryPoints: { reply: join(HERE, 'src', 'reply.ts') }, format: 'esm', outdir: outDir, entryNames: 'widget-[name]-[hash]' });
+  const file = out.outputFiles.find((f) => f.path.endsWith('.js'));
+  if (!file) throw new Error('esbuild produced no reply chunk');
+  return file;
+}
+
+/**
+ * esbuild's options for the layouts' chunks (also used by widget/weigh.ts).
+ * `replyChunk` is the file name of the replies' chunk: the framed chunk's
+ * `import('../reply.ts')` becomes an import of that file, by a relative URL.
+ */
+export function chunkBuildOptions(outDir: string, minify = true, replyChunk = 'widget-reply.js') {
   // Minified for the browsers of TARGET (the server inlines the same rules as written: cssOf()).
   const css = Object.fromEntries(
     Object.entries(CSS_PARTS).map(([part, text]) => [`__RV_CSS_${part.toUpperCase()}__`, JSON.stringify(transformSync(text, { loader: 'css', minify, target: TARGET }).code)]),
@@ -132,6 +153,14 @@ export function chunkBuildOptions(outDir: string, minify = true) {
     alias: { preact: join(HERE, 'src', 'dom-patch.ts') },
     // The chunks only ever run in a browser: server-only branches (review-card.tsx's guess) fold away.
     define: { ...common.define, ...css, __RV_BROWSER__: 'true' },
+    plugins: [
+      {
+        name: 'reply-chunk',
+        setup(b: PluginBuild) {
+          b.onResolve({ filter: /\/reply\.ts$/ }, (args) => (args.kind === 'dynamic-import' ? { path: `./${replyChunk}`, external: true } : undefined));
+        },
+      },
+    ] as Plugin[],
   } as const;
 }
 
@@ -184,10 +213,12 @@ export async function buildWidget(options: BuildOptions = {}): Promise<BuildResu
   const minify = options.minify ?? true;
   mkdirSync(outDir, { recursive: true });
 
-  const chunksOut = await build(chunkBuildOptions(outDir, minify));
+  const replyFile = await buildReplyChunk(outDir, minify);
+  const reply = basename(replyFile.path);
+  const chunksOut = await build(chunkBuildOptions(outDir, minify, reply));
   const metafile = chunksOut.metafile;
-  const chunkFiles = chunksOut.outputFiles.filter((f) => f.path.endsWith('.js'));
-  if (!chunkFiles.length) throw new Error('esbuild produced no widget chunks');
+  const chunkFiles = [...chunksOut.outputFiles.filter((f) => f.path.endsWith('.js')), replyFile];
+  if (chunkFiles.length < 2) throw new Error('esbuild produced no widget chunks');
   // Output paths in the metafile are relative to the working directory; match them by file name.
   const outputOf = (entry: string): string => {
     const found = Object.entries(metafile.outputs).find(([, out]) => out.entryPoint?.endsWith(`/entries/${entry}.tsx`));
@@ -212,7 +243,8 @@ export async function buildWidget(options: BuildOptions = {}): Promise<BuildResu
     outfile: join(outDir, 'loader.js'),
     define: {
       ...common.define,
-      __RV_LAYOUTS__: JSON.stringify(layouts),
+      __RV_BADGE__: JSON.stringify(layouts.badge),
+      __RV_FRAMED__: JSON.stringify(layouts.carousel),
       __RV_CORE__: JSON.stringify(core),
       __RV_CATALOG__: JSON.stringify(catalogPattern),
       __RV_LANGS__: JSON.stringify(Object.keys(languages).join(' ')),
@@ -235,7 +267,7 @@ export async function buildWidget(options: BuildOptions = {}): Promise<BuildResu
     catalogs[lang] = name;
     sizes[name] = writeWithSiblings(outDir, name, Buffer.from(json));
   }
-  const manifest: WidgetManifest = { loader: 'loader.js', layouts, needs, core, chunks, catalogs, sizes };
+  const manifest: WidgetManifest = { loader: 'loader.js', layouts, needs, core, reply, chunks, catalogs, sizes };
   // Written last: a reader that sees the manifest finds every file it names.
   writeFileSync(join(outDir, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
 
@@ -244,6 +276,7 @@ export async function buildWidget(options: BuildOptions = {}): Promise<BuildResu
   const budgets: Budget[] = [
     { name: 'loader', limit: LOADER_BUDGET, actual: loaderGzip, ok: loaderGzip <= LOADER_BUDGET },
     { name: 'largest catalog', limit: CATALOG_BUDGET, actual: sizes[largest]!.gzip, ok: sizes[largest]!.gzip <= CATALOG_BUDGET },
+    { name: 'replies chunk', limit: REPLY_BUDGET, actual: sizes[reply]!.gzip, ok: sizes[reply]!.gzip <= REPLY_BUDGET },
     ...pageBudgets(
       PAGE_BUDGETS.map(({ name, layouts: shown, limit }) => ({
         name,

@@ -196,6 +196,8 @@ export function allFixtures(): Record<string, PublicWidgetData> {
     ratingsData('wdg_ratings'),
     { ...widgetData('wdg_replies', 'carousel', { maxReviews: 6 }, repliedReviews('en')), organization: 'Acme Outdoor' },
     { ...widgetData('wdg_replies_ar', 'list', { locale: 'ar', maxReviews: 4 }, repliedReviews('ar')), organization: 'Acme Outdoor' },
+    // Short reviews without links: nothing in the carousel's track can take focus.
+    widgetData('wdg_nolinks', 'carousel', { maxReviews: 6 }, sampleReviews(6).map((r) => ({ ...r, url: null, content: 'Comfortable from day one.' }))),
     // Four layouts of one product, as on /demo.
     widgetData('wdg_four_carousel', 'carousel', {}, sampleReviews(12), PRODUCT_JSON_LD),
     widgetData('wdg_four_grid', 'grid', { maxReviews: 6 }, sampleReviews(12), PRODUCT_JSON_LD),

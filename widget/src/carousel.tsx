@@ -17,7 +17,10 @@ interface State {
   filled: number;
 }
 
-const reducedMotion = (): boolean => typeof matchMedia === 'function' && matchMedia('(prefers-reduced-motion: reduce)').matches;
+/** Defined (true) in the browser's chunks only (widget/build.ts): there the server's check folds away. */
+declare const __RV_BROWSER__: boolean | undefined;
+
+const reducedMotion = (): boolean => (typeof __RV_BROWSER__ !== 'undefined' || typeof matchMedia === 'function') && matchMedia('(prefers-reduced-motion: reduce)').matches;
 
 /**
  * Cards in a horizontal scroll-snap track, moved by swiping, by the prev/next
@@ -62,7 +65,7 @@ export class Carousel extends Component<BodyProps, State> {
   override componentDidMount(): void {
     // The slides out of view (inert, the same size empty) get their reviews in the next task.
     if (this.state.filled < this.props.reviews.length) setTimeout(() => this.setState({ filled: Infinity }));
-    this.timer = window.setInterval(() => {
+    this.timer = +setInterval(() => {
       const { playing, first } = this.state;
       // Waits while the pointer or focus is inside, or the tab is hidden.
       if (playing && !document.hidden && !(this.base as Element | undefined)?.matches(':hover,:focus-within')) this.go(first >= this.last() ? 0 : first + 1);
@@ -78,7 +81,7 @@ export class Carousel extends Component<BodyProps, State> {
     clearInterval(this.timer);
   }
 
-  render({ reviews, summary, f, cols, showDates, org, onReadMore }: BodyProps, { first, playing, filled }: State) {
+  render({ reviews, summary, f, cols, showDates, onReadMore }: BodyProps, { first, playing, filled }: State) {
     const moves = reviews.length > cols;
     const last = this.last();
     return (
@@ -104,6 +107,9 @@ export class Carousel extends Component<BodyProps, State> {
           onScroll={this.onScroll}
           style={{ '--cols': cols }}
           aria-live={playing && moves ? 'off' : 'polite'}
+          // A track that scrolls with nothing focusable in view (no review with a link or a reply's
+          // button; "Read more" shows only for a cut text) is itself a tab stop, so a keyboard can scroll it.
+          tabindex={moves && !reviews.slice(first, first + cols).some((r) => r.url || r.reply) ? 0 : undefined}
         >
           {reviews.map((review, i) => (
             <div
@@ -114,7 +120,7 @@ export class Carousel extends Component<BodyProps, State> {
               aria-label={fill(f.t.slide, { n: i + 1, m: reviews.length })}
               inert={i < first || i >= first + cols}
             >
-              {i < filled && <Review review={review} f={f} showDates={showDates} org={org} onReadMore={onReadMore} />}
+              {i < filled && <Review review={review} f={f} showDates={showDates} onReadMore={onReadMore} />}
             </div>
           ))}
         </div>

@@ -1,6 +1,7 @@
 /** Locale-aware formatting: everything a visitor reads that is not a review. */
 import { fill, type Messages } from './messages.ts';
 import { displayRating } from './rating-display.ts';
+import type { Replies } from './reply.ts';
 
 export interface Formatter {
   /** BCP 47 tag used for numbers and dates, e.g. fr-FR. */
@@ -15,6 +16,12 @@ export interface Formatter {
   number(digits: number, fixed: boolean): Intl.NumberFormat;
   relative: Intl.RelativeTimeFormat;
   plural: Intl.PluralRules;
+  /**
+   * The replies' parts (reply.ts), signed by this widget's organization: set
+   * only when the widget shows replies and its data carries one, by the
+   * framed chunk once the replies' chunk is in (the server: widget.tsx).
+   */
+  replies?: Replies;
 }
 
 /** Languages of the catalogs written right to left: dir="rtl", mirrored arrows. */

@@ -37,8 +37,6 @@ export interface BodyProps {
   /** The list layout (rows) rather than the grid (cells). */
   list: boolean;
   showDates: boolean;
-  /** The organization's name, which signs the replies (absent: no review carries one). */
-  org?: string;
   onReadMore: (review: PublicReview) => void;
   /** WidgetProps' `lazy`: the carousel fills its off-screen slides a task later. */
   lazy?: boolean;
@@ -62,8 +60,8 @@ export class Framed extends Component<WidgetProps & { Body: ComponentType<BodyPr
   override state: State = { cols: columnsFor(this.props.width - 34), open: null };
 
   override componentDidMount(): void {
-    const root = this.root.current;
-    if (!root || typeof ResizeObserver === 'undefined') return;
+    // Only the browser mounts (dom-patch.ts, the ref set): every browser the chunks target has ResizeObserver.
+    const root = this.root.current!;
     // The first report comes at once: re-render only when the columns really change.
     this.resize = new ResizeObserver(() => {
       const cols = columnsFor(root.clientWidth - 32);
@@ -92,7 +90,6 @@ export class Framed extends Component<WidgetProps & { Body: ComponentType<BodyPr
       rows: data.rows,
       list: layout === 'list',
       showDates: options.showDates,
-      org: data.organization,
       onReadMore: (review: PublicReview) => this.setState({ open: review }),
       lazy,
     };
@@ -112,7 +109,7 @@ export class Framed extends Component<WidgetProps & { Body: ComponentType<BodyPr
           aria-label={open ? fill(f.t.reviewBy, { name: open.authorName }) : undefined}
           onClose={() => this.setState({ open: null })}
         >
-          {open && <ReviewDialogContent review={open} f={f} showDates={options.showDates} org={data.organization} />}
+          {open && <ReviewDialogContent review={open} f={f} showDates={options.showDates} />}
         </dialog>
       </section>
     );

@@ -17,8 +17,9 @@ import type { Messages } from './messages.ts';
 import type { Mount } from './mount.ts';
 import { ASSET_PATH, CONTAINER_ATTR, DATA_ATTR, DATA_PATH, HEIGHT_ATTR, LOADER_FILE, LOG_PREFIX, NAMESPACE, PRODUCT_ATTR } from './protocol.ts';
 
-/** The chunk (hashed file name) of each layout, defined by widget/build.ts. */
-declare const __RV_LAYOUTS__: Record<string, string>;
+/** The chunks (hashed file names) of the badge and of the framed layouts (every other), defined by widget/build.ts. */
+declare const __RV_BADGE__: string;
+declare const __RV_FRAMED__: string;
 /** The chunks every layout imports, defined by widget/build.ts: started before the data is in. */
 declare const __RV_CORE__: string[];
 /** Catalog file name with `*` for the language (hashed), defined by widget/build.ts. */
@@ -76,8 +77,8 @@ function ownOrigin(): string {
   const origin = ownOrigin();
   if (!origin) return warn('loader origin unknown: nothing loaded');
   const done = new WeakSet<Element>();
+  /** Data and catalogs by path, requested once per page (a failed request is forgotten). */
   const requests = new Map<string, Promise<unknown>>();
-  const catalogs = new Map<string, Promise<unknown>>();
   // The language rule of mount.ts: the widget's locale, else <html lang>, else the browser's.
   const pageLang = document.documentElement.lang || navigator.language || '';
   const ns: Namespace = {
@@ -89,15 +90,14 @@ function ownOrigin(): string {
   };
   w[NAMESPACE] = ns;
 
-  /** `path`: the widget id, URI-encoded, with the page's product as its query (a checked catalog id). */
-  function loadData(path: string): Promise<unknown> {
+  /** A JSON file from our origin, once per page; a failed request may succeed on a later scan. */
+  function getJson(path: string): Promise<unknown> {
     let request = requests.get(path);
     if (!request) {
-      request = fetch(origin + DATA_PATH + path, { credentials: 'omit' }).then((res) => {
+      request = fetch(origin + path, { credentials: 'omit' }).then((res) => {
         if (!res.ok) throw new Error('HTTP ' + res.status);
-        return res.json().then((body: { data?: unknown }) => body.data);
+        return res.json();
       });
-      // A failed request may succeed on a later scan.
       request.catch(() => requests.delete(path));
       requests.set(path, request);
     }
@@ -108,17 +108,7 @@ function ownOrigin(): string {
   function loadCatalog(locale: string): Promise<unknown> {
     let lang = locale.split('-')[0]!.toLowerCase();
     if (!lang || (' ' + __RV_LANGS__ + ' ').indexOf(' ' + lang + ' ') < 0) lang = 'en';
-    let request = catalogs.get(lang);
-    if (!request) {
-      request = fetch(origin + ASSET_PATH + __RV_CATALOG__.replace('*', lang), { credentials: 'omit' }).then((res) => {
-        if (!res.ok) throw new Error('HTTP ' + res.status);
-        return res.json();
-      });
-      // A failed request may succeed on a later scan.
-      request.catch(() => catalogs.delete(lang));
-      catalogs.set(lang, request);
-    }
-    return request;
+    return getJson(ASSET_PATH + __RV_CATALOG__.replace('*', lang));
   }
 
   /**
@@ -127,8 +117,8 @@ function ownOrigin(): string {
    * language, both from our origin, in parallel.
    */
   function show(el: HTMLElement, data: { layout?: string; options?: { locale?: string } }): Promise<void> {
-    const file = Object.hasOwn(__RV_LAYOUTS__, data.layout || '') ? __RV_LAYOUTS__[data.layout!] : __RV_LAYOUTS__.carousel;
-    return Promise.all([import(origin + ASSET_PATH + file) as Promise<{ mount: Mount }>, loadCatalog((data.options || {}).locale || pageLang)]).then(
+    const file = data.layout === 'badge' ? __RV_BADGE__ : __RV_FRAMED__;
+    return Promise.all([import(origin + ASSET_PATH + file) as Promise<{ mount: Mount }>, loadCatalog(data.options?.locale || pageLang)]).then(
       ([chunk, messages]) => chunk.mount(el, data, messages as Messages),
     );
   }
@@ -144,10 +134,14 @@ function ownOrigin(): string {
     // loads from; the service answers 400 to anything but a catalog id.
     const product = el.getAttribute(PRODUCT_ATTR);
     // A server-rendered widget carries its data in its shadow root: no second fetch.
-    const embedded = el.shadowRoot && el.shadowRoot.querySelector('script[' + DATA_ATTR + ']');
-    const data = embedded ? Promise.resolve().then(() => JSON.parse(embedded.textContent || '') as unknown) : loadData(encodeURIComponent(id) + (product ? '?productId=' + encodeURIComponent(product) : ''));
+    const embedded = el.shadowRoot?.querySelector('script[' + DATA_ATTR + ']');
+    // `path`: the widget id, URI-encoded, with the page's product as its query (a checked catalog id).
+    const path = encodeURIComponent(id) + (product ? '?productId=' + encodeURIComponent(product) : '');
+    const data = embedded
+      ? Promise.resolve().then(() => JSON.parse(embedded.textContent || '') as unknown)
+      : getJson(DATA_PATH + path).then((body) => (body as { data?: unknown }).data);
     // The page's catalog and the code every layout shares load with the data (once: the browser's
-    // module map and `catalogs` keep them); a widget with its own locale may need one more catalog.
+    // module map and `requests` keep them); a widget with its own locale may need one more catalog.
     loadCatalog(pageLang).catch(() => undefined);
     for (const file of __RV_CORE__) import(origin + ASSET_PATH + file).catch(() => undefined);
     data
@@ -159,11 +153,7 @@ function ownOrigin(): string {
   }
 
   function scan(): void {
-    const found = document.querySelectorAll<HTMLElement>('[' + CONTAINER_ATTR + ']');
-    for (let i = 0; i < found.length; i++) {
-      const el = found[i]!;
-      if (!done.has(el)) start(el);
-    }
+    document.querySelectorAll<HTMLElement>('[' + CONTAINER_ATTR + ']').forEach((el) => done.has(el) || start(el));
   }
 
   scan();

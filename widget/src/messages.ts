@@ -39,8 +39,6 @@ export interface Messages {
   slide: string;
   /** "Review by {name}" */
   reviewBy: string;
-  /** "Response from {o}": the organization's reply under its review, {o} the organization's name. */
-  reply: string;
 }
 
 export const EN: Messages = {
@@ -63,7 +61,6 @@ export const EN: Messages = {
   page: 'Page {n} of {m}',
   slide: '{n} of {m}',
   reviewBy: 'Review by {name}',
-  reply: 'Response from {o}',
 };
 
 /** Fill {placeholders}; values are inserted as text, never markup. */

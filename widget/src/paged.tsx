@@ -12,7 +12,7 @@ import { Review } from './review-card.tsx';
 export class Paged extends Component<BodyProps, { page: number }> {
   override state = { page: 0 };
 
-  render({ reviews, summary, f, cols, rows, list, showDates, org, onReadMore }: BodyProps, { page }: { page: number }) {
+  render({ reviews, summary, f, cols, rows, list, showDates, onReadMore }: BodyProps, { page }: { page: number }) {
     const size = list ? rows : rows * cols;
     const pages = Math.ceil(reviews.length / size);
     // Fewer pages after a resize: show the last one that exists.
@@ -41,7 +41,7 @@ export class Paged extends Component<BodyProps, { page: number }> {
         <ul class={list ? 'rows' : 'cells'} style={{ '--cols': cols }}>
           {reviews.slice(current * size, current * size + size).map((review) => (
             <li key={review.id}>
-              <Review review={review} f={f} showDates={showDates} org={org} onReadMore={onReadMore} row={list} />
+              <Review review={review} f={f} showDates={showDates} onReadMore={onReadMore} row={list} />
             </li>
           ))}
         </ul>

@@ -1,4 +1,3 @@
-import { Component } from 'preact';
 import { Avatar } from './avatar.tsx';
 import type { Formatter } from './format.ts';
 import { relativeDate } from './review-format.ts';
@@ -14,8 +13,6 @@ export interface CardProps {
   review: PublicReview;
   f: Formatter;
   showDates: boolean;
-  /** The organization's name, which signs a reply. */
-  org?: string | undefined;
   onReadMore: (review: PublicReview) => void;
 }
 
@@ -26,12 +23,11 @@ export interface CardProps {
  */
 let clampObserver: ResizeObserver | undefined;
 function watchClamp(el: HTMLElement | null): void {
-  if (!el || typeof ResizeObserver === 'undefined') return;
-  clampObserver ??= new ResizeObserver((entries) => {
+  // Only the browser calls refs (dom-patch.ts, always with the element), and every browser the chunks target has ResizeObserver.
+  (clampObserver ??= new ResizeObserver((entries) => {
     // A hidden text (the review while its reply is shown, or the reply while folded) says nothing about the one shown.
     for (const { target } of entries) if (!(target as HTMLElement).hidden) target.parentElement?.toggleAttribute('data-cut', target.scrollHeight > target.clientHeight + 1);
-  });
-  clampObserver.observe(el);
+  })).observe(el!);
 }
 
 /**
@@ -82,9 +78,6 @@ export function OriginalLink({ review, f }: { review: PublicReview; f: Formatter
   ) : null;
 }
 
-/** The card's stars (none when the platform has no ratings). */
-const RatingStars = ({ review, f }: { review: PublicReview; f: Formatter }) =>
-  review.rating === null ? null : <Stars rating={review.rating} size={16} f={f} />;
 
 function Actions({ review, f, onReadMore, label }: CardProps & { label: string }) {
   return (
@@ -106,61 +99,38 @@ function Actions({ review, f, onReadMore, label }: CardProps & { label: string }
  * button: the card's height is fixed (no layout shift), so the reply, when
  * unfolded, takes the text's place, clamped the same way ("Read more" shows
  * both whole). It is in the markup while folded (`hidden`), for crawlers and
- * the server-rendered HTML.
+ * the server-rendered HTML. reply.ts adds it (`f.replies`, set only when the
+ * widget shows replies and has one to show), in the browser a chunk of its own.
  */
-export class Review extends Component<CardProps & { row?: boolean }, { reply: boolean }> {
-  override state = { reply: false };
-
-  render(props: CardProps & { row?: boolean }, { reply: unfolded }: { reply: boolean }) {
-    const { review, f, row, org } = props;
-    const label = fill(f.t.reviewBy, { name: review.authorName });
-    const reply = org ? review.reply : undefined;
-    const toggle = reply && (
-      <button type="button" class="rb" aria-expanded={unfolded} onClick={() => this.setState({ reply: !unfolded })}>
-        {fill(f.t.reply, { o: org! })}
-      </button>
-    );
-    const stars = (
-      <div class="stars-row">
-        <RatingStars review={review} f={f} />
-        {row && <Actions {...props} label={label} />}
-        {toggle}
+export function Review(props: CardProps & { row?: boolean }) {
+  const { review, f, row } = props;
+  const label = fill(f.t.reviewBy, { name: review.authorName });
+  const stars = (
+    <div class="stars-row">
+      {/* None when the platform has no ratings. */}
+      {review.rating !== null && <Stars rating={review.rating} size={16} f={f} />}
+      {row && <Actions {...props} label={label} />}
+    </div>
+  );
+  const article = (
+    <article class={row ? 'row' : 'card'} aria-label={label} {...(typeof __RV_BROWSER__ === 'undefined' && { 'data-cut': guessCut(review.content, row) })}>
+      <div class="card-head">
+        <ReviewHead {...props} mark={row ? 20 : 22} />
       </div>
-    );
-    return (
-      <article class={row ? 'row' : 'card'} aria-label={label} data-cut={typeof __RV_BROWSER__ === 'undefined' ? guessCut(review.content, row) : undefined}>
-        <div class="card-head">
-          <ReviewHead {...props} mark={row ? 20 : 22} />
+      {/* A card's stars stand under its head (no empty row without them); a list row's, with its actions, under the text they expand. */}
+      {!row && review.rating !== null && stars}
+      <p class="text" ref={watchClamp} lang={review.language || undefined} dir="auto">
+        {review.content}
+      </p>
+      {row ? (
+        stars
+      ) : (
+        <div class="foot">
+          <Actions {...props} label={label} />
         </div>
-        {/* A card's stars stand under its head (no empty row without them, unless a reply's button needs it); a list row's, with its actions, under the text they expand. */}
-        {!row && (review.rating !== null || reply) && stars}
-        <p class="text" ref={watchClamp} lang={review.language || undefined} dir="auto" hidden={!!reply && unfolded}>
-          {review.content}
-        </p>
-        {reply && (
-          <p class="text reply" ref={watchClamp} dir="auto" hidden={!unfolded}>
-            {reply.text}
-          </p>
-        )}
-        {row ? (
-          stars
-        ) : (
-          <div class="foot">
-            <Actions {...props} label={label} />
-          </div>
-        )}
-      </article>
-    );
-  }
-}
-
-/** A review's reply as the "Read more" dialog shows it: whole, under the review, signed. */
-export function ReplyBlock({ review, f, org }: { review: PublicReview; f: Formatter; org?: string | undefined }) {
-  const reply = org ? review.reply : undefined;
-  return reply ? (
-    <p class="full reply" dir="auto">
-      <b>{fill(f.t.reply, { o: org! })}</b>
-      {'\n' + reply.text}
-    </p>
-  ) : null;
+      )}
+    </article>
+  );
+  // The reply's button and text go in by reply.ts, when the widget shows replies (reply.ts: `card`).
+  return f.replies?.card(article, review, row) ?? article;
 }

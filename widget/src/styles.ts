@@ -49,7 +49,7 @@ export const CSS_PARTS = {
 `,
   /** The framed layouts (carousel, grid, list): heading row, buttons, cards, the track, the cells and rows, the dialog. */
   framed: `
-.rv:not(.badge){container-type:inline-size}
+.rv{container-type:inline-size}
 .rv .line{fill:none;stroke:currentColor;stroke-width:2.2;stroke-linecap:round;stroke-linejoin:round}
 .rv :focus-visible{outline:2px solid var(--accent);outline-offset:2px;border-radius:4px}
 .head{${ROW};gap:12px;height:${HEADER_H}px;margin-bottom:${HEADER_GAP}px}
@@ -76,11 +76,6 @@ export const CSS_PARTS = {
 .stars-row{${ROW};gap:8px;height:16px;flex:none;font-size:13px}
 .text{display:-webkit-box;-webkit-box-orient:vertical;-webkit-line-clamp:4;height:80px;flex:none;overflow:hidden;line-height:20px;white-space:pre-line;overflow-wrap:anywhere}
 .foot{${ROW};gap:8px;height:20px;margin-top:auto;flex:none;font-size:13px}
-.rb{flex:none;max-width:55%;margin-inline-start:auto;color:var(--accent);font-weight:600;cursor:pointer;${NOWRAP}}
-.reply{border-inline-start:3px solid var(--accent);padding-inline-start:8px}
-.text[hidden]{display:none}
-.reply b{font-weight:650}
-.card .rb{max-width:none;flex:0 1 auto;min-width:0}
 .more{visibility:hidden;flex:none;white-space:nowrap;color:var(--accent);font-weight:600;cursor:pointer}
 [data-cut] .more{visibility:visible}
 .link{color:var(--accent);font-weight:500;text-decoration:none;margin-inline-start:auto;min-width:0;${NOWRAP}}
@@ -103,13 +98,24 @@ export const CSS_PARTS = {
 .row .stars-row{gap:14px}
 .row .text{height:40px;-webkit-line-clamp:2}
 `,
+  /**
+   * The replies (reply.ts): in the browser in the replies' chunk, adopted with the framed part
+   * by a widget whose data carries a reply; the server writes it with the framed part.
+   */
+  reply: `
+.rb{flex:none;max-width:55%;margin-inline-start:auto;color:var(--accent);font-weight:600;cursor:pointer;${NOWRAP}}
+.reply{border-inline-start:3px solid var(--accent);padding-inline-start:8px}
+.text[hidden]{display:none}
+.reply b{font-weight:650}
+.card .rb{max-width:none;flex:0 1 auto;min-width:0}
+`,
 } as const;
 
 export type CssPart = keyof typeof CSS_PARTS;
 
 /** The parts a layout needs, in cascade order (later parts override earlier ones). */
 export function cssPartsOf(layout: string): CssPart[] {
-  return ['base', layout === 'badge' ? 'badge' : 'framed'];
+  return layout === 'badge' ? ['base', 'badge'] : ['base', 'framed', 'reply'];
 }
 
 /** One layout's whole stylesheet, as the server inlines it into a rendered widget. */

@@ -24,13 +24,13 @@ export interface Palette {
 
 export const LIGHT: Palette = {
   bg: '#f8fafc',
-  card: '#ffffff',
+  card: '#fff',
   fg: '#0f172a',
   muted: '#475569',
   line: '#e2e8f0',
   star: '#d97706',
   starEmpty: '#cbd5e1',
-  shadow: '0 1px 2px rgba(15,23,42,.06),0 2px 6px rgba(15,23,42,.06)',
+  shadow: '0 1px 2px #0f172a0f,0 2px 6px #0f172a0f',
 };
 
 export const DARK: Palette = {
@@ -41,7 +41,7 @@ export const DARK: Palette = {
   line: '#334155',
   star: '#fbbf24',
   starEmpty: '#475569',
-  shadow: '0 1px 2px rgba(0,0,0,.3)',
+  shadow: '0 1px 2px #0000004d',
 };
 
 /** Used when a widget's accent colour is missing or not a hex colour. */

@@ -5,6 +5,9 @@ import { EN } from './messages.ts';
 import { layoutHeight, layoutRows } from './layout-height.ts';
 import type { PublicReview, PublicWidgetData } from './public-data.ts';
 import { CATALOGS } from './i18n/catalogs.ts';
+import { RESPONSE_FROM } from './i18n/replies.ts';
+import { replies, type H } from './reply.ts';
+import { h } from 'preact';
 import { Review } from './review-card.tsx';
 import { ReviewDialogContent } from './review-dialog.tsx';
 import { Widget, columnsFor } from './widget.tsx';
@@ -141,10 +144,12 @@ describe('Widget', () => {
 });
 
 describe('replies', () => {
+  /** A formatter with the replies of `org` (what widget.tsx and the framed chunk set). */
+  const signed = (org: string, fmt = f) => ({ ...fmt, replies: replies(h as H, org, fmt, noop) });
   const answered = review({ reply: { text: '<b>Thanks</b> & see you\nsoon', date: '2026-11-15T09:00:00.000Z' } });
 
   it('renders the reply folded behind a "Response from {organization}" disclosure button, as text, in the markup', () => {
-    const html = render(<Review review={answered} f={f} showDates org="Acme &amp; Co" onReadMore={noop} />);
+    const html = render(<Review review={answered} f={signed('Acme & Co')} showDates onReadMore={noop} />);
     expect(html).toContain('<button type="button" class="rb" aria-expanded="false">Response from Acme &amp; Co</button>');
     expect(html).toContain('<p class="text reply" dir="auto" hidden>&lt;b>Thanks&lt;/b> &amp; see you\nsoon</p>');
     expect(html).not.toContain('<b>Thanks');
@@ -153,22 +158,23 @@ describe('replies', () => {
   });
 
   it('shows no reply without one, or without the organization that signs it (the widget does not show replies)', () => {
-    expect(render(<Review review={review()} f={f} showDates org="Acme" onReadMore={noop} />)).not.toContain('reply');
+    expect(render(<Review review={review()} f={signed('Acme')} showDates onReadMore={noop} />)).not.toContain('reply');
     expect(render(<Review review={answered} f={f} showDates onReadMore={noop} />)).not.toContain('reply');
   });
 
-  it('says "Response from" in every catalog, RTL ones included', () => {
-    for (const [lang, messages] of Object.entries(CATALOGS)) {
-      expect(messages.reply, lang).toContain('{o}');
-      expect(messages.reply, lang).not.toBe(EN.reply);
+  it('says "Response from" in every catalog\'s language, RTL ones included', () => {
+    expect(Object.keys(RESPONSE_FROM).sort()).toEqual(['en', ...Object.keys(CATALOGS)].sort());
+    for (const [lang, text] of Object.entries(RESPONSE_FROM)) {
+      expect(text, lang).toContain('{o}');
+      if (lang !== 'en') expect(text, lang).not.toBe(RESPONSE_FROM.en);
     }
     const ar = formatter('ar', NOW, CATALOGS.ar!);
-    expect(render(<Review review={answered} f={ar} showDates org="Acme" onReadMore={noop} />)).toContain('>رد Acme</button>');
+    expect(render(<Review review={answered} f={signed('Acme', ar)} showDates onReadMore={noop} />)).toContain('>رد Acme</button>');
   });
 
   it('shows the whole reply, signed, under the review in the "Read more" dialog', () => {
     const long = 'x'.repeat(600);
-    expect(render(<ReviewDialogContent review={review({ reply: { text: long, date: '2026-11-15T09:00:00.000Z' } })} f={f} showDates org="Acme" />)).toContain(
+    expect(render(<ReviewDialogContent review={review({ reply: { text: long, date: '2026-11-15T09:00:00.000Z' } })} f={signed('Acme')} showDates />)).toContain(
       `<p class="full reply" dir="auto"><b>Response from Acme</b>\n${long}</p>`,
     );
     expect(render(<ReviewDialogContent review={answered} f={f} showDates />)).not.toContain('reply');

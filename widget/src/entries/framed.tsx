@@ -8,7 +8,9 @@
 import { Carousel } from '../carousel.tsx';
 import { render } from '../dom-patch.ts';
 import { Framed } from '../framed.tsx';
+import { h } from '../jsx-inject.ts';
 import type { Messages } from '../messages.ts';
+import type { PublicWidgetData } from '../public-data.ts';
 import { addJsonLd, prepare } from '../mount.ts';
 import { Paged } from '../paged.tsx';
 import { warmUp } from '../review-format.ts';
@@ -27,11 +29,21 @@ const release = (root: ShadowRoot): void => render(null, root);
  * carousel rendered afresh, its off-screen slides (carousel.tsx). The
  * container keeps its reserved height throughout, and server-rendered
  * markup stays as it is until the render takes it over.
+ *
+ * Data with a reply to show also needs the replies' chunk (reply.ts, with
+ * its stylesheet): imported first, by a relative URL, so from the same
+ * origin as this chunk, and before server-rendered markup loses its own
+ * <style>. Its sign is the organization's name, which the public data
+ * carries only then (the widget shows replies and a review has one); data
+ * without it never loads the chunk.
  */
 export async function mount(container: HTMLElement, raw: unknown, messages: Messages, now = Date.now()): Promise<void> {
+  const parts = (raw as PublicWidgetData | null)?.organization && (await import('../reply.ts'));
   const p = prepare(container, raw, messages, [sheet(__RV_CSS_FRAMED__)], release, now);
-  await warmUp(p.f);
   const Body = p.data.layout === 'carousel' ? Carousel : Paged;
-  render(<Framed data={p.data} f={p.f} width={container.clientWidth} label={p.label} Body={Body} lazy={!p.hydrating} />, p.root);
+  const draw = (): void => render(<Framed data={p.data} f={p.f} width={container.clientWidth} label={p.label} Body={Body} lazy={!p.hydrating} />, p.root);
+  if (parts) parts.attach(h, p, draw);
+  await warmUp(p.f);
+  draw();
   addJsonLd(p);
 }

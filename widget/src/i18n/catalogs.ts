@@ -27,7 +27,6 @@ export const CATALOGS: Record<string, Messages> = {
     page: 'الصفحة {n} من {m}',
     slide: '{n} من {m}',
     reviewBy: 'تقييم من {name}',
-    reply: 'رد {o}',
   },
   cs: {
     heading: 'Hodnocení zákazníků',
@@ -48,7 +47,6 @@ export const CATALOGS: Record<string, Messages> = {
     page: 'Strana {n} z {m}',
     slide: '{n} z {m}',
     reviewBy: 'Hodnocení od {name}',
-    reply: 'Odpověď od {o}',
   },
   da: {
     heading: 'Kunde\u00adanmeldelser',
@@ -69,7 +67,6 @@ export const CATALOGS: Record<string, Messages> = {
     page: 'Side {n} af {m}',
     slide: '{n} af {m}',
     reviewBy: 'Anmeldelse af {name}',
-    reply: 'Svar fra {o}',
   },
   de: {
     heading: 'Kunden\u00adbewertungen',
@@ -90,7 +87,6 @@ export const CATALOGS: Record<string, Messages> = {
     page: 'Seite {n} von {m}',
     slide: '{n} von {m}',
     reviewBy: 'Bewertung von {name}',
-    reply: 'Antwort von {o}',
   },
   el: {
     heading: 'Κριτικές πελατών',
@@ -111,7 +107,6 @@ export const CATALOGS: Record<string, Messages> = {
     page: 'Σελίδα {n} από {m}',
     slide: '{n} από {m}',
     reviewBy: 'Κριτική από {name}',
-    reply: 'Απάντηση: {o}',
   },
   es: {
     heading: 'Opiniones de clientes',
@@ -132,7 +127,6 @@ export const CATALOGS: Record<string, Messages> = {
     page: 'Página {n} de {m}',
     slide: '{n} de {m}',
     reviewBy: 'Opinión de {name}',
-    reply: 'Respuesta de {o}',
   },
   fi: {
     heading: 'Asiakas\u00adarviot',
@@ -153,7 +147,6 @@ export const CATALOGS: Record<string, Messages> = {
     page: 'Sivu {n}/{m}',
     slide: '{n}/{m}',
     reviewBy: 'Arvion kirjoittaja: {name}',
-    reply: 'Vastaus: {o}',
   },
   fr: {
     heading: 'Avis clients',
@@ -174,7 +167,6 @@ export const CATALOGS: Record<string, Messages> = {
     page: 'Page {n} sur {m}',
     slide: '{n} sur {m}',
     reviewBy: 'Avis de {name}',
-    reply: 'Réponse de {o}',
   },
   he: {
     heading: 'ביקורות לקוחות',
@@ -195,7 +187,6 @@ export const CATALOGS: Record<string, Messages> = {
     page: 'עמוד {n} מתוך {m}',
     slide: '{n} מתוך {m}',
     reviewBy: 'ביקורת מאת {name}',
-    reply: 'תגובה מאת {o}',
   },
   hu: {
     heading: 'Vásárlói vélemények',
@@ -216,7 +207,6 @@ export const CATALOGS: Record<string, Messages> = {
     page: '{n}. oldal ({m} oldalból)',
     slide: '{n}/{m}',
     reviewBy: '{name} véleménye',
-    reply: '{o} válasza',
   },
   id: {
     heading: 'Ulasan pelanggan',
@@ -237,7 +227,6 @@ export const CATALOGS: Record<string, Messages> = {
     page: 'Halaman {n} dari {m}',
     slide: '{n} dari {m}',
     reviewBy: 'Ulasan oleh {name}',
-    reply: 'Tanggapan dari {o}',
   },
   it: {
     heading: 'Recensioni dei clienti',
@@ -258,7 +247,6 @@ export const CATALOGS: Record<string, Messages> = {
     page: 'Pagina {n} di {m}',
     slide: '{n} di {m}',
     reviewBy: 'Recensione di {name}',
-    reply: 'Risposta di {o}',
   },
   ja: {
     heading: 'カスタマーレビュー',
@@ -279,7 +267,6 @@ export const CATALOGS: Record<string, Messages> = {
     page: '{m}ページ中{n}ページ目',
     slide: '{m}件中{n}件目',
     reviewBy: '{name}さんのレビュー',
-    reply: '{o}からの返信',
   },
   ko: {
     heading: '고객 리뷰',
@@ -300,7 +287,6 @@ export const CATALOGS: Record<string, Messages> = {
     page: '{m}페이지 중 {n}페이지',
     slide: '{m}개 중 {n}번째',
     reviewBy: '{name}님의 리뷰',
-    reply: '{o}의 답변',
   },
   nb: {
     heading: 'Kunde\u00adanmeldelser',
@@ -321,7 +307,6 @@ export const CATALOGS: Record<string, Messages> = {
     page: 'Side {n} av {m}',
     slide: '{n} av {m}',
     reviewBy: 'Anmeldelse fra {name}',
-    reply: 'Svar fra {o}',
   },
   nl: {
     heading: 'Klant\u00adbeoordelingen',
@@ -342,7 +327,6 @@ export const CATALOGS: Record<string, Messages> = {
     page: 'Pagina {n} van {m}',
     slide: '{n} van {m}',
     reviewBy: 'Beoordeling van {name}',
-    reply: 'Reactie van {o}',
   },
   pl: {
     heading: 'Opinie klientów',
@@ -363,7 +347,6 @@ export const CATALOGS: Record<string, Messages> = {
     page: 'Strona {n} z {m}',
     slide: '{n} z {m}',
     reviewBy: 'Opinia: {name}',
-    reply: 'Odpowiedź: {o}',
   },
   pt: {
     heading: 'Avaliações de clientes',
@@ -384,7 +367,6 @@ export const CATALOGS: Record<string, Messages> = {
     page: 'Página {n} de {m}',
     slide: '{n} de {m}',
     reviewBy: 'Avaliação de {name}',
-    reply: 'Resposta de {o}',
   },
   ru: {
     heading: 'Отзывы покупателей',
@@ -405,7 +387,6 @@ export const CATALOGS: Record<string, Messages> = {
     page: 'Страница {n} из {m}',
     slide: '{n} из {m}',
     reviewBy: 'Отзыв: {name}',
-    reply: 'Ответ: {o}',
   },
   sv: {
     heading: 'Kund\u00adrecensioner',
@@ -426,7 +407,6 @@ export const CATALOGS: Record<string, Messages> = {
     page: 'Sida {n} av {m}',
     slide: '{n} av {m}',
     reviewBy: 'Recension av {name}',
-    reply: 'Svar från {o}',
   },
   tr: {
     heading: 'Müşteri yorumları',
@@ -447,7 +427,6 @@ export const CATALOGS: Record<string, Messages> = {
     page: 'Sayfa {n} / {m}',
     slide: '{n} / {m}',
     reviewBy: '{name} tarafından yorum',
-    reply: '{o} yanıtı',
   },
   uk: {
     heading: 'Відгуки покупців',
@@ -468,7 +447,6 @@ export const CATALOGS: Record<string, Messages> = {
     page: 'Сторінка {n} з {m}',
     slide: '{n} з {m}',
     reviewBy: 'Відгук від {name}',
-    reply: 'Відповідь: {o}',
   },
   zh: {
     heading: '客户评价',
@@ -489,6 +467,5 @@ export const CATALOGS: Record<string, Messages> = {
     page: '第 {n} 页，共 {m} 页',
     slide: '第 {n} 条，共 {m} 条',
     reviewBy: '{name} 的评价',
-    reply: '{o} 的回复',
   },
 };

@@ -230,6 +230,7 @@ export class MongoStore implements Store {
         update: (next, expect) => c.update(next, expect),
         findPublished: (orgId, emailKey, productId) => c.findPublished(orgId, emailKey, productId),
         listByState: (orgId, state) => c.listByState(orgId, state),
+        removeExpired: (before, limit) => c.removeExpired(before, limit),
       },
       unavailable,
     );

@@ -261,7 +261,7 @@ async function main(): Promise<void> {
   if (store !== -1) {
     if (process.argv[store + 1] !== 'mongo') throw new Error('--store takes mongo (the embedded store is always measured)');
     const { compareStores } = await import('./stores.ts');
-    return compareStores({ reviewStream, upload, cannon: (url, headers, ca) => cannon({ url, headers }, ca), connections: CONNECTIONS, seconds: SECONDS });
+    return compareStores({ reviewStream, productStream, upload, cannon: (url, headers, ca) => cannon({ url, headers }, ca), connections: CONNECTIONS, seconds: SECONDS });
   }
   findRedisServer();
   const redis = await startRedis(process.env.REDIS_SERVER_BIN ?? 'redis-server');

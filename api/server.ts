@@ -324,6 +324,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
       await jobs.close();
       await replyQueue.close();
       await dispatcher.close();
+      collect.close();
       await collectQueue.close();
       webhookChanges.close();
       sources.close();

@@ -16,7 +16,7 @@ const WORDS = 'great friendly fast coffee service staff quality price support he
 const THEMES = ['service', 'staff', 'price', 'quality', 'delivery', 'food', 'support'];
 
 /** Deterministic reviews like bench/run.ts's, with the fields enrichment would add. */
-function* batches(n: number): Generator<ReviewInput[]> {
+function* batches(n: number, products: number): Generator<ReviewInput[]> {
   let seed = 42;
   const rnd = () => {
     seed = (Math.imul(seed, 1103515245) + 12345) & 0x7fffffff;
@@ -45,21 +45,30 @@ function* batches(n: number): Generator<ReviewInput[]> {
         sentimentLabel: sentiment > 0.6 ? 'POSITIVE' : sentiment < 0.4 ? 'NEGATIVE' : 'NEUTRAL',
         aiSummary: content.slice(0, 60),
         aiThemes: [THEMES[i % THEMES.length]!],
+        ...(products > 0 && { productId: benchProductId(i % products) }),
       });
     }
     yield batch;
   }
 }
 
-/** Writes `n` reviews of one organization into an embedded store in `dataDir`; returns the seconds taken. */
-export async function fillDataFolder(dataDir: string, n: number): Promise<{ seconds: number; orgId: string }> {
+/** A catalog id of the benches: P-00000, P-00001, … (bench/run.ts names its products alike). */
+export const benchProductId = (k: number): string => `P-${String(k).padStart(5, '0')}`;
+
+/**
+ * Writes `n` reviews of one organization into an embedded store in `dataDir`;
+ * returns the seconds taken. With `products`, review i names product
+ * `benchProductId(i mod products)` (the catalog itself is not written: the
+ * review endpoints never read it).
+ */
+export async function fillDataFolder(dataDir: string, n: number, products = 0): Promise<{ seconds: number; orgId: string }> {
   const started = performance.now();
   const store = await EmbeddedStore.open(dataDir);
   let orgId: string;
   try {
     const org = await createOrganization(store, { name: 'Start-up bench', plan: 'agency', rateLimit: 10_000_000 });
     orgId = org.id;
-    for (const batch of batches(n)) await store.reviews.upsert(org.id, batch, new Date());
+    for (const batch of batches(n, products)) await store.reviews.upsert(org.id, batch, new Date());
   } finally {
     await store.close();
   }

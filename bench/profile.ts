@@ -1,5 +1,5 @@
 /**
- * `npm run bench:profile [-- --reviews 100000 --requests 20000 --only stats --skip-floor]`:
+ * `npm run bench:profile [-- --reviews 100000 --requests 20000 --only stats --skip-floor --products 10000]`:
  * where the service's CPU goes under the benchmark's load. Fills a data folder
  * (bench/fill.ts), starts the compiled service with `--cpu-prof` on Redis, and
  * sends each request of `npm run bench` (the same URLs and headers) to it;
@@ -9,12 +9,15 @@
  * files stay in the folder printed at the end (open them in Chrome DevTools).
  * Each API request is profiled on the floor server too (bench/floor-server.ts,
  * answering the service's recorded bytes), so the two breakdowns compare.
+ * With `--products N` (0: none) every review names one of N catalog products
+ * (review i the product i mod N, as in `npm run bench`), and one product's
+ * first page and statistics are profiled too (`--only product`).
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { fillDataFolder } from './fill.ts';
+import { benchProductId, fillDataFolder } from './fill.ts';
 import type { Fixture } from './bare-server.ts';
 import { admin, flag, findRedisServer, freePort, httpsGet, record, ROOT, spawnReady, startRedis, startServer } from './support.ts';
 
@@ -22,6 +25,7 @@ const REVIEWS = flag('reviews', 100_000);
 const REQUESTS = flag('requests', 20_000);
 const CONNECTIONS = flag('connections', 16);
 const TOP = flag('top', 25);
+const PRODUCTS = flag('products', 0);
 
 interface ProfileNode {
   id: number;
@@ -100,7 +104,7 @@ async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'review-profile-'));
   const profileDir = mkdtempSync(join(tmpdir(), 'review-cpuprofile-'));
   try {
-    const { orgId } = await fillDataFolder(dataDir, REVIEWS);
+    const { orgId } = await fillDataFolder(dataDir, REVIEWS, PRODUCTS);
     const env = { DATA_DIR: dataDir, REDIS_URL: redis.url, TRUST_PROXY: '127.0.0.1' };
     const probe = await startServer(env);
     const key = (await admin(probe, 'POST', '/admin/keys', { orgId, name: 'profile' })).key as string;
@@ -115,6 +119,10 @@ async function main(): Promise<void> {
       'first page': { path: '/api/v1/reviews', headers: auth },
       'filtered deep page': { path: '/api/v1/reviews?platform=google&minRating=4&offset=2000', headers: auth },
       stats: { path: '/api/v1/reviews/stats', headers: auth },
+      ...(PRODUCTS > 0 && {
+        'product first page': { path: `/api/v1/reviews?productId=${benchProductId(Math.floor(PRODUCTS / 2))}`, headers: auth },
+        'product stats': { path: `/api/v1/reviews/stats?productId=${benchProductId(Math.floor(PRODUCTS / 2))}`, headers: auth },
+      }),
       'widget data': { path: `/public/v1/widgets/${widget.id as string}`, headers: browser, visitors: true },
       'widget data, 304': { path: `/public/v1/widgets/${widget.id as string}`, headers: { ...browser, 'if-none-match': etag }, visitors: true },
       'loader.js': { path: `/widget/${manifest.loader}`, headers: browser, visitors: true },

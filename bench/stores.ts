@@ -1,6 +1,8 @@
 /**
- * `npm run bench -- --store mongo [--reviews 2000]`: the same import and the
- * same three requests on the embedded store and on the MongoDB store (on a
+ * `npm run bench -- --store mongo [--reviews 2000 --products 200]`: the same
+ * import (reviews naming one of `--products` catalog products, reviews ÷ 10 by
+ * default; 0 for none) and the same requests, one product's first page and
+ * statistics included, on the embedded store and on the MongoDB store (on a
  * FerretDB started here, SQLite backend), printed side by side. FerretDB on
  * SQLite answers every query but a lone `_id` lookup by scanning the whole
  * collection, so the size defaults to what it answers within minutes; this is
@@ -14,8 +16,11 @@ import { findFerretdb, INSTALL_HINT, startFerretdb } from '../api/test/ferretdb.
 import { admin, findRedisServer, flag, httpsGet, startRedis, startServer } from './support.ts';
 
 interface Deps {
-  reviewStream(n: number): Readable;
-  upload(adminUrl: string, token: string, orgId: string, body: Readable): Promise<Record<string, unknown>>;
+  /** With `products`, review i names catalog product i mod products. */
+  reviewStream(n: number, products?: number): Readable;
+  /** The catalog's NDJSON: `n` products (`P-00000`, …). */
+  productStream(n: number): Readable;
+  upload(adminUrl: string, token: string, orgId: string, body: Readable, what?: 'reviews' | 'products'): Promise<Record<string, unknown>>;
   cannon(url: string, headers: Record<string, string>, ca: string): Promise<{ rps: number; p50: number; p99: number; non2xx: number; errors: number }>;
   connections: number;
   seconds: number;
@@ -27,13 +32,17 @@ interface StoreRun {
   results: Record<string, { rps: number; p50: number; p99: number }>;
 }
 
-async function measure(label: string, deps: Deps, env: Record<string, string>, reviews: number, paths: Record<string, string>): Promise<StoreRun> {
+async function measure(label: string, deps: Deps, env: Record<string, string>, reviews: number, products: number, paths: Record<string, string>): Promise<StoreRun> {
   const server = await startServer(env);
   try {
     const org = await admin(server, 'POST', '/admin/orgs', { name: 'Bench', plan: 'agency', rateLimit: 10_000_000 });
     const key = (await admin(server, 'POST', '/admin/keys', { orgId: org.id, name: 'bench' })).key as string;
+    if (products > 0) {
+      const catalog = await deps.upload(server.adminUrl, server.adminToken, org.id as string, deps.productStream(products), 'products');
+      if (catalog.imported !== products) throw new Error(`the catalog import kept ${String(catalog.imported)} of ${products} products`);
+    }
     const started = process.hrtime.bigint();
-    const summary = await deps.upload(server.adminUrl, server.adminToken, org.id as string, deps.reviewStream(reviews));
+    const summary = await deps.upload(server.adminUrl, server.adminToken, org.id as string, deps.reviewStream(reviews, products));
     const importSeconds = Number(process.hrtime.bigint() - started) / 1e9;
     if (summary.imported !== reviews) throw new Error(`imported ${String(summary.imported)} of ${reviews}`);
     const auth = { authorization: `Bearer ${key}` };
@@ -53,6 +62,7 @@ async function measure(label: string, deps: Deps, env: Record<string, string>, r
 
 export async function compareStores(deps: Deps): Promise<void> {
   const reviews = flag('reviews', 2000);
+  const products = process.argv.includes('--products') ? flag('products', 0) : Math.floor(reviews / 10);
   const ferretdb = findFerretdb();
   if (ferretdb.bin === null) throw new Error(`FerretDB not found (${ferretdb.looked.join(', ')}): ${INSTALL_HINT}`);
   findRedisServer();
@@ -63,13 +73,18 @@ export async function compareStores(deps: Deps): Promise<void> {
     'first page': '/api/v1/reviews',
     'filtered deep page': `/api/v1/reviews?platform=google&minRating=4&offset=${Math.floor(reviews / 20)}`,
     stats: '/api/v1/reviews/stats',
+    // A catalog of reviews ÷ 10 products (about 10 reviews each, as in the main benchmark): one product's rows beside the organization's.
+    ...(products > 0 && {
+      'product first page': `/api/v1/reviews?productId=P-${String(Math.floor(products / 2)).padStart(5, '0')}`,
+      'product stats': `/api/v1/reviews/stats?productId=P-${String(Math.floor(products / 2)).padStart(5, '0')}`,
+    }),
   };
   try {
     process.stdout.write(
       `Benchmark of the stores: ${reviews.toLocaleString('en')} reviews, ${deps.connections} connections, ${deps.seconds} s per run, Node ${process.version}, FerretDB 1.24 (SQLite)\n`,
     );
-    const embedded = await measure('embedded', deps, { DATA_DIR: dirs[0], REDIS_URL: redis.url, REDIS_KEY_PREFIX: 'be:' }, reviews, paths);
-    const mongo = await measure('FerretDB', deps, { DATA_DIR: dirs[1], REDIS_URL: redis.url, REDIS_KEY_PREFIX: 'bm:', MONGODB_URL: `${ferret.url}review_bench` }, reviews, paths);
+    const embedded = await measure('embedded', deps, { DATA_DIR: dirs[0], REDIS_URL: redis.url, REDIS_KEY_PREFIX: 'be:' }, reviews, products, paths);
+    const mongo = await measure('FerretDB', deps, { DATA_DIR: dirs[1], REDIS_URL: redis.url, REDIS_KEY_PREFIX: 'bm:', MONGODB_URL: `${ferret.url}review_bench` }, reviews, products, paths);
     const rows = Object.keys(paths).map((name) => {
       const e = embedded.results[name]!;
       const m = mongo.results[name]!;

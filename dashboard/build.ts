@@ -32,9 +32,11 @@ export const DASHBOARD_DIST = join(HERE, 'dist');
 export const DASHBOARD_BUDGET = 30 * 1024;
 /**
  * Gzip budget for the Overview page: the above plus its lazily loaded charts (uPlot ~22 KB).
- * 49 KiB since the sources that need a person are shown in every page's navigation and on the Overview (issue 39; it was 48).
+ * 49 KiB since the sources that need a person are shown in every page's navigation and on the Overview (issue 39; it was 48);
+ * 50 KiB since the reply composer's and the Collect page's rules joined the one stylesheet every page loads (issues 35, 37):
+ * the Overview's own code did not grow, the shared stylesheet did (6.8 KB gzip).
  */
-export const OVERVIEW_BUDGET = 49 * 1024;
+export const OVERVIEW_BUDGET = 50 * 1024;
 /** Gzip budget for the widget builder: every page's files plus the builder's own chunk. */
 export const BUILDER_BUDGET = 40 * 1024;
 /** Gzip budget for the Reviews page: every page's files plus its own chunk (filters, import, moderation, the review dialog). */

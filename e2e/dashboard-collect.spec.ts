@@ -8,7 +8,8 @@
  * email), Reject refused without a reason, Publish putting the review in the
  * Reviews list, the Overview's rejected counts by rating, and a Member who
  * reads with no write button. Axe on every state, nothing scrolling sideways
- * at 390 px, screenshots test-results/dashboard/collect-*-{1280,390}.png.
+ * at 390 px, the links for each product readable (a wide box each, cards at
+ * 390 px), screenshots test-results/dashboard/collect-*-{1280,390}.png.
  */
 import { expect, test, type BrowserContext, type Page } from '@playwright/test';
 import { expectNoAxeViolations, ownerPassword, screenshots, signIn } from './support/dashboard.ts';
@@ -17,6 +18,7 @@ import { startRealService, type RealService } from './support/real-server.ts';
 test.describe.configure({ mode: 'serial', timeout: 150_000 });
 
 const MEMBER_PASSWORD = 'member password long enough';
+const LONG_ID = 'hand-thrown-stoneware-teapot-bamboo-handle-speckled-glaze-1.2l';
 
 let service: RealService;
 let context: BrowserContext;
@@ -48,6 +50,31 @@ async function shots(p: Page, name: string): Promise<void> {
   await screenshots(p, `collect-${name}`);
 }
 
+/**
+ * The links for each product read as links at 1280 and 390 px: each in a cell
+ * at least 280 px wide inside (they were a column of 8 characters at 390 px), rows
+ * drawn as cards at 390 px, and nothing scrolling sideways, the page or a link.
+ */
+async function expectReadableProductLinks(p: Page): Promise<void> {
+  const table = p.getByRole('region', { name: 'Product links' });
+  for (const width of [1280, 390]) {
+    await p.setViewportSize({ width, height: width === 1280 ? 800 : 844 });
+    await expect(table.getByRole('row').filter({ hasText: LONG_ID })).toContainText(`?product=${LONG_ID}`);
+    await expect
+      .poll(() => table.getByRole('cell').filter({ hasText: '?product=' }).evaluateAll((cells) => (cells.length ? Math.min(...cells.map((c) => c.clientWidth - parseFloat(getComputedStyle(c).paddingLeft) - parseFloat(getComputedStyle(c).paddingRight))) : 0)), {
+        message: `the narrowest product link's box at ${width} px`,
+      })
+      .toBeGreaterThanOrEqual(280);
+    if (width === 390) await expect(table).toHaveAttribute('data-cards', '');
+    await expect
+      .poll(() => p.evaluate(() => [document.documentElement, ...document.querySelectorAll('.table-wrap, .product-links td *')].filter((el) => el.scrollWidth > el.clientWidth + 1).map((el) => el.className || el.tagName)), {
+        message: `nothing scrolls sideways at ${width} px`,
+      })
+      .toEqual([]);
+  }
+  await p.setViewportSize({ width: 1280, height: 800 });
+}
+
 /** A review written on the review page as a customer would, in a page of its own. */
 async function writeReview(url: string, rating: number, text: string, name: string, email: string): Promise<void> {
   const writer = await context.newPage();
@@ -71,6 +98,8 @@ test.beforeAll(async ({ browser }) => {
   test.setTimeout(150_000);
   service = await startRealService();
   await admin('POST', '/admin/products', { orgId: service.banner.orgId, id: 'e2e-mug', name: 'Stoneware mug' });
+  // A shop's handle as long as they come: its link must stay readable at 390 px.
+  await admin('POST', '/admin/products', { orgId: service.banner.orgId, id: LONG_ID, name: 'Hand-thrown stoneware teapot with bamboo handle, speckled glaze' });
   context = await browser.newContext({ ignoreHTTPSErrors: true, locale: 'en-US', timezoneId: 'UTC', viewport: { width: 1280, height: 800 } });
   page = await context.newPage();
 });
@@ -102,6 +131,7 @@ test('the review link with its QR code and downloads, reached from the keyboard;
   const products = page.getByRole('region', { name: 'Product links' });
   await expect(products.getByRole('row').filter({ hasText: 'Stoneware mug' })).toContainText(`${firstLink}?product=e2e-mug`);
   await expect(products.getByRole('button', { name: 'Copy link' }).first()).toBeVisible();
+  await expectReadableProductLinks(page);
 
   // The keyboard reaches the link's Copy, the downloads and Replace link in order.
   await page.getByRole('button', { name: 'Copy', exact: true }).focus();

@@ -81,10 +81,12 @@ export interface PendingItem {
   reason: HoldReason | null;
 }
 
-/** The confirmation mail job's data: the submission only (the links are derived from its id). */
-export interface MailWork {
-  submissionId: string;
-}
+/**
+ * The collect queue's work: a confirmation mail (the submission only; the
+ * links are derived from its id), or the upkeep that forgets expired
+ * unconfirmed submissions (`expire`).
+ */
+export type MailWork = { submissionId: string } | { expire: true };
 
 export interface CollectServiceOptions {
   store: Store;
@@ -96,6 +98,9 @@ export interface CollectServiceOptions {
   /** The job door the mails go through (in process when absent). */
   queue?: KeyedQueue<MailWork>;
   now?: () => Date;
+  /** How often expired unconfirmed submissions are looked for (an hour), and how many go per store call (500). */
+  expireEveryMs?: number;
+  expireBatch?: number;
 }
 
 const LINK = /\bhttps?:\/\/|\bwww\./gi;
@@ -113,6 +118,7 @@ export class CollectService {
   private readonly store: Store;
   private readonly now: () => Date;
   private queue: KeyedQueue<MailWork> | null = null;
+  private expireTimer: NodeJS.Timeout | null = null;
 
   constructor(private readonly options: CollectServiceOptions) {
     this.store = options.store;
@@ -129,6 +135,37 @@ export class CollectService {
   async start(queue: KeyedQueue<MailWork>): Promise<void> {
     this.queue = queue;
     await queue.start(this.mailHandler);
+    // Expired unconfirmed submissions: looked for now and every hour, one run at a time across instances.
+    this.expireTimer = setInterval(() => this.requestExpiry(), this.options.expireEveryMs ?? 3600_000);
+    this.expireTimer.unref();
+    this.requestExpiry();
+  }
+
+  /** Stops asking for upkeep (before the queue closes). */
+  close(): void {
+    if (this.expireTimer) clearInterval(this.expireTimer);
+    this.expireTimer = null;
+  }
+
+  private requestExpiry(): void {
+    this.queue?.request({ key: 'collect-expire', data: { expire: true }, upkeep: true }).catch((err: unknown) => this.options.logger.warn({ err: (err as Error).message }, 'collect: could not ask for the expiry upkeep'));
+  }
+
+  /**
+   * Forgets the submissions whose confirmation link expired unused (they can
+   * never be published, and each holds an email), a batch per store call
+   * until a batch comes back short. Answers how many went.
+   */
+  async removeExpired(): Promise<number> {
+    const batch = this.options.expireBatch ?? 500;
+    let total = 0;
+    for (;;) {
+      const removed = await this.store.collect.removeExpired(this.now().toISOString(), batch);
+      total += removed;
+      if (removed < batch) break;
+    }
+    if (total > 0) this.options.logger.info({ removed: total }, 'collect: expired unconfirmed submissions removed');
+    return total;
   }
 
   // ---- The link and settings -------------------------------------------------
@@ -262,7 +299,12 @@ export class CollectService {
   }
 
   /** The mail job: renders and sends the confirmation of one submission, once the relay takes it. */
-  readonly mailHandler: KeyedHandler<MailWork> = async ({ submissionId }): Promise<void | KeyedOutcome> => {
+  readonly mailHandler: KeyedHandler<MailWork> = async (work): Promise<void | KeyedOutcome> => {
+    if ('expire' in work) {
+      await this.removeExpired();
+      return;
+    }
+    const { submissionId } = work;
     const mailer = this.options.mailer;
     const sub = await this.store.collect.get(submissionId);
     if (!mailer || !sub || sub.state !== 'pending' || sub.hold !== 'awaiting_confirmation' || sub.mailSentAt !== null) return;

@@ -2,8 +2,9 @@
  * The review page's records (collect-types.ts) behave the same in both
  * stores: settings found by the current link only (a replaced link finds
  * nothing), submissions replaced only while they are as the caller last saw
- * them (one of two racing updates wins), lookups by email key and state, and
- * everything still there after a restart (embedded) or on another connection.
+ * them (one of two racing updates wins), lookups by email key and state,
+ * expired unconfirmed submissions forgotten in batches, and everything still
+ * there after a restart (embedded) or on another connection.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -64,6 +65,42 @@ function suite(open: () => Promise<{ store: Store; reopen(): Promise<Store>; cle
     expect(await again.collect.get(a.id)).toEqual(winner);
     expect((await again.collect.findByCollectId('col_new_aaaaaaaaaaaaaaaa'))?.orgId).toBe('org_a');
     expect(await again.collect.findByCollectId('col_old_aaaaaaaaaaaaaaaa')).toBeNull();
+  });
+
+  it('forgets expired unconfirmed submissions of every organization, a bounded batch at a time, and nothing else', async () => {
+    const s = h.store.collect;
+    const day = (d: number) => `2026-10-${String(d).padStart(2, '0')}T10:00:00.000Z`;
+    const awaiting = (id: string, orgId: string, expires: string) => submission(id, { orgId, emailKey: `e-${id}`, confirmExpiresAt: expires });
+    // Expired and still waiting: three of org_c, one of org_d.
+    const expired = [awaiting('sub_exp1aaaaaaaaaaaaaaaa', 'org_c', day(8)), awaiting('sub_exp2aaaaaaaaaaaaaaaa', 'org_d', day(9)), awaiting('sub_exp3aaaaaaaaaaaaaaaa', 'org_c', day(10)), awaiting('sub_exp4aaaaaaaaaaaaaaaa', 'org_c', day(11))];
+    // Kept: not expired yet, confirmed and held, published, rejected, and held for a person without mail.
+    const kept = [
+      awaiting('sub_keep1aaaaaaaaaaaaaaa', 'org_c', day(20)),
+      submission('sub_keep2aaaaaaaaaaaaaaa', { orgId: 'org_c', emailKey: 'e-k2', hold: 'moderation', confirmed: true, confirmExpiresAt: null }),
+      submission('sub_keep3aaaaaaaaaaaaaaa', { orgId: 'org_c', emailKey: 'e-k3', state: 'published', hold: null, confirmed: true, confirmExpiresAt: null, reviewExternalId: 'sub_keep3aaaaaaaaaaaaaaa' }),
+      submission('sub_keep4aaaaaaaaaaaaaaa', { orgId: 'org_c', emailKey: 'e-k4', state: 'rejected', hold: null, rejectReason: 'spam', confirmExpiresAt: day(1) }),
+      submission('sub_keep5aaaaaaaaaaaaaaa', { orgId: 'org_c', emailKey: 'e-k5', hold: 'no_mail', confirmExpiresAt: null }),
+    ];
+    for (const x of [...expired.slice(0, 2), ...kept, ...expired.slice(2)]) await s.create(x);
+    // Confirmed meanwhile (an update): no longer waiting, so kept though its old link's time has passed.
+    const confirming = awaiting('sub_keep6aaaaaaaaaaaaaaa', 'org_c', day(9));
+    await s.create(confirming);
+    await s.update({ ...confirming, hold: 'moderation', confirmed: true, confirmExpiresAt: null, updatedAt: day(9) }, confirming);
+
+    const now = day(15);
+    expect(await s.removeExpired(now, 2)).toBe(2);
+    expect(await s.removeExpired(now, 2)).toBe(2);
+    expect(await s.removeExpired(now, 2)).toBe(0);
+    for (const x of expired) expect(await s.get(x.id), x.id).toBeNull();
+    for (const x of [...kept, confirming]) expect(await s.get(x.id), x.id).not.toBeNull();
+    expect((await s.listByState('org_c', 'pending')).map((x) => x.id)).toEqual(['sub_keep1aaaaaaaaaaaaaaa', 'sub_keep2aaaaaaaaaaaaaaa', 'sub_keep5aaaaaaaaaaaaaaa', 'sub_keep6aaaaaaaaaaaaaaa']);
+
+    // After a restart (embedded: replayed from the log) they stay gone; the next to expire goes when it does.
+    const again = await h.reopen();
+    for (const x of expired) expect(await again.collect.get(x.id)).toBeNull();
+    expect(await again.collect.removeExpired(now, 10)).toBe(0);
+    expect(await again.collect.removeExpired(day(20), 10)).toBe(1);
+    expect(await again.collect.get('sub_keep1aaaaaaaaaaaaaaa')).toBeNull();
   });
 }
 

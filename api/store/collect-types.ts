@@ -68,6 +68,11 @@ export interface Submission {
   updatedAt: string;
 }
 
+/** Still waiting for its email step: the submissions `CollectStore.removeExpired` forgets once their link expired. */
+export function awaitingConfirmation(s: Submission): boolean {
+  return s.state === 'pending' && s.hold === 'awaiting_confirmation' && s.confirmExpiresAt !== null;
+}
+
 export interface CollectStore {
   getSettings(orgId: string): Promise<CollectSettings | null>;
   /** The settings of the organization whose current link this is. */
@@ -85,4 +90,12 @@ export interface CollectStore {
   findPublished(orgId: string, emailKey: string, productId: string | null): Promise<Submission | null>;
   /** An organization's submissions in a state, oldest first. */
   listByState(orgId: string, state: SubmissionState): Promise<Submission[]>;
+  /**
+   * Forgets at most `limit` submissions, of any organization, still pending
+   * their confirmation (`hold` awaiting_confirmation) whose link expired at
+   * or before `before` (ISO): they can never be confirmed, and hold an email.
+   * Answers how many went; a batch, never the whole store at once (the
+   * caller asks again while a full batch went).
+   */
+  removeExpired(before: string, limit: number): Promise<number>;
 }

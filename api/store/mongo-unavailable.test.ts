@@ -113,6 +113,7 @@ describeOn(ferretdbTarget(), 'the MongoDB store with its server gone', () => {
       'collect.update': [submission, { state: 'pending', updatedAt: stamp }],
       'collect.findPublished': [orgId, 'k', null],
       'collect.listByState': [orgId, 'pending'],
+      'collect.removeExpired': [stamp, 10],
     };
     const calls: [string, () => Promise<unknown>][] = [];
     const parts = { orgs: s.orgs, keys: s.keys, widgets: s.widgets, reviews: s.reviews, products: s.products, collect: s.collect, moderation: s.moderation, sources: s.sources, webhooks: s.webhooks, users: s.people.users, sessions: s.people.sessions, invitations: s.people.invitations, audit: s.people.audit };

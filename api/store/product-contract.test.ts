@@ -233,6 +233,50 @@ for (const subject of subjects) {
       expect((await store.products.list(orgId)).map((p) => p.id)).toEqual(['cup']);
     });
 
+    it('keeps one product’s statistics exact through creates, updates, a hide, a removal and a return', async () => {
+      const orgId = 'org_product_stats';
+      const now = new Date('2026-11-20T12:00:00.000Z');
+      const q = { orgId, now, productId: 'kettle' };
+      // The reference: every live review of the organization (listed whole), counted by brute force.
+      const check = async (step: string, expected: { total: number; average: number | null; last7: number }) => {
+        const all = (await store.reviews.list({ orgId, limit: 1000, offset: 0 })).items;
+        const stats = await store.reviews.stats(q);
+        expect(stats, step).toEqual(referenceStats(all, q));
+        expect([stats.totalReviews, stats.averageRating, stats.last7Days], step).toEqual([expected.total, expected.average, expected.last7]);
+        // The platform selection of one product is the same selection of its reviews.
+        expect(await store.reviews.stats({ ...q, platforms: ['GOOGLE'] }), step).toEqual(referenceStats(all, { ...q, platforms: ['GOOGLE'] }));
+      };
+      const t0 = new Date('2026-11-18T00:00:00.000Z');
+      await check('before any review', { total: 0, average: null, last7: 0 });
+      await store.reviews.upsert(orgId, [
+        input('k-1', { productId: 'kettle', rating: 5, date: '2026-11-19T10:00:00.000Z', sentiment: 0.9 }),
+        input('k-2', { productId: 'kettle', rating: 2, platform: 'GOOGLE', date: '2026-10-01T10:00:00.000Z' }),
+        input('k-3', { productId: 'kettle', rating: null, platform: 'GOOGLE', date: '2026-11-15T10:00:00.000Z' }),
+        input('t-1', { productId: 'teapot', rating: 1, date: '2026-11-19T11:00:00.000Z' }),
+        input('o-1', { productId: null, rating: 1, date: '2026-11-19T12:00:00.000Z' }),
+      ], t0);
+      await check('created', { total: 3, average: 3.5, last7: 2 });
+      // Updated: a new rating, a move out of the last 7 days, and the teapot's review moved to the kettle.
+      await store.reviews.upsert(orgId, [
+        input('k-1', { productId: 'kettle', rating: 4, date: '2026-11-19T10:00:00.000Z', sentiment: 0.5 }),
+        input('k-3', { productId: 'kettle', rating: 3, platform: 'GOOGLE', date: '2026-11-01T10:00:00.000Z' }),
+        input('t-1', { productId: 'kettle', rating: 1, date: '2026-11-19T11:00:00.000Z' }),
+      ], new Date('2026-11-19T00:00:00.000Z'));
+      await check('updated', { total: 4, average: 2.5, last7: 2 });
+      expect((await store.reviews.stats({ orgId, now, productId: 'teapot' })).totalReviews).toBe(0);
+      // Hidden: still counted (hiding never improves a rating; docs/dashboard.md).
+      const k2 = (await store.reviews.list({ orgId, productId: 'kettle', platforms: ['GOOGLE'], maxRating: 2, limit: 10, offset: 0 })).items[0]!;
+      await store.moderation.hide({ reviewId: k2.id, orgId, platform: k2.platform, reason: 'spam', hiddenAt: now.toISOString(), hiddenBy: { userId: null, email: 'ops@example.com' } });
+      await check('one hidden', { total: 4, average: 2.5, last7: 2 });
+      // Removed (a full pass no longer saw them): out of the product's statistics.
+      const removedAt = new Date('2026-11-20T00:00:00.000Z');
+      expect(await store.reviews.remove(orgId, 'DIRECT', ['k-1', 't-1'], removedAt, removedAt)).toBe(2);
+      await check('two removed', { total: 2, average: 2.5, last7: 0 });
+      // Back on the next pass: counted again.
+      await store.reviews.upsert(orgId, [input('k-1', { productId: 'kettle', rating: 5, date: '2026-11-19T10:00:00.000Z' })], new Date('2026-11-20T01:00:00.000Z'));
+      await check('one back', { total: 3, average: 3.33, last7: 1 });
+    });
+
     it.runIf(subject.name === 'embedded')('replays the catalog and each review’s product after a restart', async () => {
       const orgId = fixture.orgIds[1]!;
       const before = await store.products.list(orgId);

@@ -43,7 +43,7 @@ import { OutboxSignal } from '../outbox-signal.ts';
 import { FairTake } from '../fair-take.ts';
 import type { Product, ProductStore } from '../product-types.ts';
 import { DEFAULT_REPLY_DELAY_MINUTES, type ReplyRecord, type ReplySettings, type ReplyStore, type ReplyTemplate } from '../reply-types.ts';
-import type { CollectSettings, CollectStore, Submission } from '../collect-types.ts';
+import { awaitingConfirmation, type CollectSettings, type CollectStore, type Submission } from '../collect-types.ts';
 import { roundRatio2 } from '../../reviews/stats-math.ts';
 import { DeliveryRecords, parseDeliveryId } from './delivery-records.ts';
 import { announcesState, changeType, removedMessage, reviewEventBody, sourceStateMessage } from '../../webhooks/outbox.ts';
@@ -149,7 +149,9 @@ type Entry =
   | { t: 'reply-template-gone'; orgId: string; id: string }
   /** The review page (collect-types.ts): an organization's settings, a submission as it is now. */
   | { t: 'collect'; v: CollectSettings }
-  | { t: 'submission'; v: Submission };
+  | { t: 'submission'; v: Submission }
+  /** Expired unconfirmed submissions forgotten (CollectStore.removeExpired). */
+  | { t: 'submission-gone'; ids: string[] };
 
 /** Records decided in the current group-commit round and not yet durable. */
 interface Draft {
@@ -304,6 +306,14 @@ export class EmbeddedStore implements Store {
   private readonly submissionMap = new Map<string, Submission>();
   /** The same submissions by organization: its lists and lookups never walk other organizations'. */
   private readonly orgSubmissions = new Map<string, Map<string, Submission>>();
+  /** Submissions waiting for their confirmation: id → when the link expires. */
+  private readonly awaiting = new Map<string, string>();
+  /**
+   * The same by expiry, soonest first (entries of submissions no longer
+   * waiting are skipped and dropped when met): `collect.removeExpired` reads
+   * from the front and stops at the first one not expired, never the whole.
+   */
+  private readonly awaitingByExpiry: { at: string; id: string }[] = [];
   /** Hidden reviews by organization, then review id. */
   private readonly hidden = new Map<string, Map<string, ReviewModeration>>();
   /** Review batches applied per organization: a batch prepared ahead is still valid while this is unchanged. */
@@ -481,7 +491,7 @@ export class EmbeddedStore implements Store {
 
   private apply(entry: Entry): void {
     if (entry.t === 'source') legacyHold(entry);
-    if (entry.t !== 'reviews' && entry.t !== 'used' && entry.t !== 'show' && entry.t !== 'source-gone' && entry.t !== 'webhook-gone' && entry.t !== 'fanned' && entry.t !== 'fan' && entry.t !== 'pruned' && entry.t !== 'product-gone' && entry.t !== 'reply-template-gone') deepFreeze(entry.v);
+    if (entry.t !== 'reviews' && entry.t !== 'used' && entry.t !== 'show' && entry.t !== 'source-gone' && entry.t !== 'webhook-gone' && entry.t !== 'fanned' && entry.t !== 'fan' && entry.t !== 'pruned' && entry.t !== 'product-gone' && entry.t !== 'reply-template-gone' && entry.t !== 'submission-gone') deepFreeze(entry.v);
     if (entry.t === 'reviews' && entry.o) for (const m of entry.o) this.addMessage('i' in m ? this.batchMessage(m, entry.v[m.i]!) : deepFreeze(fromLog(m)));
     if ((entry.t === 'removed' || entry.t === 'source') && entry.o) for (const m of entry.o) this.addMessage(deepFreeze(fromLog(m)));
     switch (entry.t) {
@@ -630,9 +640,39 @@ export class EmbeddedStore implements Store {
         let org = this.orgSubmissions.get(entry.v.orgId);
         if (!org) this.orgSubmissions.set(entry.v.orgId, (org = new Map()));
         org.set(entry.v.id, entry.v);
+        if (awaitingConfirmation(entry.v)) {
+          const at = entry.v.confirmExpiresAt!;
+          if (this.awaiting.get(entry.v.id) !== at) {
+            this.awaiting.set(entry.v.id, at);
+            // Written in expiry order (CONFIRM_DAYS after submitting): its place is found from the end, usually at once.
+            const queue = this.awaitingByExpiry;
+            let i = queue.length;
+            while (i > 0 && queue[i - 1]!.at > at) i--;
+            queue.splice(i, 0, { at, id: entry.v.id });
+          }
+        } else this.awaiting.delete(entry.v.id);
+        break;
+      }
+      case 'submission-gone': {
+        for (const id of entry.ids) {
+          const gone = this.submissionMap.get(id);
+          if (!gone) continue;
+          this.submissionMap.delete(id);
+          this.orgSubmissions.get(gone.orgId)?.delete(id);
+          this.awaiting.delete(id);
+        }
+        this.dropStaleAwaiting();
         break;
       }
     }
+  }
+
+  /** Drops the front entries of `awaitingByExpiry` whose submission no longer waits (or waits under another expiry). */
+  private dropStaleAwaiting(): void {
+    const queue = this.awaitingByExpiry;
+    let stale = 0;
+    while (stale < queue.length && this.awaiting.get(queue[stale]!.id) !== queue[stale]!.at) stale++;
+    if (stale > 0) queue.splice(0, stale);
   }
 
   /** A write: its plan runs in the next group-commit round (group-commit.ts). */
@@ -1118,6 +1158,18 @@ export class EmbeddedStore implements Store {
     },
     listByState: async (orgId, state) =>
       [...(this.orgSubmissions.get(orgId)?.values() ?? [])].filter((s) => s.state === state).sort((a, b) => a.submittedAt.localeCompare(b.submittedAt) || a.id.localeCompare(b.id)),
+    // From the soonest expiry, up to the first not expired: the expired ones and the few entries of
+    // submissions confirmed or decided meanwhile, never the whole store.
+    removeExpired: (before, limit) =>
+      this.commit(() => {
+        this.dropStaleAwaiting();
+        const ids: string[] = [];
+        for (const { at, id } of this.awaitingByExpiry) {
+          if (ids.length >= limit || at > before) break;
+          if (this.awaiting.get(id) === at) ids.push(id);
+        }
+        return { entries: ids.length > 0 ? [{ t: 'submission-gone', ids }] : [], result: ids.length };
+      }, true),
   };
 
   /**

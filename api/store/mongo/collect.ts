@@ -36,6 +36,8 @@ export class MongoCollect implements CollectStore {
       this.settings.createIndex({ collectId: 1 }, { unique: true, name: 'collect_id' }),
       this.submissions.createIndex({ orgId: 1, state: 1, submittedAt: 1 }, { name: 'org_state' }),
       this.submissions.createIndex({ orgId: 1, emailKey: 1, productId: 1, state: 1 }, { name: 'org_email_product' }),
+      // removeExpired: the expired ones waiting for their confirmation, oldest first, from the index.
+      this.submissions.createIndex({ state: 1, hold: 1, confirmExpiresAt: 1 }, { name: 'state_hold_expiry' }),
     ]);
   }
 
@@ -75,5 +77,21 @@ export class MongoCollect implements CollectStore {
   async listByState(orgId: string, state: SubmissionState): Promise<Submission[]> {
     const docs = await this.submissions.find({ orgId, state }).sort({ submittedAt: 1, _id: 1 }).toArray();
     return docs.map((d) => strip(d)!);
+  }
+
+  /**
+   * A page of the expired ones (their ids, on the state/hold/expiry index),
+   * then each deleted by id with the same conditions under its document's
+   * lock, so a confirmation or moderator landing meanwhile is never lost.
+   */
+  async removeExpired(before: string, limit: number): Promise<number> {
+    const expired = { state: 'pending' as const, hold: 'awaiting_confirmation' as const, confirmExpiresAt: { $ne: null, $lte: before } };
+    const page = await this.submissions.find(expired, { projection: { _id: 1 } }).sort({ confirmExpiresAt: 1, _id: 1 }).limit(limit).toArray();
+    let removed = 0;
+    for (const { _id } of page) {
+      const gone = await withDocumentLock(this.locks, `submission:${_id}`, () => this.submissions.deleteOne({ _id, ...expired }));
+      removed += gone.deletedCount;
+    }
+    return removed;
   }
 }

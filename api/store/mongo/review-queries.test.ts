@@ -1,9 +1,9 @@
 import { describe, it, expect } from 'vitest';
 import { Aggregator, Query } from 'mingo';
-import { fromDocument, listFilter, listSort, rawStats, reviewIndexes, reviewKey, statsQueries, toDocument, type PlatformRatingCount, type ReviewDocument, type SentimentSum } from './review-queries.ts';
+import { fromDocument, listFilter, listSort, rawStats, rawStatsOf, reviewIndexes, reviewKey, statsQueries, toDocument, type PlatformRatingCount, type ReviewDocument, type SentimentSum, type StatsDocument } from './review-queries.ts';
 import { ReviewIndex } from '../embedded/review-index.ts';
 import { finishStats, type RawStats } from '../../reviews/stats-math.ts';
-import { FIXTURE_EXTRA_PLATFORM, generateFixture, referenceList, referenceStats } from '../../reviews/fixtures.ts';
+import { FIXTURE_EXTRA_PLATFORM, FIXTURE_PRODUCT_IDS, generateFixture, referenceList, referenceStats } from '../../reviews/fixtures.ts';
 import type { Review, ReviewQuery, StatsQuery } from '../types.ts';
 
 const fixture = generateFixture({ sizes: [1500, 400, 40] });
@@ -162,5 +162,26 @@ describe('statsQueries through mingo', () => {
         }
       }
     }
+  });
+
+  it('counts a product’s statistics from one read of its reviews exactly as the five queries do', () => {
+    const t = fixture.now.getTime();
+    let counted = 0;
+    for (const orgId of fixture.orgIds) {
+      for (const productId of [...FIXTURE_PRODUCT_IDS, 'no-such-product']) {
+        for (const platforms of [undefined, ['GOOGLE'], ['TRUSTPILOT', 'G2']]) {
+          for (const now of [fixture.now, new Date(t - 7 * DAY), new Date(t + 1)]) {
+            const q: StatsQuery = { orgId, now, productId, ...(platforms && { platforms }) };
+            // The read the store makes: the match on the product's index, the four fields.
+            const read = new Query(statsQueries(q).match as Record<string, unknown>, {}).find(docs, { _id: 0, platform: 1, rating: 1, date: 1, sentimentE6: 1 }).all() as unknown as StatsDocument[];
+            const raw = rawStatsOf(read, q);
+            expect(raw).toEqual(mongoStats(q).raw);
+            expect(finishStats(raw)).toEqual(referenceStats(fixture.reviews, q));
+            counted += raw.totalReviews;
+          }
+        }
+      }
+    }
+    expect(counted).toBeGreaterThan(0);
   });
 });

@@ -158,6 +158,8 @@ export interface SentimentSum {
  * sentiment count is a count of its own.
  */
 export function statsQueries(q: StatsQuery): {
+  /** The reviews counted (the organization's, or one product's; of the chosen platforms). */
+  match: Filter<ReviewDocument>;
   byPlatformRating: Document[];
   sentimentSum: Document[];
   sentimentCount: Filter<ReviewDocument>;
@@ -172,12 +174,47 @@ export function statsQueries(q: StatsQuery): {
     return { ...match, date: { $gt: from, $lte: to } };
   };
   return {
+    match,
     byPlatformRating: [{ $match: match }, { $group: { _id: { platform: '$platform', rating: '$rating' }, count: { $sum: 1 } } }],
     sentimentSum: [{ $match: { ...match, sentimentE6: { $ne: null } } }, { $group: { _id: null, sum: { $sum: '$sentimentE6' } } }],
     sentimentCount: { ...match, sentimentE6: { $ne: null } },
     last30: window(30),
     last7: window(7),
   };
+}
+
+/** What `rawStatsOf` reads of each review: a product's statistics from one range of its index. */
+export const STATS_PROJECTION = { _id: 0, platform: 1, rating: 1, date: 1, sentimentE6: 1 } as const;
+export type StatsDocument = Pick<ReviewDocument, 'platform' | 'rating' | 'date' | 'sentimentE6'>;
+
+/**
+ * The statistics of the reviews `statsQueries(q).match` found, counted here
+ * (one read of their platform, rating, date and sentiment instead of five
+ * queries): the same `RawStats` as `rawStats` over the queries' answers.
+ */
+export function rawStatsOf(docs: readonly StatsDocument[], q: StatsQuery): RawStats {
+  const counts = new Map<string, PlatformRatingCount>();
+  let sentimentCount = 0;
+  let sentimentSum = 0;
+  const w30 = dayWindow(q.now, 30);
+  const w7 = dayWindow(q.now, 7);
+  let last30 = 0;
+  let last7 = 0;
+  for (const d of docs) {
+    const rating = d.rating ?? null;
+    const key = `${d.platform}\u0000${rating ?? ''}`;
+    const row = counts.get(key);
+    if (row) row.count++;
+    else counts.set(key, { _id: { platform: d.platform, rating }, count: 1 });
+    if (d.sentimentE6 !== null && d.sentimentE6 !== undefined) {
+      sentimentCount++;
+      sentimentSum += d.sentimentE6;
+    }
+    const t = d.date.getTime();
+    if (t > w30.from.getTime() && t <= w30.to.getTime()) last30++;
+    if (t > w7.from.getTime() && t <= w7.to.getTime()) last7++;
+  }
+  return rawStats([...counts.values()], { count: sentimentCount, sum: sentimentSum }, last30, last7);
 }
 
 /** The answers of `statsQueries`, added up into a `RawStats` (integers only, so exact). */

@@ -114,7 +114,7 @@ import type { ReplyStore } from '../reply-types.ts';
 import { MongoCollect } from './collect.ts';
 import type { CollectStore } from '../collect-types.ts';
 import type { ProductStore } from '../product-types.ts';
-import { rawStats, type PlatformRatingCount, type SentimentSum } from './review-queries.ts';
+import { rawStats, rawStatsOf, STATS_PROJECTION, type PlatformRatingCount, type SentimentSum } from './review-queries.ts';
 import { monthOf } from '../../reviews/months.ts';
 
 /** How long a request waits for an absent server before answering 503. */
@@ -127,6 +127,9 @@ export const WRITE_BATCH = 50;
 
 /** Natural keys per `$in` read. */
 const FIND_BATCH = 500;
+
+/** A product with at most this many reviews has its statistics counted from one read of them (more: grouped by the server). */
+export const PRODUCT_STATS_READ = 500;
 
 /**
  * Documents relayed per outbox collection in one round of the dispatcher's sweep (`unfanned`), fairly across
@@ -273,6 +276,7 @@ export class MongoStore implements Store {
         update: (next, expect) => c.update(next, expect),
         findPublished: (orgId, emailKey, productId) => c.findPublished(orgId, emailKey, productId),
         listByState: (orgId, state) => c.listByState(orgId, state),
+        removeExpired: (before, limit) => c.removeExpired(before, limit),
       },
       unavailable,
     );
@@ -405,8 +409,12 @@ export class MongoStore implements Store {
     // The maintained monthly aggregates added up, and the two day windows counted on the {orgId, date} index.
     stats: async (query) => {
       const q = statsQueries(query);
-      // One product's: grouped from its reviews on the {orgId, productId, date, id} index (no monthly aggregates per product).
+      // One product's, from its reviews on the {orgId, productId, date, id} index (no monthly aggregates per
+      // product): most products have a few reviews, read once and counted here (one query, where the
+      // organization's take three); a product with more is grouped by the server (five queries).
       if (query.productId !== undefined) {
+        const few = await this.reviewCol.find(q.match, { projection: STATS_PROJECTION }).limit(PRODUCT_STATS_READ + 1).toArray();
+        if (few.length <= PRODUCT_STATS_READ) return finishStats(rawStatsOf(few, query));
         const [rows, sentiment, sentimentCount, last30, last7] = await Promise.all([
           this.reviewCol.aggregate<PlatformRatingCount>(q.byPlatformRating).toArray(),
           this.reviewCol.aggregate<SentimentSum>(q.sentimentSum).toArray(),

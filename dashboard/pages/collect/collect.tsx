@@ -7,6 +7,7 @@
  * after the link, as what asks for a person.
  * Owner and Admin change and decide; a Member reads.
  */
+import { Fragment } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { call, DashboardError, type CollectInfo, type ModerationMode, type ProductItem, type ProductList, type SessionInfo } from '../../api.ts';
 import { ConfirmDialog } from '../../components/confirm-dialog.tsx';
@@ -35,6 +36,26 @@ function CopyButton(props: { value: string; describedBy: string }) {
     >
       {copied ? 'Copied' : 'Copy link'}
     </button>
+  );
+}
+
+/**
+ * A review link as it reads best when it wraps: break opportunities after
+ * each `/` and before the query, so lines end where a person would split it
+ * (the text and what is copied are unchanged; very long parts still wrap
+ * anywhere rather than widen the page).
+ */
+function LinkText(props: { url: string }) {
+  const parts = props.url.split(/(?<=\/)(?!\/)|(?=\?)|(?<==)/);
+  return (
+    <span class="link-text">
+      {parts.map((part, i) => (
+        <Fragment key={i}>
+          {i > 0 && <wbr />}
+          {part}
+        </Fragment>
+      ))}
+    </span>
   );
 }
 
@@ -105,7 +126,7 @@ function ProductLinks(props: { link: string }) {
                 </>
               ),
             },
-            { name: 'Review link', card: 'wide', class: 'mono break', cell: linkOf },
+            { name: 'Review link', card: 'wide', class: 'p-link', cell: (p) => <LinkText url={linkOf(p)} /> },
             { name: 'Actions', card: 'actions', cell: (p) => <CopyButton value={linkOf(p)} describedBy={`link-row-${p.id}`} /> },
           ]}
         />

@@ -337,6 +337,11 @@ function widgetSchemas(): Record<string, Schema> {
         }),
         description: 'The last sync\'s result (null before the first): its counts, or why it failed (refused: the platform refused the credentials)',
       }),
+      replyMissing: {
+        type: 'array',
+        items: str(),
+        description: 'The credential fields missing before replies can be posted from here (Trustpilot: apiSecret, businessUserId), by name; empty when none is or the platform has no reply API',
+      },
     }),
     SourceAttention: object({
       data: {

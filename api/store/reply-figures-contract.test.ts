@@ -129,6 +129,12 @@ for (const subject of storeSubjects('reply-figures')) {
         await checkLists(store, orgId);
         const later = new Date();
         expect(await store.reviews.replyFigures({ orgId, now: later })).toEqual(expectedFigures(stored, later));
+        expect(await store.reviews.replyFigures({ orgId, now: later })).toEqual(expectedFigures(stored, later)); // again, unchanged
+        // The window moves on with no write: reviews leave it, and the figures follow (nothing kept from before).
+        for (const days of [30, 75, 150]) {
+          const future = new Date(later.getTime() + days * DAY);
+          expect(await store.reviews.replyFigures({ orgId, now: future })).toEqual(expectedFigures(stored, future));
+        }
       } finally {
         await cleanup();
       }

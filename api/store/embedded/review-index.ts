@@ -422,6 +422,8 @@ class OrgReviews {
   readonly awaiting = new ListScope();
   /** Per platform that shows replies, its reviews that have one: the Overview's reply figures read only these. */
   readonly replied = new Map<string, SortedList>();
+  /** The last reply figures, valid while `generation` stands and the window cuts every list at the same places. */
+  replyCache: { generation: number; cuts: string; figures: ReplyFigures } | null = null;
   /** Indexed records not yet in the lists, in arrival order. */
   pending: Review[] = [];
   /** Records replaced since the last flush (in the lists or in `pending`). */
@@ -818,28 +820,41 @@ export class ReviewIndex {
    */
   replyFigures(q: ReplyFiguresQuery): ReplyFigures {
     const org = this.orgs.get(q.orgId);
+    if (!org) return replyFigures(new Map(), new Map());
+    org.flush();
+    const { from, to } = dayWindow(q.now, REPLY_WINDOW_DAYS);
+    const fromKey = boundKey(from);
+    const toKey = boundKey(to);
+    // Where the window cuts each list (binary searches). The same cuts in the same generation are the
+    // same reviews: the last answer stands, and the replied reviews are read again only after a write
+    // or when a review enters or leaves the window.
+    const cuts: [string, SortedList | undefined, number, number, number][] = [];
+    for (const platform of REPLY_PLATFORMS) {
+      const list = org.main.platforms.get(platform)?.list;
+      if (!list) continue;
+      const replied = org.replied.get(platform);
+      cuts.push([platform, replied, countWithin([list], fromKey, toKey), replied?.countAfter(toKey) ?? 0, replied?.countAfter(fromKey) ?? 0]);
+    }
+    const key = cuts.map((c) => `${c[0]}:${c[2]}:${c[3]}:${c[4]}`).join(' ');
+    const cached = org.replyCache;
+    if (cached && cached.generation === org.generation && cached.cuts === key) return cached.figures;
     const received = new Map<string, number>();
     const delays = new Map<string, number[]>();
-    if (org) {
-      org.flush();
-      const { from, to } = dayWindow(q.now, REPLY_WINDOW_DAYS);
-      const fromKey = boundKey(from);
-      const toKey = boundKey(to);
-      for (const platform of REPLY_PLATFORMS) {
-        const list = org.main.platforms.get(platform)?.list;
-        if (!list) continue;
-        received.set(platform, countWithin([list], fromKey, toKey));
-        const replied = org.replied.get(platform);
-        if (!replied) continue;
-        const mine: number[] = [];
-        for (let i = replied.countAfter(toKey), end = replied.countAfter(fromKey); i < end; i++) {
-          const r = replied.items[i]!;
-          mine.push(replyDelayMs({ date: r.date, reply: r.reply! }));
-        }
-        delays.set(platform, mine);
+    for (const [platform, replied, count, start, end] of cuts) {
+      received.set(platform, count);
+      const mine: number[] = [];
+      for (let i = start; i < end; i++) {
+        const r = replied!.items[i]!;
+        mine.push(replyDelayMs({ date: r.date, reply: r.reply! }));
       }
+      delays.set(platform, mine);
     }
-    return replyFigures(received, delays);
+    const figures = replyFigures(received, delays);
+    // Shared by every answer until the next write: frozen, like the statistics.
+    for (const p of figures.platforms) Object.freeze(p);
+    Object.freeze(figures.platforms);
+    org.replyCache = { generation: org.generation, cuts: key, figures: Object.freeze(figures) };
+    return figures;
   }
 
   /** The maintained month × platform aggregates from..to: (months × platforms) map reads, no review read. */

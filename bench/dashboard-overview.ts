@@ -1,5 +1,8 @@
 /**
  * `npm run bench:overview [-- --reviews 1000000 --requests 300]`
+ * `npm run bench:overview -- --replied 0.5`: that share of the Google and
+ * Trustpilot reviews carry a reply (so the Overview's reply figures read
+ * replied reviews; none by default).
  * `npm run bench:overview -- --store mongo [--reviews 2000]`: the MongoDB store
  * on a FerretDB 1.24 (SQLite) started here; FerretDB scans a collection for
  * every query but a lone `_id` lookup, so keep N small (not MongoDB's speed).
@@ -27,6 +30,8 @@ import { admin, flag, rssMiB, startServer } from './support.ts';
 const ON_MONGO = process.argv.includes('mongo') && process.argv.includes('--store');
 const REVIEWS = flag('reviews', ON_MONGO ? 2000 : 1_000_000);
 const REQUESTS = flag('requests', 300);
+/** The share of Google and Trustpilot reviews with a reply (`--replied 0.5`); 0 by default, so the default data set is as before. */
+const REPLIED = process.argv.includes('--replied') ? flag('replied', 0.5) : 0;
 const PLATFORMS = ['GOOGLE', 'YELP', 'TRUSTPILOT', 'G2', 'CAPTERRA', 'FACEBOOK'];
 const DAY = 86_400_000;
 const PASSWORD = 'bench password, long enough';
@@ -47,6 +52,9 @@ function reviewStream(n: number): Readable {
         const platform = PLATFORMS[i % PLATFORMS.length]!;
         const rating = platform === 'FACEBOOK' && rnd() < 0.7 ? null : 1 + Math.floor(rnd() * 5);
         const sentiment = Math.round(rnd() * 1000) / 1000;
+        const date = now - Math.floor(rnd() * rnd() * 3 * 365 * DAY);
+        // Drawn only with --replied, so that the default data set stays the one measured before.
+        const replied = REPLIED > 0 && (platform === 'GOOGLE' || platform === 'TRUSTPILOT') && rnd() < REPLIED;
         lines.push(
           JSON.stringify({
             platform,
@@ -55,7 +63,7 @@ function reviewStream(n: number): Readable {
             authorAvatar: null,
             rating,
             content: 'Friendly staff and quick service.',
-            date: new Date(now - Math.floor(rnd() * rnd() * 3 * 365 * DAY)).toISOString(),
+            date: new Date(date).toISOString(),
             url: null,
             language: 'en',
             isVerified: rnd() < 0.5,
@@ -63,6 +71,7 @@ function reviewStream(n: number): Readable {
             sentimentLabel: sentiment >= 0.6 ? 'POSITIVE' : sentiment <= 0.4 ? 'NEGATIVE' : 'NEUTRAL',
             aiSummary: 'Friendly staff and quick service.',
             aiThemes: ['staff', 'service'],
+            ...(replied && { replyText: 'Thank you for the kind words!', replyDate: new Date(Math.min(now, date + Math.floor(rnd() * 3 * DAY))).toISOString() }),
           }),
         );
       }
@@ -152,9 +161,10 @@ try {
   if (signIn.status !== 200) throw new Error(`sign-in: ${signIn.status} ${signIn.body}`);
   const cookie = signIn.setCookie.map((c) => c.split(';')[0]!).join('; ');
 
-  const overview = JSON.parse((await send(agent, server.baseUrl, 'GET', '/dashboard/api/overview', { cookie })).body) as { totalReviews: number; months: { count: number }[] };
+  const overview = JSON.parse((await send(agent, server.baseUrl, 'GET', '/dashboard/api/overview', { cookie })).body) as { totalReviews: number; months: { count: number }[]; replies: { platforms: { platform: string; received: number; replied: number }[] } };
   if (overview.totalReviews !== REVIEWS) throw new Error(`the overview counts ${overview.totalReviews}`);
   console.log(`overview: ${overview.totalReviews.toLocaleString('en-US')} reviews, ${overview.months.reduce((n, m) => n + m.count, 0).toLocaleString('en-US')} in the last 12 months`);
+  console.log(`replies (last 90 days): ${overview.replies.platforms.map((p) => `${p.platform} ${p.replied.toLocaleString('en-US')} of ${p.received.toLocaleString('en-US')}`).join(', ') || 'none'}`);
   console.log(`\n${REQUESTS} sequential requests on one keep-alive connection, after 20 thrown away; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} on ${(await import('node:os')).cpus().length} cores`);
   console.log(`${'request'.padEnd(34)}${'p50'.padStart(8)}${'p90'.padStart(8)}${'p99'.padStart(8)}${'max'.padStart(8)}  (ms)`);
   // Two rounds: the first one after a large import also pays for the garbage the import left (major GCs of a large heap).

@@ -331,6 +331,8 @@ export interface SourceItem {
   reviewCount: number;
   /** The last sync's result (null before the first). */
   lastResult: SyncResult | null;
+  /** Credential fields missing before replies can be posted from here (Trustpilot: apiSecret, businessUserId); empty when none. */
+  replyMissing: string[];
 }
 export interface SyncResult {
   at: string;

@@ -132,7 +132,8 @@ test('draws the three charts with text alternatives that say what the data says;
   expect(monthly.map((r) => [r[0], r.at(-1)])).toEqual(data.months.map((m) => [monthName(m.month), number.format(m.count)]));
   expect(monthly.map((r) => r.slice(1, -1))).toEqual(data.months.map((m) => m.platforms.map((p) => number.format(p.count))));
   const headers = await page.getByRole('figure', { name: 'Reviews per month by platform' }).getByRole('columnheader').allTextContents();
-  expect(headers.slice(1, -1)).toEqual(data.months[0]!.platforms.map((p) => p.platform.charAt(0) + p.platform.slice(1).toLowerCase()));
+  // Platform ids in words: DIRECT (reviews written on the review page) is "Your review page", the others capitalized.
+  expect(headers.slice(1, -1)).toEqual(data.months[0]!.platforms.map((p) => (p.platform === 'DIRECT' ? 'Your review page' : p.platform.charAt(0) + p.platform.slice(1).toLowerCase())));
   // The current UTC month is the last row (a person west of UTC still sees the month the server counted).
   expect(monthly.at(-1)![0]).toBe(monthName(new Date().toISOString().slice(0, 7)));
   expect(await tableRows(page, 'Average rating by month')).toEqual(

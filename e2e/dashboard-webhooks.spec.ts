@@ -111,7 +111,11 @@ test('adds an endpoint from the keyboard: server errors beside the URL field, th
   await expect(dialog).toBeVisible();
   const url = dialog.getByRole('textbox', { name: 'URL' });
   await expect(url).toBeFocused();
-  await expect(dialog.getByRole('checkbox')).toHaveCount(4);
+  await expect(dialog.getByRole('checkbox')).toHaveCount(5);
+  // reply.failed is offered, unchecked like the API's default subscription; the others are checked.
+  await expect(dialog.getByRole('checkbox', { name: /reply\.failed/ })).not.toBeChecked();
+  await expect(dialog.getByRole('checkbox', { name: /reply\.failed/ })).toHaveAccessibleName(/A reply could not be posted on its platform/);
+  await expect(dialog.getByRole('checkbox', { name: /review\.removed/ })).toBeChecked();
   await expectNoAxeViolations(page, 'Add endpoint dialog');
 
   // http: refused by the server, the reason beside the field, focus back on it.
@@ -133,13 +137,17 @@ test('adds an endpoint from the keyboard: server errors beside the URL field, th
   await page.keyboard.press('Enter');
   await expect(dialog.locator('.field-error')).toHaveText(/10\.1\.2\.3 .*private networks/);
 
-  // The receiver's own address; leave out source.state_changed with Space; submit from the keyboard.
+  // The receiver's own address; leave out source.state_changed and take reply.failed with Space; submit from the keyboard.
   await page.keyboard.press('ControlOrMeta+a');
   await page.keyboard.type(receiver.url());
   for (let i = 0; i < 5; i++) await page.keyboard.press('Tab');
   await expect(dialog.getByRole('checkbox', { name: /source\.state_changed/ })).toBeFocused();
   await page.keyboard.press('Space');
   await expect(dialog.getByRole('checkbox', { name: /source\.state_changed/ })).not.toBeChecked();
+  await page.keyboard.press('Tab');
+  await expect(dialog.getByRole('checkbox', { name: /reply\.failed/ })).toBeFocused();
+  await page.keyboard.press('Space');
+  await expect(dialog.getByRole('checkbox', { name: /reply\.failed/ })).toBeChecked();
   await page.keyboard.press('Tab');
   await page.keyboard.press('Tab');
   await expect(dialog.getByRole('button', { name: 'Add endpoint' })).toBeFocused();
@@ -168,7 +176,7 @@ test('adds an endpoint from the keyboard: server errors beside the URL field, th
   await expect(notice(page, 'CRM sync added.')).toBeVisible();
   const row = page.getByRole('region', { name: 'Endpoints' }).getByRole('row').filter({ hasText: 'CRM sync' });
   await expect(row.getByRole('link', { name: receiver.url() })).toBeVisible();
-  await expect(row).toContainText('review.created, review.updated, review.removed');
+  await expect(row).toContainText('review.created, review.updated, review.removed, reply.failed');
   await expect(row).not.toContainText('source.state_changed');
   await expect(row).toContainText('Enabled');
   await expect(row).toContainText('None yet');

@@ -137,6 +137,20 @@ const schemas: Record<string, Schema> = {
         platforms: { type: 'array', items: object({ platform: str(), count: { type: 'integer' } }) },
       }),
     },
+    /** Reply rate and median time to reply over the last 90 days, per platform that shows replies (Google, Trustpilot, DIRECT) with reviews in the window. */
+    replies: object({
+      days: { type: 'integer', const: 90 },
+      platforms: {
+        type: 'array',
+        items: object({
+          platform: str({ enum: ['GOOGLE', 'TRUSTPILOT', 'DIRECT'] }),
+          received: { type: 'integer', minimum: 1 },
+          replied: { type: 'integer', minimum: 0 },
+          medianReplyMs: nullable({ type: 'integer', minimum: 0 }),
+        }),
+      },
+      medianReplyMs: nullable({ type: 'integer', minimum: 0 }),
+    }),
   }),
   WidgetItem: object({ id: str(), name: str(), layout: str(), subject: str(), createdAt: dateTime, updatedAt: dateTime }),
   WidgetList: object({
@@ -323,6 +337,11 @@ function widgetSchemas(): Record<string, Schema> {
         }),
         description: 'The last sync\'s result (null before the first): its counts, or why it failed (refused: the platform refused the credentials)',
       }),
+      replyMissing: {
+        type: 'array',
+        items: str(),
+        description: 'The credential fields missing before replies can be posted from here (Trustpilot: apiSecret, businessUserId), by name; empty when none is or the platform has no reply API',
+      },
     }),
     SourceAttention: object({
       data: {
@@ -498,7 +517,7 @@ export const OPERATIONS: Operation[] = [
   {
     method: 'get',
     path: '/reviews',
-    summary: "The organization's reviews, newest first, with each one's moderation. Query parameters exactly as GET /api/v1/reviews: limit, offset, platform, minRating, maxRating, since, language",
+    summary: "The organization's reviews, newest first, with each one's moderation. Query parameters exactly as GET /api/v1/reviews (limit, offset, platform, minRating, maxRating, since, language), and notReplied=true|false: true keeps only reviews of a platform that shows replies (Google, Trustpilot, DIRECT) that have no reply (other platforms never match)",
     responses: { 200: 'ReviewList' },
   },
   {

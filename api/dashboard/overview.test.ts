@@ -26,6 +26,7 @@ interface OverviewBody {
   ratingDistribution: { rating: number | null; count: number }[];
   platforms: { platform: string; count: number; averageRating: number | null }[];
   months: { month: string; count: number; averageRating: number | null; platforms: { platform: string; count: number }[] }[];
+  replies: { days: number; platforms: { platform: string; received: number; replied: number; medianReplyMs: number | null }[]; medianReplyMs: number | null };
 }
 
 /** A signed-in browser: the session cookie and the CSRF token, our own Origin. */
@@ -191,6 +192,33 @@ describe('dashboard API: overview', () => {
     expect(body.months).toHaveLength(12);
     expect(body.months.every((m) => m.count === 0 && m.averageRating === null && m.platforms.length === 0)).toBe(true);
     expect(body.months.at(-1)!.month).toBe(monthOf(new Date()));
+  });
+
+  it('answers the reply rate of the last 90 days per platform that shows replies and the median time to reply; none without reviews there', async () => {
+    const { orgId, get } = await orgWithMember('replies@overview.example');
+    const before = (await get('/dashboard/api/overview')).body as unknown as OverviewBody;
+    expect(before.replies).toEqual({ days: 90, platforms: [], medianReplyMs: null });
+    const now = Date.now();
+    const at = (days: number) => new Date(now - days * DAY);
+    const replied = (r: ReviewInput, hours: number): ReviewInput => ({ ...r, reply: { text: 'Thanks', date: new Date(Date.parse(r.date) + hours * 3_600_000).toISOString() } });
+    await t.service.store.reviews.upsert(orgId, [
+      replied(input('g1', at(10), 5, 'GOOGLE'), 2),
+      replied(input('g2', at(20), 4, 'GOOGLE'), 10),
+      input('g3', at(30), 1, 'GOOGLE'),
+      input('g4', at(40), 2, 'GOOGLE'),
+      replied(input('t1', at(5), 3, 'TRUSTPILOT'), 48),
+      replied(input('g-old', at(120), 5, 'GOOGLE'), 1), // before the window
+      input('y1', at(3), 2, 'YELP'), // no reply API: not counted
+    ], new Date());
+    const body = (await get('/dashboard/api/overview')).body as unknown as OverviewBody;
+    expect(body.replies).toEqual({
+      days: 90,
+      platforms: [
+        { platform: 'GOOGLE', received: 4, replied: 2, medianReplyMs: 6 * 3_600_000 },
+        { platform: 'TRUSTPILOT', received: 1, replied: 1, medianReplyMs: 48 * 3_600_000 },
+      ],
+      medianReplyMs: 10 * 3_600_000,
+    });
   });
 
   it('needs a session: a Bearer key is not one', async () => {

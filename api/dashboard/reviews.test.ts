@@ -290,6 +290,49 @@ describe('dashboard Reviews: list, import upload, moderation', () => {
       ['review.hidden', 'admin@example.com', 'offensive'],
     ]);
   });
+
+  it('filters Not replied: reviews of Google, Trustpilot and DIRECT without a reply, with the other filters and paging; bad values are a 400 naming them', async () => {
+    const other = await t.org('growth');
+    expect((await t.admin('POST', '/admin/users', { orgId: other.orgId, email: 'replies@example.com', role: 'member', password: PASSWORD })).status).toBe(201);
+    const person = new Client(t, agent);
+    expect((await person.signIn('replies@example.com', PASSWORD)).status).toBe(200);
+    const base = { authorName: 'Pat', authorAvatar: null, content: 'Text', url: null, isVerified: false, sentiment: null, sentimentLabel: null, aiSummary: null, aiThemes: [] };
+    const reply = { text: 'Thank you', date: '2026-10-20T10:00:00.000Z' };
+    const reviews = [
+      { platform: 'GOOGLE', externalId: 'g-open', rating: 2, date: '2026-10-10T10:00:00Z', language: 'en', reply: null },
+      { platform: 'GOOGLE', externalId: 'g-done', rating: 5, date: '2026-10-11T10:00:00Z', language: 'en', reply },
+      { platform: 'TRUSTPILOT', externalId: 't-open', rating: 4, date: '2026-10-12T10:00:00Z', language: 'de', reply: null },
+      { platform: 'DIRECT', externalId: 'd-open', rating: 5, date: '2026-10-13T10:00:00Z', language: 'en', reply: null },
+      { platform: 'YELP', externalId: 'y-open', rating: 1, date: '2026-10-14T10:00:00Z', language: 'en', reply: null },
+      { platform: 'FACEBOOK', externalId: 'f-open', rating: null, date: '2026-10-15T10:00:00Z', language: 'en', reply: null },
+    ].map((r) => ({ ...base, ...r }));
+    await t.service.store.reviews.upsert(other.orgId, reviews, new Date());
+    const ids = async (query: string) => {
+      const res = await person.send('GET', `/dashboard/api/reviews?${query}`);
+      expect(res.status, query).toBe(200);
+      return { ids: (res.body.data as { platform: string; reply: unknown }[]).map((r) => r.platform), total: (res.body.pagination as { total: number }).total };
+    };
+    expect(await ids('notReplied=true')).toEqual({ ids: ['DIRECT', 'TRUSTPILOT', 'GOOGLE'], total: 3 });
+    expect(await ids('notReplied=false')).toEqual({ ids: ['FACEBOOK', 'YELP', 'DIRECT', 'TRUSTPILOT', 'GOOGLE', 'GOOGLE'], total: 6 });
+    expect(await ids('notReplied=true&limit=1&offset=1')).toEqual({ ids: ['TRUSTPILOT'], total: 3 });
+    expect(await ids('notReplied=true&language=de')).toEqual({ ids: ['TRUSTPILOT'], total: 1 });
+    expect(await ids('notReplied=true&platform=google&maxRating=3')).toEqual({ ids: ['GOOGLE'], total: 1 });
+    // Yelp offers no reply API: none of its reviews waits for a reply here.
+    expect(await ids('notReplied=true&platform=YELP')).toEqual({ ids: [], total: 0 });
+    // A reply published since: the review leaves the filter.
+    await t.service.store.reviews.upsert(other.orgId, [{ ...reviews[0]!, reply }], new Date());
+    expect(await ids('notReplied=true')).toEqual({ ids: ['DIRECT', 'TRUSTPILOT'], total: 2 });
+
+    const bad = await person.send('GET', '/dashboard/api/reviews?notReplied=yes');
+    expect([bad.status, bad.body.error, bad.body.message, bad.body.details]).toEqual([400, 'invalid_parameter', 'Invalid query parameter: notReplied.', [{ parameter: 'notReplied', message: 'must be true or false' }]]);
+    const twice = await person.send('GET', '/dashboard/api/reviews?notReplied=true&notReplied=true');
+    expect([twice.status, twice.body.details]).toEqual([400, [{ parameter: 'notReplied', message: 'must be given once, not 2 times' }]]);
+    const both = await person.send('GET', '/dashboard/api/reviews?notReplied=1&minRating=9');
+    expect([both.status, both.body.details!.map((d) => d.parameter)]).toEqual([400, ['minRating', 'notReplied']]);
+    // The public API has no such filter: it stays the public API's 400.
+    const pub = await t.get('/api/v1/reviews?notReplied=true', { key: other.key });
+    expect(pub.status).toBe(400);
+  });
 });
 
 /** An upload with hand-made framing headers (chunked, or a declared length with no body sent). */

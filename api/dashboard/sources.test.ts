@@ -342,6 +342,32 @@ describe('dashboard sources', () => {
     expect((await owner.send('GET', '/dashboard/api/sources')).body.data).toHaveLength(2);
   });
 
+  it('says what a Trustpilot source lacks to reply (replyMissing: apiSecret, businessUserId) until a reconnect adds them; the secret is in no answer', async () => {
+    const other = (await t.org('growth')).orgId;
+    const person = await signedIn('replies-owner@example.com', 'owner', other);
+    const readOnly = await person.send('POST', '/dashboard/api/sources', { platform: 'trustpilot', account: 'unit-1', name: 'Read only', credentials: { apiKey: fake.keys.trustpilot } });
+    expect(readOnly.status).toBe(201);
+    expect(readOnly.body.replyMissing).toEqual(['apiSecret', 'businessUserId']);
+    const id = readOnly.body.id as string;
+    const listed = async () => ((await person.send('GET', '/dashboard/api/sources')).body.data as { id: string; replyMissing: string[] }[]).find((s) => s.id === id)!;
+    expect((await listed()).replyMissing).toEqual(['apiSecret', 'businessUserId']);
+
+    // Half of it: the secret alone (proved with a token) still lacks the business user.
+    const half = await person.send('POST', `/dashboard/api/sources/${id}/reconnect`, { credentials: { apiKey: fake.keys.trustpilot, apiSecret: fake.keys.trustpilotSecret } });
+    expect([half.status, half.body.replyMissing]).toEqual([200, ['businessUserId']]);
+    // A wrong secret is refused and changes nothing.
+    const wrong = await person.send('POST', `/dashboard/api/sources/${id}/reconnect`, { credentials: { apiKey: fake.keys.trustpilot, apiSecret: 'not-the-secret', businessUserId: fake.keys.trustpilotBusinessUser } });
+    expect(wrong.status).toBe(400);
+    expect((await listed()).replyMissing).toEqual(['businessUserId']);
+    const full = await person.send('POST', `/dashboard/api/sources/${id}/reconnect`, { credentials: { apiKey: fake.keys.trustpilot, apiSecret: fake.keys.trustpilotSecret, businessUserId: fake.keys.trustpilotBusinessUser } });
+    expect([full.status, full.body.replyMissing]).toEqual([200, []]);
+    expect((await listed()).replyMissing).toEqual([]);
+    // A platform without a reply API never lacks anything for it.
+    const yelp = await person.send('POST', '/dashboard/api/sources', { platform: 'yelp', account: 'acme-tacos', credentials: { apiKey: fake.keys.yelp } });
+    expect([yelp.status, yelp.body.replyMissing]).toEqual([201, []]);
+    expect(seen.join('\n')).not.toContain(fake.keys.trustpilotSecret);
+  });
+
   it('removes with an audit record, and no answer ever held a credential', async () => {
     const removed = await owner.send('DELETE', `/dashboard/api/sources/${sourceId}`);
     expect(removed.status).toBe(200);

@@ -9,6 +9,7 @@
  * and 1 ms either side, a review in the future, dates at midnight UTC (for
  * date-only `since`), and hostile text (HTML, emoji, RTL, control characters).
  */
+import { awaitsReply } from './reply-figures.ts';
 import type { MonthlyCount, MonthlyQuery, Review, ReviewInput, ReviewPage, ReviewQuery, ReviewStats, SentimentLabel, StatsQuery } from '../store/types.ts';
 import { seededRandom } from '../demo/seeded-random.ts';
 
@@ -214,6 +215,7 @@ export function referenceMatches(review: Review, q: Omit<ReviewQuery, 'limit' | 
   if (q.since !== undefined && !(Date.parse(review.date) > q.since.getTime())) return false;
   if (q.language !== undefined && review.language !== q.language) return false;
   if (q.productId !== undefined && review.productId !== q.productId) return false;
+  if (q.awaitingReply === true && !awaitsReply(review)) return false;
   return true;
 }
 

@@ -165,7 +165,26 @@ export class SourcesService {
     const sources = await this.store.sources.listByOrg(orgId);
     if (sources.length === 0) return [];
     const stats = await this.store.reviews.stats({ orgId, now: new Date() });
-    return sources.map((s) => ({ ...view(s), lastResult: s.lastResult ?? null, reviewCount: stats.platforms.find((p) => p.platform === s.platform)?.count ?? 0 }));
+    return sources.map((s) => ({ ...view(s), lastResult: s.lastResult ?? null, reviewCount: stats.platforms.find((p) => p.platform === s.platform)?.count ?? 0, replyMissing: this.replyMissing(s) }));
+  }
+
+  /**
+   * The credential fields a source lacks before its platform lets anyone reply
+   * from here (CONTRACT §15; Trustpilot: `apiSecret`, `businessUserId`), by
+   * name only: [] when nothing is missing or the platform has no reply API.
+   * The credentials are opened here and nothing of them leaves but the names.
+   */
+  replyMissing(source: Source): string[] {
+    const connector = CONNECTORS[source.platform];
+    if (!connector?.replies) return [];
+    let credentials: Record<string, unknown>;
+    try {
+      credentials = this.box.openJson<Record<string, unknown>>(source.credentials, source.id);
+    } catch {
+      return []; // Sealed under a key no longer configured: the sync says so, not this.
+    }
+    if (connector.replies.missing(credentials) === null) return [];
+    return connector.credentialFields.filter((f) => credentials[f] === undefined || credentials[f] === null || credentials[f] === '');
   }
 
   async sync(id: string, full: boolean): Promise<SyncSummary> {

@@ -28,6 +28,8 @@ export interface SourceView {
   reviewCount?: number;
   /** `sources list` and the dashboard: the last sync's result (never in a webhook event). */
   lastResult?: SyncResult | null;
+  /** The dashboard: the credential fields missing before replies can be posted from here (names only; SourcesService.replyMissing). */
+  replyMissing?: string[];
 }
 
 export function view(source: Source): SourceView {

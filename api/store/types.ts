@@ -10,6 +10,7 @@ import type { OutboxSignal } from './outbox-signal.ts';
 import type { ProductStore } from './product-types.ts';
 import type { ReplyStore } from './reply-types.ts';
 import type { CollectStore } from './collect-types.ts';
+import type { ReplyFigures } from '../reviews/reply-figures.ts';
 
 export const PLANS = ['free', 'starter', 'growth', 'agency'] as const;
 export type Plan = (typeof PLANS)[number];
@@ -212,6 +213,12 @@ export interface ReviewQuery {
   language?: string;
   /** A catalog id; a review matches when it names this product. */
   productId?: string;
+  /**
+   * True: only reviews that can still be answered from here, i.e. on a
+   * platform that shows replies (`REPLY_PLATFORMS`, api/reviews/reply-figures.ts)
+   * with `reply` null. Reviews of other platforms never match.
+   */
+  awaitingReply?: boolean;
   limit: number;
   offset: number;
 }
@@ -265,6 +272,11 @@ export interface MonthlyQuery {
   /** First and last month wanted, `YYYY-MM`, inclusive. */
   from: string;
   to: string;
+}
+
+export interface ReplyFiguresQuery {
+  orgId: string;
+  now: Date;
 }
 
 export interface UpsertResult {
@@ -338,6 +350,14 @@ export interface ReviewStore {
    * aggregates, never by reading every review.
    */
   monthly(query: MonthlyQuery): Promise<MonthlyCount[]>;
+  /**
+   * The Overview's reply figures (api/reviews/reply-figures.ts): per platform
+   * that shows replies, the reviews dated in the last 90 days up to `now`,
+   * how many have a reply, and the median time to reply. Counted on the
+   * window alone (binary searches, index ranges): reads only the replied
+   * reviews of the window, never the organization's reviews.
+   */
+  replyFigures(query: ReplyFiguresQuery): Promise<ReplyFigures>;
   /**
    * A number that changes whenever the organization's reviews change, for a
    * store that alone sees every change (the embedded store: one writer

@@ -7,16 +7,18 @@ import { buildSeries, seriesWindow } from '../overview-series.ts';
 /**
  * The Overview's figures and chart data in one answer: the statistics of
  * /reviews/stats and the last 12 UTC months, both from the store's maintained
- * aggregates (no request reads every review; README "Overview").
+ * aggregates (no request reads every review; README "Overview"), and the reply
+ * figures of the last 90 days (counted on the window; only its replied reviews read).
  */
 export function overview({ store }: DashboardDeps) {
   return async function overview(ctx: Context): Promise<void> {
     const { org } = auth(ctx);
     const now = new Date();
     const window = seriesWindow(now);
-    const [stats, monthly, widgets, members] = await Promise.all([
+    const [stats, monthly, replies, widgets, members] = await Promise.all([
       store.reviews.stats({ orgId: org.id, now }),
       store.reviews.monthly({ orgId: org.id, ...window }),
+      store.reviews.replyFigures({ orgId: org.id, now }),
       store.widgets.listByOrg(org.id),
       store.people.users.listByOrg(org.id),
     ]);
@@ -30,6 +32,7 @@ export function overview({ store }: DashboardDeps) {
       ratingDistribution: stats.ratingDistribution,
       platforms: stats.platforms,
       months: buildSeries(monthly, window),
+      replies,
     };
   };
 }

@@ -6,8 +6,8 @@
  */
 import type { Context } from 'koa';
 import { readJson } from '../../admin/body.ts';
-import { notFound } from '../../errors.ts';
-import { validQuery } from '../../openapi/params.ts';
+import { ApiError, invalidParameters, notFound, type ParameterDetail } from '../../errors.ts';
+import { validQuery, type ListReviewsParams } from '../../openapi/params.ts';
 import { reviewQuery } from '../../reviews/routes.ts';
 import { isRecordId } from '../../store/ids.ts';
 import type { HideReason, Review, ReviewModeration } from '../../store/types.ts';
@@ -36,13 +36,45 @@ function reviewItem(r: Review, hidden: ReviewModeration | undefined) {
   };
 }
 
-/** GET /reviews: the same parameters, rules and order as GET /api/v1/reviews, plus each review's moderation. */
+/** The dashboard's own filter beside the public API's: `notReplied=true` (only reviews that can still be answered from here) or `false` (no filter). */
+export const NOT_REPLIED = 'notReplied';
+
+/**
+ * The query string split into the dashboard's `notReplied` and the public
+ * API's parameters, each validated; every problem of both in one 400.
+ */
+function listParams(querystring: string): { params: ListReviewsParams; notReplied: boolean } {
+  const search = new URLSearchParams(querystring);
+  const values = search.getAll(NOT_REPLIED);
+  search.delete(NOT_REPLIED);
+  const problems: ParameterDetail[] = [];
+  if (values.length > 1) problems.push({ parameter: NOT_REPLIED, message: `must be given once, not ${values.length} times` });
+  else if (values.length === 1 && values[0] !== 'true' && values[0] !== 'false') problems.push({ parameter: NOT_REPLIED, message: 'must be true or false' });
+  let params: ListReviewsParams | undefined;
+  try {
+    params = validQuery('listReviews', search.toString());
+  } catch (err) {
+    if (problems.length === 0 || !(err instanceof ApiError) || err.code !== 'invalid_parameter') throw err;
+    problems.unshift(...err.details.filter((d): d is ParameterDetail => 'parameter' in d));
+  }
+  if (problems.length > 0 || params === undefined) {
+    throw invalidParameters(problems, problems.length === 1 ? `Invalid query parameter: ${problems[0]!.parameter}.` : `Invalid query parameters: ${[...new Set(problems.map((p) => p.parameter))].join(', ')}.`);
+  }
+  return { params, notReplied: values[0] === 'true' };
+}
+
+/**
+ * GET /reviews: the same parameters, rules and order as GET /api/v1/reviews, plus each review's
+ * moderation, and `notReplied`: with `true`, only the reviews of a platform that shows replies
+ * (Google, Trustpilot, DIRECT) that have none, answered by the store like the other filters.
+ */
 export function listReviews({ store }: DashboardDeps) {
   return async function listReviews(ctx: Context): Promise<void> {
-    const params = validQuery('listReviews', ctx.querystring);
+    const { params, notReplied } = listParams(ctx.querystring);
     const { org } = auth(ctx);
     const { limit, offset } = params;
-    const [page, hidden] = await Promise.all([store.reviews.list(reviewQuery(org.id, params)), store.moderation.listByOrg(org.id)]);
+    const query = { ...reviewQuery(org.id, params), ...(notReplied && { awaitingReply: true }) };
+    const [page, hidden] = await Promise.all([store.reviews.list(query), store.moderation.listByOrg(org.id)]);
     const byReview = new Map(hidden.map((m) => [m.reviewId, m]));
     ctx.body = {
       data: page.items.map((r) => reviewItem(r, byReview.get(r.id))),

@@ -157,7 +157,14 @@ function item(s: SourceView) {
     heldRemovals: s.heldRemovals,
     reviewCount: s.reviewCount ?? 0,
     lastResult: s.lastResult ?? null,
+    replyMissing: s.replyMissing ?? [],
   };
+}
+
+/** A source just connected or reconnected, with what it still lacks to reply (read again: the answer of add/reconnect carries no credentials). */
+async function withReplyMissing(deps: DashboardDeps, s: SourceView): Promise<SourceView> {
+  const stored = await deps.store.sources.get(s.id);
+  return stored ? { ...s, replyMissing: service(deps).replyMissing(stored) } : s;
 }
 
 /** Where the dashboard's credentials come from, for the 400 that says they are not an object. */
@@ -189,7 +196,7 @@ export function connectSource(deps: DashboardDeps) {
     const added = await service(deps).add({ orgId: org.id, ...request });
     await audit(deps.store, org.id, user, 'source.connected', { id: added.id, label: label(added) });
     ctx.status = 201;
-    ctx.body = item({ ...added, reviewCount: 0 });
+    ctx.body = item(await withReplyMissing(deps, { ...added, reviewCount: 0 }));
   };
 }
 
@@ -225,7 +232,7 @@ export function reconnectSource(deps: DashboardDeps) {
     if (source.platform === 'GOOGLE') throw badRequest('Reconnect Google with the Connect Google button (OAuth)', [{ parameter: 'credentials', message: 'use Connect Google' }]);
     const updated = await service(deps).reconnect(source.id, credentialsField(body, CREDENTIALS));
     await audit(deps.store, org.id, user, 'source.reconnected', { id: source.id, label: label(updated) });
-    ctx.body = item({ ...updated, reviewCount: 0 });
+    ctx.body = item(await withReplyMissing(deps, { ...updated, reviewCount: 0 }));
   };
 }
 

@@ -6,7 +6,11 @@
  * Per organization, each review is referenced from four lists sorted in API
  * order (date descending, then id descending): all reviews, its rating (or
  * unrated), its platform, and its platform × rating bucket; and from the same
- * four lists again within its language (for the `language` filter). A query picks the
+ * four lists again within its language (for the `language` filter). A review
+ * waiting for a reply (`awaitsReply`: Google, Trustpilot or DIRECT, no reply)
+ * is in the same eight lists again within the organization's `awaiting` scope
+ * (the dashboard's `Not replied` filter), and a replied one of those platforms
+ * in its platform's `replied` list (the Overview's reply figures). A query picks the
  * lists that exactly cover its filters, cuts each at `since` by binary search,
  * finds the page start in their union by a k-way selection (no walking of
  * `offset` items) and merges `limit` items.
@@ -24,7 +28,8 @@
  * whose lexical order is chronological; records are normalized to that form.
  * Review ids are assumed unique (they are, from `newId`).
  */
-import type { MonthlyCount, MonthlyQuery, Review, ReviewInput, ReviewPage, ReviewQuery, ReviewStats, StatsQuery } from '../types.ts';
+import type { MonthlyCount, MonthlyQuery, ReplyFiguresQuery, Review, ReviewInput, ReviewPage, ReviewQuery, ReviewStats, StatsQuery } from '../types.ts';
+import { awaitsReply, hasShownReply, REPLY_PLATFORMS, REPLY_WINDOW_DAYS, replyDelayMs, replyFigures, type ReplyFigures } from '../../reviews/reply-figures.ts';
 import { monthsBetween } from '../../reviews/months.ts';
 import { dayWindow, emptyRawStats, finishStats, sentimentUnits, type RawStats } from '../../reviews/stats-math.ts';
 import { ShardedMap } from './sharded-map.ts';
@@ -338,6 +343,39 @@ class ListSet {
 }
 
 /**
+ * The sorted lists of one set of reviews and of each of its languages: the
+ * reviews waiting for a reply (`awaitsReply`) of an organization or of a
+ * product, answered like the other filters, from lists that cover the query.
+ */
+class ListScope {
+  readonly main = new ListSet();
+  readonly languages = new Map<string, ListSet>();
+
+  language(code: string): ListSet {
+    let set = this.languages.get(code);
+    if (!set) this.languages.set(code, (set = new ListSet()));
+    return set;
+  }
+
+  listsOf(r: Review): SortedList[] {
+    return [...this.main.listsOf(r), ...this.language(r.language).listsOf(r)];
+  }
+
+  /** Queue a record in both of its sets; the sets to merge are added to `touched`. */
+  distribute(r: Review, touched: Set<ListSet>): void {
+    const lang = this.language(r.language);
+    this.main.distribute(r);
+    lang.distribute(r);
+    touched.add(this.main).add(lang);
+  }
+
+  listsFor(q: Pick<ReviewQuery, 'platforms' | 'minRating' | 'maxRating' | 'language'>): SortedList[] {
+    if (q.language === undefined) return this.main.listsFor(q);
+    return this.languages.get(q.language)?.listsFor(q) ?? [];
+  }
+}
+
+/**
  * The reviews of one catalog product: its own lists (all, and per language)
  * and aggregates per platform, so a product's pages and statistics are
  * answered like the organization's, never by scanning its reviews.
@@ -346,6 +384,8 @@ class ProductReviews {
   readonly main = new ListSet();
   readonly languages = new Map<string, ListSet>();
   readonly platforms = new Map<string, PlatformState>();
+  /** Its reviews waiting for a reply (the `Not replied` filter of one product's reviews). */
+  readonly awaiting = new ListScope();
   /** Live reviews naming the product. */
   count = 0;
 
@@ -378,6 +418,12 @@ class OrgReviews {
   readonly platforms = new Map<string, PlatformState>();
   /** The reviews of each catalog product that reviews name. */
   readonly products = new Map<string, ProductReviews>();
+  /** The reviews waiting for a reply (`awaitsReply`): the `Not replied` filter, combined with the others like `language` is. */
+  readonly awaiting = new ListScope();
+  /** Per platform that shows replies, its reviews that have one: the Overview's reply figures read only these. */
+  readonly replied = new Map<string, SortedList>();
+  /** The last reply figures, valid while `generation` stands and the window cuts every list at the same places. */
+  replyCache: { generation: number; cuts: string; figures: ReplyFigures } | null = null;
   /** Indexed records not yet in the lists, in arrival order. */
   pending: Review[] = [];
   /** Records replaced since the last flush (in the lists or in `pending`). */
@@ -411,11 +457,21 @@ class OrgReviews {
     return p;
   }
 
+  repliedList(platform: string): SortedList {
+    let list = this.replied.get(platform);
+    if (!list) this.replied.set(platform, (list = new SortedList()));
+    return list;
+  }
+
   listsOf(r: Review): SortedList[] {
     const lists = [...this.main.listsOf(r), ...this.language(r.language).listsOf(r)];
+    const awaiting = awaitsReply(r);
+    if (awaiting) lists.push(...this.awaiting.listsOf(r));
+    else if (hasShownReply(r)) lists.push(this.repliedList(r.platform));
     if (r.productId !== null) {
       const p = this.product(r.productId);
       lists.push(...p.main.listsOf(r), ...p.language(r.language).listsOf(r));
+      if (awaiting) lists.push(...p.awaiting.listsOf(r));
     }
     return lists;
   }
@@ -434,7 +490,7 @@ class OrgReviews {
     if (old) {
       this.count(old, -1);
       const sameLists =
-        old.date === record.date && old.id === record.id && old.rating === record.rating && old.language === record.language && old.productId === record.productId;
+        old.date === record.date && old.id === record.id && old.rating === record.rating && old.language === record.language && old.productId === record.productId && (old.reply === null) === (record.reply === null);
       // Flushing is per organization, so a record found in `all` is in all its lists.
       const at = sameLists ? this.main.all.indexOf(old) : -1;
       if (at >= 0) {
@@ -490,26 +546,38 @@ class OrgReviews {
     // Distribute once in sorted order, so each list merges an already sorted run.
     // Only the product sets written to are merged: a catalog may hold thousands.
     const productSets = new Set<ListSet>();
+    const repliedLists = new Set<SortedList>();
     for (const r of sorted) {
       this.main.distribute(r);
       this.language(r.language).distribute(r);
+      const awaiting = awaitsReply(r);
+      if (awaiting) this.awaiting.distribute(r, productSets);
+      else if (hasShownReply(r)) {
+        const list = this.repliedList(r.platform);
+        list.incoming.push(r);
+        repliedLists.add(list);
+      }
       if (r.productId !== null) {
         const p = this.product(r.productId);
         const lang = p.language(r.language);
         p.main.distribute(r);
         lang.distribute(r);
         productSets.add(p.main).add(lang);
+        if (awaiting) p.awaiting.distribute(r, productSets);
       }
     }
     this.main.mergeIncoming();
     for (const set of this.languages.values()) set.mergeIncoming();
     for (const set of productSets) set.mergeIncoming();
+    for (const list of repliedLists) list.mergeIncoming();
   }
 
   /** The lists whose union is exactly the reviews matching the filters; none for a language no review has. */
-  listsFor(q: Pick<ReviewQuery, 'platforms' | 'minRating' | 'maxRating' | 'language' | 'productId'>): SortedList[] {
+  listsFor(q: Pick<ReviewQuery, 'platforms' | 'minRating' | 'maxRating' | 'language' | 'productId' | 'awaitingReply'>): SortedList[] {
     const scope = q.productId === undefined ? this : this.products.get(q.productId);
     if (scope === undefined) return [];
+    // Only platforms that show replies have reviews in `awaiting`: a filter on another platform finds none there.
+    if (q.awaitingReply === true) return scope.awaiting.listsFor(q);
     if (q.language === undefined) return scope.main.listsFor(q);
     return scope.languages.get(q.language)?.listsFor(q) ?? [];
   }
@@ -742,6 +810,51 @@ export class ReviewIndex {
       }
     }
     return out;
+  }
+
+  /**
+   * The reply figures of the last 90 days up to `now`: per platform that shows
+   * replies, its reviews in the window (a binary search on its list) and the
+   * replied ones among them, read from its list of replied reviews cut at
+   * the window (only the window's replied reviews are read, for the median).
+   */
+  replyFigures(q: ReplyFiguresQuery): ReplyFigures {
+    const org = this.orgs.get(q.orgId);
+    if (!org) return replyFigures(new Map(), new Map());
+    org.flush();
+    const { from, to } = dayWindow(q.now, REPLY_WINDOW_DAYS);
+    const fromKey = boundKey(from);
+    const toKey = boundKey(to);
+    // Where the window cuts each list (binary searches). The same cuts in the same generation are the
+    // same reviews: the last answer stands, and the replied reviews are read again only after a write
+    // or when a review enters or leaves the window.
+    const cuts: [string, SortedList | undefined, number, number, number][] = [];
+    for (const platform of REPLY_PLATFORMS) {
+      const list = org.main.platforms.get(platform)?.list;
+      if (!list) continue;
+      const replied = org.replied.get(platform);
+      cuts.push([platform, replied, countWithin([list], fromKey, toKey), replied?.countAfter(toKey) ?? 0, replied?.countAfter(fromKey) ?? 0]);
+    }
+    const key = cuts.map((c) => `${c[0]}:${c[2]}:${c[3]}:${c[4]}`).join(' ');
+    const cached = org.replyCache;
+    if (cached && cached.generation === org.generation && cached.cuts === key) return cached.figures;
+    const received = new Map<string, number>();
+    const delays = new Map<string, number[]>();
+    for (const [platform, replied, count, start, end] of cuts) {
+      received.set(platform, count);
+      const mine: number[] = [];
+      for (let i = start; i < end; i++) {
+        const r = replied!.items[i]!;
+        mine.push(replyDelayMs({ date: r.date, reply: r.reply! }));
+      }
+      delays.set(platform, mine);
+    }
+    const figures = replyFigures(received, delays);
+    // Shared by every answer until the next write: frozen, like the statistics.
+    for (const p of figures.platforms) Object.freeze(p);
+    Object.freeze(figures.platforms);
+    org.replyCache = { generation: org.generation, cuts: key, figures: Object.freeze(figures) };
+    return figures;
   }
 
   /** The maintained month × platform aggregates from..to: (months × platforms) map reads, no review read. */

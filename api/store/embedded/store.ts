@@ -954,6 +954,7 @@ export class EmbeddedStore implements Store {
     count: async (orgId: string) => this.index.count(orgId),
     get: async (orgId: string, id: string) => this.index.get(orgId, id),
     monthly: async (query) => this.index.monthly(query),
+    replyFigures: async (query) => this.index.replyFigures(query),
     generation: (orgId: string) => this.index.generation(orgId),
     upsert: (orgId: string, inputs: ReviewInput[], now: Date): Promise<UpsertResult> => this.upsertReviews(orgId, inputs, now),
     // Alone in its round, resolved against the committed index: a removal never races a batch of the same organization.

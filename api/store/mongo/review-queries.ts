@@ -16,7 +16,8 @@
  *   collection on FerretDB (~94 ms each at 1,500 documents, against ~1.5 ms).
  */
 import type { CreateIndexesOptions, Document, Filter, IndexSpecification } from 'mongodb';
-import type { Review, ReviewQuery, StatsQuery } from '../types.ts';
+import type { ReplyFiguresQuery, Review, ReviewQuery, StatsQuery } from '../types.ts';
+import { REPLY_PLATFORMS, REPLY_WINDOW_DAYS } from '../../reviews/reply-figures.ts';
 import { dayWindow, emptyRawStats, sentimentUnits, type RawStats } from '../../reviews/stats-math.ts';
 
 export interface ReviewDocument extends Omit<Review, 'date' | 'createdAt' | 'updatedAt' | 'reply'> {
@@ -117,7 +118,29 @@ export function listFilter(q: Omit<ReviewQuery, 'limit' | 'offset'>): Filter<Rev
   if (q.since !== undefined) filter.date = { $gt: q.since };
   if (q.language !== undefined) filter.language = q.language;
   if (q.productId !== undefined) filter.productId = q.productId;
+  if (q.awaitingReply === true) {
+    // Only platforms that show replies, and no reply: `reply.date` null matches a null or absent `reply` (reviews stored before replies were collected).
+    const platforms = (q.platforms === undefined ? REPLY_PLATFORMS : [...new Set(q.platforms)]).filter((p) => REPLY_PLATFORMS.includes(p));
+    filter.platform = { $in: platforms };
+    (filter as Document)['reply.date'] = null;
+  }
   return filter;
+}
+
+/**
+ * The reply figures' two queries (api/reviews/reply-figures.ts): the reviews of
+ * each platform that shows replies dated in the window, counted per platform on
+ * the {orgId, platform, date} index, and the replied ones of the window with
+ * only what their delay needs (no text).
+ */
+export function replyFiguresQueries(q: ReplyFiguresQuery): { received: Document[]; replied: Filter<ReviewDocument>; repliedProjection: Document } {
+  const { from, to } = dayWindow(q.now, REPLY_WINDOW_DAYS);
+  const match: Filter<ReviewDocument> = { orgId: q.orgId, platform: { $in: [...REPLY_PLATFORMS] }, date: { $gt: from, $lte: to } };
+  return {
+    received: [{ $match: match }, { $group: { _id: '$platform', count: { $sum: 1 } } }],
+    replied: { ...match, 'reply.date': { $ne: null } } as Filter<ReviewDocument>,
+    repliedProjection: { _id: 0, platform: 1, date: 1, 'reply.date': 1 },
+  };
 }
 
 /** API order: date descending, then id descending. Served by the indexes below. */
@@ -133,6 +156,8 @@ export const reviewIndexes: { key: IndexSpecification; options: CreateIndexesOpt
   { key: { orgId: 1, language: 1, date: -1, id: -1 }, options: { name: 'org_language_date_id' } },
   // A catalog product's reviews (CONTRACT §13): its pages, counts and statistics from the index, never the organization's reviews.
   { key: { orgId: 1, productId: 1, date: -1, id: -1 }, options: { name: 'org_product_date_id' } },
+  // The dashboard's `Not replied` filter (reply.date null, platforms that show replies): paged and counted from the index.
+  { key: { orgId: 1, 'reply.date': 1, platform: 1, date: -1, id: -1 }, options: { name: 'org_reply_platform_date_id' } },
 ];
 
 /** A `$group` output row: reviews of one platform with one rating (null = unrated). */

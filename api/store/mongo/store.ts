@@ -104,10 +104,12 @@ import {
   reviewIndexes,
   reviewKey,
   statsQueries,
+  replyFiguresQueries,
   toDocument,
   type ReviewDocument,
 } from './review-queries.ts';
 import { ReviewMonths } from './review-months.ts';
+import { replyDelayMs, replyFigures } from '../../reviews/reply-figures.ts';
 import { MongoProducts } from './products.ts';
 import { MongoReplies } from './replies.ts';
 import type { ReplyStore } from '../reply-types.ts';
@@ -432,6 +434,23 @@ export class MongoStore implements Store {
       return finishStats({ ...raw, last30Days: last30, last7Days: last7 });
     },
     monthly: async (query) => this.reviewMonths.monthly(query),
+    // The window's reviews counted per platform, and only its replied reviews read (their dates, no text).
+    replyFigures: async (query) => {
+      const q = replyFiguresQueries(query);
+      const [counts, replied] = await Promise.all([
+        this.reviewCol.aggregate<{ _id: string; count: number }>(q.received).toArray(),
+        this.reviewCol.find(q.replied, { projection: q.repliedProjection }).toArray(),
+      ]);
+      const received = new Map(counts.map((c) => [c._id, c.count]));
+      const delays = new Map<string, number[]>();
+      for (const doc of replied) {
+        if (!doc.reply) continue;
+        const list = delays.get(doc.platform) ?? [];
+        list.push(replyDelayMs({ date: doc.date, reply: doc.reply }));
+        delays.set(doc.platform, list);
+      }
+      return replyFigures(received, delays);
+    },
     count: async (orgId) => this.reviewCol.countDocuments({ orgId }),
     get: async (orgId, id) => {
       const doc = await this.reviewCol.findOne({ orgId, id }, { projection: { _id: 0 } });

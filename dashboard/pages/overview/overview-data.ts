@@ -18,6 +18,14 @@ export interface OverviewData {
   platforms: { platform: string; count: number; averageRating: number | null }[];
   /** The last 12 UTC calendar months, oldest first. */
   months: { month: string; count: number; averageRating: number | null; platforms: { platform: string; count: number }[] }[];
+  /** Reply rate and median time to reply of the last `days` days, per platform that shows replies with reviews in them. */
+  replies: ReplyFigures;
+}
+
+export interface ReplyFigures {
+  days: number;
+  platforms: { platform: string; received: number; replied: number; medianReplyMs: number | null }[];
+  medianReplyMs: number | null;
 }
 
 /**
@@ -40,7 +48,7 @@ export const monthLabel = (month: string): string => monthLong.format(firstOf(mo
 export const axisLabel = (month: string, first: boolean): string => (first || month.endsWith('-01') ? monthYearShort.format(firstOf(month)) : monthShort.format(firstOf(month)));
 
 /** Platform ids as people write them. */
-const PLATFORM_NAMES: Record<string, string> = { GOOGLE: 'Google', YELP: 'Yelp', TRUSTPILOT: 'Trustpilot', G2: 'G2', CAPTERRA: 'Capterra', FACEBOOK: 'Facebook' };
+const PLATFORM_NAMES: Record<string, string> = { GOOGLE: 'Google', YELP: 'Yelp', TRUSTPILOT: 'Trustpilot', G2: 'G2', CAPTERRA: 'Capterra', FACEBOOK: 'Facebook', DIRECT: 'Your review page' };
 export const platformName = (id: string): string => PLATFORM_NAMES[id] ?? id.charAt(0) + id.slice(1).toLowerCase();
 
 export const ratingLabel = (rating: number | null): string => (rating === null ? 'No stars' : `${rating} star${rating === 1 ? '' : 's'}`);
@@ -86,4 +94,33 @@ export function averageSummary(data: OverviewData): string {
     `Highest: ${formatDecimal(high.averageRating)} (${monthLabel(high.month)}); lowest: ${formatDecimal(low.averageRating)} (${monthLabel(low.month)}).` +
     (rated.length < data.months.length ? ` ${plural(data.months.length - rated.length, 'month has', 'months have')} no rated review.` : '')
   );
+}
+
+/** A reply rate as people read it: 2 of 3 → "67%" (never asked for nothing received: such platforms are not listed). */
+export const formatRate = (replied: number, received: number): string => `${Math.round((100 * replied) / received)}%`;
+
+/** Units of a time to reply: the first whose limit the time is under (ms per unit, limit in ms). */
+const DURATIONS: [Intl.NumberFormat, number, number][] = (
+  [
+    ['minute', 60_000, 3_600_000],
+    ['hour', 3_600_000, 172_800_000],
+    ['day', 86_400_000, Infinity],
+  ] as const
+).map(([unit, ms, below]) => [new Intl.NumberFormat(undefined, { style: 'unit', unit, unitDisplay: 'long', maximumFractionDigits: 1 }), ms, below]);
+
+/** A time to reply in the largest unit that reads well: "under a minute", "45 minutes", "6.5 hours", "12 days" (a tenth below 10). */
+export function formatDuration(ms: number | null): string {
+  if (ms === null) return 'none yet';
+  if (ms < 60_000) return 'under a minute';
+  const [format, per] = DURATIONS.find(([, , below]) => ms < below)!;
+  const n = ms / per;
+  return format.format(n < 10 ? Math.round(n * 10) / 10 : Math.round(n));
+}
+
+/** The reply figures in one sentence (the card's summary, read before its table). */
+export function replySummary(r: ReplyFigures): string {
+  if (r.platforms.length === 0) return `No reviews in the last ${r.days} days on Google, Trustpilot or your review page.`;
+  const received = r.platforms.reduce((n, p) => n + p.received, 0);
+  const replied = r.platforms.reduce((n, p) => n + p.replied, 0);
+  return `In all: ${formatNumber(replied)} of ${formatNumber(received)} replied (${formatRate(replied, received)}), median time to reply ${formatDuration(r.medianReplyMs)}.`;
 }

@@ -20,13 +20,17 @@ import {
   axisLabel,
   DASHES,
   distributionSummary,
+  formatDuration,
+  formatRate,
   monthLabel,
   monthlySummary,
   PALETTE,
   platformName,
   ratingLabel,
+  replySummary,
   seriesPlatforms,
   type OverviewData,
+  type ReplyFigures,
 } from './overview-data.ts';
 
 function Figures(props: { data: OverviewData }) {
@@ -185,6 +189,44 @@ function Charts(props: { data: OverviewData }) {
 }
 
 /**
+ * Replies over the last 90 days: per platform that shows replies (Google, Trustpilot, the review
+ * page), the reviews received, how many have a reply, the rate and the median time to reply, from
+ * the review's date to the reply's. Said in words when there is nothing to count.
+ */
+function RepliesCard(props: { replies: ReplyFigures }) {
+  const r = props.replies;
+  return (
+    <section class="card rejected-card" aria-labelledby="replies-title">
+      <h2 id="replies-title">Replies (last {r.days} days)</h2>
+      <p class="hint">{replySummary(r)}</p>
+      {r.platforms.length > 0 && (
+        // Three columns whose cells wrap: they fit the card at 390 px without scrolling.
+        <table class="table">
+          <thead>
+            <tr>
+              {['Platform', 'Replied', 'Median time to reply'].map((h) => (
+                <th scope="col" key={h}>
+                  {h}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {r.platforms.map((p) => (
+              <tr key={p.platform}>
+                <th scope="row">{platformName(p.platform)}</th>
+                <td>{`${formatNumber(p.replied)} of ${formatNumber(p.received)} (${formatRate(p.replied, p.received)})`}</td>
+                <td>{formatDuration(p.medianReplyMs)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
+/**
  * Reviews rejected on the Collect page in the last 90 days, by rating: rejecting a review because
  * it is negative is suppression, and this card makes it visible to everyone in the organization.
  */
@@ -245,6 +287,7 @@ export function OverviewPage(props: { session: SessionInfo }) {
       {!data && !error && <Loading what="figures" />}
       {data && <Figures data={data} />}
       {data && (data.totalReviews === 0 ? <HowToImport session={props.session} /> : <Charts data={data} />)}
+      {data && data.totalReviews > 0 && <RepliesCard replies={data.replies} />}
       <RejectedByRating />
       <PlanCard org={props.session.org!} />
     </>

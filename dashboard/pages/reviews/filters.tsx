@@ -1,4 +1,7 @@
-/** The public API's filters for GET /reviews, as a form: platform, stars, since, language, page size. */
+/**
+ * The public API's filters for GET /reviews, as a form: platform, stars, since, language, page size;
+ * and the dashboard's own `Not replied` (reviews of Google, Trustpilot and the review page without a reply).
+ */
 import { useState } from 'preact/hooks';
 
 export interface Filters {
@@ -7,10 +10,12 @@ export interface Filters {
   maxRating: string;
   since: string;
   language: string;
+  /** 'true': only reviews that can still be answered from here and have no reply (`notReplied`). */
+  notReplied: '' | 'true';
   limit: string;
 }
 
-export const NO_FILTERS: Filters = { platform: '', minRating: '', maxRating: '', since: '', language: '', limit: '20' };
+export const NO_FILTERS: Filters = { platform: '', minRating: '', maxRating: '', since: '', language: '', notReplied: '', limit: '20' };
 
 const PLATFORMS = ['GOOGLE', 'YELP', 'TRUSTPILOT', 'G2', 'CAPTERRA', 'FACEBOOK'];
 const PLATFORM_NAMES: Record<string, string> = { GOOGLE: 'Google', YELP: 'Yelp', TRUSTPILOT: 'Trustpilot', G2: 'G2', CAPTERRA: 'Capterra', FACEBOOK: 'Facebook' };
@@ -84,6 +89,22 @@ export function FilterForm(props: { value: Filters; onApply: (filters: Filters) 
           />
           <p class="hint" id="filter-language-hint">
             Two-letter code
+          </p>
+        </div>
+        <div class="field">
+          <label for="filter-notReplied">Reply</label>
+          <select
+            id="filter-notReplied"
+            value={draft.notReplied}
+            onChange={set('notReplied')}
+            aria-describedby="filter-notReplied-hint"
+            aria-invalid={props.fields.notReplied ? 'true' : undefined}
+          >
+            <option value="">Any</option>
+            <option value="true">Not replied</option>
+          </select>
+          <p class="hint" id="filter-notReplied-hint">
+            Google, Trustpilot and your review page
           </p>
         </div>
         <div class="field">

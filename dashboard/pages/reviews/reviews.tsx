@@ -130,7 +130,7 @@ export function ReviewsPage(props: { session: SessionInfo }) {
         </Notice>
       )}
       {!list && !error && <Loading what="reviews" />}
-      {list && list.data.length === 0 && <p class="empty card">{page!.total === 0 && offset === 0 ? 'No reviews match these filters.' : 'No reviews on this page.'}</p>}
+      {list && list.data.length === 0 && <p class="empty card">{page!.total === 0 && offset === 0 ? (filters.notReplied === 'true' ? 'No review waits for a reply: every matching review on Google, Trustpilot and your review page has one.' : 'No reviews match these filters.') : 'No reviews on this page.'}</p>}
       {list && list.data.length > 0 && (
         <TableWrap label="Reviews">
           {/* Below 720 px each row is drawn as a card (styles.css); the explicit roles keep it a table for assistive technology. */}

@@ -36,6 +36,53 @@ const PLATFORMS: Record<Choice, { label: string; field: { name: string; label: s
   capterra: { label: 'Capterra', field: null, account: '' },
 };
 
+/**
+ * Trustpilot's optional fields (CONTRACT §15): without them the source reads reviews; with both, replies
+ * are posted from here (the application's secret for a business-user token, and the user posting them).
+ */
+const REPLY_FIELDS: Partial<Record<Choice, { name: string; label: string; words: string; secret: boolean }[]>> = {
+  trustpilot: [
+    { name: 'apiSecret', label: 'API secret', words: 'API secret', secret: true },
+    { name: 'businessUserId', label: 'Business user id', words: 'business user id', secret: false },
+  ],
+};
+const REPLY_HINT = 'Optional: both are needed to reply to reviews from here (a Trustpilot plan with the API module). Without them the source only collects reviews.';
+
+/** "Add the API secret and business user id to reply from here", from the names the server says are missing. */
+function replyMissingText(platform: string, missing: readonly string[]): string {
+  const words = missing.map((m) => REPLY_FIELDS[platform as Choice]?.find((f) => f.name === m)?.words ?? m);
+  return `Add the ${words.join(' and ')} to reply from here.`;
+}
+
+/** The reply fields of a platform, for the connect and reconnect forms: optional, each kept only when filled in. */
+function ReplyFields(props: { platform: Choice; prefix: string; values: Record<string, string>; onChange: (values: Record<string, string>) => void }) {
+  const fields = REPLY_FIELDS[props.platform];
+  if (!fields) return null;
+  return (
+    <fieldset class="subgroup" aria-describedby={`${props.prefix}-reply-hint`}>
+      <legend>Replies</legend>
+      <p class="hint" id={`${props.prefix}-reply-hint`}>
+        {REPLY_HINT} The secret is stored encrypted and never shown again.
+      </p>
+      {fields.map((f) => (
+        <div class="field" key={f.name}>
+          <label for={`${props.prefix}-${f.name}`}>{f.label} (optional)</label>
+          <input
+            id={`${props.prefix}-${f.name}`}
+            type={f.secret ? 'password' : 'text'}
+            autoComplete="off"
+            value={props.values[f.name] ?? ''}
+            onInput={(e) => props.onChange({ ...props.values, [f.name]: e.currentTarget.value })}
+          />
+        </div>
+      ))}
+    </fieldset>
+  );
+}
+
+/** The filled-in reply fields, trimmed (an id pasted with a space is still the id); empty ones left out. */
+const filled = (values: Record<string, string>): Record<string, string> => Object.fromEntries(Object.entries(values).filter(([, v]) => v.trim() !== '').map(([k, v]) => [k, v.trim()]));
+
 const STATE_LABELS: Record<SourceItem['state'], string> = { active: 'Active', paused: 'Paused', needs_reauth: 'Needs reconnecting', failing: 'Failing' };
 
 const GOOGLE_OUTCOMES: Record<string, { tone: 'success' | 'error'; text: string }> = {
@@ -116,6 +163,7 @@ function ConnectDialog(props: { onClose: () => void; onConnected: (s: SourceItem
   const [account, setAccount] = useState('');
   const [name, setName] = useState('');
   const [secret, setSecret] = useState('');
+  const [replyValues, setReplyValues] = useState<Record<string, string>>({});
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
   const spec = PLATFORMS[platform];
@@ -126,8 +174,10 @@ function ConnectDialog(props: { onClose: () => void; onConnected: (s: SourceItem
     setBusy(true);
     setError('');
     try {
-      const created = await call<SourceItem>('POST', '/sources', { platform, account, ...(name.trim() && { name }), credentials: { [spec.field.name]: secret } });
+      const extra = REPLY_FIELDS[platform] ? filled(replyValues) : {};
+      const created = await call<SourceItem>('POST', '/sources', { platform, account, ...(name.trim() && { name }), credentials: { [spec.field.name]: secret, ...extra } });
       setSecret('');
+      setReplyValues({});
       props.onConnected(created);
     } catch (err) {
       setError(message(err));
@@ -170,6 +220,7 @@ function ConnectDialog(props: { onClose: () => void; onConnected: (s: SourceItem
                 {spec.field.hint} Stored encrypted; never shown again.
               </p>
             </div>
+            <ReplyFields platform={platform} prefix="source" values={replyValues} onChange={setReplyValues} />
           </>
         ) : (
           <Notice tone="info">
@@ -199,6 +250,7 @@ function ConnectDialog(props: { onClose: () => void; onConnected: (s: SourceItem
 function ReconnectDialog(props: { source: SourceItem; onClose: () => void; onDone: (s: SourceItem) => void }) {
   const spec = PLATFORMS[props.source.platform as Choice]?.field;
   const [secret, setSecret] = useState('');
+  const [replyValues, setReplyValues] = useState<Record<string, string>>({});
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
   const submit = async (event: Event) => {
@@ -207,7 +259,8 @@ function ReconnectDialog(props: { source: SourceItem; onClose: () => void; onDon
     setBusy(true);
     setError('');
     try {
-      props.onDone(await call<SourceItem>('POST', `/sources/${encodeURIComponent(props.source.id)}/reconnect`, { credentials: { [spec.name]: secret } }));
+      const extra = REPLY_FIELDS[props.source.platform as Choice] ? filled(replyValues) : {};
+      props.onDone(await call<SourceItem>('POST', `/sources/${encodeURIComponent(props.source.id)}/reconnect`, { credentials: { [spec.name]: secret, ...extra } }));
     } catch (err) {
       setError(message(err));
     } finally {
@@ -223,6 +276,7 @@ function ReconnectDialog(props: { source: SourceItem; onClose: () => void; onDon
             <input id="reconnect-secret" type="password" required autoComplete="off" value={secret} onInput={(e) => setSecret(e.currentTarget.value)} />
           </div>
         )}
+        <ReplyFields platform={props.source.platform as Choice} prefix="reconnect" values={replyValues} onChange={setReplyValues} />
         {error && (
           <Notice tone="error" role="alert">
             {error}
@@ -538,6 +592,7 @@ export function SourcesPage(props: { session: SessionInfo }) {
                   <td role="cell" class="s-name">
                     <CardLabel>Name</CardLabel>
                     {s.name}
+                    {s.replyMissing.length > 0 && <span class="sync-result reply-missing">{replyMissingText(s.platform, s.replyMissing)}</span>}
                   </td>
                   <td role="cell" class="s-state">
                     <span class={`badge badge-source-${s.state}`}>{STATE_LABELS[s.state]}</span>
@@ -572,7 +627,8 @@ export function SourcesPage(props: { session: SessionInfo }) {
                           </button>{' '}
                         </>
                       )}
-                      {s.state === 'needs_reauth' &&
+                      {/* A read-only Trustpilot source gains its reply fields by reconnecting. */}
+                      {(s.state === 'needs_reauth' || (s.replyMissing.length > 0 && s.platform !== 'google')) &&
                         (s.platform === 'google' ? (
                           google?.configured && (
                             <button type="button" class="button primary small" aria-label={`Reconnect ${labelOf(s)} with Google`} onClick={() => void connectGoogle()}>

@@ -46,7 +46,7 @@ export function SecretShown(props: { title: string; label: string; secret: strin
 export function AddEndpointDialog(props: { onClose: () => void; onCreated: (created: WebhookCreated) => void }) {
   const [url, setUrl] = useState('');
   const [description, setDescription] = useState('');
-  const [events, setEvents] = useState<WebhookEventType[]>(EVENT_TYPES.map((e) => e.type));
+  const [events, setEvents] = useState<WebhookEventType[]>(EVENT_TYPES.filter((e) => !e.optIn).map((e) => e.type));
   const [error, setError] = useState<DashboardError | null>(null);
   const [busy, setBusy] = useState(false);
   const [created, setCreated] = useState<WebhookCreated | null>(null);

@@ -2,12 +2,16 @@
 import type { WebhookDelivery, WebhookEndpoint, WebhookEventType } from '../../api.ts';
 import { formatDateTime } from '../../format.ts';
 
-/** Every type an endpoint can subscribe to, in the order of the checkboxes, with what it means. */
-export const EVENT_TYPES: { type: WebhookEventType; hint: string }[] = [
+/**
+ * Every type an endpoint can subscribe to, in the order of the checkboxes, with what it means.
+ * `optIn`: left unchecked on a new endpoint, as the API's default subscription leaves it out.
+ */
+export const EVENT_TYPES: { type: WebhookEventType; hint: string; optIn?: true }[] = [
   { type: 'review.created', hint: 'A review arrived (import, upload or source sync).' },
-  { type: 'review.updated', hint: 'A field of a review as the API shows it changed.' },
+  { type: 'review.updated', hint: 'A field of a review as the API shows it changed (a new or changed reply too).' },
   { type: 'review.removed', hint: 'A review was removed at its source.' },
   { type: 'source.state_changed', hint: 'A review source needs reconnecting, is failing, or works again.' },
+  { type: 'reply.failed', hint: 'A reply could not be posted on its platform; the event says why.', optIn: true },
 ];
 
 export const DELIVERY_STATUS_LABELS: Record<WebhookDelivery['status'], string> = { pending: 'Pending', delivered: 'Delivered', failed: 'Failed' };

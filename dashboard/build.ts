@@ -41,8 +41,11 @@ export const OVERVIEW_BUDGET = 50 * 1024;
 export const BUILDER_BUDGET = 40 * 1024;
 /** Gzip budget for the Reviews page: every page's files plus its own chunk (filters, import, moderation, the review dialog). */
 export const REVIEWS_BUDGET = 36 * 1024;
-/** Gzip budget for the Sources page: every page's files plus its own chunk (the list, connect, Google, dialogs). */
-export const SOURCES_BUDGET = 32 * 1024;
+/**
+ * Gzip budget for the Sources page: every page's files plus its own chunk (the list, connect, Google, dialogs).
+ * 33 KiB since Trustpilot's reply credentials and what a source lacks to reply (issue 37), on top of the grown shared stylesheet.
+ */
+export const SOURCES_BUDGET = 33 * 1024;
 /** Gzip budget for the Webhooks page: every page's files plus its own chunk (the list, add, the delivery log, dialogs). */
 export const WEBHOOKS_BUDGET = 33 * 1024;
 /** Gzip budget for the Audit log: every page's files plus its own chunk (the words for every action and subject). */

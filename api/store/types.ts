@@ -128,6 +128,12 @@ export interface WidgetOptions {
    * every platform the widget shows (the owner's choice, against Google's guidelines).
    */
   jsonLdSources?: JsonLdSources;
+  /**
+   * The organization's sources whose reviews the widget shows (CONTRACT §15, chains: one
+   * location's reviews on its store-locator page). Absent or null: every review. Ignored by
+   * a product widget, which shows its product's reviews.
+   */
+  sourceIds?: string[] | null;
 }
 
 export const JSON_LD_SOURCES = ['direct', 'all'] as const;
@@ -212,6 +218,11 @@ export interface ReviewQuery {
   language?: string;
   /** A catalog id; a review matches when it names this product. */
   productId?: string;
+  /**
+   * Source ids (CONTRACT §15, chains); a review matches when one of them collected it
+   * (`Review.sourceId`). An empty list matches nothing. Not together with `productId`.
+   */
+  sourceIds?: string[];
   limit: number;
   offset: number;
 }
@@ -244,6 +255,8 @@ export interface StatsQuery {
   platforms?: string[];
   /** Restrict to the reviews of this catalog product. */
   productId?: string;
+  /** Restrict to the reviews these sources collected (ReviewQuery.sourceIds). Not together with `productId`. */
+  sourceIds?: string[];
 }
 
 /**

@@ -378,6 +378,8 @@ class OrgReviews {
   readonly platforms = new Map<string, PlatformState>();
   /** The reviews of each catalog product that reviews name. */
   readonly products = new Map<string, ProductReviews>();
+  /** The reviews each source collected (`sourceId`, CONTRACT §15 chains): lists and aggregates like a product's. */
+  readonly sources = new Map<string, ProductReviews>();
   /** Indexed records not yet in the lists, in arrival order. */
   pending: Review[] = [];
   /** Records replaced since the last flush (in the lists or in `pending`). */
@@ -411,19 +413,30 @@ class OrgReviews {
     return p;
   }
 
+  source(id: string): ProductReviews {
+    let s = this.sources.get(id);
+    if (!s) this.sources.set(id, (s = new ProductReviews()));
+    return s;
+  }
+
   listsOf(r: Review): SortedList[] {
     const lists = [...this.main.listsOf(r), ...this.language(r.language).listsOf(r)];
     if (r.productId !== null) {
       const p = this.product(r.productId);
       lists.push(...p.main.listsOf(r), ...p.language(r.language).listsOf(r));
     }
+    if (r.sourceId !== undefined) {
+      const s = this.source(r.sourceId);
+      lists.push(...s.main.listsOf(r), ...s.language(r.language).listsOf(r));
+    }
     return lists;
   }
 
-  /** A review's share of the aggregates: its platform's, and its product's. */
+  /** A review's share of the aggregates: its platform's, its product's and its source's. */
   private count(r: Review, sign: 1 | -1): void {
     this.platform(r.platform).add(r, sign);
     if (r.productId !== null) this.product(r.productId).add(r, sign);
+    if (r.sourceId !== undefined) this.source(r.sourceId).add(r, sign);
   }
 
   put(record: Review): void {
@@ -434,7 +447,7 @@ class OrgReviews {
     if (old) {
       this.count(old, -1);
       const sameLists =
-        old.date === record.date && old.id === record.id && old.rating === record.rating && old.language === record.language && old.productId === record.productId;
+        old.date === record.date && old.id === record.id && old.rating === record.rating && old.language === record.language && old.productId === record.productId && old.sourceId === record.sourceId;
       // Flushing is per organization, so a record found in `all` is in all its lists.
       const at = sameLists ? this.main.all.indexOf(old) : -1;
       if (at >= 0) {
@@ -500,18 +513,35 @@ class OrgReviews {
         lang.distribute(r);
         productSets.add(p.main).add(lang);
       }
+      if (r.sourceId !== undefined) {
+        const s = this.source(r.sourceId);
+        const lang = s.language(r.language);
+        s.main.distribute(r);
+        lang.distribute(r);
+        productSets.add(s.main).add(lang);
+      }
     }
     this.main.mergeIncoming();
     for (const set of this.languages.values()) set.mergeIncoming();
     for (const set of productSets) set.mergeIncoming();
   }
 
-  /** The lists whose union is exactly the reviews matching the filters; none for a language no review has. */
-  listsFor(q: Pick<ReviewQuery, 'platforms' | 'minRating' | 'maxRating' | 'language' | 'productId'>): SortedList[] {
+  /**
+   * The scopes a query reads: the organization, one product's reviews, or the reviews of the
+   * sources named (each review has at most one source, so their lists are disjoint).
+   */
+  scopesFor(q: Pick<ReviewQuery, 'productId' | 'sourceIds'>): { main: ListSet; languages: Map<string, ListSet>; platforms: Map<string, PlatformState> }[] {
+    if (q.sourceIds !== undefined) {
+      if (q.productId !== undefined) throw new RangeError('a review query takes productId or sourceIds, not both');
+      return [...new Set(q.sourceIds)].flatMap((id) => this.sources.get(id) ?? []);
+    }
     const scope = q.productId === undefined ? this : this.products.get(q.productId);
-    if (scope === undefined) return [];
-    if (q.language === undefined) return scope.main.listsFor(q);
-    return scope.languages.get(q.language)?.listsFor(q) ?? [];
+    return scope === undefined ? [] : [scope];
+  }
+
+  /** The lists whose union is exactly the reviews matching the filters; none for a language no review has. */
+  listsFor(q: Pick<ReviewQuery, 'platforms' | 'minRating' | 'maxRating' | 'language' | 'productId' | 'sourceIds'>): SortedList[] {
+    return this.scopesFor(q).flatMap((scope) => (q.language === undefined ? scope.main.listsFor(q) : (scope.languages.get(q.language)?.listsFor(q) ?? [])));
   }
 }
 
@@ -690,12 +720,13 @@ export class ReviewIndex {
     org.flush();
     // All platforms, or the ones named (none named is its own selection: nothing); of one product, or of all.
     const platforms = q.platforms === undefined ? '*' : `=${q.platforms.join('\u0000')}`;
-    const selection = q.productId === undefined ? platforms : `${platforms}\u0001${q.productId}`;
+    const product = q.productId === undefined ? platforms : `${platforms}\u0001${q.productId}`;
+    const selection = q.sourceIds === undefined ? product : `${product}\u0002${[...new Set(q.sourceIds)].sort().join('\u0000')}`;
     let cached = org.statsCache.get(selection);
     if (!cached || cached.generation !== org.generation) {
-      const scope = q.productId === undefined ? org : org.products.get(q.productId);
-      if (scope === undefined) return finishStats(emptyRawStats());
-      cached = aggregateStats(scope, org.generation, q.platforms);
+      const scopes = org.scopesFor(q);
+      if (scopes.length === 0) return finishStats(emptyRawStats());
+      cached = aggregateStats(scopes, org.generation, q.platforms);
       // A few platform selections per organization (its widgets'); more would be another caller's loop.
       if (org.statsCache.size >= 64) org.statsCache.clear();
       org.statsCache.set(selection, cached);
@@ -828,33 +859,46 @@ interface CachedStats {
   lists: SortedList[];
 }
 
-/** The maintained aggregates of an organization (or one of its products) over the chosen platforms (all when none are named), finished, without the windows. */
-function aggregateStats(org: { platforms: Map<string, PlatformState>; main: ListSet }, generation: number, platforms: readonly string[] | undefined): CachedStats {
+/**
+ * The maintained aggregates of an organization (or one of its products, or some of its sources: disjoint
+ * scopes, added up) over the chosen platforms (all when none are named), finished, without the windows.
+ */
+function aggregateStats(scopes: readonly { platforms: Map<string, PlatformState>; main: ListSet }[], generation: number, platforms: readonly string[] | undefined): CachedStats {
   const raw: RawStats = emptyRawStats();
-  const chosen =
+  const byPlatform = new Map<string, RawStats['platforms'][number]>();
+  const chosenOf = (org: { platforms: Map<string, PlatformState> }) =>
     platforms === undefined
       ? [...org.platforms.entries()]
       : [...new Set(platforms)].flatMap((id) => {
           const state = org.platforms.get(id);
           return state ? [[id, state] as const] : [];
         });
-  for (const [platform, state] of chosen) {
-    const a = state.agg;
-    if (a.count === 0) continue;
-    raw.totalReviews += a.count;
-    raw.ratedCount += a.ratedCount;
-    raw.ratingSum += a.ratingSum;
-    raw.sentimentCount += a.sentimentCount;
-    raw.sentimentSum += a.sentimentSum;
-    raw.unratedCount += a.ratingCounts[0]!;
-    for (let s = 1; s <= 5; s++) raw.starCounts[s - 1] = (raw.starCounts[s - 1] ?? 0) + a.ratingCounts[s]!;
-    raw.platforms.push({ platform, count: a.count, ratedCount: a.ratedCount, ratingSum: a.ratingSum });
+  for (const scope of scopes) {
+    for (const [platform, state] of chosenOf(scope)) {
+      const a = state.agg;
+      if (a.count === 0) continue;
+      raw.totalReviews += a.count;
+      raw.ratedCount += a.ratedCount;
+      raw.ratingSum += a.ratingSum;
+      raw.sentimentCount += a.sentimentCount;
+      raw.sentimentSum += a.sentimentSum;
+      raw.unratedCount += a.ratingCounts[0]!;
+      for (let s = 1; s <= 5; s++) raw.starCounts[s - 1] = (raw.starCounts[s - 1] ?? 0) + a.ratingCounts[s]!;
+      let p = byPlatform.get(platform);
+      if (!p) {
+        byPlatform.set(platform, (p = { platform, count: 0, ratedCount: 0, ratingSum: 0 }));
+        raw.platforms.push(p);
+      }
+      p.count += a.count;
+      p.ratedCount += a.ratedCount;
+      p.ratingSum += a.ratingSum;
+    }
   }
   const finished = finishStats(raw);
   for (const p of finished.platforms) Object.freeze(p);
   for (const r of finished.ratingDistribution) Object.freeze(r);
   Object.freeze(finished.platforms);
   Object.freeze(finished.ratingDistribution);
-  const lists = platforms === undefined ? [org.main.all] : chosen.flatMap(([id]) => org.main.platforms.get(id)?.list ?? []);
+  const lists = scopes.flatMap((scope) => (platforms === undefined ? [scope.main.all] : chosenOf(scope).flatMap(([id]) => scope.main.platforms.get(id)?.list ?? [])));
   return { generation, finished: Object.freeze(finished), lists };
 }

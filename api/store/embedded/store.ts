@@ -584,7 +584,8 @@ export class EmbeddedStore implements Store {
         const now = new Date();
         const next: Source = { ...source, ...clone(patch), id: source.id, orgId: source.orgId, platform: source.platform, createdAt: source.createdAt, updatedAt: now.toISOString() };
         if (!announcesState(source, next) || !this.recordsEvents(source.orgId)) return { entries: [{ t: 'source', v: next }], result: next };
-        const count = this.index.stats({ orgId: source.orgId, now }).platforms.find((p) => p.platform === source.platform)?.count ?? 0;
+        // The source's own reviews (several sources may share a platform: CONTRACT §15, chains).
+        const count = this.index.list({ orgId: source.orgId, sourceIds: [source.id], limit: 0, offset: 0 }).total;
         return { entries: [{ t: 'source', v: next, o: [sourceStateMessage(next, count, now)] }], result: next };
       }),
     delete: (id) => this.commit((d) => (this.source(d, id) ? { entries: [{ t: 'source-gone', id }], result: true } : { entries: [], result: false })),

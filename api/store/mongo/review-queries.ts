@@ -117,6 +117,7 @@ export function listFilter(q: Omit<ReviewQuery, 'limit' | 'offset'>): Filter<Rev
   if (q.since !== undefined) filter.date = { $gt: q.since };
   if (q.language !== undefined) filter.language = q.language;
   if (q.productId !== undefined) filter.productId = q.productId;
+  if (q.sourceIds !== undefined) filter.sourceId = { $in: [...new Set(q.sourceIds)] };
   return filter;
 }
 
@@ -133,6 +134,9 @@ export const reviewIndexes: { key: IndexSpecification; options: CreateIndexesOpt
   { key: { orgId: 1, language: 1, date: -1, id: -1 }, options: { name: 'org_language_date_id' } },
   // A catalog product's reviews (CONTRACT §13): its pages, counts and statistics from the index, never the organization's reviews.
   { key: { orgId: 1, productId: 1, date: -1, id: -1 }, options: { name: 'org_product_date_id' } },
+  // A source's reviews (CONTRACT §15, chains: a widget of some locations, a source's review count): from the index.
+  // Reviews only ever imported from a file have no sourceId, and are not in it.
+  { key: { orgId: 1, sourceId: 1, date: -1, id: -1 }, options: { name: 'org_source_date_id' } },
 ];
 
 /** A `$group` output row: reviews of one platform with one rating (null = unrated). */
@@ -167,6 +171,7 @@ export function statsQueries(q: StatsQuery): {
   const match: Filter<ReviewDocument> = { orgId: q.orgId };
   if (q.productId !== undefined) match.productId = q.productId;
   if (q.platforms !== undefined) match.platform = { $in: [...new Set(q.platforms)] };
+  if (q.sourceIds !== undefined) match.sourceId = { $in: [...new Set(q.sourceIds)] };
   const window = (days: number): Filter<ReviewDocument> => {
     const { from, to } = dayWindow(q.now, days);
     return { ...match, date: { $gt: from, $lte: to } };

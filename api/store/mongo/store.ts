@@ -360,8 +360,8 @@ export class MongoStore implements Store {
     // The maintained monthly aggregates added up, and the two day windows counted on the {orgId, date} index.
     stats: async (query) => {
       const q = statsQueries(query);
-      // One product's: grouped from its reviews on the {orgId, productId, date, id} index (no monthly aggregates per product).
-      if (query.productId !== undefined) {
+      // One product's, or some sources': grouped from their reviews on the {orgId, productId|sourceId, date, id} index (no monthly aggregates per product or source).
+      if (query.productId !== undefined || query.sourceIds !== undefined) {
         const [rows, sentiment, sentimentCount, last30, last7] = await Promise.all([
           this.reviewCol.aggregate<PlatformRatingCount>(q.byPlatformRating).toArray(),
           this.reviewCol.aggregate<SentimentSum>(q.sentimentSum).toArray(),
@@ -538,7 +538,8 @@ export class MongoStore implements Store {
       if (!before) return null;
       const after: Source = { ...before, ...(fields as Partial<Source>), updatedAt: now.toISOString() };
       if (announcesState(before, after) && (await this.recordsEvents(before.orgId))) {
-        const count = (await this.reviewMonths.totals(before.orgId, [before.platform])).platforms.find((p) => p.platform === before.platform)?.count ?? 0;
+        // The source's own reviews, on the {orgId, sourceId} index (several sources may share a platform: CONTRACT §15, chains).
+        const count = await this.reviewCol.countDocuments({ orgId: before.orgId, sourceId: before.id });
         const m = sourceStateMessage(after, count, now);
         set[`_events.${m.id}`] = m;
         set._outbox = 1;

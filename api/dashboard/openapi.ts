@@ -269,6 +269,13 @@ function widgetSchemas(): Record<string, Schema> {
     productId: nullable(str({ pattern: '^[A-Za-z0-9._-]{1,100}$', description: 'A product widget: the catalog id of its one product' })),
     productFrom: nullable(str({ enum: ['page'], description: "The product of the page: the snippet container's data-product-id" })),
     jsonLdSources: str({ enum: [...JSON_LD_SOURCES], description: 'direct (default): the JSON-LD counts only reviews collected by the organization itself; all: every platform shown' }),
+    sourceIds: nullable({
+      type: 'array',
+      minItems: 1,
+      maxItems: 50,
+      items: str({ pattern: '^src_[0-9A-Za-z]{1,40}$' }),
+      description: "Only the reviews these sources of the organization collected (a chain's location: its own Google source); null or absent: every review. Ignored by a product widget",
+    }),
   };
   const layout = str({ enum: [...WIDGET_LAYOUTS] });
   const { PublicWidgetData, PublicReview, Platform, JsonLd } = COMPONENT_SCHEMAS as unknown as Record<string, Schema>;
@@ -291,7 +298,7 @@ function widgetSchemas(): Record<string, Schema> {
       layout,
       subject: object(subject, ['type', 'name', 'url', 'image', 'brand']),
       // These are absent on widgets stored before they existed.
-      options: object(options, Object.keys(options).filter((k) => !['reviewLanguages', 'productId', 'productFrom', 'jsonLdSources', 'showReplies'].includes(k))),
+      options: object(options, Object.keys(options).filter((k) => !['reviewLanguages', 'productId', 'productFrom', 'jsonLdSources', 'showReplies', 'sourceIds'].includes(k))),
       createdAt: dateTime,
       updatedAt: dateTime,
       snippet: str({ description: 'The embed snippet, exactly as GET /api/v1/widgets/{id}/embed answers it' }),

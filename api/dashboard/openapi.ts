@@ -143,6 +143,11 @@ const schemas: Record<string, Schema> = {
     data: { type: 'array', items: ref('WidgetItem') },
     platforms: { type: 'array', items: object({ platform: str(), count: { type: 'integer' } }) },
     products: { type: 'array', items: object({ id: str(), name: str() }) },
+    sources: {
+      type: 'array',
+      description: "The organization's sources, for the builder's source choice (a chain's locations, each by its name)",
+      items: object({ id: str(), name: str(), platform: str({ enum: ['GOOGLE', 'TRUSTPILOT', 'YELP', 'FACEBOOK', 'G2'] }) }),
+    },
   }),
   ReviewItem: object({
     id: str(),
@@ -529,7 +534,7 @@ export const OPERATIONS: Operation[] = [
   { method: 'post', path: '/reviews/{id}/reply/approve', summary: 'Approve the draft (Owner, Admin): posted after the delay (counted as a publish: 429 with Retry-After past 60 a minute per organization)', responses: { 200: 'ReplyItem' }, roles: STAFF },
   { method: 'post', path: '/reviews/{id}/reply/cancel', summary: 'Cancel a reply waiting for its delay (Owner, Admin): back to draft, nothing posted', responses: { 200: 'ReplyItem' }, roles: STAFF },
   { method: 'delete', path: '/reviews/{id}/reply', summary: 'Delete the reply from its platform and the review (Owner, Admin; audit-logged; counted with the publishes: 429 with Retry-After past 60 a minute per organization)', responses: { 200: 'ReplyItem' }, roles: STAFF },
-  { method: 'get', path: '/widgets', summary: "The widgets, and the organization's platforms (for the builder)", responses: { 200: 'WidgetList' } },
+  { method: 'get', path: '/widgets', summary: "The widgets, and the organization's platforms, catalog and sources (for the builder)", responses: { 200: 'WidgetList' } },
   {
     method: 'post',
     path: '/widgets/preview',

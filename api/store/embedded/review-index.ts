@@ -6,7 +6,10 @@
  * Per organization, each review is referenced from four lists sorted in API
  * order (date descending, then id descending): all reviews, its rating (or
  * unrated), its platform, and its platform × rating bucket; and from the same
- * four lists again within its language (for the `language` filter). A query picks the
+ * four lists again within its language (for the `language` filter); a review that
+ * names a product, or that a source collected (`sourceId`: a widget's `sourceIds`),
+ * is in the same eight lists again within that product's or source's scope, with
+ * its own aggregates (eight references more, about 64 bytes). A query picks the
  * lists that exactly cover its filters, cuts each at `since` by binary search,
  * finds the page start in their union by a k-way selection (no walking of
  * `offset` items) and merges `limit` items.

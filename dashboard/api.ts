@@ -275,6 +275,8 @@ export interface WidgetList {
   platforms: { platform: string; count: number }[];
   /** The organization's catalog, for the builder's product choice. */
   products?: { id: string; name: string }[];
+  /** The organization's sources (a chain's locations), for the builder's source choice. */
+  sources?: { id: string; name: string; platform: string }[];
 }
 export interface WidgetRecord {
   id: string;
@@ -296,6 +298,7 @@ export interface WidgetRecord {
     productId?: string | null;
     productFrom?: 'page' | null;
     jsonLdSources?: 'direct' | 'all';
+    sourceIds?: string[] | null;
   };
   createdAt: string;
   updatedAt: string;

@@ -30,6 +30,7 @@ const USAGE = `Usage: npm run admin -- <command> [options] [--json]
                  [--platforms GOOGLE,YELP] [--hide-empty] [--no-dates] [--locale en-US|auto] [--json-ld auto|on|off]
                  [--review-languages all|page] [--show-replies true|false]
                  [--product-id PRODUCT_ID | --product-from page] [--json-ld-sources direct|all]
+                 [--sources SOURCE_ID,SOURCE_ID…|all]
   widgets update WIDGET_ID [same options as create, without --org]
   widgets list --org ORG_ID
   widgets lint WIDGET_ID
@@ -153,6 +154,8 @@ function widgetBody(v: Record<string, string | boolean | undefined>): Json {
   if (v['product-id'] !== undefined) options.productId = v['product-id'] === 'none' ? null : v['product-id'];
   if (v['product-from'] !== undefined) options.productFrom = v['product-from'] === 'none' ? null : v['product-from'];
   if (v['json-ld-sources'] !== undefined) options.jsonLdSources = v['json-ld-sources'];
+  // A chain's location: only the reviews of these sources (CONTRACT §15); "all" shows every review again.
+  if (v.sources !== undefined) options.sourceIds = v.sources === 'all' ? null : String(v.sources).split(',').map((id) => id.trim()).filter(Boolean);
   return {
     ...(v.name !== undefined && { name: v.name }),
     ...(v.layout !== undefined && { layout: v.layout }),
@@ -189,6 +192,7 @@ const OPTIONS = {
   'product-id': { type: 'string' },
   'product-from': { type: 'string' },
   'json-ld-sources': { type: 'string' },
+  sources: { type: 'string' },
   format: { type: 'string' },
   language: { type: 'string' },
   force: { type: 'boolean' },

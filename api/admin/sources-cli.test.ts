@@ -115,8 +115,10 @@ describe('admin CLI: sources', () => {
     expect(notJson.stderr).not.toContain('plain-secret');
     const capterra = await cli('{}', 'sources', 'add', '--org', orgId, '--platform', 'capterra', '--account', 'x', '--json');
     expect(capterra.stderr).toMatch(/Capterra has no public reviews API/);
-    const twice = await cli(JSON.stringify({ apiKey: fake.keys.trustpilot }), 'sources', 'add', '--org', orgId, '--platform', 'trustpilot', '--account', 'bu-43', '--json');
-    expect(twice.stderr).toMatch(/already has a trustpilot source/);
+    // Several sources of one platform may be connected (a chain, CONTRACT §15), never the same account twice.
+    const twice = await cli(JSON.stringify({ apiKey: fake.keys.trustpilot }), 'sources', 'add', '--org', orgId, '--platform', 'trustpilot', '--account', 'bu-42', '--json');
+    expect(twice.code).toBe(1);
+    expect(twice.stderr).toContain(`This Trustpilot account (bu-42) is already connected as “Main shop” (${id}): reconnect that source instead.`);
 
     const first = await json(null, 'sources', 'sync', id);
     expect(Object.keys(first).sort()).toEqual(['created', 'fetched', 'id', 'rejected', 'removed', 'requests', 'state', 'updated']);
@@ -209,7 +211,10 @@ describe('admin CLI: sources', () => {
     const after = await json(null, 'sources', 'sync', id, '--full');
     expect(after).toMatchObject({ removed: 0 });
     expect(after).not.toHaveProperty('held');
-    expect(((await json(null, 'sources', 'list', '--org', orgId)).data as { reviewCount: number }[])[0]!.reviewCount).toBe(50);
+    // The 20 kept stay live (the organization's 50), but this source no longer counts them as its own:
+    // its count is of the reviews it collected (several sources may share a platform, CONTRACT §15).
+    expect(((await json(null, 'sources', 'list', '--org', orgId)).data as { reviewCount: number }[])[0]!.reviewCount).toBe(30);
+    expect(await t.service.store.reviews.count(orgId)).toBe(50);
 
     const audit = (await t.admin('GET', `/admin/orgs/${orgId}/audit`)).body.data as { action: string; details: Record<string, string> }[];
     expect(audit.map((a) => [a.action, a.details.count])).toEqual(expect.arrayContaining([['reviews.removal_held', '10'], ['reviews.removed', '10'], ['reviews.removal_held', '20'], ['reviews.removal_kept', '20']]));

@@ -2,6 +2,8 @@
 import { newId } from '../store/ids.ts';
 import { productNotFound } from '../products/service.ts';
 import { productIdProblem } from '../products/validate.ts';
+import { badRequest } from '../errors.ts';
+import { MAX_SOURCES } from '../sources/limits.ts';
 import {
   JSON_LD_SOURCES,
   REVIEW_LANGUAGES,
@@ -32,6 +34,7 @@ export const DEFAULT_WIDGET_OPTIONS: WidgetOptions = {
   productId: null,
   productFrom: null,
   jsonLdSources: 'direct',
+  sourceIds: null,
 };
 
 export interface WidgetInput {
@@ -70,7 +73,7 @@ export async function createWidget(store: Store, input: WidgetInput): Promise<Wi
   return widget;
 }
 
-const OPTION_FIELDS = ['theme', 'accentColor', 'maxReviews', 'minRating', 'platforms', 'hideEmpty', 'showDates', 'locale', 'jsonLd', 'reviewLanguages', 'productId', 'productFrom', 'jsonLdSources', 'showReplies'];
+const OPTION_FIELDS = ['theme', 'accentColor', 'maxReviews', 'minRating', 'platforms', 'hideEmpty', 'showDates', 'locale', 'jsonLd', 'reviewLanguages', 'productId', 'productFrom', 'jsonLdSources', 'showReplies', 'sourceIds'];
 const SUBJECT_FIELDS = ['type', 'name', 'url', 'image', 'brand'];
 
 /** Problems found by `inner` are reported under `prefix` (`subject.name`, `options.maxReviews`): a form can point at the field. */
@@ -163,6 +166,13 @@ function parseOptions(check: Checker, raw: unknown): Partial<WidgetOptions> | un
   parseProductOptions(check, body, out);
   const jsonLdSources = check.oneOf(body, 'jsonLdSources', JSON_LD_SOURCES);
   if (jsonLdSources) out.jsonLdSources = jsonLdSources;
+  if (body.sourceIds !== undefined) {
+    const ids = body.sourceIds;
+    if (ids === null) out.sourceIds = null;
+    else if (!Array.isArray(ids) || ids.length === 0 || ids.length > MAX_SOURCES || !ids.every((x) => typeof x === 'string' && /^src_[0-9A-Za-z]{1,40}$/.test(x))) {
+      check.fail('options.sourceIds', `must be a list of 1 to ${MAX_SOURCES} source ids (src_…) of this organization, or null for every review`);
+    } else out.sourceIds = [...new Set(ids as string[])];
+  }
   return out;
 }
 
@@ -198,10 +208,31 @@ export function exclusiveProductPatch(options: Partial<WidgetOptions> | undefine
   return options;
 }
 
-/** 404 `product_not_found` when the options name a product the organization's catalog lacks. */
+/**
+ * 404 `product_not_found` when the options name a product the organization's catalog lacks;
+ * 400 when they name sources it does not have (checkWidgetSources).
+ */
 export async function checkWidgetProduct(store: Store, orgId: string, options: Partial<WidgetOptions> | undefined): Promise<void> {
   const id = options?.productId;
   if (typeof id === 'string' && !(await store.products.get(orgId, id))) throw productNotFound(id);
+  await checkWidgetSources(store, orgId, options);
+}
+
+/**
+ * 400 when `sourceIds` names a source this organization does not have (another organization's
+ * is as unknown as one that never existed: ids do not leak). A source removed later stays
+ * named: its reviews stay too (CONTRACT §11), and the widget keeps showing them.
+ */
+export async function checkWidgetSources(store: Store, orgId: string, options: Partial<WidgetOptions> | undefined): Promise<void> {
+  const ids = options?.sourceIds;
+  if (!Array.isArray(ids)) return;
+  const own = new Set((await store.sources.listByOrg(orgId)).map((s) => s.id));
+  const unknown = ids.filter((id) => !own.has(id));
+  if (unknown.length > 0) {
+    throw badRequest(`options.sourceIds names ${unknown.length === 1 ? 'a source' : 'sources'} this organization does not have: ${unknown.join(', ')}. Choose among its sources (sources list).`, [
+      { parameter: 'options.sourceIds', message: `not a source of this organization: ${unknown.join(', ')}` },
+    ]);
+  }
 }
 
 export function parseWidgetCreate(raw: unknown): WidgetInput {

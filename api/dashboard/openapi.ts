@@ -157,6 +157,11 @@ const schemas: Record<string, Schema> = {
     data: { type: 'array', items: ref('WidgetItem') },
     platforms: { type: 'array', items: object({ platform: str(), count: { type: 'integer' } }) },
     products: { type: 'array', items: object({ id: str(), name: str() }) },
+    sources: {
+      type: 'array',
+      description: "The organization's sources, for the builder's source choice (a chain's locations, each by its name)",
+      items: object({ id: str(), name: str(), platform: str({ enum: ['GOOGLE', 'TRUSTPILOT', 'YELP', 'FACEBOOK', 'G2'] }) }),
+    },
   }),
   ReviewItem: object({
     id: str(),
@@ -283,6 +288,13 @@ function widgetSchemas(): Record<string, Schema> {
     productId: nullable(str({ pattern: '^[A-Za-z0-9._-]{1,100}$', description: 'A product widget: the catalog id of its one product' })),
     productFrom: nullable(str({ enum: ['page'], description: "The product of the page: the snippet container's data-product-id" })),
     jsonLdSources: str({ enum: [...JSON_LD_SOURCES], description: 'direct (default): the JSON-LD counts only reviews collected by the organization itself; all: every platform shown' }),
+    sourceIds: nullable({
+      type: 'array',
+      minItems: 1,
+      maxItems: 50,
+      items: str({ pattern: '^src_[0-9A-Za-z]{1,40}$' }),
+      description: "Only the reviews these sources of the organization collected (a chain's location: its own Google source); null or absent: every review. Ignored by a product widget",
+    }),
   };
   const layout = str({ enum: [...WIDGET_LAYOUTS] });
   const { PublicWidgetData, PublicReview, Platform, JsonLd } = COMPONENT_SCHEMAS as unknown as Record<string, Schema>;
@@ -305,7 +317,7 @@ function widgetSchemas(): Record<string, Schema> {
       layout,
       subject: object(subject, ['type', 'name', 'url', 'image', 'brand']),
       // These are absent on widgets stored before they existed.
-      options: object(options, Object.keys(options).filter((k) => !['reviewLanguages', 'productId', 'productFrom', 'jsonLdSources', 'showReplies'].includes(k))),
+      options: object(options, Object.keys(options).filter((k) => !['reviewLanguages', 'productId', 'productFrom', 'jsonLdSources', 'showReplies', 'sourceIds'].includes(k))),
       createdAt: dateTime,
       updatedAt: dateTime,
       snippet: str({ description: 'The embed snippet, exactly as GET /api/v1/widgets/{id}/embed answers it' }),
@@ -574,7 +586,7 @@ export const OPERATIONS: Operation[] = [
   { method: 'post', path: '/reviews/{id}/reply/approve', summary: 'Approve the draft (Owner, Admin): posted after the delay (counted as a publish: 429 with Retry-After past 60 a minute per organization)', responses: { 200: 'ReplyItem' }, roles: STAFF },
   { method: 'post', path: '/reviews/{id}/reply/cancel', summary: 'Cancel a reply waiting for its delay (Owner, Admin): back to draft, nothing posted', responses: { 200: 'ReplyItem' }, roles: STAFF },
   { method: 'delete', path: '/reviews/{id}/reply', summary: 'Delete the reply from its platform and the review (Owner, Admin; audit-logged; counted with the publishes: 429 with Retry-After past 60 a minute per organization)', responses: { 200: 'ReplyItem' }, roles: STAFF },
-  { method: 'get', path: '/widgets', summary: "The widgets, and the organization's platforms (for the builder)", responses: { 200: 'WidgetList' } },
+  { method: 'get', path: '/widgets', summary: "The widgets, and the organization's platforms, catalog and sources (for the builder)", responses: { 200: 'WidgetList' } },
   {
     method: 'post',
     path: '/widgets/preview',

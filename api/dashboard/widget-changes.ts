@@ -29,6 +29,11 @@ const FIELDS: { label: string; of: (w: Widget) => Value; say: (v: Value) => stri
     of: (w) => w.options.platforms,
     say: (v) => (Array.isArray(v) ? v.map((p) => platformLook(p).name).join(', ') : 'all'),
   },
+  {
+    label: 'Sources',
+    of: (w) => w.options.sourceIds ?? null,
+    say: (v) => (Array.isArray(v) ? v.join(', ') : 'all'),
+  },
   { label: 'Hide reviews without text', of: (w) => w.options.hideEmpty, say: yesNo },
   { label: 'Show dates', of: (w) => w.options.showDates, say: yesNo },
   { label: 'Widget language', of: (w) => w.options.locale, say: (v) => (v === null ? 'automatic' : String(v)) },

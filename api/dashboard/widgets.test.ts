@@ -94,6 +94,28 @@ describe('dashboard widgets API', () => {
     expect((selfServing.body.findings as { rule: string; severity: string }[]).find((f) => f.rule === 'self-serving-reviews')?.severity).toBe('error');
   });
 
+  it('previews and saves only this organization\'s sources (sourceIds): another organization\'s is a 400, and its reviews never show', async () => {
+    const other = await t.org('growth');
+    const stamp = new Date().toISOString();
+    const theirs = { id: `src_Theirs${Date.now()}`, orgId: other.orgId, platform: 'GOOGLE' as const, account: 'accounts/7/locations/7', name: 'Their shop', state: 'paused' as const, everyMinutes: 60, credentials: 'sealed', cursor: null, lastSyncAt: null, lastSuccessAt: null, lastFullAt: null, nextSyncAt: stamp, lastError: null, failures: 0, createdAt: stamp, updatedAt: stamp };
+    const ours = { ...theirs, id: `src_Ours${Date.now()}`, orgId, name: 'Our shop', account: 'accounts/7/locations/8' };
+    await t.service.store.sources.create(theirs);
+    await t.service.store.sources.create(ours);
+    await t.service.store.reviews.upsert(other.orgId, [{ platform: 'GOOGLE', externalId: 'theirs-1', authorName: 'Them', authorAvatar: null, rating: 5, content: 'Their review', date: stamp, url: null, language: 'en', isVerified: false, sentiment: null, sentimentLabel: null, aiSummary: null, aiThemes: [], sourceId: theirs.id }], new Date());
+    for (const path of ['/dashboard/api/widgets/preview', '/dashboard/api/widgets']) {
+      const res = await owner.send('POST', path, { name: 'Locator', options: { sourceIds: [theirs.id] } });
+      expect(res.status, path).toBe(400);
+      expect(res.body.details).toEqual([{ parameter: 'options.sourceIds', message: `not a source of this organization: ${theirs.id}` }]);
+    }
+    // Its own source: the preview shows that source's reviews (none yet), and the builder's list names it.
+    const own = await owner.send('POST', '/dashboard/api/widgets/preview', { name: 'Locator', options: { sourceIds: [ours.id] } });
+    expect(own.status).toBe(200);
+    expect((own.body.data as { summary: { totalReviews: number } }).summary.totalReviews).toBe(0);
+    const list = await member.send('GET', '/dashboard/api/widgets');
+    expect(list.body.sources).toEqual([{ id: ours.id, name: 'Our shop', platform: 'GOOGLE' }]);
+    await t.service.store.sources.delete(ours.id);
+  });
+
   it('refuses bad options with 400 and one detail per field, named as the form names them', async () => {
     const bad = await owner.send('POST', '/dashboard/api/widgets/preview', {
       name: '',

@@ -166,6 +166,21 @@ for (const subject of storeSubjects('replies-service')) {
       expect(audit.find((a) => a.action === 'reply.published')).toMatchObject({ target: { id: id(s, 'g0') }, details: { platform: 'Google', by: 'service' }, actor: { userId: 'usr_owner' } });
     });
 
+    it('a chain: a reply goes through the review\'s own source, the Google location that collected it (CONTRACT §15)', async () => {
+      const s = await shop();
+      const { service: replies } = await service();
+      // A second location of the same chain, with a review of its own.
+      const south = await newSource(s.org, 'GOOGLE', 'accounts/1/locations/9', { refreshToken: fake.keys.googleRefresh });
+      const externalId = `${s.org.id}-south-1`;
+      fake.google.push({ ...googleReviews[0]!, reviewId: externalId });
+      await store.reviews.upsert(s.org.id, [{ platform: 'GOOGLE', externalId, authorName: 'Sol', authorAvatar: null, rating: 5, content: 'Great branch', date: '2026-11-21T10:00:00.000Z', url: null, language: 'en', isVerified: false, sentiment: null, sentimentLabel: null, aiSummary: null, aiThemes: [], sourceId: south.id }], new Date());
+      const review = (await store.reviews.list({ orgId: s.org.id, sourceIds: [south.id], limit: 1, offset: 0 })).items[0]!;
+      await replies.publish(owner, s.org.id, review.id, 'Thank you, Sol!', { now: true });
+      expect((await replies.settled(s.org.id, review.id)).state).toBe('published');
+      const puts = fake.requests.filter((r) => r.platform === 'google-reply' && r.path.includes(encodeURIComponent(externalId)));
+      expect(puts.map((r) => r.path)).toEqual([`/v4/accounts/1/locations/9/reviews/${encodeURIComponent(externalId)}/reply`]);
+    });
+
     it('waits the organization\'s delay, during which it can be edited or cancelled; a cancelled reply is never posted', async () => {
       const s = await shop(5);
       const { service: replies } = await service();

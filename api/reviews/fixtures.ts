@@ -216,6 +216,7 @@ export function referenceMatches(review: Review, q: Omit<ReviewQuery, 'limit' | 
   if (q.language !== undefined && review.language !== q.language) return false;
   if (q.productId !== undefined && review.productId !== q.productId) return false;
   if (q.awaitingReply === true && !awaitsReply(review)) return false;
+  if (q.sourceIds !== undefined && (review.sourceId === undefined || !q.sourceIds.includes(review.sourceId))) return false;
   return true;
 }
 
@@ -228,7 +229,8 @@ export function referenceList(reviews: readonly Review[], q: ReviewQuery): Revie
 /** Brute force statistics, computed directly from the definitions in CONTRACT §3. */
 export function referenceStats(reviews: readonly Review[], q: StatsQuery): ReviewStats {
   const mine = reviews.filter(
-    (r) => r.orgId === q.orgId && (q.platforms === undefined || q.platforms.includes(r.platform)) && (q.productId === undefined || r.productId === q.productId),
+    (r) => r.orgId === q.orgId && (q.platforms === undefined || q.platforms.includes(r.platform)) && (q.productId === undefined || r.productId === q.productId) &&
+      (q.sourceIds === undefined || (r.sourceId !== undefined && q.sourceIds.includes(r.sourceId))),
   );
   const now = q.now.getTime();
   const within = (days: number) => mine.filter((r) => Date.parse(r.date) > now - days * DAY && Date.parse(r.date) <= now).length;

@@ -14,6 +14,13 @@ import type { LimiterRedis } from '../limits/rate-limit.ts';
 
 export const SOURCE_ACTIONS_PER_MINUTE = 30;
 
+/**
+ * Sources one organization may have at most, all platforms together (CONTRACT §15, chains: a
+ * location per shop): each is a schedule, a stored credential and calls to its platform. The
+ * next connection is `409 source_limit_reached`.
+ */
+export const MAX_SOURCES = 50;
+
 export class SourceActionLimiter extends OrgActionLimit {
   constructor(redis: LimiterRedis | null, perMinute = SOURCE_ACTIONS_PER_MINUTE) {
     super(redis, {

@@ -16,7 +16,7 @@ import { SOURCE_PLATFORMS, type Source, type SourcePlatform, type Store } from '
 import { accountSegments } from './account.ts';
 import { CredentialsError } from './connector.ts';
 import { CONNECTORS } from './connectors.ts';
-import { SourceActionLimiter } from './limits.ts';
+import { MAX_SOURCES, SourceActionLimiter } from './limits.ts';
 import { audit, OPERATOR } from '../dashboard/audit.ts';
 import { auditRemovals, removeAudited, syncSource, type SyncDeps, type SyncOutcome, type SyncSummary } from './sync.ts';
 import { verifyCredentials, type PlatformAccess } from './verify.ts';
@@ -27,6 +27,24 @@ export type Decider = Parameters<typeof audit>[2];
 export const DEFAULT_EVERY_MINUTES = 60;
 export const MIN_EVERY_MINUTES = 1;
 export const MAX_EVERY_MINUTES = 7 * 24 * 60;
+export { MAX_SOURCES };
+
+/** The same account on the platform: the ids compared without case or surrounding space. */
+const sameAccount = (a: string, b: string): boolean => a.trim().toLowerCase() === b.trim().toLowerCase();
+
+/**
+ * Refused before anything is stored: the organization's sources already hold this platform
+ * account (409 naming the source that has it), or the organization is at its cap.
+ */
+function checkRoom(existing: Source[], platform: SourcePlatform, account: string): void {
+  const same = existing.find((s) => s.platform === platform && sameAccount(s.account, account));
+  if (same) {
+    throw new ApiError(409, 'source_exists', `This ${platform === 'GOOGLE' ? 'Google location' : `${platform.charAt(0)}${platform.slice(1).toLowerCase()} account`} (${account}) is already connected as “${same.name}” (${same.id}): reconnect that source instead.`);
+  }
+  if (existing.length >= MAX_SOURCES) {
+    throw new ApiError(409, 'source_limit_reached', `This organization already has ${existing.length} sources, the most it may have (${MAX_SOURCES}): remove one first.`);
+  }
+}
 
 /** `60m`, `2h`, `1d` or a number of minutes. */
 export function parseEvery(value: unknown): number {
@@ -124,11 +142,13 @@ export class SourcesService {
     const everyMinutes = parseEvery(input.every);
     // Counted once the request is well formed, before the platform is asked.
     await this.takeAction(input.orgId);
-    // One source per platform and organization: a full pass removes the platform's reviews it no longer lists.
-    const existing = (await this.store.sources.listByOrg(input.orgId)).find((s) => s.platform === platform);
-    if (existing) throw new ApiError(409, 'conflict', `This organization already has a ${platform.toLowerCase()} source (${existing.id}); remove it first or reconnect it.`);
+    // Several sources of one platform (a chain's locations: CONTRACT §15), never the same account twice: each
+    // review records the source that collected it, and a full pass removes only what its own source collected.
+    checkRoom(await this.store.sources.listByOrg(input.orgId), platform, account);
     const id = newId('src');
     const credentials = await this.proved(input.orgId, platform, account, id, input.credentials);
+    // Again once the platform answered (seconds may have passed): a connection of the same account, or the last place, meanwhile.
+    checkRoom(await this.store.sources.listByOrg(input.orgId), platform, account);
     const now = new Date();
     const source: Source = {
       id,
@@ -164,8 +184,9 @@ export class SourcesService {
   async list(orgId: string): Promise<SourceView[]> {
     const sources = await this.store.sources.listByOrg(orgId);
     if (sources.length === 0) return [];
-    const stats = await this.store.reviews.stats({ orgId, now: new Date() });
-    return sources.map((s) => ({ ...view(s), lastResult: s.lastResult ?? null, reviewCount: stats.platforms.find((p) => p.platform === s.platform)?.count ?? 0, replyMissing: this.replyMissing(s) }));
+    // Each source's own reviews (several may share a platform), counted from the store's per-source index.
+    const counts = await Promise.all(sources.map((s) => this.store.reviews.list({ orgId, sourceIds: [s.id], limit: 1, offset: 0 }).then((page) => page.total)));
+    return sources.map((s, i) => ({ ...view(s), lastResult: s.lastResult ?? null, reviewCount: counts[i]!, replyMissing: this.replyMissing(s) }));
   }
 
   /**

@@ -129,6 +129,12 @@ export interface WidgetOptions {
    * every platform the widget shows (the owner's choice, against Google's guidelines).
    */
   jsonLdSources?: JsonLdSources;
+  /**
+   * The organization's sources whose reviews the widget shows (CONTRACT §15, chains: one
+   * location's reviews on its store-locator page). Absent or null: every review. Ignored by
+   * a product widget, which shows its product's reviews.
+   */
+  sourceIds?: string[] | null;
 }
 
 export const JSON_LD_SOURCES = ['direct', 'all'] as const;
@@ -219,6 +225,11 @@ export interface ReviewQuery {
    * with `reply` null. Reviews of other platforms never match.
    */
   awaitingReply?: boolean;
+  /**
+   * Source ids (CONTRACT §15, chains); a review matches when one of them collected it
+   * (`Review.sourceId`). An empty list matches nothing. Not together with `productId`.
+   */
+  sourceIds?: string[];
   limit: number;
   offset: number;
 }
@@ -251,6 +262,8 @@ export interface StatsQuery {
   platforms?: string[];
   /** Restrict to the reviews of this catalog product. */
   productId?: string;
+  /** Restrict to the reviews these sources collected (ReviewQuery.sourceIds). Not together with `productId`. */
+  sourceIds?: string[];
 }
 
 /**

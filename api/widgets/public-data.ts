@@ -25,14 +25,28 @@ export function httpsOnly(value: string | null): string | null {
 }
 
 /**
- * The ids of the reviews of the widget's platforms that the owner hid
+ * The sources whose reviews the widget shows (CONTRACT §15, chains), as a query's filter: absent
+ * when it shows every review, and for a product widget (its product's reviews, whatever the source).
+ */
+export function sourceFilter(widget: Widget, product: Product | null = null): { sourceIds: string[] } | Record<string, never> {
+  const ids = widget.options.sourceIds;
+  return Array.isArray(ids) && product === null && widget.options.productFrom !== 'page' && typeof widget.options.productId !== 'string' ? { sourceIds: ids } : {};
+}
+
+/**
+ * The ids of the reviews of the widget's platforms (and sources) that the owner hid
  * (moderation, CONTRACT §7): left out of display and JSON-LD `review` items,
  * still counted by the statistics and `aggregateRating`.
  */
 export async function hiddenReviews(store: Store, widget: Widget): Promise<Set<string>> {
   const { platforms } = widget.options;
-  const all = await store.moderation.listByOrg(widget.orgId);
-  return new Set(all.filter((m) => !platforms || platforms.includes(m.platform)).map((m) => m.reviewId));
+  const all = (await store.moderation.listByOrg(widget.orgId)).filter((m) => !platforms || platforms.includes(m.platform));
+  const scope = sourceFilter(widget);
+  if (!('sourceIds' in scope) || all.length === 0) return new Set(all.map((m) => m.reviewId));
+  // Some sources only: a hidden review counts here when one of them collected it (a short list, read by hand like hiddenCount's).
+  const chosen = new Set(scope.sourceIds);
+  const reviews = await Promise.all(all.map((m) => store.reviews.get(widget.orgId, m.reviewId)));
+  return new Set(reviews.flatMap((r) => (r && r.sourceId !== undefined && chosen.has(r.sourceId) ? [r.id] : [])));
 }
 
 /** The reviews a widget displays: its platforms and minimum stars, newest first, none of the hidden ones. */
@@ -47,6 +61,7 @@ export async function displayedReviews(store: Store, widget: Widget, hiddenIds?:
       ...(platforms && { platforms }),
       ...(minRating !== null && { minRating }),
       ...(product && { productId: product.id }),
+      ...sourceFilter(widget, product),
       limit: pageSize,
       offset: page * pageSize,
     });
@@ -62,7 +77,7 @@ export async function displayedReviews(store: Store, widget: Widget, hiddenIds?:
 }
 
 export function widgetStats(store: Store, widget: Widget, now: Date, product: Product | null = null): Promise<ReviewStats> {
-  return store.reviews.stats({ orgId: widget.orgId, now, ...(widget.options.platforms && { platforms: widget.options.platforms }), ...(product && { productId: product.id }) });
+  return store.reviews.stats({ orgId: widget.orgId, now, ...(widget.options.platforms && { platforms: widget.options.platforms }), ...(product && { productId: product.id }), ...sourceFilter(widget, product) });
 }
 
 /** Whether the widget's JSON-LD is built from `DIRECT` reviews only (the default, CONTRACT §13). */
@@ -81,7 +96,7 @@ async function jsonLdStatsOf(store: Store, widget: Widget, now: Date, product: P
   const direct = stats.platforms.find((p) => p.platform === DIRECT_PLATFORM);
   if (!direct || direct.count === 0) return NO_STATS;
   if (stats.platforms.every((p) => p.platform === DIRECT_PLATFORM || p.count === 0)) return stats;
-  return store.reviews.stats({ orgId: widget.orgId, now, platforms: [DIRECT_PLATFORM], ...(product && { productId: product.id }) });
+  return store.reviews.stats({ orgId: widget.orgId, now, platforms: [DIRECT_PLATFORM], ...(product && { productId: product.id }), ...sourceFilter(widget, product) });
 }
 
 /**

@@ -347,9 +347,10 @@ export function connectGoogle(deps: DashboardDeps, google: GoogleConnections) {
     const grant = google.grant(session.id, org.id);
     if (!grant) throw new ApiError(409, 'conflict', 'Google has not authorized this session yet (or it was more than 15 minutes ago): use Connect Google first.');
     const sources = service(deps);
-    const existing = (await sources.list(org.id)).find((s) => s.platform === 'google');
-    // A Google source already there: this authorization reconnects it (same location or a new one is a remove + connect).
-    if (existing && existing.account === account) {
+    // This location already connected: the authorization reconnects its source. Another location is a source
+    // of its own (a chain's shops, CONTRACT §15), connected beside the others.
+    const existing = (await sources.list(org.id)).find((s) => s.platform === 'google' && s.account === account);
+    if (existing) {
       const updated = await sources.reconnect(existing.id, { refreshToken: grant.refreshToken });
       google.grants.delete(session.id);
       await audit(deps.store, org.id, user, 'source.reconnected', { id: updated.id, label: label(updated) });

@@ -8,7 +8,7 @@
  */
 import type { Context } from 'koa';
 import { readJson } from '../../admin/body.ts';
-import { checkWidgetProduct, createWidget, newWidget, parseWidgetCreate, parseWidgetUpdate } from '../../admin/widgets.ts';
+import { checkWidgetProduct, checkWidgetSources, createWidget, newWidget, parseWidgetCreate, parseWidgetUpdate } from '../../admin/widgets.ts';
 import { badRequest, notFound } from '../../errors.ts';
 import { isRecordId } from '../../store/ids.ts';
 import type { Store, Widget } from '../../store/types.ts';
@@ -48,13 +48,20 @@ function widgetView(widget: Widget, origin: string) {
 export function widgetList({ store }: DashboardDeps) {
   return async function widgetList(ctx: Context): Promise<void> {
     const { org } = auth(ctx);
-    const [widgets, stats, products] = await Promise.all([store.widgets.listByOrg(org.id), store.reviews.stats({ orgId: org.id, now: new Date() }), store.products.list(org.id)]);
+    const [widgets, stats, products, sources] = await Promise.all([
+      store.widgets.listByOrg(org.id),
+      store.reviews.stats({ orgId: org.id, now: new Date() }),
+      store.products.list(org.id),
+      store.sources.listByOrg(org.id),
+    ]);
     ctx.body = {
       data: widgets.map((w) => ({ id: w.id, name: w.name, layout: w.layout, subject: w.subject.name, createdAt: w.createdAt, updatedAt: w.updatedAt })),
       // The organization's platforms, for the builder's platform choices.
       platforms: stats.platforms.map((p) => ({ platform: p.platform, count: p.count })),
       // The catalog, for the builder's product choice (one product, or the page's product to preview with).
       products: products.map((p) => ({ id: p.id, name: p.name })),
+      // The organization's sources, for the builder's source choice (a chain's locations: CONTRACT §15).
+      sources: sources.map((s) => ({ id: s.id, name: s.name, platform: s.platform })),
     };
   };
 }
@@ -71,6 +78,8 @@ export function previewWidget({ store }: DashboardDeps) {
     const { org } = auth(ctx);
     const { previewProductId, ...body } = withoutOrg(await readJson(ctx));
     const input = parseWidgetCreate({ ...body, orgId: org.id });
+    // Only this organization's sources: a preview never shows another organization's reviews.
+    await checkWidgetSources(store, org.id, input.options);
     const widget = newWidget(input, PREVIEW_ID);
     const now = new Date();
     // The page's product (productFrom: "page") is the one the builder picked to preview with.

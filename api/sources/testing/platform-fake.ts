@@ -57,6 +57,8 @@ async function certificate(): Promise<{ cert: string; key: string }> {
 
 export class PlatformFake {
   google: GoogleReview[] = [];
+  /** Locations (`accounts/{a}/locations/{l}`) with a list of their own, a chain's shops (the others get `google`). */
+  readonly googleByLocation = new Map<string, GoogleReview[]>();
   /** The Business Profile accounts and their locations (Account Management and Business Information APIs, v1 shapes). */
   googleLocations: { account: { name: string; accountName: string }; locations: { name: string; title: string }[] }[] = [];
   trustpilot: TrustpilotReview[] = [];
@@ -259,7 +261,9 @@ export class PlatformFake {
       }
       case 'google': {
         if (!this.googleAccess.has(auth.replace(/^Bearer /, ''))) return { status: 401, body: { error: { code: 401, status: 'UNAUTHENTICATED', message: 'Request had invalid authentication credentials.' } } };
-        const sorted = [...this.google].sort((a, b) => (b.updateTime ?? b.createTime).localeCompare(a.updateTime ?? a.createTime));
+        // `/v4/{accounts/a/locations/l}/reviews`: the location's own list when it has one.
+        const location = path.slice('/v4/'.length, path.lastIndexOf('/reviews')).split('/').map(decodeURIComponent).join('/');
+        const sorted = [...(this.googleByLocation.get(location) ?? this.google)].sort((a, b) => (b.updateTime ?? b.createTime).localeCompare(a.updateTime ?? a.createTime));
         const from = Number(q.get('pageToken') ?? 0);
         const size = Math.min(Number(q.get('pageSize') ?? 50), this.googlePageSize);
         const reviews = sorted.slice(from, from + size);
@@ -269,7 +273,7 @@ export class PlatformFake {
         // PUT creates or replaces the reply (ReviewReply {comment, updateTime}); DELETE removes it ({}).
         if (!this.googleAccess.has(auth.replace(/^Bearer /, ''))) return { status: 401, body: { error: { code: 401, status: 'UNAUTHENTICATED', message: 'Request had invalid authentication credentials.' } } };
         const reviewId = decodeURIComponent(path.split('/')[7] ?? '');
-        if (!this.google.some((r) => r.reviewId === reviewId)) return { status: 404, body: { error: { code: 404, status: 'NOT_FOUND', message: 'Requested entity was not found.' } } };
+        if (![...this.google, ...[...this.googleByLocation.values()].flat()].some((r) => r.reviewId === reviewId)) return { status: 404, body: { error: { code: 404, status: 'NOT_FOUND', message: 'Requested entity was not found.' } } };
         if (method === 'DELETE') {
           if (!this.googleReplies.delete(reviewId)) return { status: 404, body: { error: { code: 404, status: 'NOT_FOUND', message: 'Requested entity was not found.' } } };
           return { status: 200, body: {} };

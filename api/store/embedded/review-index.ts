@@ -6,10 +6,13 @@
  * Per organization, each review is referenced from four lists sorted in API
  * order (date descending, then id descending): all reviews, its rating (or
  * unrated), its platform, and its platform × rating bucket; and from the same
- * four lists again within its language (for the `language` filter). A review
+ * four lists again within its language (for the `language` filter); a review that
+ * names a product, or that a source collected (`sourceId`: a widget's `sourceIds`),
+ * is in the same eight lists again within that product's or source's scope, with
+ * its own aggregates (eight references more, about 64 bytes). A review
  * waiting for a reply (`awaitsReply`: Google, Trustpilot or DIRECT, no reply)
- * is in the same eight lists again within the organization's `awaiting` scope
- * (the dashboard's `Not replied` filter), and a replied one of those platforms
+ * is in the same eight lists again within the `awaiting` scope of the organization
+ * and of its product and source (the dashboard's `Not replied` filter), and a replied one of those platforms
  * in its platform's `replied` list (the Overview's reply figures). A query picks the
  * lists that exactly cover its filters, cuts each at `since` by binary search,
  * finds the page start in their union by a k-way selection (no walking of
@@ -424,6 +427,8 @@ class OrgReviews {
   readonly replied = new Map<string, SortedList>();
   /** The last reply figures, valid while `generation` stands and the window cuts every list at the same places. */
   replyCache: { generation: number; cuts: string; figures: ReplyFigures } | null = null;
+  /** The reviews each source collected (`sourceId`, CONTRACT §15 chains): lists and aggregates like a product's. */
+  readonly sources = new Map<string, ProductReviews>();
   /** Indexed records not yet in the lists, in arrival order. */
   pending: Review[] = [];
   /** Records replaced since the last flush (in the lists or in `pending`). */
@@ -463,6 +468,12 @@ class OrgReviews {
     return list;
   }
 
+  source(id: string): ProductReviews {
+    let s = this.sources.get(id);
+    if (!s) this.sources.set(id, (s = new ProductReviews()));
+    return s;
+  }
+
   listsOf(r: Review): SortedList[] {
     const lists = [...this.main.listsOf(r), ...this.language(r.language).listsOf(r)];
     const awaiting = awaitsReply(r);
@@ -473,13 +484,19 @@ class OrgReviews {
       lists.push(...p.main.listsOf(r), ...p.language(r.language).listsOf(r));
       if (awaiting) lists.push(...p.awaiting.listsOf(r));
     }
+    if (r.sourceId !== undefined) {
+      const s = this.source(r.sourceId);
+      lists.push(...s.main.listsOf(r), ...s.language(r.language).listsOf(r));
+      if (awaiting) lists.push(...s.awaiting.listsOf(r));
+    }
     return lists;
   }
 
-  /** A review's share of the aggregates: its platform's, and its product's. */
+  /** A review's share of the aggregates: its platform's, its product's and its source's. */
   private count(r: Review, sign: 1 | -1): void {
     this.platform(r.platform).add(r, sign);
     if (r.productId !== null) this.product(r.productId).add(r, sign);
+    if (r.sourceId !== undefined) this.source(r.sourceId).add(r, sign);
   }
 
   put(record: Review): void {
@@ -490,7 +507,7 @@ class OrgReviews {
     if (old) {
       this.count(old, -1);
       const sameLists =
-        old.date === record.date && old.id === record.id && old.rating === record.rating && old.language === record.language && old.productId === record.productId && (old.reply === null) === (record.reply === null);
+        old.date === record.date && old.id === record.id && old.rating === record.rating && old.language === record.language && old.productId === record.productId && old.sourceId === record.sourceId && (old.reply === null) === (record.reply === null);
       // Flushing is per organization, so a record found in `all` is in all its lists.
       const at = sameLists ? this.main.all.indexOf(old) : -1;
       if (at >= 0) {
@@ -565,6 +582,14 @@ class OrgReviews {
         productSets.add(p.main).add(lang);
         if (awaiting) p.awaiting.distribute(r, productSets);
       }
+      if (r.sourceId !== undefined) {
+        const s = this.source(r.sourceId);
+        const lang = s.language(r.language);
+        s.main.distribute(r);
+        lang.distribute(r);
+        productSets.add(s.main).add(lang);
+        if (awaiting) s.awaiting.distribute(r, productSets);
+      }
     }
     this.main.mergeIncoming();
     for (const set of this.languages.values()) set.mergeIncoming();
@@ -572,14 +597,26 @@ class OrgReviews {
     for (const list of repliedLists) list.mergeIncoming();
   }
 
-  /** The lists whose union is exactly the reviews matching the filters; none for a language no review has. */
-  listsFor(q: Pick<ReviewQuery, 'platforms' | 'minRating' | 'maxRating' | 'language' | 'productId' | 'awaitingReply'>): SortedList[] {
+  /**
+   * The scopes a query reads: the organization, one product's reviews, or the reviews of the
+   * sources named (each review has at most one source, so their lists are disjoint).
+   */
+  scopesFor(q: Pick<ReviewQuery, 'productId' | 'sourceIds'>): { main: ListSet; languages: Map<string, ListSet>; awaiting: ListScope; platforms: Map<string, PlatformState> }[] {
+    if (q.sourceIds !== undefined) {
+      if (q.productId !== undefined) throw new RangeError('a review query takes productId or sourceIds, not both');
+      return [...new Set(q.sourceIds)].flatMap((id) => this.sources.get(id) ?? []);
+    }
     const scope = q.productId === undefined ? this : this.products.get(q.productId);
-    if (scope === undefined) return [];
-    // Only platforms that show replies have reviews in `awaiting`: a filter on another platform finds none there.
-    if (q.awaitingReply === true) return scope.awaiting.listsFor(q);
-    if (q.language === undefined) return scope.main.listsFor(q);
-    return scope.languages.get(q.language)?.listsFor(q) ?? [];
+    return scope === undefined ? [] : [scope];
+  }
+
+  /** The lists whose union is exactly the reviews matching the filters; none for a language no review has. */
+  listsFor(q: Pick<ReviewQuery, 'platforms' | 'minRating' | 'maxRating' | 'language' | 'productId' | 'sourceIds' | 'awaitingReply'>): SortedList[] {
+    return this.scopesFor(q).flatMap((scope) => {
+      // Only platforms that show replies have reviews in `awaiting`: a filter on another platform finds none there.
+      if (q.awaitingReply === true) return scope.awaiting.listsFor(q);
+      return q.language === undefined ? scope.main.listsFor(q) : (scope.languages.get(q.language)?.listsFor(q) ?? []);
+    });
   }
 }
 
@@ -758,12 +795,13 @@ export class ReviewIndex {
     org.flush();
     // All platforms, or the ones named (none named is its own selection: nothing); of one product, or of all.
     const platforms = q.platforms === undefined ? '*' : `=${q.platforms.join('\u0000')}`;
-    const selection = q.productId === undefined ? platforms : `${platforms}\u0001${q.productId}`;
+    const product = q.productId === undefined ? platforms : `${platforms}\u0001${q.productId}`;
+    const selection = q.sourceIds === undefined ? product : `${product}\u0002${[...new Set(q.sourceIds)].sort().join('\u0000')}`;
     let cached = org.statsCache.get(selection);
     if (!cached || cached.generation !== org.generation) {
-      const scope = q.productId === undefined ? org : org.products.get(q.productId);
-      if (scope === undefined) return finishStats(emptyRawStats());
-      cached = aggregateStats(scope, org.generation, q.platforms);
+      const scopes = org.scopesFor(q);
+      if (scopes.length === 0) return finishStats(emptyRawStats());
+      cached = aggregateStats(scopes, org.generation, q.platforms);
       // A few platform selections per organization (its widgets'); more would be another caller's loop.
       if (org.statsCache.size >= 64) org.statsCache.clear();
       org.statsCache.set(selection, cached);
@@ -941,33 +979,46 @@ interface CachedStats {
   lists: SortedList[];
 }
 
-/** The maintained aggregates of an organization (or one of its products) over the chosen platforms (all when none are named), finished, without the windows. */
-function aggregateStats(org: { platforms: Map<string, PlatformState>; main: ListSet }, generation: number, platforms: readonly string[] | undefined): CachedStats {
+/**
+ * The maintained aggregates of an organization (or one of its products, or some of its sources: disjoint
+ * scopes, added up) over the chosen platforms (all when none are named), finished, without the windows.
+ */
+function aggregateStats(scopes: readonly { platforms: Map<string, PlatformState>; main: ListSet }[], generation: number, platforms: readonly string[] | undefined): CachedStats {
   const raw: RawStats = emptyRawStats();
-  const chosen =
+  const byPlatform = new Map<string, RawStats['platforms'][number]>();
+  const chosenOf = (org: { platforms: Map<string, PlatformState> }) =>
     platforms === undefined
       ? [...org.platforms.entries()]
       : [...new Set(platforms)].flatMap((id) => {
           const state = org.platforms.get(id);
           return state ? [[id, state] as const] : [];
         });
-  for (const [platform, state] of chosen) {
-    const a = state.agg;
-    if (a.count === 0) continue;
-    raw.totalReviews += a.count;
-    raw.ratedCount += a.ratedCount;
-    raw.ratingSum += a.ratingSum;
-    raw.sentimentCount += a.sentimentCount;
-    raw.sentimentSum += a.sentimentSum;
-    raw.unratedCount += a.ratingCounts[0]!;
-    for (let s = 1; s <= 5; s++) raw.starCounts[s - 1] = (raw.starCounts[s - 1] ?? 0) + a.ratingCounts[s]!;
-    raw.platforms.push({ platform, count: a.count, ratedCount: a.ratedCount, ratingSum: a.ratingSum });
+  for (const scope of scopes) {
+    for (const [platform, state] of chosenOf(scope)) {
+      const a = state.agg;
+      if (a.count === 0) continue;
+      raw.totalReviews += a.count;
+      raw.ratedCount += a.ratedCount;
+      raw.ratingSum += a.ratingSum;
+      raw.sentimentCount += a.sentimentCount;
+      raw.sentimentSum += a.sentimentSum;
+      raw.unratedCount += a.ratingCounts[0]!;
+      for (let s = 1; s <= 5; s++) raw.starCounts[s - 1] = (raw.starCounts[s - 1] ?? 0) + a.ratingCounts[s]!;
+      let p = byPlatform.get(platform);
+      if (!p) {
+        byPlatform.set(platform, (p = { platform, count: 0, ratedCount: 0, ratingSum: 0 }));
+        raw.platforms.push(p);
+      }
+      p.count += a.count;
+      p.ratedCount += a.ratedCount;
+      p.ratingSum += a.ratingSum;
+    }
   }
   const finished = finishStats(raw);
   for (const p of finished.platforms) Object.freeze(p);
   for (const r of finished.ratingDistribution) Object.freeze(r);
   Object.freeze(finished.platforms);
   Object.freeze(finished.ratingDistribution);
-  const lists = platforms === undefined ? [org.main.all] : chosen.flatMap(([id]) => org.main.platforms.get(id)?.list ?? []);
+  const lists = scopes.flatMap((scope) => (platforms === undefined ? [scope.main.all] : chosenOf(scope).flatMap(([id]) => scope.main.platforms.get(id)?.list ?? [])));
   return { generation, finished: Object.freeze(finished), lists };
 }

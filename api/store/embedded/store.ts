@@ -732,7 +732,8 @@ export class EmbeddedStore implements Store {
           }
         }
         if (!announcesState(source, next) || !this.recordsEvents(source.orgId)) return { entries: [{ t: 'source', v: next, ...holding }], result: next };
-        const count = this.index.stats({ orgId: source.orgId, now }).platforms.find((p) => p.platform === source.platform)?.count ?? 0;
+        // The source's own reviews (several sources may share a platform: CONTRACT §15, chains).
+        const count = this.index.list({ orgId: source.orgId, sourceIds: [source.id], limit: 0, offset: 0 }).total;
         return { entries: [{ t: 'source', v: next, o: [sourceStateMessage(next, count, now)], ...holding }], result: next };
       }),
     held: async (id) => {

@@ -80,6 +80,7 @@ describe('document mapping', () => {
       { orgId: 1, language: 1, date: -1, id: -1 },
       { orgId: 1, productId: 1, date: -1, id: -1 },
       { orgId: 1, 'reply.date': 1, platform: 1, date: -1, id: -1 },
+      { orgId: 1, sourceId: 1, date: -1, id: -1 },
     ]);
     expect(listSort).toEqual({ date: -1, id: -1 });
   });

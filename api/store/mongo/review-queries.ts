@@ -124,6 +124,7 @@ export function listFilter(q: Omit<ReviewQuery, 'limit' | 'offset'>): Filter<Rev
     filter.platform = { $in: platforms };
     (filter as Document)['reply.date'] = null;
   }
+  if (q.sourceIds !== undefined) filter.sourceId = { $in: [...new Set(q.sourceIds)] };
   return filter;
 }
 
@@ -158,6 +159,9 @@ export const reviewIndexes: { key: IndexSpecification; options: CreateIndexesOpt
   { key: { orgId: 1, productId: 1, date: -1, id: -1 }, options: { name: 'org_product_date_id' } },
   // The dashboard's `Not replied` filter (reply.date null, platforms that show replies): paged and counted from the index.
   { key: { orgId: 1, 'reply.date': 1, platform: 1, date: -1, id: -1 }, options: { name: 'org_reply_platform_date_id' } },
+  // A source's reviews (CONTRACT §15, chains: a widget of some locations, a source's review count): from the index.
+  // Reviews only ever imported from a file have no sourceId, and are not in it.
+  { key: { orgId: 1, sourceId: 1, date: -1, id: -1 }, options: { name: 'org_source_date_id' } },
 ];
 
 /** A `$group` output row: reviews of one platform with one rating (null = unrated). */
@@ -194,6 +198,7 @@ export function statsQueries(q: StatsQuery): {
   const match: Filter<ReviewDocument> = { orgId: q.orgId };
   if (q.productId !== undefined) match.productId = q.productId;
   if (q.platforms !== undefined) match.platform = { $in: [...new Set(q.platforms)] };
+  if (q.sourceIds !== undefined) match.sourceId = { $in: [...new Set(q.sourceIds)] };
   const window = (days: number): Filter<ReviewDocument> => {
     const { from, to } = dayWindow(q.now, days);
     return { ...match, date: { $gt: from, $lte: to } };

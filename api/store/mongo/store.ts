@@ -411,10 +411,10 @@ export class MongoStore implements Store {
     // The maintained monthly aggregates added up, and the two day windows counted on the {orgId, date} index.
     stats: async (query) => {
       const q = statsQueries(query);
-      // One product's, from its reviews on the {orgId, productId, date, id} index (no monthly aggregates per
-      // product): most products have a few reviews, read once and counted here (one query, where the
-      // organization's take three); a product with more is grouped by the server (five queries).
-      if (query.productId !== undefined) {
+      // One product's, or some sources', from their reviews on the {orgId, productId|sourceId, date, id} index (no
+      // monthly aggregates per product or source): most have a few reviews, read once and counted here (one query,
+      // where the organization's take three); more are grouped by the server (five queries).
+      if (query.productId !== undefined || query.sourceIds !== undefined) {
         const few = await this.reviewCol.find(q.match, { projection: STATS_PROJECTION }).limit(PRODUCT_STATS_READ + 1).toArray();
         if (few.length <= PRODUCT_STATS_READ) return finishStats(rawStatsOf(few, query));
         const [rows, sentiment, sentimentCount, last30, last7] = await Promise.all([
@@ -643,7 +643,8 @@ export class MongoStore implements Store {
       }
       const after: Source = { ...before, ...(fields as Partial<Source>), ...('held' in set && { held: set.held as Source['held'] }), updatedAt: now.toISOString() };
       if (announcesState(before, after) && (await this.recordsEvents(before.orgId))) {
-        const count = (await this.reviewMonths.totals(before.orgId, [before.platform])).platforms.find((p) => p.platform === before.platform)?.count ?? 0;
+        // The source's own reviews, on the {orgId, sourceId} index (several sources may share a platform: CONTRACT §15, chains).
+        const count = await this.reviewCol.countDocuments({ orgId: before.orgId, sourceId: before.id });
         const m = sourceStateMessage(after, count, now);
         set[`_events.${m.id}`] = m;
         set._outbox = 1;

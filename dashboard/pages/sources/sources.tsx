@@ -307,7 +307,12 @@ function RemoveDialog(props: { source: SourceItem; onClose: () => void; onRemove
   );
 }
 
-function GoogleLocation(props: { onConnected: (s: SourceItem) => void }) {
+/**
+ * The location to connect after Google's consent: each location of a chain is a source of its own,
+ * named after its Google title unless a name is typed; an already connected one is marked (choosing
+ * it again reconnects that source).
+ */
+function GoogleLocation(props: { connected: string[]; onConnected: (s: SourceItem) => void }) {
   const [listed, setListed] = useState<{ data: { account: string; title: string; accountName: string }[]; error: string | null } | null>(null);
   const [account, setAccount] = useState('');
   useEffect(() => {
@@ -327,7 +332,10 @@ function GoogleLocation(props: { onConnected: (s: SourceItem) => void }) {
     setBusy(true);
     setError('');
     try {
-      props.onConnected(await call<SourceItem>('POST', '/sources/google', { account: account.trim(), ...(name.trim() && { name }) }));
+      // Named after the location's title on Google when no name is typed (several locations are told apart by it).
+      const title = listed?.data.find((l) => l.account === account)?.title ?? '';
+      const chosen = name.trim() || title.trim();
+      props.onConnected(await call<SourceItem>('POST', '/sources/google', { account: account.trim(), ...(chosen && { name: chosen }) }));
     } catch (err) {
       setError(message(err));
     } finally {
@@ -347,7 +355,7 @@ function GoogleLocation(props: { onConnected: (s: SourceItem) => void }) {
               <select id="google-location" value={account} onChange={(e) => setAccount(e.currentTarget.value)}>
                 {listed.data.map((l) => (
                   <option key={l.account} value={l.account}>
-                    {l.title} ({l.accountName})
+                    {l.title} ({l.accountName}){props.connected.includes(l.account) ? ' – connected' : ''}
                   </option>
                 ))}
               </select>
@@ -363,7 +371,12 @@ function GoogleLocation(props: { onConnected: (s: SourceItem) => void }) {
           )}
           <div class="field">
             <label for="google-name">Name (optional)</label>
-            <input id="google-name" autoComplete="off" maxLength={200} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+            <input id="google-name" autoComplete="off" maxLength={200} value={name} onInput={(e) => setName(e.currentTarget.value)} aria-describedby={listed?.data.length ? 'google-name-hint' : undefined} />
+            {listed && listed.data.length > 0 && (
+              <p class="hint" id="google-name-hint">
+                Empty: the location's name on Google.
+              </p>
+            )}
           </div>
         </div>
         {error && (
@@ -512,6 +525,7 @@ export function SourcesPage(props: { session: SessionInfo }) {
       )}
       {staff && google?.authorized && (
         <GoogleLocation
+          connected={(list?.data ?? []).filter((s) => s.platform === 'google').map((s) => s.account)}
           onConnected={(s) => {
             // The same location again is a reconnect (the server answers the source it had).
             const had = list?.data.find((x) => x.id === s.id);

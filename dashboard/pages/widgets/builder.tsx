@@ -31,6 +31,7 @@ export function WidgetBuilderPage(props: { id: string | null; session: SessionIn
   };
   const [platforms, setPlatforms] = useState<WidgetList['platforms']>([]);
   const [products, setProducts] = useState<NonNullable<WidgetList['products']>>([]);
+  const [sources, setSources] = useState<NonNullable<WidgetList['sources']>>([]);
   const [loadError, setLoadError] = useState('');
   const [preview, setPreview] = useState<PreviewState>({ fields: {}, findings: null, error: '' });
   const [saveErrors, setSaveErrors] = useState<Record<string, string>>({});
@@ -44,6 +45,7 @@ export function WidgetBuilderPage(props: { id: string | null; session: SessionIn
     call<WidgetList>('GET', '/widgets').then((r) => {
       setPlatforms(r.platforms);
       setProducts(r.products ?? []);
+      setSources(r.sources ?? []);
     }, fail);
   }, []);
   // The widget itself, unless this page just created it (its path then changes to the new id): a second
@@ -177,7 +179,7 @@ export function WidgetBuilderPage(props: { id: string | null; session: SessionIn
           )}
           <fieldset class="plain" disabled={!staff}>
             <legend class="sr-only">Settings</legend>
-            <WidgetForm draft={draft} errors={errors} platforms={platforms} products={products} findings={preview.findings} onChange={change} />
+            <WidgetForm draft={draft} errors={errors} platforms={platforms} products={products} sources={sources} findings={preview.findings} onChange={change} />
           </fieldset>
           {staff && (
             <div class="form-actions">

@@ -32,6 +32,8 @@ export interface Draft {
   minRating: string;
   /** null = every platform, including ones imported later. */
   platforms: string[] | null;
+  /** null = every review; else only those these sources collected (a chain's location). */
+  sourceIds: string[] | null;
   hideEmpty: boolean;
   showDates: boolean;
   showReplies: boolean;
@@ -60,6 +62,7 @@ export const NEW_DRAFT: Draft = {
   maxReviews: '12',
   minRating: '',
   platforms: null,
+  sourceIds: null,
   hideEmpty: false,
   showDates: true,
   showReplies: true,
@@ -86,6 +89,7 @@ export function draftOf(w: WidgetRecord): Draft {
     maxReviews: String(o.maxReviews),
     minRating: o.minRating === null ? '' : String(o.minRating),
     platforms: o.platforms,
+    sourceIds: o.sourceIds ?? null,
     hideEmpty: o.hideEmpty,
     showDates: o.showDates,
     showReplies: o.showReplies ?? true,
@@ -134,6 +138,8 @@ export function bodyOf(d: Draft) {
       productId: d.productMode === 'one' ? d.productId : null,
       productFrom: d.productMode === 'page' ? ('page' as const) : null,
       jsonLdSources: d.jsonLdSources,
+      // A product widget shows its product's reviews, whatever the source: the choice applies to the organization's.
+      sourceIds: d.productMode === 'none' ? d.sourceIds : null,
     },
   };
 }
@@ -167,6 +173,7 @@ export const FIELD_IDS: Record<string, string> = {
   'options.maxReviews': 'w-max-reviews',
   'options.minRating': 'w-min-rating',
   'options.platforms': 'w-platforms-all',
+  'options.sourceIds': 'w-sources-all',
   'options.hideEmpty': 'w-hide-empty',
   'options.showDates': 'w-show-dates',
   'options.showReplies': 'w-show-replies',
@@ -192,6 +199,7 @@ export const FIELD_LABELS: Record<string, string> = {
   'options.maxReviews': 'Reviews shown',
   'options.minRating': 'Minimum stars',
   'options.platforms': 'Platforms',
+  'options.sourceIds': 'Sources',
   'options.hideEmpty': 'Leave out reviews without text',
   'options.showDates': 'Show dates',
   'options.showReplies': 'Show replies',

@@ -15,6 +15,8 @@ export interface FormProps {
   platforms: { platform: string; count: number }[];
   /** The organization's catalog (the product choice). */
   products: { id: string; name: string }[];
+  /** The organization's sources (the source choice: a chain's locations, each by its name). */
+  sources: { id: string; name: string; platform: string }[];
   /** The preview's lint findings: the one about the stars' sources is shown beside that choice. */
   findings: { rule: string; severity: string; message: string }[] | null;
   onChange: (patch: Partial<Draft>) => void;
@@ -63,7 +65,7 @@ const PRODUCT_MODES = [
   { value: 'page', label: 'The product of the page', hint: 'One widget for every product page: the page names its product' },
 ] as const;
 
-export function WidgetForm({ draft, errors, platforms, products, findings, onChange }: FormProps) {
+export function WidgetForm({ draft, errors, platforms, products, sources, findings, onChange }: FormProps) {
   const set = (patch: Partial<Draft>) => {
     markInput(false);
     onChange(patch);
@@ -75,6 +77,8 @@ export function WidgetForm({ draft, errors, platforms, products, findings, onCha
   };
   const platformChoices = [...new Set([...platforms.map((p) => p.platform), ...KNOWN_PLATFORMS, ...(draft.platforms ?? [])])];
   const counts = new Map(platforms.map((p) => [p.platform, p.count]));
+  // A source removed since it was chosen stays listed while chosen, so it can be unchecked.
+  const sourceChoices = [...sources, ...(draft.sourceIds ?? []).filter((id) => !sources.some((s) => s.id === id)).map((id) => ({ id, name: `Removed source (${id})`, platform: '' }))];
   const locales = draft.locale && !WIDGET_LANGUAGES.includes(draft.locale) ? [draft.locale, ...WIDGET_LANGUAGES] : WIDGET_LANGUAGES;
   const invalid = (field: string) => (errors[field] ? 'true' : undefined);
   // Beside the choice of what the stars count: why "all" breaks the guidelines, or why there are no stars.
@@ -254,6 +258,43 @@ export function WidgetForm({ draft, errors, platforms, products, findings, onCha
             </p>
           )}
         </fieldset>
+        {/* Only where there is a choice: an organization with sources, and a widget of the organization's reviews (a product widget shows its product's). */}
+        {draft.productMode === 'none' && sourceChoices.length > 0 && (
+          <fieldset class="subgroup" aria-describedby={errors['options.sourceIds'] ? 'w-sources-error' : undefined}>
+            <legend>Sources</legend>
+            <label class="check" for="w-sources-all">
+              <input id="w-sources-all" type="radio" name="source-mode" checked={draft.sourceIds === null} onChange={() => set({ sourceIds: null })} />
+              Every review, whichever source or import it came from
+            </label>
+            {/* A choice starts empty: a store-locator page checks its own location. */}
+            <label class="check" for="w-sources-some">
+              <input id="w-sources-some" type="radio" name="source-mode" checked={draft.sourceIds !== null} onChange={() => set({ sourceIds: draft.sourceIds ?? [] })} />
+              Only the reviews of the sources checked below
+            </label>
+            <div class="sources-choice">
+              {sourceChoices.map((s) => (
+                <label key={s.id} class="check" for={`w-source-${s.id}`}>
+                  <input
+                    id={`w-source-${s.id}`}
+                    type="checkbox"
+                    disabled={draft.sourceIds === null}
+                    checked={draft.sourceIds !== null && draft.sourceIds.includes(s.id)}
+                    onChange={(e) => set({ sourceIds: checked(e) ? [...(draft.sourceIds ?? []), s.id] : (draft.sourceIds ?? []).filter((x) => x !== s.id) })}
+                  />
+                  <span class="break">
+                    {s.name}
+                    {s.platform && <span class="muted"> ({platformName(s.platform.toUpperCase())})</span>}
+                  </span>
+                </label>
+              ))}
+            </div>
+            {errors['options.sourceIds'] && (
+              <p class="field-error" id="w-sources-error">
+                {draft.sourceIds?.length === 0 ? 'Sources: check at least one, or choose every review.' : errors['options.sourceIds']}
+              </p>
+            )}
+          </fieldset>
+        )}
         <label class="check" for="w-hide-empty">
           <input id="w-hide-empty" type="checkbox" checked={draft.hideEmpty} onChange={(e) => set({ hideEmpty: checked(e) })} />
           Leave out reviews without text

@@ -40,6 +40,7 @@ export function draftProblems(d: Draft): Problems {
   const max = body.options.maxReviews;
   if (typeof max !== 'number' || max < 1 || max > 50) out['options.maxReviews'] = 'must be an integer from 1 to 50';
   if (d.platforms !== null && d.platforms.length === 0) out['options.platforms'] = 'must be a non-empty list of platform identifiers, or null for all';
+  if (d.productMode === 'none' && d.sourceIds !== null && d.sourceIds.length === 0) out['options.sourceIds'] = 'must be a list of 1 to 50 source ids (src_…) of this organization, or null for every review';
   return out;
 }
 

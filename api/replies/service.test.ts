@@ -435,6 +435,29 @@ for (const subject of storeSubjects('replies-service')) {
       expect(fake.requests.length).toBe(before);
     });
 
+    it('the automatic-reply rule: off by default; Owner/Admin set it (audited), a 400 for bad input or an unsuitable template; the delay kept apart', async () => {
+      const s = await shop();
+      const { service: replies } = await service();
+      expect(await replies.autoReply(s.org.id)).toBeNull();
+      const five = await replies.templates.create(owner, s.org.id, { name: 'Five', language: 'en', ratings: [5], text: 'Thank you, {author}!' });
+      const good = await replies.templates.create(owner, s.org.id, { name: 'Good', language: 'en', ratings: [4, 5], text: 'Thanks, {author}.' });
+      expect(await refused(replies.setAutoReply(member, s.org.id, { enabled: true, minRating: 5, templateId: five.id }))).toMatchObject({ status: 403 });
+      expect(await refused(replies.setAutoReply(owner, s.org.id, null))).toMatchObject({ status: 400 });
+      expect(await refused(replies.setAutoReply(owner, s.org.id, { enabled: 'yes', minRating: 5, templateId: five.id }))).toMatchObject({ status: 400, message: /enabled/ });
+      expect(await refused(replies.setAutoReply(owner, s.org.id, { enabled: true, minRating: 6, templateId: five.id }))).toMatchObject({ status: 400, message: /1 to 5/ });
+      expect(await refused(replies.setAutoReply(owner, s.org.id, { enabled: true, minRating: 5, templateId: 'tpl_nope' }))).toMatchObject({ status: 400, message: /No such reply template/ });
+      expect(await refused(replies.setAutoReply(owner, s.org.id, { enabled: true, minRating: 4, templateId: five.id }))).toMatchObject({ status: 400, message: /does not suit 4-star/ });
+      expect(await replies.autoReply(s.org.id)).toBeNull();
+      await replies.setDelay(owner, s.org.id, 7);
+      expect(await replies.setAutoReply(admin, s.org.id, { enabled: true, minRating: 4, templateId: good.id })).toEqual({ enabled: true, minRating: 4, templateId: good.id });
+      await replies.setDelay(owner, s.org.id, 3);
+      expect(await store.replies.settings(s.org.id)).toEqual({ orgId: s.org.id, delayMinutes: 3, autoReply: { enabled: true, minRating: 4, templateId: good.id } });
+      await replies.setAutoReply(owner, s.org.id, { enabled: false, minRating: 4, templateId: good.id });
+      const changes = (await store.people.audit.listByOrg(s.org.id, 20)).filter((a) => a.action === 'reply.auto_rule_changed');
+      expect(changes.map((a) => [a.actor.userId, a.details.words])).toEqual(expect.arrayContaining([['usr_admin', 'on'], ['usr_owner', 'off']]));
+      expect(changes).toHaveLength(2);
+    });
+
     it('delete: Owner or Admin remove the reply from the platform and the review, audited', async () => {
       const s = await shop();
       const { service: replies, port } = await service();

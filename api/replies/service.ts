@@ -37,7 +37,7 @@ import { assertReplyFits, PlatformBusyError, ReplyTextError } from '../sources/r
 import { refuseSource } from '../sources/service.ts';
 import { platformName } from '../sources/sync.ts';
 import type { Role } from '../store/people-types.ts';
-import { DEFAULT_REPLY_DELAY_MINUTES, REPLY_STATES, type ReplyActor, type ReplyRecord, type ReplyState } from '../store/reply-types.ts';
+import { DEFAULT_REPLY_DELAY_MINUTES, REPLY_STATES, type AutoReplyRule, type ReplyActor, type ReplyRecord, type ReplyState } from '../store/reply-types.ts';
 import type { Review, Source, SourcePlatform, Store } from '../store/types.ts';
 import { eventBody, newMessageId, replyFailedEvent } from '../webhooks/events.ts';
 import { ReplyActionLimiter } from './limits.ts';
@@ -387,8 +387,42 @@ export class RepliesService {
     if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > MAX_DELAY_MINUTES) {
       throw badRequest(`The delay must be a whole number of minutes from 0 to ${MAX_DELAY_MINUTES} (default ${DEFAULT_REPLY_DELAY_MINUTES}).`, [{ parameter: 'delayMinutes', message: '0–60' }]);
     }
-    await this.deps.store.replies.putSettings({ orgId, delayMinutes: n });
+    const before = await this.deps.store.replies.settings(orgId);
+    await this.deps.store.replies.putSettings({ ...before, orgId, delayMinutes: n });
     return n;
+  }
+
+  /** The organization's automatic-reply rule (off when never set). */
+  async autoReply(orgId: string): Promise<AutoReplyRule | null> {
+    return (await this.deps.store.replies.settings(orgId)).autoReply ?? null;
+  }
+
+  /**
+   * Sets the one optional rule (CONTRACT §15): {enabled, minRating 1–5, templateId}.
+   * The template must exist in the organization and suit every rating from
+   * minRating to 5 (else a 400: a 4-star template would answer 5-star reviews).
+   * Audited; it applies to reviews that arrive afterwards only.
+   */
+  async setAutoReply(caller: ReplyCaller, orgId: string, input: unknown): Promise<AutoReplyRule> {
+    if (!publisher(caller)) throw forbidden('Only an Owner or Admin can change the automatic reply rule.');
+    if (typeof input !== 'object' || input === null || Array.isArray(input)) throw badRequest('Send {enabled, minRating, templateId}.');
+    const { enabled, minRating, templateId } = input as Record<string, unknown>;
+    if (typeof enabled !== 'boolean') throw badRequest('enabled must be true or false.', [{ parameter: 'enabled', message: 'true or false' }]);
+    if (typeof minRating !== 'number' || !Number.isInteger(minRating) || minRating < 1 || minRating > 5) {
+      throw badRequest('minRating must be a whole number of stars from 1 to 5.', [{ parameter: 'minRating', message: '1–5' }]);
+    }
+    if (typeof templateId !== 'string' || templateId === '') throw badRequest('Choose a reply template (templateId).', [{ parameter: 'templateId', message: 'required' }]);
+    const template = await this.deps.store.replies.getTemplate(orgId, templateId);
+    if (!template) throw badRequest('No such reply template in this organization.', [{ parameter: 'templateId', message: 'unknown' }]);
+    const missing = [1, 2, 3, 4, 5].filter((r) => r >= minRating && !template.ratings.includes(r));
+    if (missing.length > 0) {
+      throw badRequest(`The template “${template.name}” does not suit ${missing.join(', ')}-star reviews: choose one that suits every rating from ${minRating} to 5, or raise the minimum.`, [{ parameter: 'templateId', message: 'ratings' }]);
+    }
+    const rule: AutoReplyRule = { enabled, minRating, templateId };
+    const before = await this.deps.store.replies.settings(orgId);
+    await this.deps.store.replies.putSettings({ ...before, orgId, autoReply: rule });
+    await audit(this.deps.store, orgId, auditActor(caller.actor), 'reply.auto_rule_changed', { id: template.id, label: `Automatic replies (${minRating}+ stars, “${template.name}”)` }, { words: enabled ? 'on' : 'off' });
+    return rule;
   }
 
   /** Waits (polling the store, at most `timeoutMs`) until the reply is published or failed; answers it as it is then. */

@@ -51,6 +51,16 @@ export interface ReplySettings {
   orgId: string;
   /** Minutes between approval and posting, during which the reply can be edited or cancelled (0–60). */
   delayMinutes: number;
+  /** The one optional rule (CONTRACT §15): absent or disabled = nothing is posted without a person. */
+  autoReply?: AutoReplyRule;
+}
+
+/** Reply with a template to reviews of `minRating` stars or more that have no text, after the delay. */
+export interface AutoReplyRule {
+  enabled: boolean;
+  /** 1–5. */
+  minRating: number;
+  templateId: string;
 }
 
 export const DEFAULT_REPLY_DELAY_MINUTES = 5;

@@ -72,6 +72,7 @@ describe('dashboard replies', () => {
       ['POST', reply('d-1', '/cancel'), undefined],
       ['DELETE', reply('d-1'), undefined],
       ['PATCH', '/dashboard/api/replies/settings', { delayMinutes: 0 }],
+      ['PATCH', '/dashboard/api/replies/auto-reply', { enabled: false, minRating: 5, templateId: 'tpl_x' }],
     ] as const) {
       const refused = await member.send(method, path, body);
       expect([refused.status, refused.body.error], `${method} ${path}`).toEqual([403, 'forbidden_role']);
@@ -90,6 +91,16 @@ describe('dashboard replies', () => {
 
     expect((await owner.send('PATCH', '/dashboard/api/replies/settings', { delayMinutes: 61 })).status).toBe(400);
     expect((await owner.send('PATCH', '/dashboard/api/replies/settings', { delayMinutes: 0 })).body).toEqual({ delayMinutes: 0 });
+    // The automatic-reply rule: off until set; a 400 in words for a bad field; set by an Owner.
+    expect((await member.send('GET', '/dashboard/api/replies/auto-reply')).body).toEqual({ enabled: false, minRating: null, templateId: null });
+    const badRule = await owner.send('PATCH', '/dashboard/api/replies/auto-reply', { enabled: true, minRating: 0, templateId: 'tpl_x' });
+    expect([badRule.status, badRule.body.message]).toEqual([400, 'minRating must be a whole number of stars from 1 to 5.']);
+    const tpl = await owner.send('POST', '/dashboard/api/replies/templates', { name: 'Stars', language: 'en', ratings: [5], text: 'Thanks, {author}!' });
+    expect((await owner.send('PATCH', '/dashboard/api/replies/auto-reply', { enabled: true, minRating: 4, templateId: tpl.body.id })).status).toBe(400);
+    expect((await owner.send('PATCH', '/dashboard/api/replies/auto-reply', { enabled: true, minRating: 5, templateId: tpl.body.id })).body).toEqual({ enabled: true, minRating: 5, templateId: tpl.body.id });
+    expect((await member.send('GET', '/dashboard/api/replies/auto-reply')).body).toEqual({ enabled: true, minRating: 5, templateId: tpl.body.id });
+    await owner.send('PATCH', '/dashboard/api/replies/auto-reply', { enabled: false, minRating: 5, templateId: tpl.body.id });
+    expect((await owner.send('DELETE', `/dashboard/api/replies/templates/${tpl.body.id}`)).status).toBe(200);
     expect((await owner.send('POST', reply('d-1', '/publish'), {})).body).toMatchObject({ state: 'scheduled', text: 'Thank you, Ana!' });
     const published = await until('published', async () => ((await owner.send('GET', '/dashboard/api/replies?state=published')).body.data as { reviewId: string; date: string }[]).find((r) => r.reviewId === ids.get('d-1')));
     expect(Number.isNaN(Date.parse(published!.date))).toBe(false);

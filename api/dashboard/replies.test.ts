@@ -109,6 +109,48 @@ describe('dashboard replies', () => {
     expect(JSON.stringify(audit.body)).toContain('reply.deleted');
   });
 
+  it('the automatic-reply rule: a file import through the admin API of a new 5-star review without text gets one scheduled reply (its template filled in, cancellable, audited); with text, below N, Yelp, or imported before the rule was on: none', async () => {
+    const org = (await t.org('growth')).orgId;
+    const boss = await signedIn('owner@auto-reply.test', 'owner', org);
+    const importLines = async (...records: object[]) => {
+      const ndjson = records.map((r) => JSON.stringify({ date: '2026-11-22T10:00:00Z', content: '', rating: 5, ...r })).join('\n');
+      expect((await t.admin('POST', `/admin/orgs/${org}/reviews?format=ndjson`, `${ndjson}\n`)).status).toBe(200);
+    };
+    const idOf = async (externalId: string, platform = 'DIRECT') => (await t.service.store.reviews.findByExternalIds(org, platform, [externalId]))[0]!.id;
+    expect((await boss.send('PATCH', '/dashboard/api/replies/settings', { delayMinutes: 60 })).status).toBe(200);
+    const tpl = await boss.send('POST', '/dashboard/api/replies/templates', { name: 'Warm', language: 'en', ratings: [4, 5], text: 'Thank you, {author}, from {business}!' });
+    expect(tpl.status).toBe(201);
+    // Before the rule is on: a blank 5-star review that will never be answered by it.
+    await importLines({ platform: 'DIRECT', externalId: 'before', authorName: 'Bea' });
+    expect((await boss.send('PATCH', '/dashboard/api/replies/auto-reply', { enabled: true, minRating: 4, templateId: tpl.body.id })).status).toBe(200);
+    await importLines(
+      { platform: 'DIRECT', externalId: 'blank-5', authorName: 'Nia' },
+      { platform: 'DIRECT', externalId: 'worded', authorName: 'Wes', content: 'Lovely shop' },
+      { platform: 'DIRECT', externalId: 'low', authorName: 'Lou', rating: 3 },
+      { platform: 'YELP', externalId: 'yelp', authorName: 'Yan' },
+      { platform: 'DIRECT', externalId: 'before', authorName: 'Bea' },
+    );
+    const id = await idOf('blank-5');
+    const path = `/dashboard/api/reviews/${id}/reply`;
+    const composer = (await until('the automatic reply', async () => {
+      const got = await boss.send('GET', path);
+      return (got.body.reply as { state?: string } | null)?.state === 'scheduled' ? got.body : null;
+    }))!;
+    const businessName = composer.organization as string;
+    expect(composer.reply).toMatchObject({ state: 'scheduled', text: `Thank you, Nia, from ${businessName}!`, approvedBy: 'automatic reply rule' });
+    expect(((await boss.send('GET', '/dashboard/api/replies?state=scheduled')).body.data as { reviewId: string }[]).map((r) => r.reviewId)).toEqual([id]);
+    for (const [externalId, platform] of [['worded', 'DIRECT'], ['low', 'DIRECT'], ['yelp', 'YELP'], ['before', 'DIRECT']] as const) {
+      expect((await t.service.store.replies.get(org, await idOf(externalId, platform))), externalId).toBeNull();
+    }
+    const audit = (await until('the audit entry', async () => {
+      const entries = ((await boss.send('GET', '/dashboard/api/audit')).body.data ?? []) as { action: string; details: Record<string, string> }[];
+      return entries.find((e) => e.action === 'reply.auto_scheduled');
+    }))!;
+    expect(audit.details.by).toBe('automatic reply rule (4+ stars, template “Warm”)');
+    // Cancellable in the composer like any scheduled reply.
+    expect((await boss.send('POST', `${path}/cancel`)).body).toMatchObject({ state: 'draft', scheduledAt: null });
+  });
+
   it('publishes and deletes past 60 a minute per organization are a 429 with Retry-After', async () => {
     const busyOrg = (await t.org('growth')).orgId;
     await t.service.store.reviews.upsert(busyOrg, [{ authorAvatar: null, url: null, language: 'en', isVerified: false, sentiment: null, sentimentLabel: null, aiSummary: null, aiThemes: [], rating: 5, content: 'Lovely', date: '2026-11-20T10:00:00.000Z', platform: 'DIRECT', externalId: 'busy-1', authorName: 'Dan' }], new Date());

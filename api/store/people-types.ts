@@ -119,6 +119,7 @@ export const AUDIT_ACTIONS = [
   'reply.template_changed',
   'reply.template_removed',
   'reply.auto_rule_changed',
+  'reply.auto_scheduled',
   'source.connected',
   'source.reconnected',
   'source.removed',

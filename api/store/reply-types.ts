@@ -61,6 +61,11 @@ export interface AutoReplyRule {
   /** 1–5. */
   minRating: number;
   templateId: string;
+  /**
+   * When it was last turned on (ISO; the service sets it): only reviews the
+   * store created from then on are answered, never one that existed before.
+   */
+  since?: string;
 }
 
 export const DEFAULT_REPLY_DELAY_MINUTES = 5;

@@ -223,18 +223,18 @@ test('templates: the Owner adds them in the Reply templates dialog (a wrong one 
   await expect(dialog.getByText('No templates yet.')).toBeVisible();
   await dialog.getByLabel('Name').fill('Thanks');
   await dialog.getByLabel('Language').fill(language);
-  await dialog.getByLabel('Text').fill('Thank you, {author}! See you soon at {business}.');
+  await dialog.getByLabel('Text', { exact: true }).fill('Thank you, {author}! See you soon at {business}.');
   await dialog.getByRole('button', { name: 'Add template' }).click();
   await expect(dialog.getByText('Choose at least one rating (1 to 5 stars) the template suits.')).toBeVisible();
-  await expect(dialog.getByRole('checkbox', { name: '1 star' })).toBeFocused();
+  await expect(dialog.getByRole('checkbox', { name: '1 star', exact: true })).toBeFocused();
   await expectNoAxeViolations(page, 'the templates dialog with an error');
-  await dialog.getByRole('checkbox', { name: `${review.rating} stars` }).check();
+  await dialog.getByRole('checkbox', { name: `${review.rating} stars`, exact: true }).check();
   await dialog.getByRole('button', { name: 'Add template' }).click();
-  await expect(dialog.getByRole('status')).toHaveText('Template “Thanks” added.');
+  await expect(dialog.getByRole('status').first()).toHaveText('Template “Thanks” added.');
   await dialog.getByLabel('Name').fill('Sorry');
   await dialog.getByLabel('Language').fill(language);
-  await dialog.getByRole('checkbox', { name: '1 star' }).check();
-  await dialog.getByLabel('Text').fill('Sorry, {author}.');
+  await dialog.getByRole('checkbox', { name: '1 star', exact: true }).check();
+  await dialog.getByLabel('Text', { exact: true }).fill('Sorry, {author}.');
   await dialog.getByRole('button', { name: 'Add template' }).click();
   await expect(dialog.getByRole('list', { name: 'Templates' }).getByRole('listitem')).toHaveCount(2);
   await expectNoAxeViolations(page, 'the templates dialog');
@@ -258,6 +258,74 @@ test('templates: the Owner adds them in the Reply templates dialog (a wrong one 
   await expectNoAxeViolations(page, 'the composer with templates');
   await screenshots(page, 'reply-composer-templates');
   await page.keyboard.press('Escape');
+  await page.close();
+});
+
+test('automatic replies: in the Reply templates dialog the Owner turns the rule on from the keyboard (no template first: the error under its field), at 1280 and 390 px; a Member sees it read-only', async () => {
+  const page = await owner.newPage();
+  await page.goto(`${service.origin}/dashboard/reviews`);
+  await page.getByRole('button', { name: 'Reply templates' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Reply templates' });
+  // A template for 4 and 5 stars to answer with.
+  await dialog.getByLabel('Name').fill('Warm');
+  await dialog.getByLabel('Language').fill('en');
+  await dialog.getByRole('checkbox', { name: '4 stars', exact: true }).check();
+  await dialog.getByRole('checkbox', { name: '5 stars', exact: true }).check();
+  await dialog.getByLabel('Text', { exact: true }).fill('Thank you, {author}!');
+  await dialog.getByRole('button', { name: 'Add template' }).click();
+  await expect(dialog.getByRole('status').first()).toHaveText('Template “Warm” added.');
+  const rule = dialog.getByRole('form', { name: 'Automatic replies' });
+  const enabled = rule.getByRole('checkbox', { name: /^Reply automatically to reviews of 5 stars or more that have no text/ });
+  await expect(enabled).not.toBeChecked();
+  await expect(rule.getByText('Off by default; replies are posted after the delay and can be cancelled meanwhile.')).toBeVisible();
+  // The keyboard: Space ticks the box, Tab to the stars, arrows choose 4, Save without a template.
+  await enabled.focus();
+  await page.keyboard.press('Space');
+  await expect(enabled).toBeChecked();
+  await page.keyboard.press('Tab');
+  await expect(rule.getByLabel('Stars or more', { exact: true })).toBeFocused();
+  await rule.getByLabel('Stars or more', { exact: true }).selectOption('4');
+  await expect(rule.getByRole('checkbox', { name: /^Reply automatically to reviews of 4 stars or more/ })).toBeChecked();
+  await rule.getByRole('button', { name: 'Save automatic replies' }).click();
+  await expect(rule.getByText('Choose the template to reply with.')).toBeVisible();
+  await expect(rule.getByLabel('Template', { exact: true })).toBeFocused();
+  await expect(rule.getByLabel('Template', { exact: true })).toHaveAttribute('aria-invalid', 'true');
+  await expectNoAxeViolations(page, 'automatic replies with an error');
+  // A template that does not suit 4 stars: the server's refusal, in words under the field.
+  await rule.getByLabel('Template', { exact: true }).selectOption({ label: 'Sorry' });
+  await rule.getByRole('button', { name: 'Save automatic replies' }).click();
+  await expect(rule.getByText('This template does not suit every rating from 4 to 5 stars: choose one that does (or raise the minimum).')).toBeVisible();
+  await rule.getByLabel('Template', { exact: true }).selectOption({ label: 'Warm' });
+  await page.keyboard.press('Tab');
+  await expect(rule.getByRole('button', { name: 'Save automatic replies' })).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect(rule.getByRole('status')).toHaveText('Automatic replies are on for 4+ stars.');
+  await expect(rule.getByText('Choose the template to reply with.')).toHaveCount(0);
+  await expectNoAxeViolations(page, 'automatic replies on');
+  await rule.scrollIntoViewIfNeeded();
+  await screenshots(page, 'reply-auto-rule');
+  await page.setViewportSize({ width: 390, height: 844 });
+  expect(await page.evaluate(() => { const d = document.querySelector('dialog')!; return d.scrollWidth - d.clientWidth; })).toBeLessThanOrEqual(0);
+  await expectNoAxeViolations(page, 'automatic replies at 390 px');
+  await page.setViewportSize({ width: 1280, height: 800 });
+
+  // A Member: the same rule, read-only, no Save.
+  const readOnly = await member.newPage();
+  await readOnly.goto(`${service.origin}/dashboard/reviews`);
+  await readOnly.getByRole('button', { name: 'Reply templates' }).click();
+  const seen = readOnly.getByRole('dialog', { name: 'Reply templates' }).getByRole('form', { name: 'Automatic replies' });
+  await expect(seen.getByRole('checkbox', { name: /^Reply automatically to reviews of 4 stars or more/ })).toBeChecked();
+  await expect(seen.getByRole('checkbox', { name: /^Reply automatically/ })).toBeDisabled();
+  await expect(seen.getByLabel('Template', { exact: true })).toHaveValue(/.+/);
+  await expect(seen.getByLabel('Template', { exact: true })).toBeDisabled();
+  await expect(seen.getByRole('button', { name: 'Save automatic replies' })).toHaveCount(0);
+  await expectNoAxeViolations(readOnly, 'automatic replies, read-only');
+  await readOnly.close();
+
+  // Off again (the tests after this one write reviews of their own).
+  await rule.getByRole('checkbox', { name: /^Reply automatically/ }).uncheck();
+  await rule.getByRole('button', { name: 'Save automatic replies' }).click();
+  await expect(rule.getByRole('status')).toHaveText('Automatic replies are off.');
   await page.close();
 });
 

@@ -378,6 +378,11 @@ function widgetSchemas(): Record<string, Schema> {
     ReplyText: object({ text: str({ minLength: 1, maxLength: 20000, description: 'The reply; the platform\'s own limit (Google: 4,096 bytes of UTF-8) is checked by the service, a 400 naming it' }) }),
     ReplyPublish: object({ text: str({ minLength: 1, maxLength: 20000, description: 'Absent: the draft there is what is posted' }), now: { type: 'boolean', description: 'Skip the organization\'s delay' } }, []),
     ReplySettings: object({ delayMinutes: { type: 'integer', minimum: 0, maximum: 60, description: 'Minutes between approval and posting (default 5)' } }),
+    AutoReplyRule: object({
+      enabled: { type: 'boolean', description: 'Off by default: nothing is posted without a person unless this is on' },
+      minRating: nullable({ type: 'integer', minimum: 1, maximum: 5, description: 'Reviews of this many stars or more that have no text' }),
+      templateId: nullable(str({ description: 'A template of the organization suiting every rating from minRating to 5' })),
+    }),
     ReplyItem: object({
       reviewId: str(),
       platform: str(),
@@ -579,6 +584,8 @@ export const OPERATIONS: Operation[] = [
   { method: 'patch', path: '/replies/templates/{id}', summary: 'Change a reply template, every field replaced (Owner, Admin; audit-logged)', request: 'ReplyTemplateInput', responses: { 200: 'ReplyTemplate' }, roles: STAFF },
   { method: 'delete', path: '/replies/templates/{id}', summary: 'Remove a reply template (Owner, Admin; audit-logged)', responses: { 200: 'ReplyTemplateRemoved' }, roles: STAFF },
   { method: 'patch', path: '/replies/settings', summary: 'The delay between approval and posting, 0–60 minutes (Owner, Admin)', request: 'ReplySettings', responses: { 200: 'ReplySettings' }, roles: STAFF },
+  { method: 'get', path: '/replies/auto-reply', summary: 'The automatic-reply rule (off unless set)', responses: { 200: 'AutoReplyRule' } },
+  { method: 'patch', path: '/replies/auto-reply', summary: 'Set the automatic-reply rule: reply with a template to new reviews of minRating stars or more that have no text, after the delay (Owner, Admin; audit-logged); 400 naming the field, or when the template does not suit every rating from minRating to 5', request: 'AutoReplyRule', responses: { 200: 'AutoReplyRule' }, roles: STAFF },
   { method: 'get', path: '/reviews/{id}/reply', summary: 'What the Reviews page\'s composer needs for one review: its reply (or null), why its platform takes no reply, what stops a publish now, the platform\'s limit in bytes and the delay', responses: { 200: 'ReplyComposer' } },
   { method: 'post', path: '/reviews/{id}/reply/draft', summary: 'Write a draft reply (anyone; a Member\'s draft waits for an Owner or Admin). A platform without a reply API (Yelp, Facebook, G2, Capterra, a file import) is a 400 saying so', request: 'ReplyText', responses: { 200: 'ReplyItem' } },
   { method: 'patch', path: '/reviews/{id}/reply', summary: 'Change the text of a draft (anyone) or of a reply waiting for its delay (Owner, Admin)', request: 'ReplyText', responses: { 200: 'ReplyItem' } },

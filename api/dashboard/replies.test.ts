@@ -72,6 +72,7 @@ describe('dashboard replies', () => {
       ['POST', reply('d-1', '/cancel'), undefined],
       ['DELETE', reply('d-1'), undefined],
       ['PATCH', '/dashboard/api/replies/settings', { delayMinutes: 0 }],
+      ['PATCH', '/dashboard/api/replies/auto-reply', { enabled: false, minRating: 5, templateId: 'tpl_x' }],
     ] as const) {
       const refused = await member.send(method, path, body);
       expect([refused.status, refused.body.error], `${method} ${path}`).toEqual([403, 'forbidden_role']);
@@ -90,12 +91,64 @@ describe('dashboard replies', () => {
 
     expect((await owner.send('PATCH', '/dashboard/api/replies/settings', { delayMinutes: 61 })).status).toBe(400);
     expect((await owner.send('PATCH', '/dashboard/api/replies/settings', { delayMinutes: 0 })).body).toEqual({ delayMinutes: 0 });
+    // The automatic-reply rule: off until set; a 400 in words for a bad field; set by an Owner.
+    expect((await member.send('GET', '/dashboard/api/replies/auto-reply')).body).toEqual({ enabled: false, minRating: null, templateId: null });
+    const badRule = await owner.send('PATCH', '/dashboard/api/replies/auto-reply', { enabled: true, minRating: 0, templateId: 'tpl_x' });
+    expect([badRule.status, badRule.body.message]).toEqual([400, 'minRating must be a whole number of stars from 1 to 5.']);
+    const tpl = await owner.send('POST', '/dashboard/api/replies/templates', { name: 'Stars', language: 'en', ratings: [5], text: 'Thanks, {author}!' });
+    expect((await owner.send('PATCH', '/dashboard/api/replies/auto-reply', { enabled: true, minRating: 4, templateId: tpl.body.id })).status).toBe(400);
+    expect((await owner.send('PATCH', '/dashboard/api/replies/auto-reply', { enabled: true, minRating: 5, templateId: tpl.body.id })).body).toEqual({ enabled: true, minRating: 5, templateId: tpl.body.id });
+    expect((await member.send('GET', '/dashboard/api/replies/auto-reply')).body).toEqual({ enabled: true, minRating: 5, templateId: tpl.body.id });
+    await owner.send('PATCH', '/dashboard/api/replies/auto-reply', { enabled: false, minRating: 5, templateId: tpl.body.id });
+    expect((await owner.send('DELETE', `/dashboard/api/replies/templates/${tpl.body.id}`)).status).toBe(200);
     expect((await owner.send('POST', reply('d-1', '/publish'), {})).body).toMatchObject({ state: 'scheduled', text: 'Thank you, Ana!' });
     const published = await until('published', async () => ((await owner.send('GET', '/dashboard/api/replies?state=published')).body.data as { reviewId: string; date: string }[]).find((r) => r.reviewId === ids.get('d-1')));
     expect(Number.isNaN(Date.parse(published!.date))).toBe(false);
     expect((await owner.send('DELETE', reply('d-1'))).body).toMatchObject({ state: 'deleted' });
     const audit = await owner.send('GET', '/dashboard/api/audit');
     expect(JSON.stringify(audit.body)).toContain('reply.deleted');
+  });
+
+  it('the automatic-reply rule: a file import through the admin API of a new 5-star review without text gets one scheduled reply (its template filled in, cancellable, audited); with text, below N, Yelp, or imported before the rule was on: none', async () => {
+    const org = (await t.org('growth')).orgId;
+    const boss = await signedIn('owner@auto-reply.test', 'owner', org);
+    const importLines = async (...records: object[]) => {
+      const ndjson = records.map((r) => JSON.stringify({ date: '2026-11-22T10:00:00Z', content: '', rating: 5, ...r })).join('\n');
+      expect((await t.admin('POST', `/admin/orgs/${org}/reviews?format=ndjson`, `${ndjson}\n`)).status).toBe(200);
+    };
+    const idOf = async (externalId: string, platform = 'DIRECT') => (await t.service.store.reviews.findByExternalIds(org, platform, [externalId]))[0]!.id;
+    expect((await boss.send('PATCH', '/dashboard/api/replies/settings', { delayMinutes: 60 })).status).toBe(200);
+    const tpl = await boss.send('POST', '/dashboard/api/replies/templates', { name: 'Warm', language: 'en', ratings: [4, 5], text: 'Thank you, {author}, from {business}!' });
+    expect(tpl.status).toBe(201);
+    // Before the rule is on: a blank 5-star review that will never be answered by it.
+    await importLines({ platform: 'DIRECT', externalId: 'before', authorName: 'Bea' });
+    expect((await boss.send('PATCH', '/dashboard/api/replies/auto-reply', { enabled: true, minRating: 4, templateId: tpl.body.id })).status).toBe(200);
+    await importLines(
+      { platform: 'DIRECT', externalId: 'blank-5', authorName: 'Nia' },
+      { platform: 'DIRECT', externalId: 'worded', authorName: 'Wes', content: 'Lovely shop' },
+      { platform: 'DIRECT', externalId: 'low', authorName: 'Lou', rating: 3 },
+      { platform: 'YELP', externalId: 'yelp', authorName: 'Yan' },
+      { platform: 'DIRECT', externalId: 'before', authorName: 'Bea' },
+    );
+    const id = await idOf('blank-5');
+    const path = `/dashboard/api/reviews/${id}/reply`;
+    const composer = (await until('the automatic reply', async () => {
+      const got = await boss.send('GET', path);
+      return (got.body.reply as { state?: string } | null)?.state === 'scheduled' ? got.body : null;
+    }))!;
+    const businessName = composer.organization as string;
+    expect(composer.reply).toMatchObject({ state: 'scheduled', text: `Thank you, Nia, from ${businessName}!`, approvedBy: 'automatic reply rule' });
+    expect(((await boss.send('GET', '/dashboard/api/replies?state=scheduled')).body.data as { reviewId: string }[]).map((r) => r.reviewId)).toEqual([id]);
+    for (const [externalId, platform] of [['worded', 'DIRECT'], ['low', 'DIRECT'], ['yelp', 'YELP'], ['before', 'DIRECT']] as const) {
+      expect((await t.service.store.replies.get(org, await idOf(externalId, platform))), externalId).toBeNull();
+    }
+    const audit = (await until('the audit entry', async () => {
+      const entries = ((await boss.send('GET', '/dashboard/api/audit')).body.data ?? []) as { action: string; details: Record<string, string> }[];
+      return entries.find((e) => e.action === 'reply.auto_scheduled');
+    }))!;
+    expect(audit.details.by).toBe('automatic reply rule (4+ stars, template “Warm”)');
+    // Cancellable in the composer like any scheduled reply.
+    expect((await boss.send('POST', `${path}/cancel`)).body).toMatchObject({ state: 'draft', scheduledAt: null });
   });
 
   it('publishes and deletes past 60 a minute per organization are a 429 with Retry-After', async () => {

@@ -21,7 +21,7 @@ import { changeRole, invite, listMembers, removeMember, revokeInvitation } from 
 import { auditLog, overview } from './routes/overview.ts';
 import { createProduct, importProducts, listProducts, removeProduct, updateProduct } from './routes/products.ts';
 import { hideReview, listReviews, showReview } from './routes/reviews.ts';
-import { aboutReply, approveReply, cancelReply, createTemplate, deleteReply, draftReply, editReply, listReplies, listTemplates, publishReply, removeTemplate, replySettings, updateTemplate } from './routes/replies.ts';
+import { aboutReply, approveReply, cancelReply, createTemplate, deleteReply, draftReply, editReply, listReplies, listTemplates, publishReply, readAutoReply, removeTemplate, replySettings, setAutoReply, updateTemplate } from './routes/replies.ts';
 import { importStatus, importUpload } from './routes/reviews-import.ts';
 import { connectGoogle, connectSource, googleCallback, GoogleConnections, googleLocations, GOOGLE_CALLBACK_PATH, keepRemovals, listSources, reconnectSource, releaseRemovals, removeSource, sourcesNeedingAttention, startGoogle, syncSourceNow } from './routes/sources.ts';
 import { acceptInvitation, lookupInvitation, showSession, signIn, signOut, switchOrganization } from './routes/session.ts';
@@ -69,6 +69,8 @@ export function dashboardRouter(deps: DashboardDeps & { assets: DashboardAssets 
   // An edit is open to everyone here: the service refuses a Member's edit of an approved reply.
   api.get('/replies', signedIn, listReplies(deps));
   api.patch('/replies/settings', staff, replySettings(deps));
+  api.get('/replies/auto-reply', signedIn, readAutoReply(deps));
+  api.patch('/replies/auto-reply', staff, setAutoReply(deps));
   api.get('/replies/templates', signedIn, listTemplates(deps));
   api.post('/replies/templates', staff, createTemplate(deps));
   api.patch('/replies/templates/:id', staff, updateTemplate(deps));

@@ -97,6 +97,8 @@ export class Metrics {
       people: store.people,
       // Not timed, passed on: without it the dispatcher would only poll (a second's wait for every event).
       ...(store.outboxWritten ? { outboxWritten: store.outboxWritten } : {}),
+      // Passed on too: the automatic-reply rule hears each review upsert through it.
+      ...(store.reviewsUpserted ? { reviewsUpserted: store.reviewsUpserted } : {}),
       ping: () => store.ping(),
       close: () => store.close(),
     };

@@ -435,6 +435,82 @@ for (const subject of storeSubjects('replies-service')) {
       expect(fake.requests.length).toBe(before);
     });
 
+    it('the automatic-reply rule: off by default; Owner/Admin set it (audited), a 400 for bad input or an unsuitable template; the delay kept apart', async () => {
+      const s = await shop();
+      const { service: replies } = await service();
+      expect(await replies.autoReply(s.org.id)).toBeNull();
+      const five = await replies.templates.create(owner, s.org.id, { name: 'Five', language: 'en', ratings: [5], text: 'Thank you, {author}!' });
+      const good = await replies.templates.create(owner, s.org.id, { name: 'Good', language: 'en', ratings: [4, 5], text: 'Thanks, {author}.' });
+      expect(await refused(replies.setAutoReply(member, s.org.id, { enabled: true, minRating: 5, templateId: five.id }))).toMatchObject({ status: 403 });
+      expect(await refused(replies.setAutoReply(owner, s.org.id, null))).toMatchObject({ status: 400 });
+      expect(await refused(replies.setAutoReply(owner, s.org.id, { enabled: 'yes', minRating: 5, templateId: five.id }))).toMatchObject({ status: 400, message: /enabled/ });
+      expect(await refused(replies.setAutoReply(owner, s.org.id, { enabled: true, minRating: 6, templateId: five.id }))).toMatchObject({ status: 400, message: /1 to 5/ });
+      expect(await refused(replies.setAutoReply(owner, s.org.id, { enabled: true, minRating: 5, templateId: 'tpl_nope' }))).toMatchObject({ status: 400, message: /No such reply template/ });
+      expect(await refused(replies.setAutoReply(owner, s.org.id, { enabled: true, minRating: 4, templateId: five.id }))).toMatchObject({ status: 400, message: /does not suit 4-star/ });
+      expect(await replies.autoReply(s.org.id)).toBeNull();
+      await replies.setDelay(owner, s.org.id, 7);
+      expect(await replies.setAutoReply(admin, s.org.id, { enabled: true, minRating: 4, templateId: good.id })).toEqual({ enabled: true, minRating: 4, templateId: good.id });
+      await replies.setDelay(owner, s.org.id, 3);
+      expect(await store.replies.settings(s.org.id)).toEqual({ orgId: s.org.id, delayMinutes: 3, autoReply: { enabled: true, minRating: 4, templateId: good.id, since: expect.any(String) } });
+      await replies.setAutoReply(owner, s.org.id, { enabled: false, minRating: 4, templateId: good.id });
+      const changes = (await store.people.audit.listByOrg(s.org.id, 20)).filter((a) => a.action === 'reply.auto_rule_changed');
+      expect(changes.map((a) => [a.actor.userId, a.details.words])).toEqual(expect.arrayContaining([['usr_admin', 'on'], ['usr_owner', 'off']]));
+      expect(changes).toHaveLength(2);
+    });
+
+    it('the automatic-reply rule schedules one reply, its template filled in, for each NEW review of N+ stars without text on a platform answered here; none while off, none for reviews that existed, none with text, below N, on Yelp or a file import', async () => {
+      const s = await shop(5);
+      const { service: replies } = await service();
+      const tpl = await replies.templates.create(owner, s.org.id, { name: 'Thanks', language: 'en', ratings: [4, 5], text: 'Thank you, {author}, from {business}!' });
+      const base = { authorAvatar: null, url: null, language: 'en', isVerified: false, sentiment: null, sentimentLabel: null, aiSummary: null, aiThemes: [], rating: 5, content: '', date: '2026-11-21T10:00:00.000Z' };
+      const byExt = async (externalId: string, platform = 'DIRECT') => (await store.reviews.findByExternalIds(s.org.id, platform, [externalId]))[0]!;
+      // While the rule is off (never set, then set off): new blank 5-star reviews get nothing.
+      await store.reviews.upsert(s.org.id, [{ ...base, platform: 'DIRECT', externalId: 'off-1', authorName: 'Olga' }], new Date());
+      await replies.setAutoReply(owner, s.org.id, { enabled: false, minRating: 4, templateId: tpl.id });
+      await store.reviews.upsert(s.org.id, [{ ...base, platform: 'DIRECT', externalId: 'off-2', authorName: 'Otto' }], new Date());
+      await replies.setAutoReply(admin, s.org.id, { enabled: true, minRating: 4, templateId: tpl.id });
+      const gNew = `${s.org.id}-g-new`;
+      await store.reviews.upsert(s.org.id, [
+        { ...base, platform: 'DIRECT', externalId: 'new-5', authorName: 'Gus' },
+        { ...base, platform: 'GOOGLE', externalId: gNew, authorName: 'Hana', rating: 4, sourceId: s.google.id },
+        { ...base, platform: 'DIRECT', externalId: 'text-5', authorName: 'Ida', content: 'Great place' },
+        { ...base, platform: 'DIRECT', externalId: 'three', authorName: 'Jon', rating: 3 },
+        { ...base, platform: 'YELP', externalId: 'yelp-5', authorName: 'Kim' },
+        { ...base, platform: 'GOOGLE', externalId: 'file-5', authorName: 'Lea' },
+        // Existed before the rule was on, written again without text: not new, never answered.
+        { ...base, platform: 'DIRECT', externalId: 'off-1', authorName: 'Olga' },
+        { ...s.reviews.get('direct')!, content: '', rating: 5 },
+      ], new Date());
+      const newFive = await byExt('new-5');
+      const google = await byExt(gNew, 'GOOGLE');
+      const scheduled = await vi_poll(() => replies.list(s.org.id, 'scheduled'), (l) => l.length >= 2);
+      expect(scheduled.map((r) => r.reviewId).sort()).toEqual([newFive.id, google.id].sort());
+      expect(await store.replies.get(s.org.id, newFive.id)).toMatchObject({ state: 'scheduled', platform: 'DIRECT', text: 'Thank you, Gus, from Shop!', approvedBy: { userId: null, email: 'automatic reply rule' } });
+      expect(await store.replies.get(s.org.id, google.id)).toMatchObject({ state: 'scheduled', platform: 'GOOGLE', sourceId: s.google.id, text: 'Thank you, Hana, from Shop!' });
+      // After the organization's delay (5 minutes here), not at once.
+      const due = Date.parse((await store.replies.get(s.org.id, newFive.id))!.scheduledAt!) - Date.now();
+      expect(due).toBeGreaterThan(60_000);
+      const audits = await vi_poll(async () => (await store.people.audit.listByOrg(s.org.id, 50)).filter((a) => a.action === 'reply.auto_scheduled'), (l) => l.length >= 2);
+      expect(audits.map((a) => a.target.id).sort()).toEqual([newFive.id, google.id].sort());
+      expect(audits[0]!.actor).toEqual({ userId: null, email: 'automatic reply rule' });
+      expect(audits[0]!.details.by).toMatch(/^automatic reply rule \(4\+ stars, template “Thanks”\)$/);
+      for (const [externalId, platform] of [['off-1', 'DIRECT'], ['off-2', 'DIRECT'], ['text-5', 'DIRECT'], ['three', 'DIRECT'], ['yelp-5', 'YELP'], ['file-5', 'GOOGLE'], ['direct-1', 'DIRECT']] as const) {
+        expect(await store.replies.get(s.org.id, (await byExt(externalId, platform)).id), externalId).toBeNull();
+      }
+      // Exactly one: the same review written again, or the hook run twice for one write (a retry), schedules nothing more.
+      await store.reviews.upsert(s.org.id, [{ ...base, platform: 'DIRECT', externalId: 'new-5', authorName: 'Gus' }], new Date());
+      expect(await replies.autoReplyNew(s.org.id, [{ ...base, platform: 'DIRECT', externalId: 'new-5', authorName: 'Gus' }], new Date(newFive.createdAt))).toBe(0);
+      expect(await replies.list(s.org.id, 'scheduled')).toHaveLength(2);
+      // The rule's template deleted meanwhile: skipped, no failure.
+      await replies.templates.remove(owner, s.org.id, tpl.id);
+      const at = new Date();
+      await store.reviews.upsert(s.org.id, [{ ...base, platform: 'DIRECT', externalId: 'gone-5', authorName: 'Max' }], at);
+      expect(await replies.autoReplyNew(s.org.id, [{ ...base, platform: 'DIRECT', externalId: 'gone-5', authorName: 'Max' }], at)).toBe(0);
+      expect(await store.replies.get(s.org.id, (await byExt('gone-5')).id)).toBeNull();
+      // Cancellable like any scheduled reply (and nothing left waiting for the 5 minutes).
+      for (const r of scheduled) expect(await replies.cancel(owner, s.org.id, r.reviewId)).toMatchObject({ state: 'draft' });
+    });
+
     it('delete: Owner or Admin remove the reply from the platform and the review, audited', async () => {
       const s = await shop();
       const { service: replies, port } = await service();

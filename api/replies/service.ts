@@ -37,11 +37,11 @@ import { assertReplyFits, PlatformBusyError, ReplyTextError } from '../sources/r
 import { refuseSource } from '../sources/service.ts';
 import { platformName } from '../sources/sync.ts';
 import type { Role } from '../store/people-types.ts';
-import { DEFAULT_REPLY_DELAY_MINUTES, REPLY_STATES, type ReplyActor, type ReplyRecord, type ReplyState } from '../store/reply-types.ts';
-import type { Review, Source, SourcePlatform, Store } from '../store/types.ts';
+import { DEFAULT_REPLY_DELAY_MINUTES, REPLY_STATES, type AutoReplyRule, type ReplyActor, type ReplyRecord, type ReplyState, type ReplyTemplate } from '../store/reply-types.ts';
+import type { Review, ReviewInput, Source, SourcePlatform, Store } from '../store/types.ts';
 import { eventBody, newMessageId, replyFailedEvent } from '../webhooks/events.ts';
 import { ReplyActionLimiter } from './limits.ts';
-import { ReplyTemplates, type TemplateView } from './templates.ts';
+import { fillTemplate, ReplyTemplates, type TemplateView } from './templates.ts';
 import type { ReviewReplies } from './port.ts';
 
 export type { ReviewReplies, PublishedReply } from './port.ts';
@@ -58,6 +58,18 @@ export const OPERATOR_CALLER: ReplyCaller = { actor: { userId: null, email: 'ope
 export interface ReplyJob {
   orgId: string;
   reviewId: string;
+}
+
+/** Who schedules the automatic-reply rule's replies: the audit log and the composer name the rule. */
+export const AUTO_REPLY_ACTOR: ReplyActor = { userId: null, email: 'automatic reply rule' };
+const AUTO_REPLY_CALLER: ReplyCaller = { actor: AUTO_REPLY_ACTOR, role: 'operator' };
+/** Reviews (orgId/reviewId) whose automatic reply this process is scheduling right now. */
+const AUTO_IN_FLIGHT = new Set<string>();
+
+/** Whether reviews of this platform can be answered here at all: DIRECT, or a platform whose connector has a reply writer. */
+export function answerable(platform: string): boolean {
+  const p = platform.toUpperCase();
+  return p === 'DIRECT' || (CONNECTORS[p as SourcePlatform]?.replies ?? null) !== null;
 }
 
 export const MAX_DELAY_MINUTES = 60;
@@ -184,6 +196,8 @@ export class RepliesService {
   private readonly maxRetryWaitMs: number;
   /** Per source, what its writer keeps between calls (Trustpilot's token): in memory only, never stored or logged. */
   private readonly sessions = new Map<string, Map<string, unknown>>();
+  /** Whether start() listens to the store's review upserts already (the automatic-reply rule). */
+  private listening = false;
   /** Each organization's share of the job door's slots in this instance. */
   private readonly share: PerKeyLimit;
   private readonly actions: ReplyActionLimiter;
@@ -202,8 +216,18 @@ export class RepliesService {
     this.actions = deps.actions ?? new ReplyActionLimiter(null);
   }
 
-  /** Starts the job door with this service's handler, and resumes what was waiting (a restart, a crash mid-post). */
+  /**
+   * Starts the job door with this service's handler, and resumes what was
+   * waiting (a restart, a crash mid-post). From then on the automatic-reply
+   * rule looks at each review upsert of this process (autoReplyNew).
+   */
   async start(): Promise<void> {
+    if (!this.listening) {
+      this.listening = true;
+      this.deps.store.reviewsUpserted?.listen((orgId, inputs, now) => {
+        this.autoReplyNew(orgId, inputs, now).catch((err: unknown) => this.deps.logger.warn({ orgId, err: (err as Error).message }, 'automatic replies: not scheduled'));
+      });
+    }
     await this.deps.queue.start((job) => this.run(job));
     for (const r of await this.deps.store.replies.pending()) await this.request(r);
   }
@@ -387,8 +411,112 @@ export class RepliesService {
     if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > MAX_DELAY_MINUTES) {
       throw badRequest(`The delay must be a whole number of minutes from 0 to ${MAX_DELAY_MINUTES} (default ${DEFAULT_REPLY_DELAY_MINUTES}).`, [{ parameter: 'delayMinutes', message: '0–60' }]);
     }
-    await this.deps.store.replies.putSettings({ orgId, delayMinutes: n });
+    const before = await this.deps.store.replies.settings(orgId);
+    await this.deps.store.replies.putSettings({ ...before, orgId, delayMinutes: n });
     return n;
+  }
+
+  /**
+   * The automatic-reply rule (CONTRACT §15) for one upsert batch, once it
+   * landed: each review it created (its createdAt is the batch's time: never a
+   * review that existed before, so turning the rule on touches none of those)
+   * on a platform answered here (DIRECT, or one with a reply API and a
+   * connected source that can reply), with no text, a rating of the rule's
+   * minimum or more and no reply yet, gets the rule's template, filled in as
+   * the composer proposes it, scheduled through `publish` after the
+   * organization's delay (cancellable meanwhile) and audited as
+   * `reply.auto_scheduled`. Off, or its template deleted meanwhile: nothing.
+   * A review whose reply cannot be scheduled (no credentials, the action
+   * limit) is logged and left for a person. Answers how many were scheduled.
+   */
+  async autoReplyNew(orgId: string, inputs: readonly ReviewInput[], now: Date): Promise<number> {
+    const blank = inputs.filter((r) => r.content.trim() === '' && answerable(r.platform));
+    if (blank.length === 0) return 0;
+    const stamp = now.toISOString();
+    const rule = (await this.deps.store.replies.settings(orgId)).autoReply;
+    if (!rule?.enabled || (rule.since !== undefined && stamp < rule.since)) return 0;
+    const wanted = blank.filter((r) => (r.rating ?? 0) >= rule.minRating);
+    if (wanted.length === 0) return 0;
+    const template = await this.deps.store.replies.getTemplate(orgId, rule.templateId);
+    if (!template) {
+      this.deps.logger.warn({ orgId }, 'automatic replies: the rule\'s template was deleted; nothing scheduled');
+      return 0;
+    }
+    const byPlatform = new Map<string, string[]>();
+    for (const r of wanted) byPlatform.set(r.platform, [...(byPlatform.get(r.platform) ?? []), r.externalId]);
+    const business = (await this.deps.store.orgs.get(orgId))?.name ?? '';
+    let scheduled = 0;
+    for (const [platform, ids] of byPlatform) {
+      for (const review of await this.deps.store.reviews.findByExternalIds(orgId, platform, [...new Set(ids)])) {
+        // Created by this write, as stored (the last record of the batch wins), with no reply anywhere yet.
+        if (review.createdAt !== stamp || (rule.since !== undefined && review.createdAt < rule.since) || review.content.trim() !== '' || (review.rating ?? 0) < rule.minRating || review.reply) continue;
+        // One at a time per review in this process (the only one that heard this write): the look and the put never interleave with another's.
+        const key = `${orgId}/${review.id}`;
+        if (AUTO_IN_FLIGHT.has(key)) continue;
+        AUTO_IN_FLIGHT.add(key);
+        try {
+          if (await this.autoSchedule(orgId, review, rule, template, business)) scheduled++;
+        } finally {
+          AUTO_IN_FLIGHT.delete(key);
+        }
+      }
+    }
+    return scheduled;
+  }
+
+  /** One review's automatic reply, unless it has one already; false when none was scheduled (logged). */
+  private async autoSchedule(orgId: string, review: Review, rule: AutoReplyRule, template: ReplyTemplate, business: string): Promise<boolean> {
+    if (await this.deps.store.replies.get(orgId, review.id)) return false;
+    const product = review.productId ? ((await this.deps.store.products.get(orgId, review.productId))?.name ?? null) : null;
+    const text = fillTemplate(template.text, { author: review.authorName, business, product });
+    try {
+      const record = await this.publish(AUTO_REPLY_CALLER, orgId, review.id, text);
+      await audit(this.deps.store, orgId, auditActor(AUTO_REPLY_ACTOR), 'reply.auto_scheduled', reviewTarget(review), {
+        platform: platformName(review.platform.toUpperCase()),
+        by: `automatic reply rule (${rule.minRating}+ stars, template “${template.name}”)`,
+        scheduledAt: record.scheduledAt ?? '',
+      });
+      return true;
+    } catch (err) {
+      this.deps.logger.warn({ orgId, reviewId: review.id, err: (err as Error).message }, 'automatic replies: this review\'s reply was not scheduled');
+      return false;
+    }
+  }
+
+  /** The organization's automatic-reply rule (off when never set). */
+  async autoReply(orgId: string): Promise<AutoReplyRule | null> {
+    const rule = (await this.deps.store.replies.settings(orgId)).autoReply;
+    return rule ? { enabled: rule.enabled, minRating: rule.minRating, templateId: rule.templateId } : null;
+  }
+
+  /**
+   * Sets the one optional rule (CONTRACT §15): {enabled, minRating 1–5, templateId}.
+   * The template must exist in the organization and suit every rating from
+   * minRating to 5 (else a 400: a 4-star template would answer 5-star reviews).
+   * Audited; it applies to reviews that arrive afterwards only.
+   */
+  async setAutoReply(caller: ReplyCaller, orgId: string, input: unknown): Promise<AutoReplyRule> {
+    if (!publisher(caller)) throw forbidden('Only an Owner or Admin can change the automatic reply rule.');
+    if (typeof input !== 'object' || input === null || Array.isArray(input)) throw badRequest('Send {enabled, minRating, templateId}.');
+    const { enabled, minRating, templateId } = input as Record<string, unknown>;
+    if (typeof enabled !== 'boolean') throw badRequest('enabled must be true or false.', [{ parameter: 'enabled', message: 'true or false' }]);
+    if (typeof minRating !== 'number' || !Number.isInteger(minRating) || minRating < 1 || minRating > 5) {
+      throw badRequest('minRating must be a whole number of stars from 1 to 5.', [{ parameter: 'minRating', message: '1–5' }]);
+    }
+    if (typeof templateId !== 'string' || templateId === '') throw badRequest('Choose a reply template (templateId).', [{ parameter: 'templateId', message: 'required' }]);
+    const template = await this.deps.store.replies.getTemplate(orgId, templateId);
+    if (!template) throw badRequest('No such reply template in this organization.', [{ parameter: 'templateId', message: 'unknown' }]);
+    const missing = [1, 2, 3, 4, 5].filter((r) => r >= minRating && !template.ratings.includes(r));
+    if (missing.length > 0) {
+      throw badRequest(`The template “${template.name}” does not suit ${missing.join(', ')}-star reviews: choose one that suits every rating from ${minRating} to 5, or raise the minimum.`, [{ parameter: 'templateId', message: 'ratings' }]);
+    }
+    const before = await this.deps.store.replies.settings(orgId);
+    // Turned on now (or kept on): reviews created before this moment are never answered by it.
+    const since = enabled ? (before.autoReply?.enabled && before.autoReply.since ? before.autoReply.since : this.now().toISOString()) : undefined;
+    await this.deps.store.replies.putSettings({ ...before, orgId, autoReply: { enabled, minRating, templateId, ...(since !== undefined && { since }) } });
+    const rule: AutoReplyRule = { enabled, minRating, templateId };
+    await audit(this.deps.store, orgId, auditActor(caller.actor), 'reply.auto_rule_changed', { id: template.id, label: `Automatic replies (${minRating}+ stars, “${template.name}”)` }, { words: enabled ? 'on' : 'off' });
+    return rule;
   }
 
   /** Waits (polling the store, at most `timeoutMs`) until the reply is published or failed; answers it as it is then. */

@@ -118,6 +118,8 @@ export const AUDIT_ACTIONS = [
   'reply.template_created',
   'reply.template_changed',
   'reply.template_removed',
+  'reply.auto_rule_changed',
+  'reply.auto_scheduled',
   'source.connected',
   'source.reconnected',
   'source.removed',

@@ -53,6 +53,9 @@ for (const subject of storeSubjects('reply-store')) {
         expect(await store.replies.settings(org)).toEqual({ orgId: org, delayMinutes: 5 });
         await store.replies.putSettings({ orgId: org, delayMinutes: 0 });
         expect(await store.replies.settings(org)).toEqual({ orgId: org, delayMinutes: 0 });
+        // The automatic-reply rule is kept beside the delay.
+        await store.replies.putSettings({ orgId: org, delayMinutes: 0, autoReply: { enabled: true, minRating: 4, templateId: 'tpl_1' } });
+        expect(await store.replies.settings(org)).toEqual({ orgId: org, delayMinutes: 0, autoReply: { enabled: true, minRating: 4, templateId: 'tpl_1' } });
       } finally {
         await cleanup();
       }

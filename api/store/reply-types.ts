@@ -51,6 +51,21 @@ export interface ReplySettings {
   orgId: string;
   /** Minutes between approval and posting, during which the reply can be edited or cancelled (0–60). */
   delayMinutes: number;
+  /** The one optional rule (CONTRACT §15): absent or disabled = nothing is posted without a person. */
+  autoReply?: AutoReplyRule;
+}
+
+/** Reply with a template to reviews of `minRating` stars or more that have no text, after the delay. */
+export interface AutoReplyRule {
+  enabled: boolean;
+  /** 1–5. */
+  minRating: number;
+  templateId: string;
+  /**
+   * When it was last turned on (ISO; the service sets it): only reviews the
+   * store created from then on are answered, never one that existed before.
+   */
+  since?: string;
 }
 
 export const DEFAULT_REPLY_DELAY_MINUTES = 5;

@@ -7,6 +7,7 @@
 import type { PeopleStore } from './people-types.ts';
 import type { WebhookStore } from './webhook-types.ts';
 import type { OutboxSignal } from './outbox-signal.ts';
+import type { UpsertSignal } from './upsert-signal.ts';
 import type { ProductStore } from './product-types.ts';
 import type { ReplyStore } from './reply-types.ts';
 import type { CollectStore } from './collect-types.ts';
@@ -571,6 +572,8 @@ export interface Store {
   readonly collect: CollectStore;
   /** Signals outbox writes in this process (outbox-signal.ts); absent: the dispatcher only polls. */
   readonly outboxWritten?: OutboxSignal;
+  /** Signals each review upsert that landed, in this process (upsert-signal.ts): the automatic-reply rule listens. */
+  readonly reviewsUpserted?: UpsertSignal;
   /** Throws when the store cannot answer (readiness). */
   ping(): Promise<void>;
   /** Flush and close; later calls fail. */

@@ -119,6 +119,22 @@ export function replySettings(deps: DashboardDeps) {
   };
 }
 
+/** GET /replies/auto-reply: the automatic-reply rule, or {enabled: false, minRating: null, templateId: null} when never set. */
+export function readAutoReply(deps: DashboardDeps) {
+  return async function readAutoReply(ctx: Context): Promise<void> {
+    const { orgId } = caller(ctx);
+    ctx.body = (await service(deps).autoReply(orgId)) ?? { enabled: false, minRating: null, templateId: null };
+  };
+}
+
+/** PATCH /replies/auto-reply {enabled, minRating, templateId}: Owner, Admin (audited); 400 for a bad field or an unsuitable template. */
+export function setAutoReply(deps: DashboardDeps) {
+  return async function setAutoReply(ctx: Context): Promise<void> {
+    const { orgId, caller: who } = caller(ctx);
+    ctx.body = await service(deps).setAutoReply(who, orgId, await readJson(ctx));
+  };
+}
+
 /** GET /replies/templates: the organization's reply templates, by name (everyone signed in reads them). */
 export function listTemplates(deps: DashboardDeps) {
   return async function listTemplates(ctx: Context): Promise<void> {

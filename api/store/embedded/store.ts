@@ -40,6 +40,7 @@ import { DataDirLock } from './data-dir-lock.ts';
 import { StoreUnavailableError } from '../unavailable.ts';
 import { deliveryId, fansOutTo, freshDelivery, type OutboxMessage, type WebhookDelivery, type WebhookEndpoint, type WebhookStore } from '../webhook-types.ts';
 import { OutboxSignal } from '../outbox-signal.ts';
+import { UpsertSignal } from '../upsert-signal.ts';
 import { FairTake } from '../fair-take.ts';
 import type { Product, ProductStore } from '../product-types.ts';
 import { DEFAULT_REPLY_DELAY_MINUTES, type ReplyRecord, type ReplySettings, type ReplyStore, type ReplyTemplate } from '../reply-types.ts';
@@ -285,6 +286,7 @@ export class EmbeddedStore implements Store {
   /** Bodies of batch messages lately built, by message id (oldest first). */
   private readonly bodies = new Map<string, string>();
   readonly outboxWritten = new OutboxSignal();
+  readonly reviewsUpserted = new UpsertSignal();
   /** Delivery records by endpoint, compact, with the pending ones by due time (delivery-records.ts). */
   private readonly deliveryRecords = new DeliveryRecords(
     (id) => this.messageMap.get(id),
@@ -1013,7 +1015,7 @@ export class EmbeddedStore implements Store {
   private async upsertReviews(orgId: string, inputs: ReviewInput[], now: Date): Promise<UpsertResult> {
     if (this.closed) throw new Error('the store is closed');
     const ahead = await this.prepareAhead(orgId, inputs, now);
-    return this.commit(() => {
+    const result = await this.commit(() => {
       const ready = ahead.writes === (this.reviewWrites.get(orgId) ?? 0) ? ahead : this.prepare(orgId, inputs, now);
       const entry: Entry = ready.messages.length > 0 ? { t: 'reviews', v: ready.records, o: ready.messages } : { t: 'reviews', v: ready.records };
       if (ready === ahead) this.encoded.set(entry, ahead.line);
@@ -1021,6 +1023,8 @@ export class EmbeddedStore implements Store {
       const fan = this.fanAtWrite(orgId, ready.messages, now);
       return { entries: fan ? [entry, fan] : [entry], result: { imported: ready.imported, updated: ready.updated } };
     }, true);
+    this.reviewsUpserted.notify(orgId, inputs, now);
+    return result;
   }
 
   /** `prepare` and the batch's log line, giving the event loop a turn every few ms. */

@@ -65,7 +65,7 @@ export class MongoReplies implements ReplyStore {
 
   async settings(orgId: string): Promise<ReplySettings> {
     const doc = await this.settingsCol.findOne({ _id: orgId });
-    return doc ? { orgId: doc.orgId, delayMinutes: doc.delayMinutes } : { orgId, delayMinutes: DEFAULT_REPLY_DELAY_MINUTES };
+    return doc ? { orgId: doc.orgId, delayMinutes: doc.delayMinutes, ...(doc.autoReply ? { autoReply: { enabled: doc.autoReply.enabled, minRating: doc.autoReply.minRating, templateId: doc.autoReply.templateId, ...(doc.autoReply.since !== undefined && { since: doc.autoReply.since }) } } : {}) } : { orgId, delayMinutes: DEFAULT_REPLY_DELAY_MINUTES };
   }
 
   async putSettings(settings: ReplySettings): Promise<void> {

@@ -18,6 +18,7 @@ import { MongoBulkWriteError, MongoClient, MongoNetworkError, MongoServerSelecti
 import { StoreUnavailableError, translateErrors } from '../unavailable.ts';
 import type { OutboxMessage, WebhookDelivery, WebhookEndpoint, WebhookStore } from '../webhook-types.ts';
 import { OutboxSignal } from '../outbox-signal.ts';
+import { UpsertSignal } from '../upsert-signal.ts';
 import { FairTake } from '../fair-take.ts';
 import { announcesState, changeMessage, removedMessage, sourceStateMessage } from '../../webhooks/outbox.ts';
 
@@ -196,6 +197,8 @@ const reviewsLock = (orgId: string): string => `reviews:${orgId}`;
 export class MongoStore implements Store {
   /** Signalled after writes that recorded events (outbox-signal.ts). */
   readonly outboxWritten = new OutboxSignal();
+  /** Signalled after each review upsert that landed (upsert-signal.ts). */
+  readonly reviewsUpserted = new UpsertSignal();
   readonly kind = 'mongodb' as const;
   private readonly orgCol: Collection<WithMongoId<Organization>>;
   private readonly keyCol: Collection<WithMongoId<ApiKeyRecord>>;
@@ -569,6 +572,7 @@ export class MongoStore implements Store {
           });
         }
       }
+      this.reviewsUpserted.notify(orgId, inputs, now);
       return result;
     },
   }, unavailable);

@@ -3,12 +3,14 @@
  * organization's templates (everyone reads them), and for an Owner or Admin a
  * form to add or edit one (name, language, the ratings it suits, the text
  * with {author}, {business} and {product}) and Remove after a confirmation.
- * The composer proposes the one that suits a review, filled in.
+ * The composer proposes the one that suits a review, filled in. Below, the
+ * automatic-reply rule (auto-reply.tsx).
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { call, DashboardError, type SessionInfo } from '../../api.ts';
 import { Dialog } from '../../components/dialog.tsx';
 import { Loading, Notice } from '../../components/page.tsx';
+import { AutoReplySection } from './auto-reply.tsx';
 
 interface Template {
   id: string;
@@ -214,6 +216,7 @@ export function TemplatesDialog(props: { session: SessionInfo; onClose: () => vo
           </div>
         </form>
       )}
+      {list && <AutoReplySection staff={staff} templates={list} />}
       <div class="dialog-actions">
         <button type="button" class="button secondary" onClick={props.onClose}>
           Close

@@ -89,6 +89,7 @@ describeOn(ferretdbTarget(), 'the MongoDB store with its server gone', () => {
       'reviews.list': [listQuery],
       'reviews.stats': [{ orgId, now: new Date() }],
       'reviews.monthly': [{ orgId, from: '2026-01', to: '2026-06' }],
+      'reviews.replyFigures': [{ orgId, now: new Date() }],
       'reviews.upsert': [orgId, [review], new Date()],
       'reviews.remove': [orgId, review.platform, [review.externalId], new Date()],
       'reviews.findByExternalIds': [orgId, review.platform, [review.externalId]],

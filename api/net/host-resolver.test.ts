@@ -4,7 +4,7 @@
  * (testing/dns-server.ts) that answers some names and never answers others.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, openSync, closeSync, rmSync } from 'node:fs';
+import { closeSync, constants, mkdtempSync, openSync, rmSync } from 'node:fs';
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -112,8 +112,14 @@ describe('createHostResolver', () => {
       // The pool was taken all along: a file system call queued before the answer has still not run.
       expect(probed).toBe(false);
     } finally {
-      closeSync(openSync(fifo, 'w'));
-      for (const handle of await Promise.all(held)) await handle.close();
+      // A writer kept open until every reader is in: a reader whose open only started now (its thread was busy
+      // with other work) would otherwise wait for a writer for ever. O_RDWR on a FIFO never blocks (Linux).
+      const writer = openSync(fifo, constants.O_RDWR);
+      try {
+        for (const handle of await Promise.all(held)) await handle.close();
+      } finally {
+        closeSync(writer);
+      }
       await probe;
       rmSync(dir, { recursive: true, force: true });
     }

@@ -186,6 +186,8 @@ test('Reviews: the text takes the free width over two lines, Read opens the whol
   const wrap = page.getByRole('region', { name: 'Reviews' });
   expect(await wrap.evaluate((el) => el.scrollWidth <= el.clientWidth), 'nothing scrolls away sideways').toBe(true);
   const first = page.locator('tbody tr').first();
+  // The card brought into view (the filters above it, one more since `Reply`, may fill the first screen): all of it shows at once.
+  await first.scrollIntoViewIfNeeded();
   for (const cell of ['.r-author', '.r-rating', '.r-text', '.r-status']) await expect(first.locator(cell)).toBeInViewport();
   for (const button of await first.getByRole('button').all()) {
     const b = (await button.boundingBox())!;

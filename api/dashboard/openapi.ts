@@ -376,6 +376,7 @@ function widgetSchemas(): Record<string, Schema> {
       ['platform', 'account', 'credentials'],
     ),
     ReplyText: object({ text: str({ minLength: 1, maxLength: 20000, description: 'The reply; the platform\'s own limit (Google: 4,096 bytes of UTF-8) is checked by the service, a 400 naming it' }) }),
+    ReplyApprove: object({ text: str({ minLength: 1, maxLength: 20000, description: 'The draft\'s text as the approver read it: a 409 when the draft changed since (nothing is posted)' }) }),
     ReplyPublish: object({ text: str({ minLength: 1, maxLength: 20000, description: 'Absent: the draft there is what is posted' }), now: { type: 'boolean', description: 'Skip the organization\'s delay' } }, []),
     ReplySettings: object({ delayMinutes: { type: 'integer', minimum: 0, maximum: 60, description: 'Minutes between approval and posting (default 5)' } }),
     AutoReplyRule: object({
@@ -590,7 +591,7 @@ export const OPERATIONS: Operation[] = [
   { method: 'post', path: '/reviews/{id}/reply/draft', summary: 'Write a draft reply (anyone; a Member\'s draft waits for an Owner or Admin). A platform without a reply API (Yelp, Facebook, G2, Capterra, a file import) is a 400 saying so', request: 'ReplyText', responses: { 200: 'ReplyItem' } },
   { method: 'patch', path: '/reviews/{id}/reply', summary: 'Change the text of a draft (anyone) or of a reply waiting for its delay (Owner, Admin)', request: 'ReplyText', responses: { 200: 'ReplyItem' } },
   { method: 'post', path: '/reviews/{id}/reply/publish', summary: 'Publish (Owner, Admin): posted after the organization\'s delay, or at once with now; retried on 429/5xx, then failed with the platform\'s reason. Publishes and deletes together at most 60 a minute per organization: 429 with Retry-After', request: 'ReplyPublish', responses: { 200: 'ReplyItem' }, roles: STAFF },
-  { method: 'post', path: '/reviews/{id}/reply/approve', summary: 'Approve the draft (Owner, Admin): posted after the delay (counted as a publish: 429 with Retry-After past 60 a minute per organization)', responses: { 200: 'ReplyItem' }, roles: STAFF },
+  { method: 'post', path: '/reviews/{id}/reply/approve', summary: 'Approve the draft (Owner, Admin) as read: text is the draft the approver saw, and a 409 when the draft changed since (nothing is posted); posted after the delay (counted as a publish: 429 with Retry-After past 60 a minute per organization)', request: 'ReplyApprove', responses: { 200: 'ReplyItem' }, roles: STAFF },
   { method: 'post', path: '/reviews/{id}/reply/cancel', summary: 'Cancel a reply waiting for its delay (Owner, Admin): back to draft, nothing posted', responses: { 200: 'ReplyItem' }, roles: STAFF },
   { method: 'delete', path: '/reviews/{id}/reply', summary: 'Delete the reply from its platform and the review (Owner, Admin; audit-logged; counted with the publishes: 429 with Retry-After past 60 a minute per organization)', responses: { 200: 'ReplyItem' }, roles: STAFF },
   { method: 'get', path: '/widgets', summary: "The widgets, and the organization's platforms, catalog and sources (for the builder)", responses: { 200: 'WidgetList' } },

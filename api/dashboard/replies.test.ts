@@ -80,7 +80,12 @@ describe('dashboard replies', () => {
     // A Member may still change their draft.
     expect((await member.send('PATCH', reply('d-1'), { text: 'Thank you, Ana!' })).body).toMatchObject({ state: 'draft', text: 'Thank you, Ana!' });
 
-    const approved = await owner.send('POST', reply('d-1', '/approve'));
+    // Approve carries what the Owner read: words changed since are a 409 in words, nothing scheduled.
+    const stale = await owner.send('POST', reply('d-1', '/approve'), { text: 'Thanks, Ana!' });
+    expect([stale.status, stale.body.message]).toEqual([409, 'The draft changed since you opened it; read it again.']);
+    expect((await owner.send('POST', reply('d-1', '/approve'))).status).toBe(400);
+    expect((await member.send('GET', '/dashboard/api/replies?state=scheduled')).body.data).toEqual([]);
+    const approved = await owner.send('POST', reply('d-1', '/approve'), { text: 'Thank you, Ana!' });
     expect(approved.body).toMatchObject({ state: 'scheduled', author: 'member@replies.test', approvedBy: 'owner@replies.test' });
     // Approved: a Member can no longer change it (the service's rule).
     const late = await member.send('PATCH', reply('d-1'), { text: 'changed' });

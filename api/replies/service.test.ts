@@ -213,10 +213,10 @@ for (const subject of storeSubjects('replies-service')) {
       const draft = await replies.draft(member, s.org.id, id(s, 'g2'), 'Thanks from the team');
       expect(draft).toMatchObject({ state: 'draft', author: member.actor, approvedBy: null });
       expect(await refused(replies.publish(member, s.org.id, id(s, 'g2'), 'x', { now: true }))).toMatchObject({ status: 403, message: expect.stringMatching(/Owner or Admin/) });
-      expect(await refused(replies.approve(member, s.org.id, id(s, 'g2')))).toMatchObject({ status: 403 });
+      expect(await refused(replies.approve(member, s.org.id, id(s, 'g2'), 'Thanks from the team'))).toMatchObject({ status: 403 });
       expect(await refused(replies.remove(member, s.org.id, id(s, 'g2')))).toMatchObject({ status: 403 });
       expect(calls('google-reply', ext(s, 'g2'))).toBe(0);
-      const approved = await replies.approve(admin, s.org.id, id(s, 'g2'));
+      const approved = await replies.approve(admin, s.org.id, id(s, 'g2'), 'Thanks from the team');
       expect(approved).toMatchObject({ state: 'scheduled', author: member.actor, approvedBy: admin.actor, text: 'Thanks from the team' });
       expect(await refused(replies.cancel(member, s.org.id, id(s, 'g2')))).toMatchObject({ status: 403 });
       expect(await refused(replies.edit(member, s.org.id, id(s, 'g2'), 'sneaky'))).toMatchObject({ status: 403 });
@@ -225,6 +225,25 @@ for (const subject of storeSubjects('replies-service')) {
       await replies.publish(admin, s.org.id, id(s, 'g2'), undefined, { now: true });
       expect((await replies.settled(s.org.id, id(s, 'g2'))).state).toBe('published');
       expect(fake.googleReplies.get(ext(s, 'g2'))?.text).toBe('Thanks from the team');
+    });
+
+    it('approve carries what the approver read: a draft changed since (a Member swapped the words) is a 409, nothing scheduled or posted; the words read are what is approved', async () => {
+      const s = await shop(0);
+      const { service: replies } = await service();
+      await replies.draft(member, s.org.id, id(s, 'g1'), 'Thank you for your kind words!');
+      // The Owner opens the composer and reads this; meanwhile the Member saves other words.
+      const read = (await replies.get(s.org.id, id(s, 'g1'))).text;
+      await replies.draft(member, s.org.id, id(s, 'g1'), 'Thanks! Use code FRIEND at cheap-pills.example');
+      const swapped = await refused(replies.approve(owner, s.org.id, id(s, 'g1'), read));
+      expect(swapped).toMatchObject({ status: 409, message: 'The draft changed since you opened it; read it again.' });
+      expect(await replies.get(s.org.id, id(s, 'g1'))).toMatchObject({ state: 'draft', approvedBy: null, text: 'Thanks! Use code FRIEND at cheap-pills.example' });
+      expect(await refused(replies.approve(owner, s.org.id, id(s, 'g1'), undefined))).toMatchObject({ status: 400 });
+      // Read again, the new words approved (delay 0): those are what Google gets.
+      const approved = await replies.approve(owner, s.org.id, id(s, 'g1'), (await replies.get(s.org.id, id(s, 'g1'))).text);
+      expect(approved).toMatchObject({ state: 'scheduled', author: member.actor, approvedBy: owner.actor });
+      expect((await replies.settled(s.org.id, id(s, 'g1'))).state).toBe('published');
+      expect(calls('google-reply', ext(s, 'g1'))).toBe(1);
+      expect(fake.googleReplies.get(ext(s, 'g1'))?.text).toBe('Thanks! Use code FRIEND at cheap-pills.example');
     });
 
     it('a 429 waits Google\'s Retry-After, then the reply is published', async () => {
@@ -375,7 +394,7 @@ for (const subject of storeSubjects('replies-service')) {
       // A delete counts with them; an approval is a publish.
       expect(await refused(replies.remove(owner, s.org.id, id(s, 'direct')))).toMatchObject({ status: 429 });
       await replies.draft(member, s.org.id, id(s, 'g0'), 'A draft is not counted');
-      expect(await refused(replies.approve(admin, s.org.id, id(s, 'g0')))).toMatchObject({ status: 429 });
+      expect(await refused(replies.approve(admin, s.org.id, id(s, 'g0'), 'A draft is not counted'))).toMatchObject({ status: 429 });
       // Another organization has its own count.
       expect((await replies.publish(owner, other.org.id, id(other, 'direct'), 'Thanks from B')).state).toBe('scheduled');
     });

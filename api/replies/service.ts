@@ -185,6 +185,9 @@ interface Target {
 const forbidden = (message: string): ApiError => new ApiError(403, 'forbidden', message);
 const conflict = (message: string): ApiError => new ApiError(409, 'conflict', message);
 
+/** The answer to an approval of words that are no longer the draft's. */
+export const DRAFT_CHANGED = 'The draft changed since you opened it; read it again.';
+
 const jobKey = (j: ReplyJob): string => `reply:${j.orgId}:${j.reviewId}`;
 
 export class RepliesService {
@@ -279,11 +282,19 @@ export class RepliesService {
     return record;
   }
 
-  /** Owner or Admin: the draft there, posted after the delay. */
-  async approve(caller: ReplyCaller, orgId: string, reviewId: string): Promise<ReplyRecord> {
+  /**
+   * Owner or Admin: the draft there, posted after the delay. `seen` is the
+   * draft's text as the approver read it: a draft changed since (a Member
+   * saved other words meanwhile) is a 409 and nothing is scheduled; what is
+   * scheduled is the text the approver read, never newer words.
+   */
+  async approve(caller: ReplyCaller, orgId: string, reviewId: string, seen: unknown): Promise<ReplyRecord> {
+    if (!publisher(caller)) throw forbidden('Only an Owner or Admin can publish a reply; a Member writes a draft for them to approve.');
+    if (typeof seen !== 'string' || seen === '') throw badRequest('Send the draft\'s text as you read it (text).', [{ parameter: 'text', message: 'required' }]);
     const existing = await this.deps.store.replies.get(orgId, reviewId);
     if (!existing || existing.state !== 'draft') throw conflict(`There is no draft to approve for this review${existing ? ` (its reply is ${existing.state})` : ''}.`);
-    return this.publish(caller, orgId, reviewId, undefined);
+    if (existing.text !== seen) throw conflict(DRAFT_CHANGED);
+    return this.publish(caller, orgId, reviewId, seen);
   }
 
   /** A new text for a reply not yet posted: a draft (anyone), or a scheduled one (Owner or Admin: it keeps its time). */

@@ -86,11 +86,12 @@ export function publishReply(deps: DashboardDeps) {
   };
 }
 
-/** POST /reviews/{id}/reply/approve: Owner, Admin; the draft, posted after the delay. */
+/** POST /reviews/{id}/reply/approve {text}: Owner, Admin; the draft as the approver read it (a 409 when it changed since), posted after the delay. */
 export function approveReply(deps: DashboardDeps) {
   return async function approveReply(ctx: Context): Promise<void> {
     const { orgId, caller: who } = caller(ctx);
-    ctx.body = replyView(await service(deps).approve(who, orgId, ctx.params.id!));
+    const { text } = parseBody<{ text: string }>('ReplyApprove', await readJson(ctx));
+    ctx.body = replyView(await service(deps).approve(who, orgId, ctx.params.id!, text));
   };
 }
 

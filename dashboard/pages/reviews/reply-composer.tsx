@@ -126,7 +126,8 @@ export function ReplyComposer(props: { review: ReviewItem; session: SessionInfo;
       else if (action === 'edit') await call('PATCH', path, { text });
       else if (action === 'publish') await call('POST', `${path}/publish`, { text });
       else if (action === 'now') await call('POST', `${path}/publish`, { text, now: true });
-      else if (action === 'approve') await call('POST', `${path}/approve`);
+      // What the approver read: the service refuses (409) when the draft changed since.
+      else if (action === 'approve') await call('POST', `${path}/approve`, { text: reply?.text ?? text });
       else if (action === 'cancel') await call('POST', `${path}/cancel`);
       else await call('DELETE', path);
       const next = await call<ReplyComposerInfo>('GET', path);

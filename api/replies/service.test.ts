@@ -530,6 +530,56 @@ for (const subject of storeSubjects('replies-service')) {
       for (const r of scheduled) expect(await replies.cancel(owner, s.org.id, r.reviewId)).toMatchObject({ state: 'draft' });
     });
 
+    it('the rule\'s reply is looked at again just before it is posted: a reply written on the platform meanwhile (Google, Trustpilot) is never replaced or deleted, an edit into a 1-star complaint or the rule turned off withdraws it; each back to draft with the reason, audited', async () => {
+      const s = await shop(5);
+      const { service: replies } = await service();
+      const tpl = await replies.templates.create(owner, s.org.id, { name: 'Stars', language: 'en', ratings: [4, 5], text: 'Thank you for the five stars, {author}!' });
+      await replies.setAutoReply(owner, s.org.id, { enabled: true, minRating: 4, templateId: tpl.id });
+      const now = new Date().toISOString();
+      const base = { authorAvatar: null, url: null, language: 'en', isVerified: false, sentiment: null, sentimentLabel: null, aiSummary: null, aiThemes: [], rating: 5, content: '', date: now };
+      const [gNew, gEdit, gOff] = ['g-new', 'g-edit', 'g-off'].map((n) => `${s.org.id}-${n}`) as [string, string, string];
+      fake.google.push(...[gNew, gEdit, gOff].map((reviewId) => ({ ...googleReviews[0]!, reviewId, comment: '', createTime: now, updateTime: now })));
+      const tNew = trustpilotReviews(1, Date.now(), `tp-new-${s.org.id}`)[0]!;
+      fake.trustpilot.push(tNew);
+      const google = (externalId: string, authorName: string) => ({ ...base, platform: 'GOOGLE', externalId, authorName, sourceId: s.google.id });
+      await store.reviews.upsert(s.org.id, [google(gNew, 'Gina'), google(gEdit, 'Hugo'), { ...base, platform: 'TRUSTPILOT', externalId: tNew.id, authorName: 'Tara', sourceId: s.trustpilot.id }], new Date());
+      const byExt = async (externalId: string, platform = 'GOOGLE') => (await store.reviews.findByExternalIds(s.org.id, platform, [externalId]))[0]!;
+      const [g, e, t] = [await byExt(gNew), await byExt(gEdit), await byExt(tNew.id, 'TRUSTPILOT')];
+      await vi_poll(() => replies.list(s.org.id, 'scheduled'), (l) => l.length >= 3);
+      // During the delay: the owner answers on Google and on Trustpilot themselves (no sync since), and Hugo edits his review into a complaint (a sync brings it).
+      const owners = 'Hi, thanks! (written by the owner herself, on the platform)';
+      fake.googleReplies.set(gNew, { text: owners, at: now });
+      fake.trustpilotReplies.set(tNew.id, { text: owners, at: now });
+      await store.reviews.upsert(s.org.id, [{ ...google(gEdit, 'Hugo'), rating: 1, content: 'Found a hair in my soup and the staff laughed at me.' }], new Date());
+      // Due now.
+      for (const r of [g, e, t]) await store.replies.update(s.org.id, r.id, ['scheduled'], { scheduledAt: new Date().toISOString() });
+      const settled = async (reviewId: string) => vi_poll(() => replies.get(s.org.id, reviewId), (r) => r.state !== 'scheduled' && r.state !== 'publishing');
+      expect(await settled(g.id)).toMatchObject({ state: 'draft', approvedBy: null, scheduledAt: null, text: 'Thank you for the five stars, Gina!', error: expect.stringMatching(/^Not posted: Google already shows another reply/) });
+      expect(await settled(t.id)).toMatchObject({ state: 'draft', approvedBy: null, error: expect.stringMatching(/^Not posted: Trustpilot already shows another reply/) });
+      expect(await settled(e.id)).toMatchObject({ state: 'draft', approvedBy: null, error: expect.stringMatching(/has text now/) });
+      // Nothing posted, replaced or deleted: the owner's replies stand.
+      expect(fake.googleReplies.get(gNew)?.text).toBe(owners);
+      expect(fake.trustpilotReplies.get(tNew.id)?.text).toBe(owners);
+      expect(fake.requests.filter((r) => r.platform === 'google-reply' && (r.path.includes(encodeURIComponent(gNew)) || r.path.includes(encodeURIComponent(gEdit))))).toEqual([]);
+      expect(fake.requests.filter((r) => r.platform === 'trustpilot-reply' && r.path.includes(encodeURIComponent(tNew.id)))).toEqual([]);
+      expect(fake.googleReplies.has(gEdit)).toBe(false);
+      // The rule turned off during the delay: its waiting reply is withdrawn too.
+      await store.reviews.upsert(s.org.id, [google(gOff, 'Olaf')], new Date());
+      const o = await byExt(gOff);
+      await vi_poll(() => store.replies.get(s.org.id, o.id), (r) => r?.state === 'scheduled');
+      await replies.setAutoReply(owner, s.org.id, { enabled: false, minRating: 4, templateId: tpl.id });
+      await store.replies.update(s.org.id, o.id, ['scheduled'], { scheduledAt: new Date().toISOString() });
+      expect(await settled(o.id)).toMatchObject({ state: 'draft', error: expect.stringMatching(/turned off/) });
+      expect(fake.googleReplies.has(gOff)).toBe(false);
+      const withdrawn = await vi_poll(async () => (await store.people.audit.listByOrg(s.org.id, 50)).filter((a) => a.action === 'reply.auto_withdrawn'), (l) => l.length >= 4);
+      expect(withdrawn.map((a) => a.target.id).sort()).toEqual([g.id, e.id, t.id, o.id].sort());
+      expect(withdrawn[0]!.actor).toEqual({ userId: null, email: 'automatic reply rule' });
+      // A person's publish still replaces (the composer's choice): the Owner publishes the withdrawn draft on Google now.
+      await replies.publish(owner, s.org.id, g.id, undefined, { now: true });
+      expect((await replies.settled(s.org.id, g.id)).state).toBe('published');
+      expect(fake.googleReplies.get(gNew)?.text).toBe('Thank you for the five stars, Gina!');
+    });
+
     it('delete: Owner or Admin remove the reply from the platform and the review, audited', async () => {
       const s = await shop();
       const { service: replies, port } = await service();

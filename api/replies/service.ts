@@ -33,7 +33,7 @@ import type { SecretBox } from '../secrets/secrets.ts';
 import { AuthError, CredentialsError, RateLimitError, type ConnectorContext, type ReplyWriter } from '../sources/connector.ts';
 import { CONNECTORS } from '../sources/connectors.ts';
 import { NetworkError, type HttpClient } from '../sources/http.ts';
-import { assertReplyFits, PlatformBusyError, ReplyTextError } from '../sources/reply.ts';
+import { assertReplyFits, PlatformBusyError, ReplyTakenError, ReplyTextError } from '../sources/reply.ts';
 import { refuseSource } from '../sources/service.ts';
 import { platformName } from '../sources/sync.ts';
 import type { Role } from '../store/people-types.ts';
@@ -566,12 +566,25 @@ export class RepliesService {
     const log = this.deps.logger.child({ orgId: r.orgId, reviewId: r.reviewId, platform: r.platform, attempt: taken.attempts });
     let date: string | null;
     let target: Target;
+    const byRule = isRuleReply(taken);
     try {
       const review = await this.review(r.orgId, r.reviewId);
+      // The rule's reply is looked at again just before the platform call: what it was scheduled for may no longer hold.
+      const stale = byRule ? await this.ruleNoLongerHolds(taken, review) : null;
+      if (stale) {
+        await this.withdraw(taken, review, stale);
+        return;
+      }
       target = await this.target(review);
       this.ready(target);
-      date = target.writer && target.source ? (await target.writer.publish(this.context(target.source), review.externalId, taken.text)).date : null;
+      // The rule never replaces a reply on the platform (one written there during the delay, which no sync has brought yet).
+      date = target.writer && target.source ? (await target.writer.publish(this.context(target.source), review.externalId, taken.text, byRule ? { replace: false } : {})).date : null;
     } catch (err) {
+      if (byRule && err instanceof ReplyTakenError) {
+        const review = await this.deps.store.reviews.get(r.orgId, r.reviewId);
+        await this.withdraw(taken, review, `${err.message}; the automatic reply was not posted`);
+        return;
+      }
       const retryable = err instanceof RateLimitError || err instanceof PlatformBusyError || err instanceof NetworkError;
       // Our own errors and the platforms' are meant for people; anything else is logged and named in general words.
       const known = err instanceof Error && err.name !== 'Error';
@@ -596,6 +609,31 @@ export class RepliesService {
     const review = await store.reviews.get(done.orgId, done.reviewId);
     await audit(store, done.orgId, auditActor(done.approvedBy ?? done.author), 'reply.published', review ? reviewTarget(review) : { id: done.reviewId, label: done.reviewId }, { platform: platformName(target.platform), attempts: String(done.attempts), by: 'service' });
     log.info({}, 'reply published');
+  }
+
+  /**
+   * Why the rule's reply must not be posted now, or null: the review got a
+   * reply meanwhile (a sync brought one written on the platform), text (edited
+   * into a complaint), a rating below the rule's minimum, or the rule was
+   * turned off. A reply of our own words there (an earlier attempt whose
+   * answer was lost, brought back by a sync) is no reason.
+   */
+  private async ruleNoLongerHolds(r: ReplyRecord, review: Review): Promise<string | null> {
+    const rule = (await this.deps.store.replies.settings(r.orgId)).autoReply;
+    if (!rule?.enabled) return 'the automatic reply rule was turned off before it was posted';
+    if (review.reply && review.reply.text !== r.text) return 'the review got another reply before the automatic one was posted';
+    if (review.content.trim() !== '') return 'the review has text now (it was edited), so the rule no longer applies';
+    if ((review.rating ?? 0) < rule.minRating) return `the review's rating is now ${review.rating ?? 'none'}, below the rule's ${rule.minRating} stars`;
+    return null;
+  }
+
+  /** The rule's reply, taken to be posted, goes back to draft with the reason; nothing was posted (audited `reply.auto_withdrawn`). */
+  private async withdraw(r: ReplyRecord, review: Review | null, reason: string): Promise<void> {
+    const { store } = this.deps;
+    const back = await store.replies.update(r.orgId, r.reviewId, ['publishing'], { state: 'draft', scheduledAt: null, approvedBy: null, retryAt: null, error: `Not posted: ${reason}.`, updatedAt: this.now().toISOString() });
+    if (!back) return;
+    this.deps.logger.info({ orgId: r.orgId, reviewId: r.reviewId, platform: r.platform, reason }, 'automatic reply withdrawn');
+    await audit(store, r.orgId, auditActor(AUTO_REPLY_ACTOR), 'reply.auto_withdrawn', review ? reviewTarget(review) : { id: r.reviewId, label: r.reviewId }, { platform: platformName(r.platform), reason, by: 'service' });
   }
 
   private async fail(r: ReplyRecord, reason: string): Promise<void> {
@@ -695,6 +733,11 @@ export class RepliesService {
       createdAt: existing?.createdAt ?? at, updatedAt: at,
     };
   }
+}
+
+/** Whether the automatic-reply rule approved this reply (and nobody since). */
+function isRuleReply(r: ReplyRecord): boolean {
+  return r.approvedBy !== null && r.approvedBy.userId === null && r.approvedBy.email === AUTO_REPLY_ACTOR.email;
 }
 
 function publisher(caller: ReplyCaller): boolean {

@@ -75,9 +75,11 @@ export interface ReplyWriter<C> {
   /**
    * Posts the reply, or replaces the one there (never a second one: a call
    * after a lost answer finds its own reply and answers it). Answers the
-   * reply's time as the platform gave it (ISO UTC), else null.
+   * reply's time as the platform gave it (ISO UTC), else null. With
+   * `replace: false` (the automatic-reply rule) a reply with other words
+   * already there is never replaced: a ReplyTakenError (reply.ts), nothing sent.
    */
-  publish(ctx: ConnectorContext<C>, reviewId: string, text: string): Promise<{ date: string | null }>;
+  publish(ctx: ConnectorContext<C>, reviewId: string, text: string, options?: { replace?: boolean }): Promise<{ date: string | null }>;
   /** Removes the business's reply; a reply already gone is no error. */
   remove(ctx: ConnectorContext<C>, reviewId: string): Promise<void>;
   /** One call proving the reply credentials given (Trustpilot: a token with apiSecret), when connecting; nothing when there are none. */

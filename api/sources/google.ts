@@ -11,7 +11,7 @@
 import { accountPath } from './account.ts';
 import { answerObject, AuthError, checkReply, credentialString, httpsOrNull, isObject, jsonOrThrow, listField, PlatformError, RateLimitError, retryAfterMs, ShapeError, utc, type Connector, type ConnectorContext, type ImportRecord, type ReplyWriter } from './connector.ts';
 import type { HttpRequest, HttpResponse } from './http.ts';
-import { assertReplyFits, reviewSegment, writeAnswer } from './reply.ts';
+import { assertReplyFits, ReplyTakenError, reviewSegment, writeAnswer } from './reply.ts';
 
 export interface GoogleCredentials {
   refreshToken: string;
@@ -111,14 +111,27 @@ const replyWords = {
  * Replies (CONTRACT §15): `PUT …/reviews/{reviewId}/reply` `{"comment"}`
  * creates the reply or replaces the one there, so a second call after a lost
  * answer never makes two; it answers the ReviewReply `{comment, updateTime}`.
+ * With `replace: false` the review is read first (`GET …/reviews/{id}`, its
+ * `reviewReply`) and another reply there is refused (ReplyTakenError).
  * `DELETE` the same path answers `{}`. At most 4,096 bytes of UTF-8.
  */
 export const googleReplies: ReplyWriter<GoogleCredentials> = {
   maxBytes: 4096,
   missing: () => null,
-  async publish(ctx, reviewId, text) {
+  async publish(ctx, reviewId, text, options = {}) {
     assertReplyFits(googleReplies, 'Google', text);
-    const url = `${ctx.urls.googleBusiness}/v4/${accountPath('GOOGLE', ctx.account)}/reviews/${reviewSegment('Google', reviewId)}/reply`;
+    const review = `${ctx.urls.googleBusiness}/v4/${accountPath('GOOGLE', ctx.account)}/reviews/${reviewSegment('Google', reviewId)}`;
+    const url = `${review}/reply`;
+    if (options.replace === false) {
+      // Never replacing (the automatic-reply rule): the review is read first (`GET …/reviews/{id}`); a reply with other words there is left as it is.
+      const body = writeAnswer(await authorized(ctx, review, {}), 'Google', replyWords);
+      if (!isObject(body)) throw new ShapeError('Google', 'the review is not a Review object');
+      const there = body.reviewReply;
+      if (there !== undefined && there !== null) {
+        if (!isObject(there) || typeof there.comment !== 'string') throw new ShapeError('Google', '"reviewReply" without its comment');
+        if (there.comment !== text) throw new ReplyTakenError('Google already shows another reply to this review (written there, or by another tool): it was left as it is');
+      }
+    }
     const res = await authorized(ctx, url, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ comment: text }) });
     const body = writeAnswer(res, 'Google', replyWords);
     if (!isObject(body)) throw new ShapeError('Google', 'the reply\'s answer is not a ReviewReply object');

@@ -27,6 +27,15 @@ export class PlatformBusyError extends PlatformError {
 }
 
 /** The text's size as the platform counts it. */
+/**
+ * The review already has a reply on the platform that is not the one being
+ * posted (written there by a person, or through another tool), and the caller
+ * asked never to replace one (the automatic-reply rule): nothing was sent.
+ */
+export class ReplyTakenError extends Error {
+  override name = 'ReplyTakenError';
+}
+
 export const utf8Bytes = (text: string): number => Buffer.byteLength(text, 'utf8');
 
 /** Throws a ReplyTextError when `text` is empty or longer than `writer` takes. */

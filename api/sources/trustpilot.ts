@@ -13,7 +13,7 @@ import { createHash } from 'node:crypto';
 import { accountPath } from './account.ts';
 import { answerObject, checkReply, CredentialsError, credentialString, httpsOrNull, isObject, jsonOrThrow, listField, PlatformError, ShapeError, utc, type Connector, type ConnectorContext, type ImportRecord, type ReplyWriter } from './connector.ts';
 import type { HttpRequest, HttpResponse } from './http.ts';
-import { assertReplyFits, reviewSegment, writeAnswer } from './reply.ts';
+import { assertReplyFits, reviewSegment, writeAnswer, ReplyTakenError } from './reply.ts';
 
 export interface TrustpilotCredentials {
   apiKey: string;
@@ -175,7 +175,8 @@ async function currentReply(ctx: ConnectorContext<TrustpilotCredentials>, id: st
  * Trustpilot shows one company reply per review. Never two: before posting,
  * the review's reply is read (`GET /v1/private/reviews/{id}`); our text
  * already there (an earlier attempt whose answer was lost) is the outcome, and
- * another reply there is removed first, so the POST replaces rather than adds
+ * another reply there is refused with `replace: false` (ReplyTakenError), else
+ * removed first, so the POST replaces rather than adds
  * whatever Trustpilot does with a second one. Costs one read per publish.
  */
 export const trustpilotReplies: ReplyWriter<TrustpilotCredentials> = {
@@ -184,13 +185,15 @@ export const trustpilotReplies: ReplyWriter<TrustpilotCredentials> = {
     const lacking = [!c.apiSecret && 'apiSecret', !c.businessUserId && 'businessUserId'].filter(Boolean);
     return lacking.length === 0 ? null : `Trustpilot lets a business reply only through its private API: reconnect the source with ${lacking.join(' and ')} (the application's API secret, and the id of the business user the reply is posted as)`;
   },
-  async publish(ctx, reviewId, text) {
+  async publish(ctx, reviewId, text, options = {}) {
     assertReplyFits(trustpilotReplies, 'Trustpilot', text);
     const lacking = trustpilotReplies.missing(ctx.credentials);
     if (lacking) throw new PlatformError(lacking);
     const id = reviewSegment('Trustpilot', reviewId);
     const there = await currentReply(ctx, id);
     if (there && there.text === text) return { date: there.date };
+    // Another reply there, and the caller never replaces one (the automatic-reply rule): refused, nothing deleted.
+    if (there && options.replace === false) throw new ReplyTakenError('Trustpilot already shows another reply to this review (written there, or by another tool): it was left as it is');
     const url = `${ctx.urls.trustpilot}/v1/private/reviews/${id}/reply`;
     if (there) writeAnswer(await privateCall(ctx, url, { method: 'DELETE' }), 'Trustpilot', replyWords);
     const res = await privateCall(ctx, url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ authorBusinessUserId: ctx.credentials.businessUserId, message: text }) });

@@ -120,6 +120,7 @@ export const AUDIT_ACTIONS = [
   'reply.template_removed',
   'reply.auto_rule_changed',
   'reply.auto_scheduled',
+  'reply.auto_withdrawn',
   'source.connected',
   'source.reconnected',
   'source.removed',

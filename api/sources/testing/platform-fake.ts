@@ -20,7 +20,7 @@ import type { YelpReview } from '../yelp.ts';
 export interface SeenRequest {
   method: string;
   path: string;
-  platform: 'google' | 'google-token' | 'google-auth' | 'google-info' | 'google-reply' | 'trustpilot' | 'trustpilot-token' | 'trustpilot-review' | 'trustpilot-reply' | 'yelp' | 'facebook' | 'g2' | 'unknown';
+  platform: 'google' | 'google-token' | 'google-auth' | 'google-info' | 'google-review' | 'google-reply' | 'trustpilot' | 'trustpilot-token' | 'trustpilot-review' | 'trustpilot-reply' | 'yelp' | 'facebook' | 'g2' | 'unknown';
 }
 
 export interface Forced {
@@ -202,6 +202,8 @@ export class PlatformFake {
         ? 'google-auth'
         : path.startsWith('/v1/accounts')
           ? 'google-info'
+          : /^\/v4\/.+\/reviews\/[^/]+$/.test(path)
+            ? 'google-review'
           : path.startsWith('/v4/')
         ? 'google'
         : path.startsWith('/v1/business-units/')
@@ -268,6 +270,17 @@ export class PlatformFake {
         const size = Math.min(Number(q.get('pageSize') ?? 50), this.googlePageSize);
         const reviews = sorted.slice(from, from + size);
         return { status: 200, body: { reviews, averageRating: 4.2, totalReviewCount: sorted.length, ...(from + size < sorted.length && { nextPageToken: String(from + size) }) } };
+      }
+      case 'google-review': {
+        // `GET …/reviews/{reviewId}`: one Review, its `reviewReply` the one written through the reply endpoint, else its own.
+        if (!this.googleAccess.has(auth.replace(/^Bearer /, ''))) return { status: 401, body: { error: { code: 401, status: 'UNAUTHENTICATED', message: 'Request had invalid authentication credentials.' } } };
+        const reviewId = decodeURIComponent(path.split('/')[7] ?? '');
+        const review = [...this.google, ...[...this.googleByLocation.values()].flat()].find((r) => r.reviewId === reviewId);
+        if (!review || method !== 'GET') return { status: 404, body: { error: { code: 404, status: 'NOT_FOUND', message: 'Requested entity was not found.' } } };
+        const written = this.googleReplies.get(reviewId);
+        const { reviewReply, ...rest } = review;
+        const reply = written ? { comment: written.text, updateTime: written.at } : reviewReply;
+        return { status: 200, body: { ...rest, ...(reply && { reviewReply: reply }) } };
       }
       case 'google-reply': {
         // PUT creates or replaces the reply (ReviewReply {comment, updateTime}); DELETE removes it ({}).

@@ -38,6 +38,7 @@ export const AUDIT_WORDS: { readonly [A in AuditAction]: { what: string; subject
   'reply.template_removed': { what: 'Removed reply template', subject: 'collect' },
   'reply.auto_rule_changed': { what: 'Changed automatic replies', subject: 'collect' },
   'reply.auto_scheduled': { what: 'Scheduled automatic reply', subject: 'review' },
+  'reply.auto_withdrawn': { what: 'Withdrew automatic reply', subject: 'review' },
   'review.published': { what: 'Published review', subject: 'review' },
   'review.rejected': { what: 'Rejected review', subject: 'review' },
   'collect.link_rotated': { what: 'Replaced review page link', subject: 'collect' },

@@ -40,7 +40,7 @@ import { storeReviewReplies, type ReviewReplies } from './replies/port.ts';
 import { WebhooksService } from './webhooks/service.ts';
 import { ChangeLimiter } from './webhooks/limits.ts';
 import { SourceActionLimiter } from './sources/limits.ts';
-import { ReplyActionLimiter } from './replies/limits.ts';
+import { ReplyActionLimiter, AUTO_REPLIES_PER_MINUTE } from './replies/limits.ts';
 import { BatchedRateLimitDb } from './limits/batched-redis-driver.ts';
 import { ProductsService } from './products/service.ts';
 import { CollectService, type MailWork } from './collect/service.ts';
@@ -272,6 +272,8 @@ export async function startService(config: Config, options: StartOptions = {}): 
     store, box, http: platformHttp, urls: config.sourceUrls, googleOAuth: config.googleOAuth, logger, queue: replyQueue,
     // Publishes and deletes: at most 60 a minute per organization (replies/limits.ts), counted in Redis with REDIS_URL.
     actions: new ReplyActionLimiter(limiterRedis),
+    // The automatic-reply rule's own budget (30 a minute per organization), apart from the people's.
+    autoActions: new ReplyActionLimiter(limiterRedis, AUTO_REPLIES_PER_MINUTE, 'reply-auto'),
     replies: options.reviewReplies ?? storeReviewReplies(store), minuteMs: minute,
     // In process a waiting job holds its key while it sleeps, and shutdown waits for it: short looks there (one store read each).
     pollMs: config.redisUrl ? Math.max(250, Math.min(15_000, minute / 4)) : Math.max(250, Math.min(1_000, minute / 4)),

@@ -11,6 +11,8 @@ import { readFileSync } from 'node:fs';
 import { Agent } from 'node:https';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureSecretsKey, SecretBox } from '../secrets/secrets.ts';
+import { newId } from '../store/ids.ts';
 import { startTestService, type TestService } from '../test/harness.ts';
 import { Client } from './test-client.ts';
 
@@ -114,14 +116,23 @@ describe('dashboard replies', () => {
     expect(JSON.stringify(audit.body)).toContain('reply.deleted');
   });
 
-  it('the automatic-reply rule: a file import through the admin API of a new 5-star review without text gets one scheduled reply (its template filled in, cancellable, audited); with text, below N, Yelp, or imported before the rule was on: none', async () => {
+  it('the automatic-reply rule: a new blank 5-star review its connected Google source collected gets one scheduled reply (its template filled in, cancellable, audited); a file import through the admin API (DIRECT included), a review written long before (a source\'s history), with text, below N, Yelp, or imported before the rule was on: none', async () => {
     const org = (await t.org('growth')).orgId;
     const boss = await signedIn('owner@auto-reply.test', 'owner', org);
+    const today = new Date().toISOString();
     const importLines = async (...records: object[]) => {
-      const ndjson = records.map((r) => JSON.stringify({ date: '2026-11-22T10:00:00Z', content: '', rating: 5, ...r })).join('\n');
+      const ndjson = records.map((r) => JSON.stringify({ date: today, content: '', rating: 5, ...r })).join('\n');
       expect((await t.admin('POST', `/admin/orgs/${org}/reviews?format=ndjson`, `${ndjson}\n`)).status).toBe(200);
     };
     const idOf = async (externalId: string, platform = 'DIRECT') => (await t.service.store.reviews.findByExternalIds(org, platform, [externalId]))[0]!.id;
+    // A connected Google location, as the sources service stores it (its credentials sealed with the service's key).
+    const box = new SecretBox(await ensureSecretsKey(null, t.dataDir));
+    const sourceId = newId('src');
+    await t.service.store.sources.create({
+      id: sourceId, orgId: org, platform: 'GOOGLE', account: 'accounts/1/locations/2', name: 'Google shop', state: 'active', everyMinutes: 60, credentials: box.sealJson({ refreshToken: 'google-refresh' }, sourceId),
+      cursor: null, lastSyncAt: null, lastSuccessAt: null, lastFullAt: null, nextSyncAt: today, lastError: null, failures: 0, createdAt: today, updatedAt: today,
+    });
+    const synced = (externalId: string, authorName: string, date = today) => ({ authorAvatar: null, url: null, language: 'en', isVerified: false, sentiment: null, sentimentLabel: null, aiSummary: null, aiThemes: [], rating: 5, content: '', date, platform: 'GOOGLE', externalId, authorName, sourceId });
     expect((await boss.send('PATCH', '/dashboard/api/replies/settings', { delayMinutes: 60 })).status).toBe(200);
     const tpl = await boss.send('POST', '/dashboard/api/replies/templates', { name: 'Warm', language: 'en', ratings: [4, 5], text: 'Thank you, {author}, from {business}!' });
     expect(tpl.status).toBe(201);
@@ -129,13 +140,15 @@ describe('dashboard replies', () => {
     await importLines({ platform: 'DIRECT', externalId: 'before', authorName: 'Bea' });
     expect((await boss.send('PATCH', '/dashboard/api/replies/auto-reply', { enabled: true, minRating: 4, templateId: tpl.body.id })).status).toBe(200);
     await importLines(
-      { platform: 'DIRECT', externalId: 'blank-5', authorName: 'Nia' },
+      { platform: 'DIRECT', externalId: 'blank-5', authorName: 'Fay' },
       { platform: 'DIRECT', externalId: 'worded', authorName: 'Wes', content: 'Lovely shop' },
       { platform: 'DIRECT', externalId: 'low', authorName: 'Lou', rating: 3 },
       { platform: 'YELP', externalId: 'yelp', authorName: 'Yan' },
       { platform: 'DIRECT', externalId: 'before', authorName: 'Bea' },
     );
-    const id = await idOf('blank-5');
+    // What the location's sync stores: one written today, one written in 2019 (first stored now).
+    await t.service.store.reviews.upsert(org, [synced('g-today', 'Nia'), synced('g-2019', 'Otis', '2019-07-04T10:00:00.000Z')], new Date());
+    const id = await idOf('g-today', 'GOOGLE');
     const path = `/dashboard/api/reviews/${id}/reply`;
     const composer = (await until('the automatic reply', async () => {
       const got = await boss.send('GET', path);
@@ -144,7 +157,7 @@ describe('dashboard replies', () => {
     const businessName = composer.organization as string;
     expect(composer.reply).toMatchObject({ state: 'scheduled', text: `Thank you, Nia, from ${businessName}!`, approvedBy: 'automatic reply rule' });
     expect(((await boss.send('GET', '/dashboard/api/replies?state=scheduled')).body.data as { reviewId: string }[]).map((r) => r.reviewId)).toEqual([id]);
-    for (const [externalId, platform] of [['worded', 'DIRECT'], ['low', 'DIRECT'], ['yelp', 'YELP'], ['before', 'DIRECT']] as const) {
+    for (const [externalId, platform] of [['blank-5', 'DIRECT'], ['worded', 'DIRECT'], ['low', 'DIRECT'], ['yelp', 'YELP'], ['before', 'DIRECT'], ['g-2019', 'GOOGLE']] as const) {
       expect((await t.service.store.replies.get(org, await idOf(externalId, platform))), externalId).toBeNull();
     }
     const audit = (await until('the audit entry', async () => {

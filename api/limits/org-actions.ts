@@ -37,8 +37,14 @@ export class OrgActionLimit {
 
   /** Counts one action of `orgId`; past the rate, the 429 error (nothing counted). */
   async take(orgId: string): Promise<void> {
+    const wait = await this.admit(orgId);
+    if (wait !== null) throw rateLimited(wait, this.options.refusal(this.options.perMinute));
+  }
+
+  /** Counts one action of `orgId` and answers null; past the rate, the seconds until it may act again (nothing counted). */
+  async admit(orgId: string): Promise<number | null> {
     const decision = await this.limiter.decide(orgId, this.options.perMinute);
-    if (!decision.admitted) throw rateLimited(decision.retryAfter, this.options.refusal(this.options.perMinute));
+    return decision.admitted ? null : decision.retryAfter;
   }
 
   close(): void {

@@ -12,11 +12,18 @@ import { OrgActionLimit } from '../limits/org-actions.ts';
 import type { LimiterRedis } from '../limits/rate-limit.ts';
 
 export const REPLY_ACTIONS_PER_MINUTE = 60;
+/**
+ * The automatic-reply rule's own budget: its replies are posted at most this
+ * many a minute per organization, counted apart from the people's publishes
+ * and deletes (which they never use up). Past it, a rule reply waits (its
+ * time moved on), never dropped.
+ */
+export const AUTO_REPLIES_PER_MINUTE = 30;
 
 export class ReplyActionLimiter extends OrgActionLimit {
-  constructor(redis: LimiterRedis | null, perMinute = REPLY_ACTIONS_PER_MINUTE) {
+  constructor(redis: LimiterRedis | null, perMinute = REPLY_ACTIONS_PER_MINUTE, name = 'reply-actions') {
     super(redis, {
-      name: 'reply-actions',
+      name,
       perMinute,
       refusal: (n) => `An organization may publish or delete replies at most ${n} times a minute.`,
     });

@@ -22,6 +22,7 @@ import { newId } from '../store/ids.ts';
 import type { Organization, Review, Source, SourcePlatform, Store } from '../store/types.ts';
 import { sealSecrets } from '../webhooks/dispatcher.ts';
 import { generateSecret } from '../webhooks/secrets.ts';
+import { ReplyActionLimiter } from './limits.ts';
 import type { PublishedReply, ReviewReplies } from './port.ts';
 import { OPERATOR_CALLER, RepliesService, type RepliesDeps, type ReplyCaller, type ReplyJob } from './service.ts';
 
@@ -81,6 +82,8 @@ for (const subject of storeSubjects('replies-service')) {
         store, box, http, urls: fake.urls(), googleOAuth: { clientId: 'client-id', clientSecret: 'client-secret' }, logger, queue, replies: port,
         pollMs: 50, retryBaseMs: 20, maxAttempts: 3, ...options,
       });
+      // Only the newest service hears the store's upserts (the automatic-reply rule), with its own options.
+      if (start) for (const earlier of services) earlier.service.stopListening();
       services.push({ service: s, queue });
       if (start) await s.start();
       return { service: s, port };
@@ -477,57 +480,91 @@ for (const subject of storeSubjects('replies-service')) {
       expect(changes).toHaveLength(2);
     });
 
-    it('the automatic-reply rule schedules one reply, its template filled in, for each NEW review of N+ stars without text on a platform answered here; none while off, none for reviews that existed, none with text, below N, on Yelp or a file import', async () => {
+    it('the automatic-reply rule schedules one reply, its template filled in, for each NEW review of N+ stars without text, written since it was turned on, collected by a source; none while off, none for reviews that existed, none from a source\'s history, none with text, below N, on Yelp or from a file import (DIRECT included)', async () => {
       const s = await shop(5);
       const { service: replies } = await service();
       const tpl = await replies.templates.create(owner, s.org.id, { name: 'Thanks', language: 'en', ratings: [4, 5], text: 'Thank you, {author}, from {business}!' });
-      const base = { authorAvatar: null, url: null, language: 'en', isVerified: false, sentiment: null, sentimentLabel: null, aiSummary: null, aiThemes: [], rating: 5, content: '', date: '2026-11-21T10:00:00.000Z' };
-      const byExt = async (externalId: string, platform = 'DIRECT') => (await store.reviews.findByExternalIds(s.org.id, platform, [externalId]))[0]!;
+      const base = { authorAvatar: null, url: null, language: 'en', isVerified: false, sentiment: null, sentimentLabel: null, aiSummary: null, aiThemes: [], rating: 5, content: '', date: new Date().toISOString() };
+      const byExt = async (externalId: string, platform = 'GOOGLE') => (await store.reviews.findByExternalIds(s.org.id, platform, [externalId]))[0]!;
+      const synced = (externalId: string, authorName: string) => ({ ...base, platform: 'GOOGLE', externalId: `${s.org.id}-${externalId}`, authorName, sourceId: s.google.id });
       // While the rule is off (never set, then set off): new blank 5-star reviews get nothing.
-      await store.reviews.upsert(s.org.id, [{ ...base, platform: 'DIRECT', externalId: 'off-1', authorName: 'Olga' }], new Date());
+      await store.reviews.upsert(s.org.id, [synced('off-1', 'Olga')], new Date());
       await replies.setAutoReply(owner, s.org.id, { enabled: false, minRating: 4, templateId: tpl.id });
-      await store.reviews.upsert(s.org.id, [{ ...base, platform: 'DIRECT', externalId: 'off-2', authorName: 'Otto' }], new Date());
+      await store.reviews.upsert(s.org.id, [synced('off-2', 'Otto')], new Date());
       await replies.setAutoReply(admin, s.org.id, { enabled: true, minRating: 4, templateId: tpl.id });
-      const gNew = `${s.org.id}-g-new`;
       await store.reviews.upsert(s.org.id, [
-        { ...base, platform: 'DIRECT', externalId: 'new-5', authorName: 'Gus' },
-        { ...base, platform: 'GOOGLE', externalId: gNew, authorName: 'Hana', rating: 4, sourceId: s.google.id },
-        { ...base, platform: 'DIRECT', externalId: 'text-5', authorName: 'Ida', content: 'Great place' },
-        { ...base, platform: 'DIRECT', externalId: 'three', authorName: 'Jon', rating: 3 },
+        synced('new-5', 'Gus'),
+        { ...synced('new-4', 'Hana'), rating: 4 },
+        // Written a day before the rule was on, published late by its platform: within the 2 days' grace.
+        { ...synced('late', 'Liv'), date: new Date(Date.now() - 24 * 3600_000).toISOString() },
+        // A newly connected source's history: first stored now, but written years ago.
+        { ...synced('old', 'Oscar'), date: '2019-07-04T10:00:00.000Z' },
+        { ...synced('old-3d', 'Pia'), date: new Date(Date.now() - 3 * 24 * 3600_000).toISOString() },
+        { ...synced('text-5', 'Ida'), content: 'Great place' },
+        { ...synced('three', 'Jon'), rating: 3 },
         { ...base, platform: 'YELP', externalId: 'yelp-5', authorName: 'Kim' },
+        // File imports: a Google review no source collected, and a DIRECT one (not from the review page).
         { ...base, platform: 'GOOGLE', externalId: 'file-5', authorName: 'Lea' },
+        { ...base, platform: 'DIRECT', externalId: 'direct-file-5', authorName: 'Dora' },
         // Existed before the rule was on, written again without text: not new, never answered.
-        { ...base, platform: 'DIRECT', externalId: 'off-1', authorName: 'Olga' },
+        synced('off-1', 'Olga'),
         { ...s.reviews.get('direct')!, content: '', rating: 5 },
       ], new Date());
-      const newFive = await byExt('new-5');
-      const google = await byExt(gNew, 'GOOGLE');
-      const scheduled = await vi_poll(() => replies.list(s.org.id, 'scheduled'), (l) => l.length >= 2);
-      expect(scheduled.map((r) => r.reviewId).sort()).toEqual([newFive.id, google.id].sort());
-      expect(await store.replies.get(s.org.id, newFive.id)).toMatchObject({ state: 'scheduled', platform: 'DIRECT', text: 'Thank you, Gus, from Shop!', approvedBy: { userId: null, email: 'automatic reply rule' } });
+      const [newFive, google, late] = [await byExt(`${s.org.id}-new-5`), await byExt(`${s.org.id}-new-4`), await byExt(`${s.org.id}-late`)];
+      const scheduled = await vi_poll(() => replies.list(s.org.id, 'scheduled'), (l) => l.length >= 3);
+      expect(scheduled.map((r) => r.reviewId).sort()).toEqual([newFive.id, google.id, late.id].sort());
+      expect(await store.replies.get(s.org.id, newFive.id)).toMatchObject({ state: 'scheduled', platform: 'GOOGLE', text: 'Thank you, Gus, from Shop!', approvedBy: { userId: null, email: 'automatic reply rule' } });
       expect(await store.replies.get(s.org.id, google.id)).toMatchObject({ state: 'scheduled', platform: 'GOOGLE', sourceId: s.google.id, text: 'Thank you, Hana, from Shop!' });
       // After the organization's delay (5 minutes here), not at once.
       const due = Date.parse((await store.replies.get(s.org.id, newFive.id))!.scheduledAt!) - Date.now();
       expect(due).toBeGreaterThan(60_000);
-      const audits = await vi_poll(async () => (await store.people.audit.listByOrg(s.org.id, 50)).filter((a) => a.action === 'reply.auto_scheduled'), (l) => l.length >= 2);
-      expect(audits.map((a) => a.target.id).sort()).toEqual([newFive.id, google.id].sort());
+      const audits = await vi_poll(async () => (await store.people.audit.listByOrg(s.org.id, 50)).filter((a) => a.action === 'reply.auto_scheduled'), (l) => l.length >= 3);
+      expect(audits.map((a) => a.target.id).sort()).toEqual([newFive.id, google.id, late.id].sort());
       expect(audits[0]!.actor).toEqual({ userId: null, email: 'automatic reply rule' });
       expect(audits[0]!.details.by).toMatch(/^automatic reply rule \(4\+ stars, template “Thanks”\)$/);
-      for (const [externalId, platform] of [['off-1', 'DIRECT'], ['off-2', 'DIRECT'], ['text-5', 'DIRECT'], ['three', 'DIRECT'], ['yelp-5', 'YELP'], ['file-5', 'GOOGLE'], ['direct-1', 'DIRECT']] as const) {
+      for (const [externalId, platform] of [[`${s.org.id}-off-1`, 'GOOGLE'], [`${s.org.id}-off-2`, 'GOOGLE'], [`${s.org.id}-old`, 'GOOGLE'], [`${s.org.id}-old-3d`, 'GOOGLE'], [`${s.org.id}-text-5`, 'GOOGLE'], [`${s.org.id}-three`, 'GOOGLE'], ['yelp-5', 'YELP'], ['file-5', 'GOOGLE'], ['direct-file-5', 'DIRECT'], ['direct-1', 'DIRECT']] as const) {
         expect(await store.replies.get(s.org.id, (await byExt(externalId, platform)).id), externalId).toBeNull();
       }
       // Exactly one: the same review written again, or the hook run twice for one write (a retry), schedules nothing more.
-      await store.reviews.upsert(s.org.id, [{ ...base, platform: 'DIRECT', externalId: 'new-5', authorName: 'Gus' }], new Date());
-      expect(await replies.autoReplyNew(s.org.id, [{ ...base, platform: 'DIRECT', externalId: 'new-5', authorName: 'Gus' }], new Date(newFive.createdAt))).toBe(0);
-      expect(await replies.list(s.org.id, 'scheduled')).toHaveLength(2);
+      await store.reviews.upsert(s.org.id, [synced('new-5', 'Gus')], new Date());
+      expect(await replies.autoReplyNew(s.org.id, [synced('new-5', 'Gus')], new Date(newFive.createdAt))).toBe(0);
+      expect(await replies.list(s.org.id, 'scheduled')).toHaveLength(3);
       // The rule's template deleted meanwhile: skipped, no failure.
       await replies.templates.remove(owner, s.org.id, tpl.id);
       const at = new Date();
-      await store.reviews.upsert(s.org.id, [{ ...base, platform: 'DIRECT', externalId: 'gone-5', authorName: 'Max' }], at);
-      expect(await replies.autoReplyNew(s.org.id, [{ ...base, platform: 'DIRECT', externalId: 'gone-5', authorName: 'Max' }], at)).toBe(0);
-      expect(await store.replies.get(s.org.id, (await byExt('gone-5')).id)).toBeNull();
+      await store.reviews.upsert(s.org.id, [synced('gone-5', 'Max')], at);
+      expect(await replies.autoReplyNew(s.org.id, [synced('gone-5', 'Max')], at)).toBe(0);
+      expect(await store.replies.get(s.org.id, (await byExt(`${s.org.id}-gone-5`)).id)).toBeNull();
       // Cancellable like any scheduled reply (and nothing left waiting for the 5 minutes).
       for (const r of scheduled) expect(await replies.cancel(owner, s.org.id, r.reviewId)).toMatchObject({ state: 'draft' });
+    });
+
+    it('the rule\'s replies have their own budget: they never use up the people\'s publishes, and past theirs they wait their turn (scheduled later), never dropped', async () => {
+      const s = await shop(5);
+      // Small budgets to see both: the people's 2 a minute, the rule's 3.
+      const { service: replies } = await service(undefined, { minuteMs: 1, actions: new ReplyActionLimiter(null, 2), autoActions: new ReplyActionLimiter(null, 3, 'reply-auto') });
+      const tpl = await replies.templates.create(owner, s.org.id, { name: 'Stars', language: 'en', ratings: [5], text: 'Thank you, {author}!' });
+      await replies.setAutoReply(owner, s.org.id, { enabled: true, minRating: 5, templateId: tpl.id });
+      const now = new Date().toISOString();
+      const names = ['a', 'b', 'c', 'd', 'e'].map((n) => `${s.org.id}-budget-${n}`);
+      fake.google.push(...names.map((reviewId) => ({ ...googleReviews[0]!, reviewId, comment: '', createTime: now, updateTime: now })));
+      const base = { authorAvatar: null, url: null, language: 'en', isVerified: false, sentiment: null, sentimentLabel: null, aiSummary: null, aiThemes: [], rating: 5, content: '', date: now };
+      await store.reviews.upsert(s.org.id, names.map((externalId, i) => ({ ...base, platform: 'GOOGLE', externalId, authorName: `Guest ${i}`, sourceId: s.google.id })), new Date());
+      const ids = (await store.reviews.findByExternalIds(s.org.id, 'GOOGLE', names)).map((r) => r.id);
+      expect(ids).toHaveLength(5);
+      // All five scheduled and audited: none dropped.
+      const audits = await vi_poll(async () => (await store.people.audit.listByOrg(s.org.id, 50)).filter((a) => a.action === 'reply.auto_scheduled'), (l) => l.length >= 5);
+      expect(audits.map((a) => a.target.id).sort()).toEqual([...ids].sort());
+      // Three posted (the rule's budget), two waiting their turn, scheduled past the minute's window.
+      const states = await vi_poll(async () => Promise.all(ids.map((id) => replies.get(s.org.id, id))), (l) => l.filter((r) => r.state === 'published').length === 3 && l.filter((r) => r.state === 'scheduled').length === 2);
+      for (const r of states.filter((x) => x.state === 'scheduled')) expect(Date.parse(r.scheduledAt!)).toBeGreaterThan(Date.parse(r.createdAt));
+      expect(names.filter((n) => fake.googleReplies.has(n))).toHaveLength(3);
+      // The people's budget is untouched: the Owner publishes twice (their 2 a minute); only their own third is refused.
+      await replies.publish(owner, s.org.id, id(s, 'direct'), 'Thanks, Cleo!');
+      await replies.publish(owner, s.org.id, id(s, 'g0'), 'Thank you, Ana!');
+      expect(await refused(replies.publish(owner, s.org.id, id(s, 'g1'), 'One too many'))).toMatchObject({ status: 429 });
+      // Nothing left waiting behind the test.
+      for (const r of states.filter((x) => x.state === 'scheduled')) await replies.cancel(owner, s.org.id, r.reviewId);
     });
 
     it('the rule\'s reply is looked at again just before it is posted: a reply written on the platform meanwhile (Google, Trustpilot) is never replaced or deleted, an edit into a 1-star complaint or the rule turned off withdraws it; each back to draft with the reason, audited', async () => {

@@ -40,7 +40,7 @@ import type { Role } from '../store/people-types.ts';
 import { DEFAULT_REPLY_DELAY_MINUTES, REPLY_STATES, type AutoReplyRule, type ReplyActor, type ReplyRecord, type ReplyState, type ReplyTemplate } from '../store/reply-types.ts';
 import type { Review, ReviewInput, Source, SourcePlatform, Store } from '../store/types.ts';
 import { eventBody, newMessageId, replyFailedEvent } from '../webhooks/events.ts';
-import { ReplyActionLimiter } from './limits.ts';
+import { AUTO_REPLIES_PER_MINUTE, ReplyActionLimiter } from './limits.ts';
 import { fillTemplate, ReplyTemplates, type TemplateView } from './templates.ts';
 import type { ReviewReplies } from './port.ts';
 
@@ -63,6 +63,8 @@ export interface ReplyJob {
 /** Who schedules the automatic-reply rule's replies: the audit log and the composer name the rule. */
 export const AUTO_REPLY_ACTOR: ReplyActor = { userId: null, email: 'automatic reply rule' };
 const AUTO_REPLY_CALLER: ReplyCaller = { actor: AUTO_REPLY_ACTOR, role: 'operator' };
+/** How much earlier than the rule's `since` a review's own date may be and still be answered (platforms that publish late). */
+export const AUTO_REPLY_GRACE_MS = 2 * 24 * 3600_000;
 /** Reviews (orgId/reviewId) whose automatic reply this process is scheduling right now. */
 const AUTO_IN_FLIGHT = new Set<string>();
 
@@ -111,6 +113,8 @@ export interface RepliesDeps {
   orgSlots?: number;
   /** Publishes and deletes per organization (limits.ts; shared in Redis when built with it): in process when absent. */
   actions?: ReplyActionLimiter;
+  /** The automatic-reply rule's own posts per organization (AUTO_REPLIES_PER_MINUTE): in process when absent. */
+  autoActions?: ReplyActionLimiter;
 }
 
 /** The composer's view of one review's reply (RepliesService.about). */
@@ -200,10 +204,11 @@ export class RepliesService {
   /** Per source, what its writer keeps between calls (Trustpilot's token): in memory only, never stored or logged. */
   private readonly sessions = new Map<string, Map<string, unknown>>();
   /** Whether start() listens to the store's review upserts already (the automatic-reply rule). */
-  private listening = false;
+  private listening: (() => void) | null = null;
   /** Each organization's share of the job door's slots in this instance. */
   private readonly share: PerKeyLimit;
   private readonly actions: ReplyActionLimiter;
+  private readonly autoActions: ReplyActionLimiter;
   /** The organization's reply templates (templates.ts). */
   readonly templates: ReplyTemplates;
 
@@ -217,6 +222,7 @@ export class RepliesService {
     this.maxRetryWaitMs = deps.maxRetryWaitMs ?? 15 * 60_000;
     this.share = new PerKeyLimit(deps.orgSlots ?? REPLY_ORG_SLOTS);
     this.actions = deps.actions ?? new ReplyActionLimiter(null);
+    this.autoActions = deps.autoActions ?? new ReplyActionLimiter(null, AUTO_REPLIES_PER_MINUTE, 'reply-auto');
   }
 
   /**
@@ -226,13 +232,19 @@ export class RepliesService {
    */
   async start(): Promise<void> {
     if (!this.listening) {
-      this.listening = true;
-      this.deps.store.reviewsUpserted?.listen((orgId, inputs, now) => {
-        this.autoReplyNew(orgId, inputs, now).catch((err: unknown) => this.deps.logger.warn({ orgId, err: (err as Error).message }, 'automatic replies: not scheduled'));
-      });
+      this.listening =
+        this.deps.store.reviewsUpserted?.listen((orgId, inputs, now) => {
+          this.autoReplyNew(orgId, inputs, now).catch((err: unknown) => this.deps.logger.warn({ orgId, err: (err as Error).message }, 'automatic replies: not scheduled'));
+        }) ?? (() => undefined);
     }
     await this.deps.queue.start((job) => this.run(job));
     for (const r of await this.deps.store.replies.pending()) await this.request(r);
+  }
+
+  /** Stops looking at the store's review upserts (the automatic-reply rule); the job door is closed by its owner. */
+  stopListening(): void {
+    this.listening?.();
+    this.listening = null;
   }
 
   private request(j: ReplyJob): Promise<void> {
@@ -271,7 +283,8 @@ export class RepliesService {
     const checked = this.text(target, wanted);
     this.ready(target);
     // Counted once it would be scheduled (a refusal above costs nothing): a 429 with Retry-After past the rate.
-    await this.actions.take(orgId);
+    // The rule's replies never use the people's budget: they are counted apart when they are posted (attempt).
+    if (caller !== AUTO_REPLY_CALLER) await this.actions.take(orgId);
     const delay = options.now ? 0 : (await this.deps.store.replies.settings(orgId)).delayMinutes;
     const at = this.now();
     // The draft's writer stays its author; the publisher is who approved it.
@@ -430,15 +443,20 @@ export class RepliesService {
   /**
    * The automatic-reply rule (CONTRACT §15) for one upsert batch, once it
    * landed: each review it created (its createdAt is the batch's time: never a
-   * review that existed before, so turning the rule on touches none of those)
-   * on a platform answered here (DIRECT, or one with a reply API and a
-   * connected source that can reply), with no text, a rating of the rule's
+   * review that existed before, so turning the rule on touches none of those),
+   * written by its customer since the rule was turned on (its own `date` at
+   * or after `since`, less AUTO_REPLY_GRACE_MS: a newly connected source's
+   * history is never answered), collected rather than imported from a file (a
+   * Google or Trustpilot review its connected source synced, a DIRECT one from
+   * the review page), with no text, a rating of the rule's
    * minimum or more and no reply yet, gets the rule's template, filled in as
    * the composer proposes it, scheduled through `publish` after the
    * organization's delay (cancellable meanwhile) and audited as
    * `reply.auto_scheduled`. Off, or its template deleted meanwhile: nothing.
-   * A review whose reply cannot be scheduled (no credentials, the action
-   * limit) is logged and left for a person. Answers how many were scheduled.
+   * Its replies never use the people's publish budget: they are posted at
+   * most AUTO_REPLIES_PER_MINUTE a minute, the others waiting their turn.
+   * A review whose reply cannot be scheduled (no credentials) is logged and
+   * left for a person. Answers how many were scheduled.
    */
   async autoReplyNew(orgId: string, inputs: readonly ReviewInput[], now: Date): Promise<number> {
     const blank = inputs.filter((r) => r.content.trim() === '' && answerable(r.platform));
@@ -461,6 +479,10 @@ export class RepliesService {
       for (const review of await this.deps.store.reviews.findByExternalIds(orgId, platform, [...new Set(ids)])) {
         // Created by this write, as stored (the last record of the batch wins), with no reply anywhere yet.
         if (review.createdAt !== stamp || (rule.since !== undefined && review.createdAt < rule.since) || review.content.trim() !== '' || (review.rating ?? 0) < rule.minRating || review.reply) continue;
+        // Written by its customer since the rule was turned on (a grace for platforms that publish late): a source's history is never answered.
+        if (rule.since !== undefined && !(Date.parse(review.date) >= Date.parse(rule.since) - AUTO_REPLY_GRACE_MS)) continue;
+        // Collected, never imported from a file: a platform review by its connected source, a DIRECT one from the review page.
+        if (!(await this.collected(orgId, review))) continue;
         // One at a time per review in this process (the only one that heard this write): the look and the put never interleave with another's.
         const key = `${orgId}/${review.id}`;
         if (AUTO_IN_FLIGHT.has(key)) continue;
@@ -473,6 +495,13 @@ export class RepliesService {
       }
     }
     return scheduled;
+  }
+
+  /** Whether the review came from where the rule answers: a platform's review its source collected, a DIRECT one published from the review page (never a file import). */
+  private async collected(orgId: string, review: Review): Promise<boolean> {
+    if (review.platform.toUpperCase() !== 'DIRECT') return review.sourceId !== undefined;
+    const submission = await this.deps.store.collect.get(review.externalId);
+    return submission !== null && submission.orgId === orgId && submission.reviewExternalId === review.externalId;
   }
 
   /** One review's automatic reply, unless it has one already; false when none was scheduled (logged). */
@@ -560,6 +589,15 @@ export class RepliesService {
     const due = r.state === 'scheduled' ? r.scheduledAt : r.retryAt;
     const wait = due ? Date.parse(due) - this.now().getTime() : 0;
     if (wait > 0) return { again: true, delayMs: Math.min(wait, this.pollMs) };
+    if (r.state === 'scheduled' && isRuleReply(r)) {
+      // The rule's own budget (AUTO_REPLIES_PER_MINUTE): past it, the reply waits its turn (its time moved on), never dropped.
+      const later = await this.autoActions.admit(r.orgId);
+      if (later !== null) {
+        const at = new Date(this.now().getTime() + later * 1000).toISOString();
+        const moved = await store.replies.update(r.orgId, r.reviewId, ['scheduled'], { scheduledAt: at });
+        return moved ? { again: true, delayMs: Math.min(later * 1000, this.pollMs) } : { again: true, delayMs: 0 };
+      }
+    }
     // The state and the attempt counted in one step: a cancel meanwhile wins, and so does another instance.
     const taken = await store.replies.update(r.orgId, r.reviewId, [r.state], { state: 'publishing', attempts: (r.state === 'scheduled' ? 0 : r.attempts) + 1, retryAt: null, updatedAt: this.now().toISOString() });
     if (!taken) return;

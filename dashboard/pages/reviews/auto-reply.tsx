@@ -65,6 +65,9 @@ export function AutoReplySection(props: { staff: boolean; templates: { id: strin
       <p class="hint" id="auto-hint">
         Off by default; replies are posted after the delay and can be cancelled meanwhile.{!staff && ' Only an Owner or Admin can change this.'}
       </p>
+      <p class="hint" id="auto-scope">
+        It answers only reviews written since it was turned on (or up to 2 days before, for platforms that publish late): Google and Trustpilot reviews your connected sources collect, and reviews from your review page. Never a source's older reviews, nor a file import. At most 30 are posted a minute; more wait their turn. Just before posting, a review that got a reply, text or fewer stars meanwhile is left as a draft instead.
+      </p>
       {error && (
         <p class="field-error" role="alert">
           {error}
@@ -73,7 +76,7 @@ export function AutoReplySection(props: { staff: boolean; templates: { id: strin
       {rule && (
         <>
           <label class="check">
-            <input id="auto-enabled" type="checkbox" checked={rule.enabled} disabled={!staff} aria-describedby={described('enabled') ?? 'auto-hint'} onChange={(e) => setRule({ ...rule, enabled: e.currentTarget.checked })} />
+            <input id="auto-enabled" type="checkbox" checked={rule.enabled} disabled={!staff} aria-describedby={described('enabled') ?? 'auto-hint auto-scope'} onChange={(e) => setRule({ ...rule, enabled: e.currentTarget.checked })} />
             Reply automatically to reviews of {rule.minRating} {rule.minRating === 1 ? 'star' : 'stars'} or more that have no text
           </label>
           {problem('enabled')}

@@ -630,6 +630,27 @@ for (const subject of storeSubjects('replies-service')) {
       // Removing again: the platform has none (404), which is what was asked.
       expect((await replies.remove(OPERATOR_CALLER, s.org.id, id(s, 't1'))).state).toBe('deleted');
     });
+
+    it('delete asks the platform whenever a reply may be there: a draft saved over a published reply, or a review showing a reply written elsewhere', async () => {
+      const s = await shop();
+      const { service: replies, port } = await service();
+      await replies.publish(owner, s.org.id, id(s, 'g2'), 'Thanks, Guest 1!', { now: true });
+      expect((await replies.settled(s.org.id, id(s, 'g2'))).state).toBe('published');
+      // A Member saves a better draft over it: the published words are still on Google.
+      expect(await replies.draft(member, s.org.id, id(s, 'g2'), 'Thank you so much, Guest 1!')).toMatchObject({ state: 'draft' });
+      expect(await replies.remove(owner, s.org.id, id(s, 'g2'))).toMatchObject({ state: 'deleted' });
+      expect(fake.requests.filter((r) => r.platform === 'google-reply' && r.method === 'DELETE' && r.path.includes(encodeURIComponent(ext(s, 'g2'))))).toHaveLength(1);
+      expect(fake.googleReplies.has(ext(s, 'g2'))).toBe(false);
+      expect(port.get(s.org.id, id(s, 'g2'))).toBeNull();
+      // A reply written on Trustpilot, which a sync brought into the review, under a draft of ours never published.
+      fake.trustpilotReplies.set(ext(s, 't2'), { text: 'Written on Trustpilot', at: new Date().toISOString() });
+      const t2 = s.reviews.get('t2')!;
+      const { id: _i, orgId: _o, createdAt: _c, updatedAt: _u, ...input } = t2;
+      await store.reviews.upsert(s.org.id, [{ ...input, reply: { text: 'Written on Trustpilot', date: new Date().toISOString() } }], new Date());
+      await replies.draft(member, s.org.id, id(s, 't2'), 'Our draft');
+      expect(await replies.remove(owner, s.org.id, id(s, 't2'))).toMatchObject({ state: 'deleted' });
+      expect(fake.trustpilotReplies.has(ext(s, 't2'))).toBe(false);
+    });
   });
 }
 

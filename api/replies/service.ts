@@ -349,8 +349,9 @@ export class RepliesService {
     if (existing?.state === 'scheduled' && !(await this.deps.store.replies.update(orgId, reviewId, ['scheduled'], { state: 'draft', scheduledAt: null, updatedAt: this.now().toISOString() }))) {
       throw conflict('This reply started being posted meanwhile: delete it once it is published or failed.');
     }
-    // The platform is asked when a reply may be there: ours (published, or failed after it may have been taken), or one written elsewhere.
-    const onPlatform = !existing || existing.state === 'published' || existing.state === 'failed';
+    // The platform is asked whenever a reply may be there: the review shows one (ours, or one written elsewhere),
+    // ours was ever published (a draft saved over it since keeps publishedAt), or failed after it may have been taken.
+    const onPlatform = !existing || review.reply !== null || existing.publishedAt !== null || existing.state === 'published' || existing.state === 'failed';
     if (target.writer && target.source && onPlatform) {
       this.ready(target);
       try {

@@ -162,7 +162,8 @@ export function ReplyComposer(props: { review: ReviewItem; session: SessionInfo;
       }
     }
   }
-  const canDelete = staff && info && !info.noReplyApi && (state === 'published' || (state === null && r.reply !== null));
+  // Whenever a reply may be on the platform: the review shows one, or ours was ever published (a draft saved over it since included).
+  const canDelete = staff && info && !info.noReplyApi && state !== 'publishing' && state !== 'deleted' && (state === 'published' || (reply?.publishedAt ?? null) !== null || r.reply !== null);
 
   return (
     <Dialog id="reply-composer" title={`Reply to ${r.authorName}`} onClose={props.onClose}>

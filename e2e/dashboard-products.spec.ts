@@ -4,7 +4,8 @@
  * beside each field before anything is sent, then the server's refusal of a
  * taken id), Edit at 390 px, Import products (a CSV with a bad line, slowed
  * so that the progress bar is seen moving; the summary names the line; the
- * list pages past 50), Remove refused in words
+ * list pages past 50; an NDJSON file with an unreadable line and a wrong
+ * gtin, each named by its line), Remove refused in words
  * while reviews name the product and done when none does, a Member who reads
  * the catalog with no write button; axe on every state, nothing scrolling
  * sideways at 390 px, screenshots at 1280 and 390 px under
@@ -205,6 +206,37 @@ test('imports a CSV with a bad line: the progress bar moves while it streams, th
   await page.getByRole('searchbox', { name: 'Search by id or name' }).fill('E2E-');
   await page.getByRole('button', { name: 'Search' }).click();
   await expect(page.getByRole('heading', { name: 'Products', level: 1 }).locator('..')).toContainText('62 products match “E2E-”.');
+});
+
+test('imports an NDJSON file: a bad line and a wrong gtin named by their line, the others listed with their fields', async () => {
+  await page.reload();
+  await page.getByRole('button', { name: 'Import products' }).click();
+  const panel = page.getByRole('region', { name: 'Import products' });
+  await expect(panel).toBeVisible();
+  const lines = [
+    JSON.stringify({ id: 'NDJ-KETTLE', name: 'Gooseneck kettle', url: 'https://shop.example/kettle', imageUrl: 'https://shop.example/kettle.jpg', gtin: '4006381333931', brand: 'Acme' }),
+    '{"id": "NDJ-BROKEN", "name": ',
+    JSON.stringify({ id: 'NDJ-SCALE', name: 'Coffee scale', gtin: '4006381333932' }),
+    JSON.stringify({ id: 'NDJ-FILTER', name: 'Paper filters' }),
+  ];
+  await panel.getByLabel('Product file').setInputFiles({ name: 'catalog.ndjson', mimeType: 'application/x-ndjson', buffer: Buffer.from(`${lines.join('\n')}\n`) });
+  const answer = page.waitForResponse((r) => r.url().includes('/dashboard/api/products/import?format=ndjson'));
+  await panel.getByRole('button', { name: 'Upload and import' }).click();
+  expect((await answer).status()).toBe(200);
+  await expect(panel.getByRole('status').locator('.notice').first()).toHaveText('Import finished: 2 new, 0 updated, 2 lines rejected (the other lines were kept).');
+  const rejected = panel.getByRole('region', { name: 'Rejected lines' });
+  await expect(rejected.getByText(/^Line 2: /)).toHaveCount(1);
+  await expect(rejected.getByText(/^Line 3: .*gtin/)).toHaveCount(1);
+  await expect(rejected).not.toContainText('Line 1:');
+  await expect(rejected).not.toContainText('Line 4:');
+  await page.getByRole('searchbox', { name: 'Search by id or name' }).fill('NDJ-');
+  await page.getByRole('button', { name: 'Search' }).click();
+  await expect(table(page).getByRole('row')).toHaveCount(3);
+  await expect(row(page, 'NDJ-KETTLE')).toContainText('Gooseneck kettle');
+  await expect(row(page, 'NDJ-FILTER')).toContainText('Paper filters');
+  await expect(row(page, 'NDJ-SCALE')).toHaveCount(0);
+  const kettle = (await admin('GET', `/admin/products?orgId=${service.banner.orgId}`)) as unknown as { data: { id: string }[] };
+  expect(kettle.data.find((p) => p.id === 'NDJ-KETTLE')).toMatchObject({ url: 'https://shop.example/kettle', imageUrl: 'https://shop.example/kettle.jpg', gtin: '4006381333931', brand: 'Acme' });
 });
 
 test('removal is refused in words while reviews name the product, and done once none does', async () => {

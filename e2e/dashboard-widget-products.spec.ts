@@ -2,8 +2,9 @@
  * The widget builder's product modes (CONTRACT §13) end to end, against the real service and
  * its demo catalog: the organization, one product (picked from the catalog) and the product of
  * the page (with a product to preview), each in the live preview; where the stars come from,
- * with the lint's error beside "every platform"; by keyboard; axe and screenshots at 1280 and
- * 390 px under test-results/dashboard/.
+ * with the lint's error beside "every platform", and why a widget of only other platforms'
+ * reviews has no stars; by keyboard; axe and screenshots at 1280 and 390 px under
+ * test-results/dashboard/.
  */
 import { expect, test, type Page } from '@playwright/test';
 import { DEMO_PRODUCTS } from '../api/demo/demo-direct.ts';
@@ -98,4 +99,39 @@ test('the builder offers the organization, one product and the product of the pa
   // Reloaded, the builder shows the saved mode.
   await page.reload();
   await expect(page.getByRole('radio', { name: /^The product of the page/ })).toBeChecked();
+});
+
+test('a widget of only other platforms’ reviews: the builder says why its markup has no stars, beside “Stars from” and in the check', async () => {
+  await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Widgets', exact: true }).click();
+  await page.getByRole('button', { name: 'Create widget' }).click();
+  await expect(page.getByRole('heading', { name: 'Create widget', level: 1 })).toBeVisible();
+  await page.getByLabel('Widget name').fill('Other platforms only');
+  await page.getByRole('radio', { name: /^Grid/ }).check();
+  await page.getByLabel('Name of what is reviewed').fill('Acme Coffee Roasters');
+  const sources = page.getByLabel('Stars from');
+  await expect(sources).toHaveValue('direct');
+  const hint = page.locator('#w-json-ld-sources-hint');
+  const check = page.getByRole('region', { name: 'Search results check' });
+  await expect(hint).toContainText('collected with your review page');
+  await expect(check.getByText('No stars in search results from these reviews', { exact: true })).toHaveCount(0);
+
+  // Every platform that has reviews, then leave out the review page's own (DIRECT): only other websites' reviews remain.
+  await page.locator('#w-platforms-some').check();
+  const direct = page.locator('#w-platform-DIRECT');
+  await expect(direct).toBeChecked();
+  await direct.uncheck();
+  await expect(hint).toContainText('No rated review here was collected on your own site');
+  await expect(hint).toContainText('so the markup publishes no rating');
+  await expect(sources).toHaveAttribute('aria-describedby', /w-json-ld-sources-hint/);
+  await expect(check.getByText('No stars in search results from these reviews', { exact: true })).toBeVisible();
+  await expect(check.getByText('They were written on other websites, so the markup leaves them out and has no rating.')).toBeVisible();
+  // The widget still shows those reviews.
+  await expect.poll(() => page.locator('#widget-preview').evaluate((el) => el.shadowRoot?.querySelectorAll('article').length ?? 0)).toBeGreaterThan(0);
+  await axeAtBothWidths('the builder with only other platforms’ reviews');
+  await screenshots(page, 'widget-products-no-direct');
+
+  // The review page's reviews back: the reason goes.
+  await direct.check();
+  await expect(hint).toContainText('collected with your review page');
+  await expect(check.getByText('No stars in search results from these reviews', { exact: true })).toHaveCount(0);
 });

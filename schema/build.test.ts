@@ -233,6 +233,18 @@ describe('every emitted document passes the offline validators', () => {
     await expectValid(doc);
   });
 
+  it('a catalog product: sku and gtin beside name, url, image and brand (CONTRACT §13)', async () => {
+    const direct = reviews.map((r) => ({ ...r, platform: 'DIRECT' }));
+    const widget = makeWidget(subjectFor('Product'));
+    const doc = asJson(buildWidgetJsonLd({ widget, stats: statsOf(direct), reviews: direct.slice(0, 5), product: { id: 'trail-shoe-42', gtin: '4006381333931' } }));
+    expect(doc).toMatchObject({ '@type': 'Product', sku: 'trail-shoe-42', gtin: '4006381333931', brand: { '@type': 'Brand', name: 'Acme' }, url: expect.any(String), image: expect.any(String) });
+    expect(doc.review).toHaveLength(5);
+    await expectValid(doc);
+    const noGtin = asJson(buildWidgetJsonLd({ widget, stats: statsOf(direct), reviews: direct.slice(0, 5), product: { id: 'sock', gtin: null } }));
+    expect(noGtin).not.toHaveProperty('gtin');
+    await expectValid(noGtin);
+  });
+
   it('for random review sets', async () => {
     const review = fc.record({
       platform: fc.constantFrom('GOOGLE', 'YELP', 'TRUSTPILOT', 'G2', 'CAPTERRA', 'FACEBOOK'),
@@ -274,6 +286,8 @@ describe('the validators catch broken documents', () => {
     ['no rating, review or offer', ({ aggregateRating: _a, review: _r, ...d }: Record<string, unknown>) => d],
     ['a count that is not an integer', (d: Record<string, unknown>) => ({ ...d, aggregateRating: { ...(d.aggregateRating as object), reviewCount: 2.5 } })],
     ['a rating above the best', (d: Record<string, unknown>) => ({ ...d, aggregateRating: { ...(d.aggregateRating as object), ratingValue: 7 } })],
+    ['a sku on a type without one', (d: Record<string, unknown>) => ({ ...d, '@type': 'Organization', sku: 'x-1' })],
+    ['a gtin that is not text', (d: Record<string, unknown>) => ({ ...d, gtin: { '@type': 'Brand', name: '4006381333931' } })],
     ['a review without reviewRating', (d: Record<string, unknown>) => ({ ...d, review: [{ '@type': 'Review', author: { '@type': 'Person', name: 'A' } }] })],
   ])('rejects %s', async (_label, mutate) => {
     const report = await validateJsonLd(mutate(good()));

@@ -38,3 +38,22 @@ describe('docs/json-ld.md', () => {
     expect(htmlSafeJson(doc)).toBe(serializeJsonLdForHtml(doc));
   });
 });
+
+describe('docs/json-ld.md lint table', () => {
+  it('lists every rule of schema/lint.ts with the severities the code gives it', () => {
+    const source = readFileSync(fileURLToPath(new URL('./lint.ts', import.meta.url)), 'utf8');
+    const inCode = new Map<string, Set<string>>();
+    for (const [, rule, severity] of source.matchAll(/add\(\s*'([a-z-]+)',\s*'(error|warning)'/g)) {
+      inCode.set(rule!, (inCode.get(rule!) ?? new Set()).add(severity!));
+    }
+    expect(inCode.size).toBeGreaterThan(5);
+    const inDocs = new Map<string, string>();
+    for (const [, rule, severity] of markdown.matchAll(/^\| `([a-z-]+)` \| ([^|]+) \|/gm)) inDocs.set(rule!, severity!.trim());
+    for (const [rule, severities] of inCode) {
+      const written = inDocs.get(rule);
+      expect(written, `docs/json-ld.md's lint table has no row for ${rule}`).toBeDefined();
+      // Each severity the code uses is named; one the code never uses for the rule is not.
+      for (const severity of ['error', 'warning']) expect(written!.includes(severity), `${rule}: "${written}" vs ${[...severities].join(', ')}`).toBe(severities.has(severity));
+    }
+  });
+});

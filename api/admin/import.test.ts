@@ -38,6 +38,25 @@ describe('review import answers', () => {
     ]);
   });
 
+  it('rejects a DIRECT line that says isVerified true by its number and reason (CSV and NDJSON), and imports the rest unverified', async () => {
+    const csv = [`${HEADER},isVerified`, 'DIRECT,v1,V1 Ana,5,fine,2026-01-01,false', 'DIRECT,v2,V2 Bob,4,good,2026-01-01,true', 'TRUSTPILOT,v3,V3 Cy,3,ok,2026-01-01,true', 'DIRECT,v4,V4 Di,2,meh,2026-01-01,'].join('\n');
+    const res = await importFile('csv', csv);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ imported: 3, rejectedTotal: 1 });
+    expect(res.body.rejected).toEqual([{ line: 3, reason: expect.stringMatching(/^isVerified cannot be true on platform DIRECT: only the service's invitation links verify/) }]);
+    const ndjson = [
+      JSON.stringify({ platform: 'direct', externalId: 'v5', authorName: 'V5 Eve', rating: 5, date: '2026-01-05', isVerified: true }),
+      JSON.stringify({ platform: 'DIRECT', externalId: 'v6', authorName: 'V6 Fay', rating: 4, date: '2026-01-05' }),
+    ].join('\n');
+    const nd = await importFile('ndjson', ndjson);
+    expect(nd.body).toMatchObject({ imported: 1, rejectedTotal: 1 });
+    expect(nd.body.rejected).toEqual([{ line: 1, reason: expect.stringContaining('platform DIRECT') }]);
+    const listed = await t.get('/api/v1/reviews?limit=100', { key });
+    const reviews = (listed.body as { data: { authorName: string; platform: string; isVerified: boolean }[] }).data.filter((r) => /^V\d /.test(r.authorName));
+    expect(reviews.map((r) => [r.authorName, r.isVerified]).sort()).toEqual([['V1 Ana', false], ['V3 Cy', true], ['V4 Di', false], ['V6 Fay', false]]);
+    expect(reviews.filter((r) => r.platform === 'DIRECT' && r.isVerified)).toEqual([]);
+  });
+
   it('imports replies from the optional replyText and replyDate columns (CSV and NDJSON), rejecting a line with a bad replyDate by its number', async () => {
     const csv = [
       `${HEADER},replyText,replyDate`,

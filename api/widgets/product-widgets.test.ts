@@ -10,6 +10,7 @@ import { startTestService, type TestService } from '../test/harness.ts';
 import type { ReviewInput } from '../store/types.ts';
 import { ensureDemo } from '../demo/seed.ts';
 import { DEMO_PRODUCTS } from '../demo/demo-direct.ts';
+import { validateJsonLd } from '../../schema/testing/validate.ts';
 
 let t: TestService;
 let key: string;
@@ -162,6 +163,23 @@ describe('a product widget', () => {
     // productId on a widget of one product: its own id or none.
     expect((await t.get(`/public/v1/widgets/${id}?productId=${SHOE.id}`)).status).toBe(200);
     expect((await t.get(`/public/v1/widgets/${id}?productId=${SOCK.id}`)).status).toBe(400);
+  });
+
+  it('passes the structured-data validator as a catalog Product: sku, gtin, brand, url, image, aggregateRating and review', async () => {
+    // The widget of one product and the widget of the page's product, as the schema endpoint and the public data give them.
+    const one = await widget({ layout: 'grid', options: { productId: SHOE.id } });
+    const ofPage = await widget({ layout: 'list', subject: { type: 'Organization', name: 'Shop' }, options: { productFrom: 'page' } });
+    const docs: [string, Doc][] = [
+      ['schema of one product', ((await t.get(`/api/v1/widgets/${one}/schema`, { key })).body as { data: Doc }).data],
+      ['public data of the page product', ((await t.get(`/public/v1/widgets/${ofPage}?productId=${SHOE.id}`)).body as { data: { jsonLd: Doc } }).data.jsonLd],
+      ['a product without gtin, brand or image', ((await t.get(`/api/v1/widgets/${ofPage}/schema?productId=${encodeURIComponent(SOCK.id)}`, { key })).body as { data: Doc }).data],
+    ];
+    expect(Object.keys(docs[0]![1]).sort()).toEqual(['@context', '@type', 'aggregateRating', 'brand', 'gtin', 'image', 'name', 'review', 'sku', 'url'].sort());
+    for (const [what, doc] of docs) {
+      expect(doc, what).toMatchObject({ '@type': 'Product', aggregateRating: expect.any(Object), review: expect.any(Array) });
+      const report = await validateJsonLd(JSON.parse(JSON.stringify(doc)) as object);
+      expect(report.errors, `${what}: ${JSON.stringify(doc)}`).toEqual([]);
+    }
   });
 
   it('of the page takes productId: per product data, HTML, schema and ETags; 404 product_not_found for an unknown one', async () => {

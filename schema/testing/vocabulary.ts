@@ -61,6 +61,9 @@ export const PROPERTIES: Readonly<Record<string, VocabProperty>> = {
   url: { domain: ['Thing'], range: ['URL'] },
   image: { domain: ['Thing'], range: ['ImageObject', 'URL'] },
   brand: { domain: ['Organization', 'Person', 'Product', 'Service'], range: ['Brand', 'Organization'] },
+  // A catalog product's identifiers (CONTRACT §13); schema.org also has both on Demand, which no document here uses.
+  sku: { domain: ['Offer', 'Product'], range: ['Text'] },
+  gtin: { domain: ['Offer', 'Product'], range: ['Text', 'URL'] },
   aggregateRating: { domain: RATED, range: ['AggregateRating'] },
   review: { domain: RATED, range: ['Review'] },
   ratingValue: { domain: ['Rating'], range: ['Number', 'Text'] },

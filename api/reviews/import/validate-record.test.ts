@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { LIMITS, parseIsoDate, validateRecord } from './validate-record.ts';
+import { DIRECT_VERIFIED, LIMITS, parseIsoDate, validateRecord } from './validate-record.ts';
 import { csvCell } from './csv-records.ts';
 import { HOSTILE_TEXTS } from '../fixtures.ts';
 
@@ -85,6 +85,18 @@ describe('validateRecord', () => {
     for (const productId of ['a b', 'x/y', 'x'.repeat(101), 42, ['a']]) {
       expect(validateRecord({ ...base, productId })).toEqual({ ok: false, reason: 'productId must be a catalog product id: 1-100 characters of A-Z a-z 0-9 . _ -' });
     }
+  });
+
+  it('rejects isVerified true on platform DIRECT (only invitation links verify one), and keeps it on other platforms', () => {
+    const base = { externalId: 'd1', authorName: 'Bo', date: '2026-01-05' };
+    for (const platform of ['DIRECT', 'direct', ' Direct ']) {
+      expect(validateRecord({ ...base, platform, isVerified: true })).toEqual({ ok: false, reason: DIRECT_VERIFIED });
+    }
+    expect(DIRECT_VERIFIED).toMatch(/^isVerified cannot be true on platform DIRECT: only the service's invitation links verify/);
+    for (const isVerified of [false, null, undefined]) {
+      expect(validateRecord({ ...base, platform: 'DIRECT', isVerified })).toMatchObject({ ok: true, value: { platform: 'DIRECT', isVerified: false } });
+    }
+    expect(validateRecord({ ...base, platform: 'TRUSTPILOT', isVerified: true })).toMatchObject({ ok: true, value: { isVerified: true } });
   });
 
   it('keeps a reply given as replyText and replyDate (both or neither; an empty text is none), and names what is wrong with one', () => {

@@ -95,6 +95,10 @@ function httpUrl(value: unknown, field: string, problems: string[]): string | nu
  */
 export const MAX_FUTURE_MS = 24 * 3600 * 1000;
 
+/** Why an imported DIRECT review cannot say it is verified (CONTRACT §13). */
+export const DIRECT_VERIFIED =
+  'isVerified cannot be true on platform DIRECT: only the service\'s invitation links verify a DIRECT review; give false or leave it out';
+
 export function validateRecord(raw: unknown, now: Date = new Date()): Validation {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return { ok: false, reason: 'a record must be a JSON object' };
   const r = raw as Record<string, unknown>;
@@ -164,6 +168,8 @@ export function validateRecord(raw: unknown, now: Date = new Date()): Validation
   let isVerified = false;
   if (typeof r.isVerified === 'boolean') isVerified = r.isVerified;
   else if (r.isVerified !== undefined && r.isVerified !== null) problems.push('isVerified must be true or false');
+  // CONTRACT §13: a DIRECT review is verified only by the service's own invitation links, never by a file.
+  if (isVerified && platform === 'DIRECT') problems.push(DIRECT_VERIFIED);
 
   let sentiment: number | null = null;
   if (r.sentiment !== undefined && r.sentiment !== null) {

@@ -279,7 +279,7 @@ test('automatic replies: in the Reply templates dialog the Owner turns the rule 
   await expect(enabled).not.toBeChecked();
   await expect(rule.getByText('Off by default; replies are posted after the delay and can be cancelled meanwhile.')).toBeVisible();
   // Which reviews it answers, in words: written since it was on, collected (never a file import), its own pace.
-  await expect(rule.getByText(/^It answers only reviews written since it was turned on .+ Never a source's older reviews, nor a file import\. At most 30 are posted a minute/)).toBeVisible();
+  await expect(rule.getByText(/^It answers only reviews written since it was turned on .+ Never what was already on a platform when you connected it, nor a file import\. At most 30 are posted a minute/)).toBeVisible();
   // The keyboard: Space ticks the box, Tab to the stars, arrows choose 4, Save without a template.
   await enabled.focus();
   await page.keyboard.press('Space');

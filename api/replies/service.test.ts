@@ -97,9 +97,9 @@ for (const subject of storeSubjects('replies-service')) {
       reviews: Map<string, Review>;
     }
 
-    async function newSource(org: Organization, platform: SourcePlatform, account: string, credentials: unknown): Promise<Source> {
+    async function newSource(org: Organization, platform: SourcePlatform, account: string, credentials: unknown, connectedAt = new Date()): Promise<Source> {
       const id = newId('src');
-      const stamp = new Date().toISOString();
+      const stamp = connectedAt.toISOString();
       const source: Source = {
         id, orgId: org.id, platform, account, name: `${platform} shop`, state: 'active', everyMinutes: 60, credentials: box.sealJson(credentials, id),
         cursor: null, lastSyncAt: null, lastSuccessAt: null, lastFullAt: null, nextSyncAt: stamp, lastError: null, failures: 0, createdAt: stamp, updatedAt: stamp,
@@ -486,7 +486,9 @@ for (const subject of storeSubjects('replies-service')) {
       const tpl = await replies.templates.create(owner, s.org.id, { name: 'Thanks', language: 'en', ratings: [4, 5], text: 'Thank you, {author}, from {business}!' });
       const base = { authorAvatar: null, url: null, language: 'en', isVerified: false, sentiment: null, sentimentLabel: null, aiSummary: null, aiThemes: [], rating: 5, content: '', date: new Date().toISOString() };
       const byExt = async (externalId: string, platform = 'GOOGLE') => (await store.reviews.findByExternalIds(s.org.id, platform, [externalId]))[0]!;
-      const synced = (externalId: string, authorName: string) => ({ ...base, platform: 'GOOGLE', externalId: `${s.org.id}-${externalId}`, authorName, sourceId: s.google.id });
+      // A location connected 10 days ago (the rule's grace is about the rule's day; a source's own history is the next test's).
+      const location = await newSource(s.org, 'GOOGLE', 'accounts/1/locations/10', { refreshToken: fake.keys.googleRefresh }, new Date(Date.now() - 10 * 24 * 3600_000));
+      const synced = (externalId: string, authorName: string) => ({ ...base, platform: 'GOOGLE', externalId: `${s.org.id}-${externalId}`, authorName, sourceId: location.id });
       // While the rule is off (never set, then set off): new blank 5-star reviews get nothing.
       await store.reviews.upsert(s.org.id, [synced('off-1', 'Olga')], new Date());
       await replies.setAutoReply(owner, s.org.id, { enabled: false, minRating: 4, templateId: tpl.id });
@@ -514,7 +516,7 @@ for (const subject of storeSubjects('replies-service')) {
       const scheduled = await vi_poll(() => replies.list(s.org.id, 'scheduled'), (l) => l.length >= 3);
       expect(scheduled.map((r) => r.reviewId).sort()).toEqual([newFive.id, google.id, late.id].sort());
       expect(await store.replies.get(s.org.id, newFive.id)).toMatchObject({ state: 'scheduled', platform: 'GOOGLE', text: 'Thank you, Gus, from Shop!', approvedBy: { userId: null, email: 'automatic reply rule' } });
-      expect(await store.replies.get(s.org.id, google.id)).toMatchObject({ state: 'scheduled', platform: 'GOOGLE', sourceId: s.google.id, text: 'Thank you, Hana, from Shop!' });
+      expect(await store.replies.get(s.org.id, google.id)).toMatchObject({ state: 'scheduled', platform: 'GOOGLE', sourceId: location.id, text: 'Thank you, Hana, from Shop!' });
       // After the organization's delay (5 minutes here), not at once.
       const due = Date.parse((await store.replies.get(s.org.id, newFive.id))!.scheduledAt!) - Date.now();
       expect(due).toBeGreaterThan(60_000);
@@ -537,6 +539,39 @@ for (const subject of storeSubjects('replies-service')) {
       expect(await store.replies.get(s.org.id, (await byExt(`${s.org.id}-gone-5`)).id)).toBeNull();
       // Cancellable like any scheduled reply (and nothing left waiting for the 5 minutes).
       for (const r of scheduled) expect(await replies.cancel(owner, s.org.id, r.reviewId)).toMatchObject({ state: 'draft' });
+    });
+
+    it('the rule never answers a source\'s history, however young: a location connected long after the rule was turned on answers nothing of its first pass (reviews written since the rule\'s day included, one an hour old); what it collects written after it was connected is answered', async () => {
+      const s = await shop(5);
+      const { service: replies } = await service();
+      // This test runs the hook itself and reads its count (no listener racing it).
+      replies.stopListening();
+      const tpl = await replies.templates.create(owner, s.org.id, { name: 'Stars', language: 'en', ratings: [4, 5], text: 'Thank you, {author}!' });
+      await replies.setAutoReply(owner, s.org.id, { enabled: true, minRating: 4, templateId: tpl.id });
+      // The rule has been on for 200 days.
+      const day = 24 * 3600_000;
+      const settings = await store.replies.settings(s.org.id);
+      await store.replies.putSettings({ ...settings, autoReply: { ...settings.autoReply!, since: new Date(Date.now() - 200 * day).toISOString() } });
+      // A new location connected now; its first pass stores what was already on Google.
+      const location = await newSource(s.org, 'GOOGLE', 'accounts/1/locations/77', { refreshToken: fake.keys.googleRefresh });
+      const base = { authorAvatar: null, url: null, language: 'en', isVerified: false, sentiment: null, sentimentLabel: null, aiSummary: null, aiThemes: [], rating: 5, content: '' };
+      const synced = (name: string, date: Date) => ({ ...base, platform: 'GOOGLE', externalId: `${s.org.id}-${name}`, authorName: name, date: date.toISOString(), sourceId: location.id });
+      const ago = (ms: number) => new Date(Date.parse(location.createdAt) - ms);
+      const history = [synced('h-199d', ago(199 * day)), synced('h-30d', ago(30 * day)), synced('h-1d', ago(day)), synced('h-1h', ago(3600_000))];
+      const first = new Date();
+      await store.reviews.upsert(s.org.id, history, first);
+      expect(await replies.autoReplyNew(s.org.id, history, first)).toBe(0);
+      const stored = await store.reviews.findByExternalIds(s.org.id, 'GOOGLE', history.map((r) => r.externalId));
+      expect(stored).toHaveLength(4);
+      for (const r of stored) expect(await store.replies.get(s.org.id, r.id), r.externalId).toBeNull();
+      // Its next sync: a review written after the location was connected is answered.
+      const fresh = [synced('fresh', new Date(Math.max(Date.now(), Date.parse(location.createdAt))))];
+      const next = new Date();
+      await store.reviews.upsert(s.org.id, fresh, next);
+      expect(await replies.autoReplyNew(s.org.id, fresh, next)).toBe(1);
+      const answered = (await store.reviews.findByExternalIds(s.org.id, 'GOOGLE', [fresh[0]!.externalId]))[0]!;
+      expect(await store.replies.get(s.org.id, answered.id)).toMatchObject({ state: 'scheduled', sourceId: location.id, text: 'Thank you, fresh!' });
+      await replies.cancel(owner, s.org.id, answered.id);
     });
 
     it('the rule\'s replies have their own budget: they never use up the people\'s publishes, and past theirs they wait their turn (scheduled later), never dropped', async () => {

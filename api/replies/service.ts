@@ -446,10 +446,12 @@ export class RepliesService {
    * landed: each review it created (its createdAt is the batch's time: never a
    * review that existed before, so turning the rule on touches none of those),
    * written by its customer since the rule was turned on (its own `date` at
-   * or after `since`, less AUTO_REPLY_GRACE_MS: a newly connected source's
-   * history is never answered), collected rather than imported from a file (a
-   * Google or Trustpilot review its connected source synced, a DIRECT one from
-   * the review page), with no text, a rating of the rule's
+   * or after `since`, less AUTO_REPLY_GRACE_MS) and, for a platform's review,
+   * since its source was connected (its `date` at or after the source's
+   * `createdAt`, no grace: a newly connected source's history, however young,
+   * is never answered, its first pass answers nothing), collected rather than
+   * imported from a file (a Google or Trustpilot review its connected source
+   * synced, a DIRECT one from the review page), with no text, a rating of the rule's
    * minimum or more and no reply yet, gets the rule's template, filled in as
    * the composer proposes it, scheduled through `publish` after the
    * organization's delay (cancellable meanwhile) and audited as
@@ -480,9 +482,9 @@ export class RepliesService {
       for (const review of await this.deps.store.reviews.findByExternalIds(orgId, platform, [...new Set(ids)])) {
         // Created by this write, as stored (the last record of the batch wins), with no reply anywhere yet.
         if (review.createdAt !== stamp || (rule.since !== undefined && review.createdAt < rule.since) || review.content.trim() !== '' || (review.rating ?? 0) < rule.minRating || review.reply) continue;
-        // Written by its customer since the rule was turned on (a grace for platforms that publish late): a source's history is never answered.
+        // Written by its customer since the rule was turned on (a grace for platforms that publish late): nothing older than the rule is answered.
         if (rule.since !== undefined && !(Date.parse(review.date) >= Date.parse(rule.since) - AUTO_REPLY_GRACE_MS)) continue;
-        // Collected, never imported from a file: a platform review by its connected source, a DIRECT one from the review page.
+        // Collected, never imported from a file: a platform review written since its source was connected (no grace: a newly connected source's first pass answers nothing), a DIRECT one from the review page.
         if (!(await this.collected(orgId, review))) continue;
         // One at a time per review in this process (the only one that heard this write): the look and the put never interleave with another's.
         const key = `${orgId}/${review.id}`;
@@ -498,9 +500,19 @@ export class RepliesService {
     return scheduled;
   }
 
-  /** Whether the review came from where the rule answers: a platform's review its source collected, a DIRECT one published from the review page (never a file import). */
+  /**
+   * Whether the review came from where the rule answers: a platform's review
+   * its source collected, written (its own date) at or after the time that
+   * source was connected, so that nothing of what the source found on the
+   * platform when it was connected is ever answered; a DIRECT one published
+   * from the review page (never a file import).
+   */
   private async collected(orgId: string, review: Review): Promise<boolean> {
-    if (review.platform.toUpperCase() !== 'DIRECT') return review.sourceId !== undefined;
+    if (review.platform.toUpperCase() !== 'DIRECT') {
+      if (review.sourceId === undefined) return false;
+      const source = await this.deps.store.sources.get(review.sourceId);
+      return source !== null && source.orgId === orgId && Date.parse(review.date) >= Date.parse(source.createdAt);
+    }
     const submission = await this.deps.store.collect.get(review.externalId);
     return submission !== null && submission.orgId === orgId && submission.reviewExternalId === review.externalId;
   }

@@ -418,6 +418,7 @@ function widgetSchemas(): Record<string, Schema> {
       platform: str(),
       organization: str({ description: 'The organization\'s name, as the reply is signed on the platforms ("Response from …")' }),
       reply: nullable(ref('ReplyItem')),
+      shown: nullable(object({ text: str(), date: dateTime }, ['text', 'date'])),
       noReplyApi: nullable(str({ description: 'Why this review cannot be answered here (a platform without a reply API, a file import without a source); null when it can' })),
       blocked: nullable(str({ description: 'What stops a publish now (a source to reconnect, credentials missing); a draft is still possible' })),
       maxBytes: nullable({ type: 'integer', minimum: 1, description: 'The platform\'s limit in bytes of UTF-8 (Google 4,096); null: none' }),

@@ -202,7 +202,7 @@ describe('dashboard replies', () => {
     const hidden = await stranger.send('POST', reply('d-2', '/draft'), { text: 'Mine now' });
     expect(hidden.status).toBe(404);
   });
-  it('GET /reviews/{id}/reply tells the composer the reply, the platform\'s limit and why a platform takes none', async () => {
+  it('GET /reviews/{id}/reply tells the composer the reply, the reply the review shows now (shown: written elsewhere, quoted before a publish replaces it), the platform\'s limit and why a platform takes none', async () => {
     const none = await member.send('GET', reply('d-2'));
     expect(none.status).toBe(200);
     expect(none.body).toMatchObject({ reviewId: ids.get('d-2'), platform: 'DIRECT', reply: null, noReplyApi: null, blocked: null, maxBytes: null });
@@ -214,6 +214,14 @@ describe('dashboard replies', () => {
     expect(yelp.status).toBe(200);
     expect(yelp.body).toMatchObject({ platform: 'YELP', reply: null, maxBytes: null });
     expect(yelp.body.noReplyApi).toMatch(/Yelp offers no reply API/);
+    // The reply the review shows now, written elsewhere (here as a sync or an import brings it): the composer quotes it before a publish replaces it.
+    expect(none.body.shown).toBeNull();
+    const elsewhere = { text: 'Thank you, Dana! (the owner, on the platform itself)', date: '2026-11-21T09:00:00.000Z' };
+    await t.service.store.reviews.upsert(orgId, [{ authorAvatar: null, url: null, language: 'en', isVerified: false, sentiment: null, sentimentLabel: null, aiSummary: null, aiThemes: [], rating: 5, content: '', date: '2026-11-20T10:00:00.000Z', platform: 'DIRECT', externalId: 'd-shown', authorName: 'Dana', reply: elsewhere }], new Date());
+    const shownId = (await t.service.store.reviews.findByExternalIds(orgId, 'DIRECT', ['d-shown']))[0]!.id;
+    const shown = await owner.send('GET', `/dashboard/api/reviews/${shownId}/reply`);
+    expect(shown.status).toBe(200);
+    expect(shown.body).toMatchObject({ reply: null, shown: elsewhere });
     expect((await owner.send('GET', '/dashboard/api/reviews/rev_unknown/reply')).status).toBe(404);
     const other = (await t.org('growth')).orgId;
     const stranger = await signedIn('owner@other-about.test', 'owner', other);

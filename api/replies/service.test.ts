@@ -602,7 +602,7 @@ for (const subject of storeSubjects('replies-service')) {
       for (const r of states.filter((x) => x.state === 'scheduled')) await replies.cancel(owner, s.org.id, r.reviewId);
     });
 
-    it('the rule\'s reply is looked at again just before it is posted: a reply written on the platform meanwhile (Google, Trustpilot) is never replaced or deleted, an edit into a 1-star complaint or the rule turned off withdraws it; each back to draft with the reason, audited', async () => {
+    it('the rule\'s reply is looked at again just before it is posted: a reply written on the platform meanwhile (Google, Trustpilot) is never replaced or deleted, an edit into a 1-star complaint or the rule turned off withdraws it; each back to draft with the reason (quoting the reply found there), audited', async () => {
       const s = await shop(5);
       const { service: replies } = await service();
       const tpl = await replies.templates.create(owner, s.org.id, { name: 'Stars', language: 'en', ratings: [4, 5], text: 'Thank you for the five stars, {author}!' });
@@ -628,6 +628,8 @@ for (const subject of storeSubjects('replies-service')) {
       const settled = async (reviewId: string) => vi_poll(() => replies.get(s.org.id, reviewId), (r) => r.state !== 'scheduled' && r.state !== 'publishing');
       expect(await settled(g.id)).toMatchObject({ state: 'draft', approvedBy: null, scheduledAt: null, text: 'Thank you for the five stars, Gina!', error: expect.stringMatching(/^Not posted: Google already shows another reply/) });
       expect(await settled(t.id)).toMatchObject({ state: 'draft', approvedBy: null, error: expect.stringMatching(/^Not posted: Trustpilot already shows another reply/) });
+      // The reason quotes the reply found there: what an approver reads in the composer before replacing it.
+      for (const r of [g, t]) expect((await replies.get(s.org.id, r.id)).error).toContain(`“${owners}”`);
       expect(await settled(e.id)).toMatchObject({ state: 'draft', approvedBy: null, error: expect.stringMatching(/has text now/) });
       // Nothing posted, replaced or deleted: the owner's replies stand.
       expect(fake.googleReplies.get(gNew)?.text).toBe(owners);

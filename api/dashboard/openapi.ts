@@ -377,7 +377,7 @@ function widgetSchemas(): Record<string, Schema> {
     ),
     ReplyText: object({ text: str({ minLength: 1, maxLength: 20000, description: 'The reply; the platform\'s own limit (Google: 4,096 bytes of UTF-8) is checked by the service, a 400 naming it' }) }),
     ReplyApprove: object({ text: str({ minLength: 1, maxLength: 20000, description: 'The draft\'s text as the approver read it: a 409 when the draft changed since (nothing is posted)' }) }),
-    ReplyPublish: object({ text: str({ minLength: 1, maxLength: 20000, description: 'Absent: the draft there is what is posted' }), now: { type: 'boolean', description: 'Skip the organization\'s delay' } }, []),
+    ReplyPublish: object({ text: str({ minLength: 1, maxLength: 20000, description: 'Absent: the caller\'s own draft, or a failed or waiting reply, is what is posted; on a draft someone else wrote, a 400 (send the words read)' }), now: { type: 'boolean', description: 'Skip the organization\'s delay' } }, []),
     ReplySettings: object({ delayMinutes: { type: 'integer', minimum: 0, maximum: 60, description: 'Minutes between approval and posting (default 5)' } }),
     AutoReplyRule: object({
       enabled: { type: 'boolean', description: 'Off by default: nothing is posted without a person unless this is on' },

@@ -649,7 +649,8 @@ for (const subject of storeSubjects('replies-service')) {
       expect(withdrawn.map((a) => a.target.id).sort()).toEqual([g.id, e.id, t.id, o.id].sort());
       expect(withdrawn[0]!.actor).toEqual({ userId: null, email: 'automatic reply rule' });
       // A person's publish still replaces (the composer's choice): the Owner publishes the withdrawn draft on Google now.
-      await replies.publish(owner, s.org.id, g.id, undefined, { now: true });
+      expect(await refused(replies.publish(owner, s.org.id, g.id, undefined, { now: true }))).toMatchObject({ status: 400, message: expect.stringMatching(/^Send the draft's text as you read it/) });
+      await replies.publish(owner, s.org.id, g.id, 'Thank you for the five stars, Gina!', { now: true });
       expect((await replies.settled(s.org.id, g.id)).state).toBe('published');
       expect(fake.googleReplies.get(gNew)?.text).toBe('Thank you for the five stars, Gina!');
     });

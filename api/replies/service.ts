@@ -276,7 +276,11 @@ export class RepliesService {
     const target = await this.target(review);
     const existing = await this.deps.store.replies.get(orgId, reviewId);
     if (existing?.state === 'publishing') throw conflict('This reply is being posted right now: wait until it is published or failed.');
-    // No text given: the draft (or the failed or waiting reply) there is what is approved.
+    // No text given: the caller's own draft, or a failed or waiting reply (approved already), is what is posted;
+    // someone else's draft (a Member's, the rule's) is approved only with the words read (approve's rule).
+    if ((text === undefined || text === null) && existing?.state === 'draft' && !sameActor(existing.author, caller.actor)) {
+      throw badRequest('Send the draft\'s text as you read it (text): this draft was written by someone else, and only the words read are approved.', [{ parameter: 'text', message: 'required' }]);
+    }
     const kept = existing && existing.state !== 'deleted' && existing.state !== 'published' ? existing.text : undefined;
     const wanted = text === undefined || text === null ? kept : text;
     if (wanted === undefined) throw badRequest('Write the reply\'s text (there is no draft to approve).', [{ parameter: 'text', message: 'required' }]);
@@ -784,6 +788,11 @@ export class RepliesService {
       createdAt: existing?.createdAt ?? at, updatedAt: at,
     };
   }
+}
+
+/** Whether two actors are the same person (a signed-in user by id, the operator or the rule by name). */
+function sameActor(a: ReplyRecord['author'], b: ReplyRecord['author']): boolean {
+  return a.userId !== null || b.userId !== null ? a.userId === b.userId : a.email === b.email;
 }
 
 /** Whether the automatic-reply rule approved this reply (and nobody since). */

@@ -282,6 +282,18 @@ for (const subject of storeSubjects('replies-service')) {
       expect((await store.sources.get(s.google.id))?.state).toBe('active');
     });
 
+    it('a malformed answer from Google: failed at once (not retried), and its reason never says it will be tried again; a reply.failed event says the same', async () => {
+      const s = await shop();
+      const { service: replies } = await service();
+      fake.malformed('google-reply', ['not', 'a', 'ReviewReply']);
+      await replies.publish(owner, s.org.id, id(s, 'g2'), 'Thanks, Ana!', { now: true });
+      const failed = await replies.settled(s.org.id, id(s, 'g2'));
+      expect(failed).toMatchObject({ state: 'failed', attempts: 1 });
+      expect(failed.error).toBe('Google answered something that is not its documented shape (the reply\'s answer is not a ReviewReply object): that answer was not used and the reply is not tried again; look at the review on Google, then publish again');
+      expect(failed.error).not.toMatch(/will be tried again/);
+      expect(await vi_poll(() => failedEvents(s.org.id), (e) => e.length > 0)).toEqual([{ reviewId: id(s, 'g2'), platform: 'GOOGLE', reason: failed.error }]);
+    });
+
     it('an authorization refusal: failed at once (no retries), the source needs_reauth, and the next publish is refused until reconnected', async () => {
       const s = await shop();
       const { service: replies } = await service();

@@ -30,7 +30,7 @@ import type { KeyedOutcome, KeyedQueue } from '../jobs/keyed-work.ts';
 import type { Logger } from '../logger.ts';
 import { PerKeyLimit } from '../net/per-key-limit.ts';
 import type { SecretBox } from '../secrets/secrets.ts';
-import { AuthError, CredentialsError, RateLimitError, type ConnectorContext, type ReplyWriter } from '../sources/connector.ts';
+import { AuthError, CredentialsError, RateLimitError, ShapeError, type ConnectorContext, type ReplyWriter } from '../sources/connector.ts';
 import { CONNECTORS } from '../sources/connectors.ts';
 import { NetworkError, type HttpClient } from '../sources/http.ts';
 import { assertReplyFits, PlatformBusyError, ReplyTakenError, ReplyTextError } from '../sources/reply.ts';
@@ -644,7 +644,13 @@ export class RepliesService {
       // Our own errors and the platforms' are meant for people; anything else is logged and named in general words.
       const known = err instanceof Error && err.name !== 'Error';
       if (!known) log.error({ err }, 'reply: unexpected error');
-      const reason = known ? err.message : 'an unexpected error on our side (the service log has it): publish again';
+      // A malformed answer is not retried for a reply: its words never say it will be (the sync's own do).
+      const reason =
+        err instanceof ShapeError
+          ? `${err.label} answered something that is not its documented shape (${err.what}): that answer was not used and the reply is not tried again; look at the review on ${err.label}, then publish again`
+          : known
+            ? err.message
+            : 'an unexpected error on our side (the service log has it): publish again';
       if (retryable && taken.attempts < this.maxAttempts) {
         const after = err instanceof RateLimitError || err instanceof PlatformBusyError ? err.retryAfterMs : null;
         const waitMs = Math.min(this.maxRetryWaitMs, after ?? this.retryBaseMs * 2 ** (taken.attempts - 1));

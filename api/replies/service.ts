@@ -482,6 +482,8 @@ export class RepliesService {
     for (const r of wanted) byPlatform.set(r.platform, [...(byPlatform.get(r.platform) ?? []), r.externalId]);
     const business = (await this.deps.store.orgs.get(orgId))?.name ?? '';
     let scheduled = 0;
+    // Each source read once for the batch (a first pass brings hundreds of reviews of one source).
+    const sources = new Map<string, Promise<Source | null>>();
     for (const [platform, ids] of byPlatform) {
       for (const review of await this.deps.store.reviews.findByExternalIds(orgId, platform, [...new Set(ids)])) {
         // Created by this write, as stored (the last record of the batch wins), with no reply anywhere yet.
@@ -489,7 +491,7 @@ export class RepliesService {
         // Written by its customer since the rule was turned on (a grace for platforms that publish late): nothing older than the rule is answered.
         if (rule.since !== undefined && !(Date.parse(review.date) >= Date.parse(rule.since) - AUTO_REPLY_GRACE_MS)) continue;
         // Collected, never imported from a file: a platform review written since its source was connected (no grace: a newly connected source's first pass answers nothing), a DIRECT one from the review page.
-        if (!(await this.collected(orgId, review))) continue;
+        if (!(await this.collected(orgId, review, sources))) continue;
         // One at a time per review in this process (the only one that heard this write): the look and the put never interleave with another's.
         const key = `${orgId}/${review.id}`;
         if (AUTO_IN_FLIGHT.has(key)) continue;
@@ -511,10 +513,11 @@ export class RepliesService {
    * platform when it was connected is ever answered; a DIRECT one published
    * from the review page (never a file import).
    */
-  private async collected(orgId: string, review: Review): Promise<boolean> {
+  private async collected(orgId: string, review: Review, sources: Map<string, Promise<Source | null>>): Promise<boolean> {
     if (review.platform.toUpperCase() !== 'DIRECT') {
       if (review.sourceId === undefined) return false;
-      const source = await this.deps.store.sources.get(review.sourceId);
+      if (!sources.has(review.sourceId)) sources.set(review.sourceId, this.deps.store.sources.get(review.sourceId));
+      const source = await sources.get(review.sourceId)!;
       return source !== null && source.orgId === orgId && Date.parse(review.date) >= Date.parse(source.createdAt);
     }
     const submission = await this.deps.store.collect.get(review.externalId);

@@ -430,7 +430,7 @@ for (const subject of storeSubjects('replies-service')) {
       const s = await shop();
       const { service: replies } = await service();
       const yelp = await refused(replies.publish(owner, s.org.id, id(s, 'yelp'), 'x', { now: true }));
-      expect(yelp).toMatchObject({ status: 400, message: expect.stringMatching(/this platform offers no reply API/) });
+      expect(yelp).toMatchObject({ status: 400, message: expect.stringMatching(/^Yelp offers no reply API: answer this review on Yelp itself\.$/) });
       expect(await refused(replies.draft(member, s.org.id, id(s, 'yelp'), 'x'))).toMatchObject({ status: 400 });
       expect(await refused(replies.publish(owner, s.org.id, id(s, 'file'), 'x', { now: true }))).toMatchObject({ status: 400, message: expect.stringMatching(/file import.*offers no reply API/) });
       const before = fake.requests.length;

@@ -730,7 +730,7 @@ export class RepliesService {
     const name = platformName(platform);
     const writer = (CONNECTORS[platform as SourcePlatform]?.replies ?? null) as ReplyWriter<unknown> | null;
     if (!writer) {
-      throw badRequest(`${name} offers no reply API: this platform offers no reply API, so answer this review on ${name} itself.`, [{ parameter: 'reviewId', message: 'this platform offers no reply API' }]);
+      throw badRequest(`${name} offers no reply API: answer this review on ${name} itself.`, [{ parameter: 'reviewId', message: 'this platform offers no reply API' }]);
     }
     const source = review.sourceId ? await this.deps.store.sources.get(review.sourceId) : null;
     if (!source || source.orgId !== review.orgId) {

@@ -178,6 +178,8 @@ export interface ReplyComposerInfo {
   platform: string;
   organization: string;
   reply: ReplyInfo | null;
+  /** The reply the review shows now (the platform's as last synced, or ours as posted); null: none. */
+  shown: { text: string; date: string } | null;
   noReplyApi: string | null;
   blocked: string | null;
   maxBytes: number | null;

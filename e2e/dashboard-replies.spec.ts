@@ -31,6 +31,8 @@ test.describe.configure({ mode: 'serial', timeout: 150_000 });
 const MEMBER = 'replies-member@demo.example';
 const MEMBER_PASSWORD = 'member password long enough';
 const GRACE = 'Grace from Google';
+const HUGO = 'Hugo from Google';
+const ELSEWHERE = 'Thanks Hugo, see you soon! (the owner, on Google itself)';
 
 let service: RealService;
 let fake: PlatformFake;
@@ -52,7 +54,12 @@ test.beforeAll(async ({ browser }) => {
   fake = await PlatformFake.start();
   // The newest review of the organization: first on the Reviews page.
   const at = new Date(Date.now() - 600_000).toISOString();
-  fake.google = [{ reviewId: 'g-reply-1', reviewer: { displayName: GRACE }, starRating: 'TWO', comment: 'The coffee was cold and nobody came to the table.', createTime: at, updateTime: at }];
+  const before = new Date(Date.now() - 7_200_000).toISOString();
+  fake.google = [
+    { reviewId: 'g-reply-1', reviewer: { displayName: GRACE }, starRating: 'TWO', comment: 'The coffee was cold and nobody came to the table.', createTime: at, updateTime: at },
+    // Answered on Google itself, not here: the composer quotes that reply before a publish replaces it.
+    { reviewId: 'g-reply-2', reviewer: { displayName: HUGO }, starRating: 'FIVE', comment: 'Lovely cake.', createTime: before, updateTime: before, reviewReply: { comment: ELSEWHERE, updateTime: before } },
+  ];
   caDir = mkdtempSync(join(tmpdir(), 'replies-e2e-ca-'));
   writeFileSync(join(caDir, 'fake-ca.pem'), fake.ca);
   const urls = fake.urls();
@@ -173,6 +180,18 @@ test('the Owner approves the Member\'s draft (scheduled after the delay), publis
   await page.close();
 });
 
+test('a review already answered on Google, not here: the Owner reads that reply, quoted, above Publish, which would replace it', async () => {
+  // Signed in already (the Owner's test above).
+  const page = await owner.newPage();
+  await reviews(page);
+  await rowOf(page, HUGO).getByRole('button', { name: 'Reply' }).click();
+  const dialog = composer(page);
+  await expect(dialog.locator('#reply-replaces')).toHaveText(`This review already has a reply on Google, not written here: “${ELSEWHERE}”. Publishing or approving this reply replaces it on Google.`);
+  await expect(dialog.getByRole('button', { name: 'Publish in 5 minutes' })).toBeVisible();
+  await expectNoAxeViolations(page, 'the composer over a reply written elsewhere');
+  await page.close();
+});
+
 test('a platform without a reply API (Yelp) says so and links to the review there; the keyboard path, Escape back to the button', async () => {
   const page = await owner.newPage();
   await page.goto(`${service.origin}/dashboard/reviews`);
@@ -279,7 +298,7 @@ test('automatic replies: in the Reply templates dialog the Owner turns the rule 
   await expect(enabled).not.toBeChecked();
   await expect(rule.getByText('Off by default; replies are posted after the delay and can be cancelled meanwhile.')).toBeVisible();
   // Which reviews it answers, in words: written since it was on, collected (never a file import), its own pace.
-  await expect(rule.getByText(/^It answers only reviews written since it was turned on .+ Never a source's older reviews, nor a file import\. At most 30 are posted a minute/)).toBeVisible();
+  await expect(rule.getByText(/^It answers only reviews written since it was turned on .+ Never what was already on a platform when you connected it, nor a file import\. At most 30 are posted a minute/)).toBeVisible();
   // The keyboard: Space ticks the box, Tab to the stars, arrows choose 4, Save without a template.
   await enabled.focus();
   await page.keyboard.press('Space');

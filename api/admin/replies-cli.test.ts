@@ -193,7 +193,7 @@ describe('admin CLI: replies', () => {
     const [yelp] = await reviewsOf(orgId, 1);
     const res = await cli('Sorry to hear that.', 'replies', 'publish', yelp!.id, '--now', '--json');
     expect(res.code).toBe(1);
-    expect(res.stderr).toMatch(/Yelp offers no reply API: this platform offers no reply API/);
+    expect(res.stderr).toMatch(/Yelp offers no reply API: answer this review on Yelp itself\./);
     expect(await json(null, 'replies', 'list', '--org', orgId)).toEqual({ data: [] });
   }, 60_000);
 });

@@ -377,7 +377,7 @@ function widgetSchemas(): Record<string, Schema> {
     ),
     ReplyText: object({ text: str({ minLength: 1, maxLength: 20000, description: 'The reply; the platform\'s own limit (Google: 4,096 bytes of UTF-8) is checked by the service, a 400 naming it' }) }),
     ReplyApprove: object({ text: str({ minLength: 1, maxLength: 20000, description: 'The draft\'s text as the approver read it: a 409 when the draft changed since (nothing is posted)' }) }),
-    ReplyPublish: object({ text: str({ minLength: 1, maxLength: 20000, description: 'Absent: the draft there is what is posted' }), now: { type: 'boolean', description: 'Skip the organization\'s delay' } }, []),
+    ReplyPublish: object({ text: str({ minLength: 1, maxLength: 20000, description: 'Absent: the caller\'s own draft, or a failed or waiting reply, is what is posted; on a draft someone else wrote, a 400 (send the words read)' }), now: { type: 'boolean', description: 'Skip the organization\'s delay' } }, []),
     ReplySettings: object({ delayMinutes: { type: 'integer', minimum: 0, maximum: 60, description: 'Minutes between approval and posting (default 5)' } }),
     AutoReplyRule: object({
       enabled: { type: 'boolean', description: 'Off by default: nothing is posted without a person unless this is on' },
@@ -418,6 +418,7 @@ function widgetSchemas(): Record<string, Schema> {
       platform: str(),
       organization: str({ description: 'The organization\'s name, as the reply is signed on the platforms ("Response from …")' }),
       reply: nullable(ref('ReplyItem')),
+      shown: nullable(object({ text: str(), date: dateTime }, ['text', 'date'])),
       noReplyApi: nullable(str({ description: 'Why this review cannot be answered here (a platform without a reply API, a file import without a source); null when it can' })),
       blocked: nullable(str({ description: 'What stops a publish now (a source to reconnect, credentials missing); a draft is still possible' })),
       maxBytes: nullable({ type: 'integer', minimum: 1, description: 'The platform\'s limit in bytes of UTF-8 (Google 4,096); null: none' }),

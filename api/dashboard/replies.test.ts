@@ -64,7 +64,7 @@ afterAll(async () => {
 const reply = (externalId: string, tail = '') => `/dashboard/api/reviews/${ids.get(externalId)}/reply${tail}`;
 
 describe('dashboard replies', () => {
-  it('a Member drafts; only an Owner or Admin publishes, approves, cancels, deletes or sets the delay', async () => {
+  it('a Member drafts; only an Owner or Admin publishes, approves, cancels, deletes or sets the delay; publish without text on someone else\'s draft is a 400 asking for the words read', async () => {
     const draft = await member.send('POST', reply('d-1', '/draft'), { text: 'Thanks, Ana!' });
     expect(draft.status).toBe(200);
     expect(draft.body).toMatchObject({ reviewId: ids.get('d-1'), platform: 'DIRECT', state: 'draft', text: 'Thanks, Ana!', author: 'member@replies.test', approvedBy: null });
@@ -108,7 +108,11 @@ describe('dashboard replies', () => {
     expect((await member.send('GET', '/dashboard/api/replies/auto-reply')).body).toEqual({ enabled: true, minRating: 5, templateId: tpl.body.id });
     await owner.send('PATCH', '/dashboard/api/replies/auto-reply', { enabled: false, minRating: 5, templateId: tpl.body.id });
     expect((await owner.send('DELETE', `/dashboard/api/replies/templates/${tpl.body.id}`)).status).toBe(200);
-    expect((await owner.send('POST', reply('d-1', '/publish'), {})).body).toMatchObject({ state: 'scheduled', text: 'Thank you, Ana!' });
+    // Publish without text on the Member's draft is no blind approval: a 400 asking for the words read (approve's rule), nothing scheduled.
+    const blind = await owner.send('POST', reply('d-1', '/publish'), {});
+    expect([blind.status, blind.body.message]).toEqual([400, 'Send the draft\'s text as you read it (text): this draft was written by someone else, and only the words read are approved.']);
+    expect((await owner.send('GET', reply('d-1'))).body.reply).toMatchObject({ state: 'draft', author: 'member@replies.test' });
+    expect((await owner.send('POST', reply('d-1', '/publish'), { text: 'Thank you, Ana!' })).body).toMatchObject({ state: 'scheduled', text: 'Thank you, Ana!' });
     const published = await until('published', async () => ((await owner.send('GET', '/dashboard/api/replies?state=published')).body.data as { reviewId: string; date: string }[]).find((r) => r.reviewId === ids.get('d-1')));
     expect(Number.isNaN(Date.parse(published!.date))).toBe(false);
     expect((await owner.send('DELETE', reply('d-1'))).body).toMatchObject({ state: 'deleted' });
@@ -202,7 +206,7 @@ describe('dashboard replies', () => {
     const hidden = await stranger.send('POST', reply('d-2', '/draft'), { text: 'Mine now' });
     expect(hidden.status).toBe(404);
   });
-  it('GET /reviews/{id}/reply tells the composer the reply, the platform\'s limit and why a platform takes none', async () => {
+  it('GET /reviews/{id}/reply tells the composer the reply, the reply the review shows now (shown: written elsewhere, quoted before a publish replaces it), the platform\'s limit and why a platform takes none', async () => {
     const none = await member.send('GET', reply('d-2'));
     expect(none.status).toBe(200);
     expect(none.body).toMatchObject({ reviewId: ids.get('d-2'), platform: 'DIRECT', reply: null, noReplyApi: null, blocked: null, maxBytes: null });
@@ -214,6 +218,14 @@ describe('dashboard replies', () => {
     expect(yelp.status).toBe(200);
     expect(yelp.body).toMatchObject({ platform: 'YELP', reply: null, maxBytes: null });
     expect(yelp.body.noReplyApi).toMatch(/Yelp offers no reply API/);
+    // The reply the review shows now, written elsewhere (here as a sync or an import brings it): the composer quotes it before a publish replaces it.
+    expect(none.body.shown).toBeNull();
+    const elsewhere = { text: 'Thank you, Dana! (the owner, on the platform itself)', date: '2026-11-21T09:00:00.000Z' };
+    await t.service.store.reviews.upsert(orgId, [{ authorAvatar: null, url: null, language: 'en', isVerified: false, sentiment: null, sentimentLabel: null, aiSummary: null, aiThemes: [], rating: 5, content: '', date: '2026-11-20T10:00:00.000Z', platform: 'DIRECT', externalId: 'd-shown', authorName: 'Dana', reply: elsewhere }], new Date());
+    const shownId = (await t.service.store.reviews.findByExternalIds(orgId, 'DIRECT', ['d-shown']))[0]!.id;
+    const shown = await owner.send('GET', `/dashboard/api/reviews/${shownId}/reply`);
+    expect(shown.status).toBe(200);
+    expect(shown.body).toMatchObject({ reply: null, shown: elsewhere });
     expect((await owner.send('GET', '/dashboard/api/reviews/rev_unknown/reply')).status).toBe(404);
     const other = (await t.org('growth')).orgId;
     const stranger = await signedIn('owner@other-about.test', 'owner', other);

@@ -97,9 +97,9 @@ for (const subject of storeSubjects('replies-service')) {
       reviews: Map<string, Review>;
     }
 
-    async function newSource(org: Organization, platform: SourcePlatform, account: string, credentials: unknown): Promise<Source> {
+    async function newSource(org: Organization, platform: SourcePlatform, account: string, credentials: unknown, connectedAt = new Date()): Promise<Source> {
       const id = newId('src');
-      const stamp = new Date().toISOString();
+      const stamp = connectedAt.toISOString();
       const source: Source = {
         id, orgId: org.id, platform, account, name: `${platform} shop`, state: 'active', everyMinutes: 60, credentials: box.sealJson(credentials, id),
         cursor: null, lastSyncAt: null, lastSuccessAt: null, lastFullAt: null, nextSyncAt: stamp, lastError: null, failures: 0, createdAt: stamp, updatedAt: stamp,
@@ -282,6 +282,18 @@ for (const subject of storeSubjects('replies-service')) {
       expect((await store.sources.get(s.google.id))?.state).toBe('active');
     });
 
+    it('a malformed answer from Google: failed at once (not retried), and its reason never says it will be tried again; a reply.failed event says the same', async () => {
+      const s = await shop();
+      const { service: replies } = await service();
+      fake.malformed('google-reply', ['not', 'a', 'ReviewReply']);
+      await replies.publish(owner, s.org.id, id(s, 'g2'), 'Thanks, Ana!', { now: true });
+      const failed = await replies.settled(s.org.id, id(s, 'g2'));
+      expect(failed).toMatchObject({ state: 'failed', attempts: 1 });
+      expect(failed.error).toBe('Google answered something that is not its documented shape (the reply\'s answer is not a ReviewReply object): that answer was not used and the reply is not tried again; look at the review on Google, then publish again');
+      expect(failed.error).not.toMatch(/will be tried again/);
+      expect(await vi_poll(() => failedEvents(s.org.id), (e) => e.length > 0)).toEqual([{ reviewId: id(s, 'g2'), platform: 'GOOGLE', reason: failed.error }]);
+    });
+
     it('an authorization refusal: failed at once (no retries), the source needs_reauth, and the next publish is refused until reconnected', async () => {
       const s = await shop();
       const { service: replies } = await service();
@@ -418,7 +430,7 @@ for (const subject of storeSubjects('replies-service')) {
       const s = await shop();
       const { service: replies } = await service();
       const yelp = await refused(replies.publish(owner, s.org.id, id(s, 'yelp'), 'x', { now: true }));
-      expect(yelp).toMatchObject({ status: 400, message: expect.stringMatching(/this platform offers no reply API/) });
+      expect(yelp).toMatchObject({ status: 400, message: expect.stringMatching(/^Yelp offers no reply API: answer this review on Yelp itself\.$/) });
       expect(await refused(replies.draft(member, s.org.id, id(s, 'yelp'), 'x'))).toMatchObject({ status: 400 });
       expect(await refused(replies.publish(owner, s.org.id, id(s, 'file'), 'x', { now: true }))).toMatchObject({ status: 400, message: expect.stringMatching(/file import.*offers no reply API/) });
       const before = fake.requests.length;
@@ -486,7 +498,9 @@ for (const subject of storeSubjects('replies-service')) {
       const tpl = await replies.templates.create(owner, s.org.id, { name: 'Thanks', language: 'en', ratings: [4, 5], text: 'Thank you, {author}, from {business}!' });
       const base = { authorAvatar: null, url: null, language: 'en', isVerified: false, sentiment: null, sentimentLabel: null, aiSummary: null, aiThemes: [], rating: 5, content: '', date: new Date().toISOString() };
       const byExt = async (externalId: string, platform = 'GOOGLE') => (await store.reviews.findByExternalIds(s.org.id, platform, [externalId]))[0]!;
-      const synced = (externalId: string, authorName: string) => ({ ...base, platform: 'GOOGLE', externalId: `${s.org.id}-${externalId}`, authorName, sourceId: s.google.id });
+      // A location connected 10 days ago (the rule's grace is about the rule's day; a source's own history is the next test's).
+      const location = await newSource(s.org, 'GOOGLE', 'accounts/1/locations/10', { refreshToken: fake.keys.googleRefresh }, new Date(Date.now() - 10 * 24 * 3600_000));
+      const synced = (externalId: string, authorName: string) => ({ ...base, platform: 'GOOGLE', externalId: `${s.org.id}-${externalId}`, authorName, sourceId: location.id });
       // While the rule is off (never set, then set off): new blank 5-star reviews get nothing.
       await store.reviews.upsert(s.org.id, [synced('off-1', 'Olga')], new Date());
       await replies.setAutoReply(owner, s.org.id, { enabled: false, minRating: 4, templateId: tpl.id });
@@ -514,7 +528,7 @@ for (const subject of storeSubjects('replies-service')) {
       const scheduled = await vi_poll(() => replies.list(s.org.id, 'scheduled'), (l) => l.length >= 3);
       expect(scheduled.map((r) => r.reviewId).sort()).toEqual([newFive.id, google.id, late.id].sort());
       expect(await store.replies.get(s.org.id, newFive.id)).toMatchObject({ state: 'scheduled', platform: 'GOOGLE', text: 'Thank you, Gus, from Shop!', approvedBy: { userId: null, email: 'automatic reply rule' } });
-      expect(await store.replies.get(s.org.id, google.id)).toMatchObject({ state: 'scheduled', platform: 'GOOGLE', sourceId: s.google.id, text: 'Thank you, Hana, from Shop!' });
+      expect(await store.replies.get(s.org.id, google.id)).toMatchObject({ state: 'scheduled', platform: 'GOOGLE', sourceId: location.id, text: 'Thank you, Hana, from Shop!' });
       // After the organization's delay (5 minutes here), not at once.
       const due = Date.parse((await store.replies.get(s.org.id, newFive.id))!.scheduledAt!) - Date.now();
       expect(due).toBeGreaterThan(60_000);
@@ -537,6 +551,39 @@ for (const subject of storeSubjects('replies-service')) {
       expect(await store.replies.get(s.org.id, (await byExt(`${s.org.id}-gone-5`)).id)).toBeNull();
       // Cancellable like any scheduled reply (and nothing left waiting for the 5 minutes).
       for (const r of scheduled) expect(await replies.cancel(owner, s.org.id, r.reviewId)).toMatchObject({ state: 'draft' });
+    });
+
+    it('the rule never answers a source\'s history, however young: a location connected long after the rule was turned on answers nothing of its first pass (reviews written since the rule\'s day included, one an hour old); what it collects written after it was connected is answered', async () => {
+      const s = await shop(5);
+      const { service: replies } = await service();
+      // This test runs the hook itself and reads its count (no listener racing it).
+      replies.stopListening();
+      const tpl = await replies.templates.create(owner, s.org.id, { name: 'Stars', language: 'en', ratings: [4, 5], text: 'Thank you, {author}!' });
+      await replies.setAutoReply(owner, s.org.id, { enabled: true, minRating: 4, templateId: tpl.id });
+      // The rule has been on for 200 days.
+      const day = 24 * 3600_000;
+      const settings = await store.replies.settings(s.org.id);
+      await store.replies.putSettings({ ...settings, autoReply: { ...settings.autoReply!, since: new Date(Date.now() - 200 * day).toISOString() } });
+      // A new location connected now; its first pass stores what was already on Google.
+      const location = await newSource(s.org, 'GOOGLE', 'accounts/1/locations/77', { refreshToken: fake.keys.googleRefresh });
+      const base = { authorAvatar: null, url: null, language: 'en', isVerified: false, sentiment: null, sentimentLabel: null, aiSummary: null, aiThemes: [], rating: 5, content: '' };
+      const synced = (name: string, date: Date) => ({ ...base, platform: 'GOOGLE', externalId: `${s.org.id}-${name}`, authorName: name, date: date.toISOString(), sourceId: location.id });
+      const ago = (ms: number) => new Date(Date.parse(location.createdAt) - ms);
+      const history = [synced('h-199d', ago(199 * day)), synced('h-30d', ago(30 * day)), synced('h-1d', ago(day)), synced('h-1h', ago(3600_000))];
+      const first = new Date();
+      await store.reviews.upsert(s.org.id, history, first);
+      expect(await replies.autoReplyNew(s.org.id, history, first)).toBe(0);
+      const stored = await store.reviews.findByExternalIds(s.org.id, 'GOOGLE', history.map((r) => r.externalId));
+      expect(stored).toHaveLength(4);
+      for (const r of stored) expect(await store.replies.get(s.org.id, r.id), r.externalId).toBeNull();
+      // Its next sync: a review written after the location was connected is answered.
+      const fresh = [synced('fresh', new Date(Math.max(Date.now(), Date.parse(location.createdAt))))];
+      const next = new Date();
+      await store.reviews.upsert(s.org.id, fresh, next);
+      expect(await replies.autoReplyNew(s.org.id, fresh, next)).toBe(1);
+      const answered = (await store.reviews.findByExternalIds(s.org.id, 'GOOGLE', [fresh[0]!.externalId]))[0]!;
+      expect(await store.replies.get(s.org.id, answered.id)).toMatchObject({ state: 'scheduled', sourceId: location.id, text: 'Thank you, fresh!' });
+      await replies.cancel(owner, s.org.id, answered.id);
     });
 
     it('the rule\'s replies have their own budget: they never use up the people\'s publishes, and past theirs they wait their turn (scheduled later), never dropped', async () => {
@@ -567,7 +614,7 @@ for (const subject of storeSubjects('replies-service')) {
       for (const r of states.filter((x) => x.state === 'scheduled')) await replies.cancel(owner, s.org.id, r.reviewId);
     });
 
-    it('the rule\'s reply is looked at again just before it is posted: a reply written on the platform meanwhile (Google, Trustpilot) is never replaced or deleted, an edit into a 1-star complaint or the rule turned off withdraws it; each back to draft with the reason, audited', async () => {
+    it('the rule\'s reply is looked at again just before it is posted: a reply written on the platform meanwhile (Google, Trustpilot) is never replaced or deleted, an edit into a 1-star complaint or the rule turned off withdraws it; each back to draft with the reason (quoting the reply found there), audited', async () => {
       const s = await shop(5);
       const { service: replies } = await service();
       const tpl = await replies.templates.create(owner, s.org.id, { name: 'Stars', language: 'en', ratings: [4, 5], text: 'Thank you for the five stars, {author}!' });
@@ -593,6 +640,8 @@ for (const subject of storeSubjects('replies-service')) {
       const settled = async (reviewId: string) => vi_poll(() => replies.get(s.org.id, reviewId), (r) => r.state !== 'scheduled' && r.state !== 'publishing');
       expect(await settled(g.id)).toMatchObject({ state: 'draft', approvedBy: null, scheduledAt: null, text: 'Thank you for the five stars, Gina!', error: expect.stringMatching(/^Not posted: Google already shows another reply/) });
       expect(await settled(t.id)).toMatchObject({ state: 'draft', approvedBy: null, error: expect.stringMatching(/^Not posted: Trustpilot already shows another reply/) });
+      // The reason quotes the reply found there: what an approver reads in the composer before replacing it.
+      for (const r of [g, t]) expect((await replies.get(s.org.id, r.id)).error).toContain(`“${owners}”`);
       expect(await settled(e.id)).toMatchObject({ state: 'draft', approvedBy: null, error: expect.stringMatching(/has text now/) });
       // Nothing posted, replaced or deleted: the owner's replies stand.
       expect(fake.googleReplies.get(gNew)?.text).toBe(owners);
@@ -612,7 +661,8 @@ for (const subject of storeSubjects('replies-service')) {
       expect(withdrawn.map((a) => a.target.id).sort()).toEqual([g.id, e.id, t.id, o.id].sort());
       expect(withdrawn[0]!.actor).toEqual({ userId: null, email: 'automatic reply rule' });
       // A person's publish still replaces (the composer's choice): the Owner publishes the withdrawn draft on Google now.
-      await replies.publish(owner, s.org.id, g.id, undefined, { now: true });
+      expect(await refused(replies.publish(owner, s.org.id, g.id, undefined, { now: true }))).toMatchObject({ status: 400, message: expect.stringMatching(/^Send the draft's text as you read it/) });
+      await replies.publish(owner, s.org.id, g.id, 'Thank you for the five stars, Gina!', { now: true });
       expect((await replies.settled(s.org.id, g.id)).state).toBe('published');
       expect(fake.googleReplies.get(gNew)?.text).toBe('Thank you for the five stars, Gina!');
     });

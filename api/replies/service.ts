@@ -30,7 +30,7 @@ import type { KeyedOutcome, KeyedQueue } from '../jobs/keyed-work.ts';
 import type { Logger } from '../logger.ts';
 import { PerKeyLimit } from '../net/per-key-limit.ts';
 import type { SecretBox } from '../secrets/secrets.ts';
-import { AuthError, CredentialsError, RateLimitError, type ConnectorContext, type ReplyWriter } from '../sources/connector.ts';
+import { AuthError, CredentialsError, RateLimitError, ShapeError, type ConnectorContext, type ReplyWriter } from '../sources/connector.ts';
 import { CONNECTORS } from '../sources/connectors.ts';
 import { NetworkError, type HttpClient } from '../sources/http.ts';
 import { assertReplyFits, PlatformBusyError, ReplyTakenError, ReplyTextError } from '../sources/reply.ts';
@@ -276,7 +276,11 @@ export class RepliesService {
     const target = await this.target(review);
     const existing = await this.deps.store.replies.get(orgId, reviewId);
     if (existing?.state === 'publishing') throw conflict('This reply is being posted right now: wait until it is published or failed.');
-    // No text given: the draft (or the failed or waiting reply) there is what is approved.
+    // No text given: the caller's own draft, or a failed or waiting reply (approved already), is what is posted;
+    // someone else's draft (a Member's, the rule's) is approved only with the words read (approve's rule).
+    if ((text === undefined || text === null) && existing?.state === 'draft' && !sameActor(existing.author, caller.actor)) {
+      throw badRequest('Send the draft\'s text as you read it (text): this draft was written by someone else, and only the words read are approved.', [{ parameter: 'text', message: 'required' }]);
+    }
     const kept = existing && existing.state !== 'deleted' && existing.state !== 'published' ? existing.text : undefined;
     const wanted = text === undefined || text === null ? kept : text;
     if (wanted === undefined) throw badRequest('Write the reply\'s text (there is no draft to approve).', [{ parameter: 'text', message: 'required' }]);
@@ -446,10 +450,12 @@ export class RepliesService {
    * landed: each review it created (its createdAt is the batch's time: never a
    * review that existed before, so turning the rule on touches none of those),
    * written by its customer since the rule was turned on (its own `date` at
-   * or after `since`, less AUTO_REPLY_GRACE_MS: a newly connected source's
-   * history is never answered), collected rather than imported from a file (a
-   * Google or Trustpilot review its connected source synced, a DIRECT one from
-   * the review page), with no text, a rating of the rule's
+   * or after `since`, less AUTO_REPLY_GRACE_MS) and, for a platform's review,
+   * since its source was connected (its `date` at or after the source's
+   * `createdAt`, no grace: a newly connected source's history, however young,
+   * is never answered, its first pass answers nothing), collected rather than
+   * imported from a file (a Google or Trustpilot review its connected source
+   * synced, a DIRECT one from the review page), with no text, a rating of the rule's
    * minimum or more and no reply yet, gets the rule's template, filled in as
    * the composer proposes it, scheduled through `publish` after the
    * organization's delay (cancellable meanwhile) and audited as
@@ -476,14 +482,16 @@ export class RepliesService {
     for (const r of wanted) byPlatform.set(r.platform, [...(byPlatform.get(r.platform) ?? []), r.externalId]);
     const business = (await this.deps.store.orgs.get(orgId))?.name ?? '';
     let scheduled = 0;
+    // Each source read once for the batch (a first pass brings hundreds of reviews of one source).
+    const sources = new Map<string, Promise<Source | null>>();
     for (const [platform, ids] of byPlatform) {
       for (const review of await this.deps.store.reviews.findByExternalIds(orgId, platform, [...new Set(ids)])) {
         // Created by this write, as stored (the last record of the batch wins), with no reply anywhere yet.
         if (review.createdAt !== stamp || (rule.since !== undefined && review.createdAt < rule.since) || review.content.trim() !== '' || (review.rating ?? 0) < rule.minRating || review.reply) continue;
-        // Written by its customer since the rule was turned on (a grace for platforms that publish late): a source's history is never answered.
+        // Written by its customer since the rule was turned on (a grace for platforms that publish late): nothing older than the rule is answered.
         if (rule.since !== undefined && !(Date.parse(review.date) >= Date.parse(rule.since) - AUTO_REPLY_GRACE_MS)) continue;
-        // Collected, never imported from a file: a platform review by its connected source, a DIRECT one from the review page.
-        if (!(await this.collected(orgId, review))) continue;
+        // Collected, never imported from a file: a platform review written since its source was connected (no grace: a newly connected source's first pass answers nothing), a DIRECT one from the review page.
+        if (!(await this.collected(orgId, review, sources))) continue;
         // One at a time per review in this process (the only one that heard this write): the look and the put never interleave with another's.
         const key = `${orgId}/${review.id}`;
         if (AUTO_IN_FLIGHT.has(key)) continue;
@@ -498,9 +506,20 @@ export class RepliesService {
     return scheduled;
   }
 
-  /** Whether the review came from where the rule answers: a platform's review its source collected, a DIRECT one published from the review page (never a file import). */
-  private async collected(orgId: string, review: Review): Promise<boolean> {
-    if (review.platform.toUpperCase() !== 'DIRECT') return review.sourceId !== undefined;
+  /**
+   * Whether the review came from where the rule answers: a platform's review
+   * its source collected, written (its own date) at or after the time that
+   * source was connected, so that nothing of what the source found on the
+   * platform when it was connected is ever answered; a DIRECT one published
+   * from the review page (never a file import).
+   */
+  private async collected(orgId: string, review: Review, sources: Map<string, Promise<Source | null>>): Promise<boolean> {
+    if (review.platform.toUpperCase() !== 'DIRECT') {
+      if (review.sourceId === undefined) return false;
+      if (!sources.has(review.sourceId)) sources.set(review.sourceId, this.deps.store.sources.get(review.sourceId));
+      const source = await sources.get(review.sourceId)!;
+      return source !== null && source.orgId === orgId && Date.parse(review.date) >= Date.parse(source.createdAt);
+    }
     const submission = await this.deps.store.collect.get(review.externalId);
     return submission !== null && submission.orgId === orgId && submission.reviewExternalId === review.externalId;
   }
@@ -628,7 +647,13 @@ export class RepliesService {
       // Our own errors and the platforms' are meant for people; anything else is logged and named in general words.
       const known = err instanceof Error && err.name !== 'Error';
       if (!known) log.error({ err }, 'reply: unexpected error');
-      const reason = known ? err.message : 'an unexpected error on our side (the service log has it): publish again';
+      // A malformed answer is not retried for a reply: its words never say it will be (the sync's own do).
+      const reason =
+        err instanceof ShapeError
+          ? `${err.label} answered something that is not its documented shape (${err.what}): that answer was not used and the reply is not tried again; look at the review on ${err.label}, then publish again`
+          : known
+            ? err.message
+            : 'an unexpected error on our side (the service log has it): publish again';
       if (retryable && taken.attempts < this.maxAttempts) {
         const after = err instanceof RateLimitError || err instanceof PlatformBusyError ? err.retryAfterMs : null;
         const waitMs = Math.min(this.maxRetryWaitMs, after ?? this.retryBaseMs * 2 ** (taken.attempts - 1));
@@ -705,7 +730,7 @@ export class RepliesService {
     const name = platformName(platform);
     const writer = (CONNECTORS[platform as SourcePlatform]?.replies ?? null) as ReplyWriter<unknown> | null;
     if (!writer) {
-      throw badRequest(`${name} offers no reply API: this platform offers no reply API, so answer this review on ${name} itself.`, [{ parameter: 'reviewId', message: 'this platform offers no reply API' }]);
+      throw badRequest(`${name} offers no reply API: answer this review on ${name} itself.`, [{ parameter: 'reviewId', message: 'this platform offers no reply API' }]);
     }
     const source = review.sourceId ? await this.deps.store.sources.get(review.sourceId) : null;
     if (!source || source.orgId !== review.orgId) {
@@ -772,6 +797,11 @@ export class RepliesService {
       createdAt: existing?.createdAt ?? at, updatedAt: at,
     };
   }
+}
+
+/** Whether two actors are the same person (a signed-in user by id, the operator or the rule by name). */
+function sameActor(a: ReplyRecord['author'], b: ReplyRecord['author']): boolean {
+  return a.userId !== null || b.userId !== null ? a.userId === b.userId : a.email === b.email;
 }
 
 /** Whether the automatic-reply rule approved this reply (and nobody since). */

@@ -152,8 +152,13 @@ export function jsonOrThrow<T>(res: HttpResponse, label: string, isAuth: (res: H
  */
 export class ShapeError extends PlatformError {
   override name = 'ShapeError';
+  /** The platform's name, and what was wrong with its answer (a reply's failure says them in its own words). */
+  readonly label: string;
+  readonly what: string;
   constructor(label: string, what: string) {
     super(`${label} answered something that is not its documented shape (${what}): that answer was not used and nothing was removed; it will be tried again`);
+    this.label = label;
+    this.what = what;
   }
 }
 

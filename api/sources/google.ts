@@ -11,7 +11,7 @@
 import { accountPath } from './account.ts';
 import { answerObject, AuthError, checkReply, credentialString, httpsOrNull, isObject, jsonOrThrow, listField, PlatformError, RateLimitError, retryAfterMs, ShapeError, utc, type Connector, type ConnectorContext, type ImportRecord, type ReplyWriter } from './connector.ts';
 import type { HttpRequest, HttpResponse } from './http.ts';
-import { assertReplyFits, ReplyTakenError, reviewSegment, writeAnswer } from './reply.ts';
+import { assertReplyFits, quotedReply, ReplyTakenError, reviewSegment, writeAnswer } from './reply.ts';
 
 export interface GoogleCredentials {
   refreshToken: string;
@@ -129,7 +129,7 @@ export const googleReplies: ReplyWriter<GoogleCredentials> = {
       const there = body.reviewReply;
       if (there !== undefined && there !== null) {
         if (!isObject(there) || typeof there.comment !== 'string') throw new ShapeError('Google', '"reviewReply" without its comment');
-        if (there.comment !== text) throw new ReplyTakenError('Google already shows another reply to this review (written there, or by another tool): it was left as it is');
+        if (there.comment !== text) throw new ReplyTakenError(`Google already shows another reply to this review (written there, or by another tool), ${quotedReply(there.comment)}: it was left as it is`);
       }
     }
     const res = await authorized(ctx, url, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ comment: text }) });

@@ -36,6 +36,12 @@ export class ReplyTakenError extends Error {
   override name = 'ReplyTakenError';
 }
 
+/** The reply found on a platform, quoted for a person (at most 280 characters, whole code points). */
+export function quotedReply(text: string): string {
+  const chars = Array.from(text.replace(/\s+/g, ' ').trim());
+  return `“${chars.length > 280 ? `${chars.slice(0, 279).join('')}…` : chars.join('')}”`;
+}
+
 export const utf8Bytes = (text: string): number => Buffer.byteLength(text, 'utf8');
 
 /** Throws a ReplyTextError when `text` is empty or longer than `writer` takes. */

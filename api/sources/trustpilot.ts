@@ -13,7 +13,7 @@ import { createHash } from 'node:crypto';
 import { accountPath } from './account.ts';
 import { answerObject, checkReply, CredentialsError, credentialString, httpsOrNull, isObject, jsonOrThrow, listField, PlatformError, ShapeError, utc, type Connector, type ConnectorContext, type ImportRecord, type ReplyWriter } from './connector.ts';
 import type { HttpRequest, HttpResponse } from './http.ts';
-import { assertReplyFits, reviewSegment, writeAnswer, ReplyTakenError } from './reply.ts';
+import { assertReplyFits, reviewSegment, writeAnswer, ReplyTakenError, quotedReply } from './reply.ts';
 
 export interface TrustpilotCredentials {
   apiKey: string;
@@ -193,7 +193,7 @@ export const trustpilotReplies: ReplyWriter<TrustpilotCredentials> = {
     const there = await currentReply(ctx, id);
     if (there && there.text === text) return { date: there.date };
     // Another reply there, and the caller never replaces one (the automatic-reply rule): refused, nothing deleted.
-    if (there && options.replace === false) throw new ReplyTakenError('Trustpilot already shows another reply to this review (written there, or by another tool): it was left as it is');
+    if (there && options.replace === false) throw new ReplyTakenError(`Trustpilot already shows another reply to this review (written there, or by another tool), ${quotedReply(there.text)}: it was left as it is`);
     const url = `${ctx.urls.trustpilot}/v1/private/reviews/${id}/reply`;
     if (there) writeAnswer(await privateCall(ctx, url, { method: 'DELETE' }), 'Trustpilot', replyWords);
     const res = await privateCall(ctx, url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ authorBusinessUserId: ctx.credentials.businessUserId, message: text }) });

@@ -36,7 +36,7 @@ export function listReplies(deps: DashboardDeps) {
 
 /**
  * GET /reviews/{id}/reply: what the composer needs for one review (its reply,
- * or null; why its platform takes no reply; what stops a publish now; the
+ * or null; the reply the review shows now, `shown`; why its platform takes no reply; what stops a publish now; the
  * platform's limit in bytes of UTF-8; the delay; the organization's name for
  * the preview).
  */
@@ -49,6 +49,8 @@ export function aboutReply(deps: DashboardDeps) {
       platform: about.platform,
       organization: org.name,
       reply: about.reply && replyView(about.reply),
+      // The reply the review shows now (the platform's as last synced, or ours as posted): the composer says when a publish would replace one written elsewhere.
+      shown: about.review.reply && { text: about.review.reply.text, date: about.review.reply.date },
       noReplyApi: about.noReplyApi,
       blocked: about.blocked,
       maxBytes: about.maxBytes,

@@ -66,7 +66,7 @@ export function AutoReplySection(props: { staff: boolean; templates: { id: strin
         Off by default; replies are posted after the delay and can be cancelled meanwhile.{!staff && ' Only an Owner or Admin can change this.'}
       </p>
       <p class="hint" id="auto-scope">
-        It answers only reviews written since it was turned on (or up to 2 days before, for platforms that publish late): Google and Trustpilot reviews your connected sources collect, and reviews from your review page. Never a source's older reviews, nor a file import. At most 30 are posted a minute; more wait their turn. Just before posting, a review that got a reply, text or fewer stars meanwhile is left as a draft instead.
+        It answers only reviews written since it was turned on (or up to 2 days before, for platforms that publish late): Google and Trustpilot reviews written after their source was connected, and reviews from your review page. Never what was already on a platform when you connected it, nor a file import. At most 30 are posted a minute; more wait their turn. Just before posting, a review that got a reply, text or fewer stars meanwhile is left as a draft instead.
       </p>
       {error && (
         <p class="field-error" role="alert">

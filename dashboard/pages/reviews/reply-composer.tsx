@@ -20,13 +20,24 @@ const encoder = new TextEncoder();
 /** The text's size as Google counts it: bytes of UTF-8. */
 export const utf8Bytes = (text: string): number => encoder.encode(text).length;
 
+/**
+ * The reply the review shows now when it is not ours (written on the
+ * platform, or by another tool), else null: ours is a reply we published
+ * with these very words.
+ */
+export function replyElsewhere(shown: { text: string } | null, reply: ReplyInfo | null): { text: string } | null {
+  if (!shown) return null;
+  return reply && reply.publishedAt !== null && reply.text === shown.text ? null : shown;
+}
+
 /** The reply's state in words a person reads at a glance. */
 export function stateWords(reply: ReplyInfo | null, platform: string): string {
   const where = platformName(platform);
   if (!reply) return 'Not answered yet.';
   switch (reply.state) {
     case 'draft':
-      return `Draft by ${reply.author}, awaiting approval by an Owner or Admin.`;
+      // A rule's reply withdrawn back to draft keeps why ("Not posted: …"): said before anyone approves it.
+      return `Draft by ${reply.author}, awaiting approval by an Owner or Admin.${reply.error ? ` ${reply.error}` : ''}`;
     case 'scheduled':
       return `Scheduled: posted on ${where} at ${formatDateTime(reply.scheduledAt)}${reply.approvedBy ? ` (approved by ${reply.approvedBy})` : ''}. It can be edited or cancelled until then.`;
     case 'publishing':
@@ -162,6 +173,8 @@ export function ReplyComposer(props: { review: ReviewItem; session: SessionInfo;
       }
     }
   }
+  // A reply written elsewhere that a publish or an approval would replace on the platform (Google replaces, Trustpilot deletes and posts).
+  const elsewhere = replyElsewhere(info?.shown ?? null, reply);
   // Whenever a reply may be on the platform: the review shows one, or ours was ever published (a draft saved over it since included).
   const canDelete = staff && info && !info.noReplyApi && state !== 'publishing' && state !== 'deleted' && (state === 'published' || (reply?.publishedAt ?? null) !== null || r.reply !== null);
 
@@ -281,6 +294,13 @@ export function ReplyComposer(props: { review: ReviewItem; session: SessionInfo;
                 </p>
               </div>
             </section>
+            {staff && elsewhere && buttons.some((b) => b.action === 'publish' || b.action === 'approve' || b.action === 'now') && (
+              <Notice tone="warning">
+                <p id="reply-replaces">
+                  <strong>This review already has a reply on {where}, not written here:</strong> “{elsewhere.text}”. Publishing or approving this reply replaces it on {where}.
+                </p>
+              </Notice>
+            )}
             {staff && buttons.some((b) => b.action === 'publish' || b.action === 'approve') && (
               <p class="hint">
                 {info.delayMinutes === 0

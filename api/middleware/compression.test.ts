@@ -139,6 +139,10 @@ describe('the public data and SSR HTML', () => {
     expect(raw.status).toBe(200);
     const br = await lean(path, { 'accept-encoding': 'br' });
     expect(br.headers['content-encoding']).toBe('br');
+    // The widget's files honour the weights too: brotli refused, gzip sent.
+    const loader = await lean('/widget/loader.js', { 'accept-encoding': 'br;q=0, gzip' });
+    expect(loader.status).toBe(200);
+    expect(loader.headers['content-encoding']).toBe('gzip');
     expect(br.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(decoded(br).equals(raw.body)).toBe(true);
   });

@@ -138,10 +138,7 @@ export function assetType(asset: Asset): string {
   return asset.name.endsWith('.json') ? 'application/json; charset=utf-8' : 'application/javascript; charset=utf-8';
 }
 
-/** The precompressed form the client accepts: brotli, gzip, or the raw bytes. */
+/** The precompressed form the client accepts (its weights honoured, `q=0` refuses): brotli, gzip, or the raw bytes. */
 export function assetEncoding(asset: Asset, acceptEncoding: string | undefined): { encoding: 'br' | 'gzip' | null; bytes: Buffer } {
-  const accepted = acceptEncoding ?? '';
-  if (/\bbr\b/.test(accepted)) return { encoding: 'br', bytes: asset.brotli };
-  if (/\bgzip\b/.test(accepted)) return { encoding: 'gzip', bytes: asset.gzip };
-  return { encoding: null, bytes: asset.raw };
+  return pickForm(asset.raw, { br: asset.brotli, gzip: asset.gzip }, acceptEncoding);
 }

@@ -10,6 +10,7 @@ import Router from '@koa/router';
 import type { Config } from './config.ts';
 import { methodNotAllowed } from './errors.ts';
 import type { Logger } from './logger.ts';
+import { compressApi } from './middleware/compression.ts';
 import { frontDoor } from './middleware/front-door.ts';
 import { TrustedProxies } from './middleware/trusted-proxies.ts';
 import { apiAccess } from './auth/authenticate.ts';
@@ -154,7 +155,8 @@ export function createApp(deps: AppDeps): App {
     ]);
   };
 
-  const apiPipeline: Middleware[] = [apiAccess({ store, lastUsed, authFailures, orgLimiter })];
+  // Compression outermost: it sees the route's body after it is set, and errors pass through it untouched.
+  const apiPipeline: Middleware[] = [compressApi(), apiAccess({ store, lastUsed, authFailures, orgLimiter })];
 
   // For a person with a browser: where things are, and the icon every page asks for. GET only:
   // another method there stays the 404 of any path outside the API (the API's contract).

@@ -8,7 +8,7 @@
  * The answers are the Koa routes' own, field for field: X-Request-Id, HSTS and
  * nosniff, CORS, the per-address limit (the same Redis window, through
  * Limiter.decide) with its headers, ETag and If-None-Match → 304,
- * Cache-Control, Vary, the precompressed encodings; one access-log line and
+ * Cache-Control, Vary, the precompressed encodings (files and data alike); one access-log line and
  * the request metrics under the route templates Koa's router reports.
  *
  * Only the plain case is served here: GET over HTTPS (the connection's, or a
@@ -27,6 +27,7 @@ import { HSTS } from './middleware/https-only.ts';
 import { redactedUrl } from './middleware/access-log.ts';
 import { requestIdFor } from './middleware/request-id.ts';
 import { clientView, type TrustedProxies } from './middleware/trusted-proxies.ts';
+import { pickForm } from './middleware/compression.ts';
 import type { Metrics } from './ops/metrics.ts';
 import { isRecordId } from './store/ids.ts';
 import type { Store } from './store/types.ts';
@@ -118,8 +119,11 @@ export function publicPath(deps: PublicPathDeps, koa: RequestListener): RequestL
     push(fields, publicLimiter.headerFields(decision));
     fields.push('ETag', cached.etag, 'Cache-Control', PUBLIC_CACHE, 'Vary', 'Accept-Encoding');
     if (matches(header(req, 'if-none-match'), cached.etag)) return answer(req, res, DATA_ROUTE, started, requestId, 304, fields, null);
-    fields.push('Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(cached.bytes.length));
-    answer(req, res, DATA_ROUTE, started, requestId, 200, fields, cached.bytes);
+    const { encoding, bytes } = pickForm(cached.bytes, cached.forms, header(req, 'accept-encoding'));
+    fields.push('Content-Type', 'application/json; charset=utf-8');
+    if (encoding) fields.push('Content-Encoding', encoding);
+    fields.push('Content-Length', String(bytes.length));
+    answer(req, res, DATA_ROUTE, started, requestId, 200, fields, bytes);
   };
 
   return function publicPath(req: IncomingMessage, res: ServerResponse): void {

@@ -13,7 +13,7 @@ import Router from '@koa/router';
 import { Redis } from 'ioredis';
 import Koa from 'koa';
 import ratelimit from 'koa-ratelimit';
-import type { Fixture } from './bare-server.ts';
+import { type Fixture, fixtureKey } from './fixture.ts';
 
 const fixture = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as Fixture;
 const redis = new Redis(process.argv[3]!, { keyPrefix: 'floor:', enableAutoPipelining: true });
@@ -32,9 +32,10 @@ const answers = new Map(
     },
   ]),
 );
-for (const path of new Set([...answers.keys()].map((url) => new URL(url, 'https://x').pathname))) {
+for (const path of new Set([...answers.keys()].map((key) => new URL(key.split(' ')[0]!, 'https://x').pathname))) {
   router.get(path, async (ctx) => {
-    const answer = answers.get(ctx.url);
+    const encoding = ctx.get('accept-encoding');
+    const answer = (encoding && answers.get(fixtureKey(ctx.url, encoding))) || answers.get(ctx.url);
     if (!answer) return;
     for (const [name, value] of answer.headers) ctx.set(name, value);
     ctx.body = answer.body;

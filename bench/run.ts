@@ -38,7 +38,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import autocannon from 'autocannon';
-import type { Fixture } from './bare-server.ts';
+import { type Fixture, fixtureKey } from './fixture.ts';
 import { compareWorkers } from './workers.ts';
 import { admin, cpuMicros, findRedisServer, flag, freePort, httpsGet, record, ROOT, rssMiB, spawnReady, startRedis, startServer, waitUntilIdle } from './support.ts';
 
@@ -51,6 +51,8 @@ if (ONLY_PRODUCTS && PRODUCTS < 1) throw new Error('--only-products needs a cata
 /** A catalog id of the bench: P-00000, P-00001, … */
 const productId = (k: number): string => `P-${String(k).padStart(5, '0')}`;
 const SECONDS = flag('seconds', 10);
+/** A large page of the API (about 50 KB as it is): what compression is measured on. */
+const BIG_PAGE = '/api/v1/reviews?limit=100';
 const CONNECTIONS = flag('connections', 16);
 const PLATFORMS = ['GOOGLE', 'YELP', 'TRUSTPILOT', 'G2', 'CAPTERRA', 'FACEBOOK'];
 const WORDS = 'great friendly fast coffee service staff quality price support helpful recommend again slow cold warm cozy team product delivery easy'.split(' ');
@@ -303,10 +305,26 @@ async function main(): Promise<void> {
         'product first page': `/api/v1/reviews?productId=${product}`,
         'product stats': `/api/v1/reviews/stats?productId=${product}`,
       }),
+      // Compression's cost and gain (issue 38): one large page as it is, then as brotli and gzip.
+      ...(!ONLY_PRODUCTS && { '100-review page': BIG_PAGE, '100-review page, br': BIG_PAGE, '100-review page, gzip': BIG_PAGE }),
+    };
+    /** The Accept-Encoding of a row that asks for compression (the others send none, as API clients mostly do). */
+    const encodingOf = (name: string): string | undefined => (name.endsWith(', br') ? 'br' : name.endsWith(', gzip') ? 'gzip' : undefined);
+    const headersOf = (name: string): Record<string, string> => {
+      const encoding = encodingOf(name);
+      return encoding ? { ...auth, 'accept-encoding': encoding } : auth;
     };
     // Warm up (the first read after an import sorts the pending reviews in) and record the answers.
     const apiResponses: Fixture['responses'] = {};
-    for (const path of Object.values(paths)) apiResponses[path] = await record(`${importer.baseUrl}${path}`, importer.ca, auth);
+    /** Bytes of each row's answer body on the wire (compressed when it asked). */
+    const wireBytes: Record<string, number> = {};
+    for (const [name, path] of Object.entries(paths)) {
+      const encoding = encodingOf(name);
+      const answer = await record(`${importer.baseUrl}${path}`, importer.ca, headersOf(name));
+      if (encoding && answer.headers['content-encoding'] !== encoding) throw new Error(`${name}: answered ${answer.headers['content-encoding'] ?? 'uncompressed'}, not ${encoding}`);
+      apiResponses[fixtureKey(path, encoding)] = answer;
+      wireBytes[name] = Buffer.from(answer.body, 'base64').length;
+    }
 
     // The internet-scale path: what a site visitor's browser asks for, with the headers a browser sends.
     const widget = await admin(importer, 'POST', '/admin/widgets', { orgId: org.id, name: 'Bench widget' });
@@ -355,11 +373,12 @@ async function main(): Promise<void> {
 
     const apiRows: string[][] = [];
     for (const [name, path] of Object.entries(paths)) {
+      const headers = headersOf(name);
       const [service, stack, ceiling] = (await compare(
         [
-          { url: `${server.baseUrl}${path}`, headers: auth, pid: pids.service },
-          { url: `https://127.0.0.1:${floorPort}${path}`, headers: auth, pid: pids.floor },
-          { url: `https://127.0.0.1:${barePort}${path}`, headers: auth, pid: pids.bare },
+          { url: `${server.baseUrl}${path}`, headers, pid: pids.service },
+          { url: `https://127.0.0.1:${floorPort}${path}`, headers, pid: pids.floor },
+          { url: `https://127.0.0.1:${barePort}${path}`, headers, pid: pids.bare },
         ],
         server.ca,
       )) as [Result, Result, Result];
@@ -368,6 +387,7 @@ async function main(): Promise<void> {
       warn(name, 'bare', ceiling);
       apiRows.push([
         name,
+        wireBytes[name]!.toLocaleString('en'),
         service.rps.toFixed(0),
         latency(service),
         us(service),
@@ -421,7 +441,8 @@ async function main(): Promise<void> {
       [
         '',
         "API (a developer's key):",
-        ...table(['request', 'service req/s', 'service p50/p99 ms', 'service CPU µs/req', 'floor req/s', 'floor CPU µs/req', 'bare req/s', 'bare CPU µs/req', 'CPU service/floor', 'req/s service/bare'], apiRows),
+        ...table(['request', 'bytes', 'service req/s', 'service p50/p99 ms', 'service CPU µs/req', 'floor req/s', 'floor CPU µs/req', 'bare req/s', 'bare CPU µs/req', 'CPU service/floor', 'req/s service/bare'], apiRows),
+        ...(paths['100-review page, br'] ? ['bytes = the answer body on the wire. The 100-review page rows: the same page as it is, and compressed per request at the fast level (brotli 4, gzip 1), the floor and bare servers answering the recorded compressed bytes: the compression\'s CPU shows in CPU service/floor.'] : []),
         ...(PRODUCTS > 0 ? [`product rows: ${product}, one of ${PRODUCTS.toLocaleString('en')} products, named by ${Math.ceil((REVIEWS - (Math.floor(PRODUCTS / 2) % PRODUCTS)) / PRODUCTS).toLocaleString('en')} of the reviews (goal: req/s service/bare ≥ 0.6).`] : []),
         ...(statsAfterImport
           ? [`The service above was started on the data folder the import filled. In the process that ran the import, before that restart: stats ${us(statsAfterImport)} µs/req, ${statsAfterImport.rps.toFixed(0)} req/s (README, "After a large import").`]

@@ -6,6 +6,8 @@
  * files come precompressed from assets.ts.
  */
 import { createHash } from 'node:crypto';
+import type { Context } from 'koa';
+import { pickForm, precompress, type Precompressed } from '../middleware/compression.ts';
 import type { Store, Widget } from '../store/types.ts';
 import type { Asset } from './assets.ts';
 import { publicWidgetData, widgetProduct } from './public-data.ts';
@@ -35,7 +37,18 @@ export interface CachedPublic {
   /** The body's UTF-8 bytes, encoded once: every visitor's answer writes them as they are. */
   bytes: Buffer;
   etag: string;
+  /** Brotli and gzip forms of `bytes`, made once per body (null below MIN_COMPRESS_BYTES). */
+  forms: Precompressed | null;
   expires: number;
+}
+
+/**
+ * The compressed forms of a body: the previous entry's when the body is the
+ * same (an entry is recomputed every PUBLIC_TTL_MS, its body seldom changes),
+ * else made now.
+ */
+export async function formsOf(bytes: Buffer, etag: string, previous: CachedPublic | undefined): Promise<Precompressed | null> {
+  return previous && previous.etag === etag ? previous.forms : precompress(bytes);
 }
 
 /** A strong ETag of a body: 27 characters of its SHA-256. */
@@ -94,7 +107,10 @@ export class PublicWidgetCache {
       pending = (async () => {
         const product = await widgetProduct(this.store, widget, productId);
         const body = JSON.stringify({ data: await publicWidgetData(this.store, widget, new Date(), product) });
-        const entry = { version, body, bytes: Buffer.from(body, 'utf8'), etag: etagOf(body), expires: Date.now() + PUBLIC_TTL_MS };
+        const bytes = Buffer.from(body, 'utf8');
+        const etag = etagOf(body);
+        const forms = await formsOf(bytes, etag, this.entries.get(key));
+        const entry: CachedPublic = { version, body, bytes, etag, forms, expires: Date.now() + PUBLIC_TTL_MS };
         if (this.entries.size >= PUBLIC_CACHE_MAX) this.entries.clear();
         this.entries.set(key, entry);
         return entry;
@@ -103,6 +119,14 @@ export class PublicWidgetCache {
     }
     return pending;
   }
+}
+
+/** A cached answer through Koa, in the form the client accepts (brotli, gzip or as it is). */
+export function sendForm(ctx: Context, cached: CachedPublic, type: string): void {
+  const { encoding, bytes } = pickForm(cached.bytes, cached.forms, ctx.get('accept-encoding'));
+  ctx.type = type;
+  if (encoding) ctx.set('Content-Encoding', encoding);
+  ctx.body = bytes;
 }
 
 /** A widget file's caching: the loader keeps its URL and a short cache, hashed files are immutable. */
@@ -114,10 +138,7 @@ export function assetType(asset: Asset): string {
   return asset.name.endsWith('.json') ? 'application/json; charset=utf-8' : 'application/javascript; charset=utf-8';
 }
 
-/** The precompressed form the client accepts: brotli, gzip, or the raw bytes. */
+/** The precompressed form the client accepts (its weights honoured, `q=0` refuses): brotli, gzip, or the raw bytes. */
 export function assetEncoding(asset: Asset, acceptEncoding: string | undefined): { encoding: 'br' | 'gzip' | null; bytes: Buffer } {
-  const accepted = acceptEncoding ?? '';
-  if (/\bbr\b/.test(accepted)) return { encoding: 'br', bytes: asset.brotli };
-  if (/\bgzip\b/.test(accepted)) return { encoding: 'gzip', bytes: asset.gzip };
-  return { encoding: null, bytes: asset.raw };
+  return pickForm(asset.raw, { br: asset.brotli, gzip: asset.gzip }, acceptEncoding);
 }

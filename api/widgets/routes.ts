@@ -16,7 +16,7 @@ import { validQuery } from '../openapi/params.ts';
 import { isRecordId } from '../store/ids.ts';
 import type { Store, Widget } from '../store/types.ts';
 import { sendAsset, type WidgetAssets } from './assets.ts';
-import { assetCacheControl, assetType, type CachedPublic, etagOf, matches, PUBLIC_CACHE, PUBLIC_CORS, PUBLIC_TTL_MS, type PublicWidgetCache } from './public-answers.ts';
+import { assetCacheControl, assetType, type CachedPublic, etagOf, formsOf, matches, PUBLIC_CACHE, PUBLIC_CORS, PUBLIC_TTL_MS, type PublicWidgetCache, sendForm } from './public-answers.ts';
 import { demoPage } from './demo-page.ts';
 import { demoCsp, WIDGET_HTML_CSP } from './page-policies.ts';
 import { widgetInputs, widgetJsonLd, widgetProduct } from './public-data.ts';
@@ -89,16 +89,15 @@ export function registerWidgetRoutes(deps: WidgetRouteDeps): void {
   get('/public/v1/widgets/:id', publicCors, publicLimit, async function publicWidget(ctx: Context) {
     const { productId } = ctx.querystring ? validQuery('getPublicWidget', ctx.querystring) : {};
     const widget = await findWidget(store, ctx.params.id as string);
-    const { bytes, etag } = await publicBody(widget, productId);
-    ctx.set('ETag', etag);
+    const cached = await publicBody(widget, productId);
+    ctx.set('ETag', cached.etag);
     ctx.set('Cache-Control', PUBLIC_CACHE);
     ctx.set('Vary', 'Accept-Encoding');
-    if (matches(ctx.get('if-none-match'), etag)) {
+    if (matches(ctx.get('if-none-match'), cached.etag)) {
       ctx.status = 304;
       return;
     }
-    ctx.type = 'application/json; charset=utf-8';
-    ctx.body = bytes;
+    sendForm(ctx, cached, 'application/json; charset=utf-8');
   });
 
   /**
@@ -117,7 +116,9 @@ export function registerWidgetRoutes(deps: WidgetRouteDeps): void {
     let hit = htmlCache.get(key);
     if (!hit || hit.version !== version || hit.expires <= Date.now()) {
       const body = widgetHtml((JSON.parse(json) as { data: Parameters<typeof widgetHtml>[0] }).data, lang, Date.now(), productId ?? null);
-      hit = { version, body, bytes: Buffer.from(body, 'utf8'), etag: etagOf(body), expires: Date.now() + PUBLIC_TTL_MS };
+      const bytes = Buffer.from(body, 'utf8');
+      const etag = etagOf(body);
+      hit = { version, body, bytes, etag, forms: await formsOf(bytes, etag, hit), expires: Date.now() + PUBLIC_TTL_MS };
       if (htmlCache.size >= HTML_CACHE_MAX) htmlCache.clear();
       htmlCache.set(key, hit);
     }
@@ -129,8 +130,7 @@ export function registerWidgetRoutes(deps: WidgetRouteDeps): void {
       ctx.status = 304;
       return;
     }
-    ctx.type = 'text/html; charset=utf-8';
-    ctx.body = hit.bytes;
+    sendForm(ctx, hit, 'text/html; charset=utf-8');
   });
 
   get('/widget/:file', async function widgetFile(ctx: Context) {

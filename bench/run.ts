@@ -30,6 +30,8 @@
  * on a loaded machine), and skips the deep page, the public rows and the
  * WORKERS comparison.
  * (`--seconds` is the run length of `--store mongo`.)
+ * `--check`: after the tables, the goals of each ratio, met or missed, and an
+ * exit code of 1 when one is missed (a person's check on a quiet machine).
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -255,6 +257,45 @@ function table(header: string[], rows: string[][]): string[] {
   return [line(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.map(line)];
 }
 
+/**
+ * The goals `--check` holds the run to (issue 38, and issue 35's product rows):
+ * per row, a ratio and its bound. `npm run bench -- --check` prints each goal
+ * met or missed and exits 1 when one is missed: for a person checking a change
+ * on a quiet machine, never for CI (its timings are noisy).
+ */
+interface Goal {
+  row: string;
+  ratio: 'req/s service/bare' | 'CPU service/floor' | 'CPU service/bare';
+  /** ≥ for req/s, ≤ for CPU. */
+  bound: number;
+}
+const API_GOALS: Goal[] = ['first page', 'filtered deep page', 'stats', 'product first page', 'product stats'].flatMap((row) => [
+  { row, ratio: 'req/s service/bare', bound: 0.6 } as const,
+  ...(row.startsWith('product') ? [] : [{ row, ratio: 'CPU service/floor', bound: 1.3 } as const]),
+]);
+const PUBLIC_GOALS: Goal[] = [
+  { row: 'widget data', ratio: 'CPU service/bare', bound: 1.5 },
+  { row: 'widget data, 304', ratio: 'CPU service/bare', bound: 1.2 },
+  { row: 'loader.js', ratio: 'CPU service/bare', bound: 1.5 },
+  { row: 'hashed bundle', ratio: 'CPU service/bare', bound: 1.5 },
+];
+const CHECK = process.argv.includes('--check');
+
+/** Each goal of a measured row, met or missed, as table rows. */
+function goalRows(goals: Goal[], measured: Map<string, Record<Goal['ratio'], number>>): { rows: string[][]; missed: number } {
+  let missed = 0;
+  const rows: string[][] = [];
+  for (const goal of goals) {
+    const ratios = measured.get(goal.row);
+    if (!ratios) continue;
+    const value = ratios[goal.ratio];
+    const met = goal.ratio.startsWith('req/s') ? value >= goal.bound : value <= goal.bound;
+    if (!met) missed++;
+    rows.push([goal.row, goal.ratio, value.toFixed(2), `${goal.ratio.startsWith('req/s') ? '≥' : '≤'} ${goal.bound}`, met ? 'met' : 'MISSED']);
+  }
+  return { rows, missed };
+}
+
 const us = (r: Result) => r.cpuUs.toFixed(0);
 const latency = (r: Result) => `${r.p50} / ${r.p99}`;
 
@@ -372,6 +413,8 @@ async function main(): Promise<void> {
     };
 
     const apiRows: string[][] = [];
+    /** Each row's ratios, for the goals. */
+    const ratios = new Map<string, Record<Goal['ratio'], number>>();
     for (const [name, path] of Object.entries(paths)) {
       const headers = headersOf(name);
       const [service, stack, ceiling] = (await compare(
@@ -385,6 +428,7 @@ async function main(): Promise<void> {
       warn(name, 'service', service);
       warn(name, 'floor', stack);
       warn(name, 'bare', ceiling);
+      ratios.set(name, { 'req/s service/bare': service.rps / ceiling.rps, 'CPU service/floor': service.cpuUs / stack.cpuUs, 'CPU service/bare': service.cpuUs / ceiling.cpuUs });
       apiRows.push([
         name,
         wireBytes[name]!.toLocaleString('en'),
@@ -410,6 +454,7 @@ async function main(): Promise<void> {
       )) as [Result, Result];
       warn(name, 'service', service);
       warn(name, 'bare', ceiling);
+      ratios.set(name, { 'req/s service/bare': service.rps / ceiling.rps, 'CPU service/floor': NaN, 'CPU service/bare': service.cpuUs / ceiling.cpuUs });
       publicRows.push([
         name,
         service.rps.toFixed(0),
@@ -466,6 +511,12 @@ async function main(): Promise<void> {
         '',
       ].join('\n'),
     );
+    const goals = goalRows([...API_GOALS, ...PUBLIC_GOALS], ratios);
+    process.stdout.write([`Goals (issue 38; product rows: issue 35)${CHECK ? '' : ', for information (--check exits 1 when one is missed)'}:`, ...table(['request', 'ratio', 'measured', 'goal', ''], goals.rows), ''].join('\n') + '\n');
+    if (CHECK && goals.missed > 0) {
+      process.stdout.write(`--check: ${goals.missed} goal${goals.missed === 1 ? '' : 's'} missed.\n`);
+      process.exitCode = 1;
+    }
   } finally {
     bare?.kill('SIGTERM');
     floor?.kill('SIGTERM');

@@ -52,6 +52,8 @@ export interface ApiKeyRecord {
   lastUsedAt: string | null;
   expiresAt: string | null;
   revokedAt: string | null;
+  /** What the key may do (api/auth/permissions.ts); absent on keys made before permissions: read-only. */
+  permissions?: readonly ('reviews:read' | 'invitations:write')[];
 }
 
 export type KeyState = 'active' | 'revoked' | 'expired';

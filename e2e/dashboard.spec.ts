@@ -100,7 +100,7 @@ test('API keys: create with a name and an expiration date, shown once, works, li
   await expect(page.getByRole('heading', { name: 'API Keys', level: 1 })).toBeVisible();
   // The heading comes before the list (the table is drawn once the keys have loaded): wait for its headers.
   const headers = page.getByRole('table').getByRole('columnheader');
-  await expect.poll(async () => (await headers.allTextContents()).slice(0, 6)).toEqual(['Name', 'Prefix', 'Created', 'Last used', 'Expires', 'State']);
+  await expect.poll(async () => (await headers.allTextContents()).slice(0, 7)).toEqual(['Name', 'Prefix', 'Created', 'Last used', 'Expires', 'Access', 'State']);
   await expectNoAxeViolations(page, 'API Keys');
   await screenshots(page, 'api-keys');
 
@@ -111,6 +111,8 @@ test('API keys: create with a name and an expiration date, shown once, works, li
   await screenshots(page, 'api-keys-create');
   await form.getByLabel('Name').fill('Website production');
   await form.getByLabel('Expiration date').fill('2099-12-31');
+  // Off unless ticked: this key only reads reviews.
+  await expect(form.getByRole('checkbox', { name: 'May send review invitations' })).not.toBeChecked();
   const created = page.waitForResponse((r) => r.url().endsWith('/dashboard/api/keys') && r.request().method() === 'POST');
   await form.getByRole('button', { name: 'Generate' }).click();
   const body = (await (await created).json()) as { key: string; expiresAt: string; prefix: string };
@@ -128,6 +130,7 @@ test('API keys: create with a name and an expiration date, shown once, works, li
   await screenshots(page, 'api-keys-new-key');
 
   expect(await apiStatus(body.key)).toBe(200);
+  expect((await service.get('/api/v1/invitations', { authorization: `Bearer ${body.key}` })).status).toBe(403);
 
   await page.getByRole('button', { name: 'Done' }).click();
   await page.reload();
@@ -141,6 +144,7 @@ test('API keys: create with a name and an expiration date, shown once, works, li
     /\w{3} \d{1,2}, \d{4}/,
     /\w{3} \d{1,2}, \d{4}, \d{1,2}:\d{2}/, // last used: a date and time, not "Never"
     'Dec 31, 2099',
+    'Reads reviews',
     'Active',
     'Revoke',
   ]);
@@ -153,9 +157,30 @@ test('API keys: create with a name and an expiration date, shown once, works, li
   await expectNoAxeViolations(page, 'the revoke dialog');
   await screenshots(page, 'api-keys-revoke');
   await confirm.getByRole('button', { name: 'Revoke key' }).click();
-  await expect(row.getByRole('cell').nth(5)).toHaveText('Revoked');
+  await expect(row.getByRole('cell').nth(6)).toHaveText('Revoked');
   await expect(row.getByRole('button', { name: 'Revoke' })).toHaveCount(0);
   expect(await apiStatus(body.key)).toBe(401);
+});
+
+test('API keys: "May send review invitations" makes a key that may send invitations; the list says which keys may', async () => {
+  await page.reload();
+  await expect(page.getByRole('heading', { name: 'API Keys', level: 1 })).toBeVisible();
+  await page.getByRole('button', { name: 'Create API Key' }).click();
+  const form = page.getByRole('dialog', { name: 'Create API key' });
+  await form.getByLabel('Name').fill('Shop orders');
+  await form.getByRole('checkbox', { name: 'May send review invitations' }).check();
+  await expectNoAxeViolations(page, 'the Create API key dialog, invitations ticked');
+  await screenshots(page, 'api-keys-create-invitations');
+  const created = page.waitForResponse((r) => r.url().endsWith('/dashboard/api/keys') && r.request().method() === 'POST');
+  await form.getByRole('button', { name: 'Generate' }).click();
+  const body = (await (await created).json()) as { key: string; permissions: string[] };
+  expect(body.permissions).toEqual(['reviews:read', 'invitations:write']);
+  await expect(page.getByRole('dialog').getByText('Reads reviews, sends invitations')).toBeVisible();
+  expect((await service.get('/api/v1/invitations', { authorization: `Bearer ${body.key}` })).status).toBe(200);
+  await page.getByRole('button', { name: 'Done' }).click();
+  const row = page.getByRole('row').filter({ hasText: 'Shop orders' });
+  await expect(row.getByRole('cell').nth(5)).toHaveText('Reads reviews, sends invitations');
+  await screenshots(page, 'api-keys-permissions');
 });
 
 test('the keys flow works with the keyboard alone', async () => {
@@ -189,7 +214,7 @@ test('the keys flow works with the keyboard alone', async () => {
   await page.keyboard.press('Tab');
   await expect(confirm.getByRole('button', { name: 'Revoke key' })).toBeFocused();
   await page.keyboard.press('Enter');
-  await expect(page.getByRole('row').filter({ hasText: 'Keyboard only' }).getByRole('cell').nth(5)).toHaveText('Revoked');
+  await expect(page.getByRole('row').filter({ hasText: 'Keyboard only' }).getByRole('cell').nth(6)).toHaveText('Revoked');
   expect(await apiStatus(key)).toBe(401);
 });
 

@@ -199,12 +199,17 @@ export function ApiKeysPage(props: { session: SessionInfo }) {
           rows={keys}
           rowKey={(k) => k.id}
           columns={[
-            { name: 'Name', card: 'title', class: 'strong', cellProps: (k) => ({ id: `key-${k.id}` }), cell: (k) => k.name },
+            { name: 'Name', card: 'title', class: 'strong', cellProps: (k) => ({ id: `key-${k.id}` }), cell: (k) => (
+                <>
+                  {k.name}
+                  {/* Read-only is every key's default: only the exception is said, under the name. */}
+                  {k.permissions.includes('invitations:write') && <span class="key-permission">Sends review invitations</span>}
+                </>
+              ) },
             { name: 'Prefix', class: 'mono', cell: (k) => `${k.prefix}…` },
             { name: 'Created', class: 'nowrap', cell: (k) => formatDate(k.createdAt) },
             { name: 'Last used', class: 'nowrap', cell: (k) => formatDateTime(k.lastUsedAt) },
             { name: 'Expires', class: 'nowrap', cell: (k) => formatDate(k.expiresAt, 'No expiration') },
-            { name: 'Access', cell: (k) => accessLabel(k.permissions) },
             { name: 'State', card: 'badge', cell: (k) => <span class={`badge badge-${k.state}`}>{STATE_LABELS[k.state]}</span> },
             {
               name: 'Actions',

@@ -76,6 +76,16 @@ function suite(open: () => Promise<{ store: Store; reopen(): Promise<Store>; cle
     expect(k3![0]!.invitation.reason).toBe('unsubscribed');
   });
 
+  it('lets one of several requests at once invite an address, the others skipped; one order at once stored once', async () => {
+    const s = h.store.invitations;
+    const results = await Promise.all([0, 1, 2, 3, 4].map(() => s.create('org_r', [draft('org_r', 'race')], { max: 100 })));
+    expect(results.map((r) => r![0]!.invitation.state).sort()).toEqual(['scheduled', 'skipped', 'skipped', 'skipped', 'skipped']);
+    const orders = await Promise.all([0, 1, 2].map(() => s.create('org_r', [draft('org_r', 'race2', { orderRef: 'R-1' })], { max: 100 })));
+    expect(new Set(orders.map((r) => r![0]!.invitation.id)).size).toBe(1);
+    expect(orders.filter((r) => r![0]!.created)).toHaveLength(1);
+    expect(await s.count('org_r')).toBe(6);
+  });
+
   it('answers the stored invitation for the same orderRef and address, in a batch and later', async () => {
     const s = h.store.invitations;
     const a = draft('org_c', 'x1', { orderRef: 'A-1' });

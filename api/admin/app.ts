@@ -108,7 +108,7 @@ export function createAdminApp(deps: AdminDeps): Koa {
     await requireOrg(store, input.orgId);
     ctx.status = 201;
     const created = await createKey(store, input);
-    await audit(store, input.orgId, OPERATOR, 'key.created', { id: created.id, label: `${created.name} (${created.prefix}…)` });
+    await audit(store, input.orgId, OPERATOR, 'key.created', { id: created.id, label: `${created.name} (${created.prefix}…)` }, { permissions: created.permissions.join(', ') });
     ctx.body = created;
   });
   router.get('/keys', async (ctx) => {

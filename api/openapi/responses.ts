@@ -242,7 +242,7 @@ export function badBody(): ResponseObject {
 }
 
 export function invitationLimit(): ResponseObject {
-  return response('`invitation_limit_reached`: the organization keeps at most 250,000 invitations; a request that would pass it creates none.', ref('InvitationLimitError'), rateLimitHeaders(true), {
+  return response('`invitation_limit_reached`: the organization keeps at most 250,000 invitations; a request that would pass it creates none.', ref('InvitationLimitError'), rateLimitHeaders(false), {
     invitationLimit: errorBody('invitation_limit_reached', 'An organization may keep at most 250,000 invitations; these would pass it, so none was created.'),
   });
 }

@@ -86,6 +86,25 @@ function suite(open: () => Promise<{ store: Store; reopen(): Promise<Store>; cle
     expect(await s.count('org_r')).toBe(6);
   });
 
+  it('finds the scheduled invitations whose time came, of every organization, soonest first, a bounded batch', async () => {
+    const s = h.store.invitations;
+    // Before every other invitation of the suite: only these can be due.
+    const T = (d: number): string => new Date(Date.parse('2020-01-01T00:00:00.000Z') + d * DAY).toISOString();
+    const made = await s.create('org_due1', [draft('org_due1', 'd1', { sendAt: T(3) }), draft('org_due1', 'd2', { sendAt: T(1) }), draft('org_due1', 'd3', { state: 'unsent', sendAt: null })], { max: 100 });
+    await s.create('org_due2', [draft('org_due2', 'd1', { sendAt: T(2) }), draft('org_due2', 'd4', { sendAt: T(9) })], { max: 100 });
+    const mine = <I extends { orgId: string }>(list: I[]): I[] => list.filter((i) => i.orgId.startsWith('org_due'));
+    expect(mine(await s.due(T(0), 10))).toEqual([]);
+    expect(mine(await s.due(T(3), 10)).map((i) => [i.orgId, i.emailKey, i.sendAt])).toEqual([
+      ['org_due1', 'd2', T(1)],
+      ['org_due2', 'd1', T(2)],
+      ['org_due1', 'd1', T(3)],
+    ]);
+    // A cancelled one is no longer due.
+    const first = made![1]!.invitation;
+    await s.update({ ...first, state: 'cancelled', updatedAt: T(0) }, first);
+    expect(mine(await s.due(T(3), 1)).map((i) => i.emailKey)).toEqual(['d1']);
+  });
+
   it('answers the stored invitation for the same orderRef and address, in a batch and later', async () => {
     const s = h.store.invitations;
     const a = draft('org_c', 'x1', { orderRef: 'A-1' });

@@ -97,6 +97,13 @@ export interface InvitationStore {
    * once, a cancel racing a send); null otherwise.
    */
   update(next: Invitation, expect: { state: InvitationState; updatedAt: string }): Promise<Invitation | null>;
+  /**
+   * For the sending job (next): at most `limit` `scheduled` invitations of
+   * any organization whose `sendAt` is at or before `before` (ISO), soonest
+   * first. The job moves each on with `update` (to `sent` once the relay
+   * took the mail, or `failed`), checking `unsubscribedAt` again first.
+   */
+  due(before: string, limit: number): Promise<Invitation[]>;
   /** Records that this address (its key) wants no more invitations from the organization. */
   unsubscribe(orgId: string, emailKey: string, at: string): Promise<void>;
   /** When the address unsubscribed from the organization, or null. */

@@ -121,6 +121,7 @@ describeOn(ferretdbTarget(), 'the MongoDB store with its server gone', () => {
       'reviewInvitations.list': [orgId, { limit: 10, offset: 0 }],
       'reviewInvitations.unsubscribe': [orgId, 'k', stamp],
       'reviewInvitations.unsubscribedAt': [orgId, 'k'],
+      'reviewInvitations.due': [stamp, 10],
     };
     const calls: [string, () => Promise<unknown>][] = [];
     const parts = { orgs: s.orgs, keys: s.keys, widgets: s.widgets, reviews: s.reviews, products: s.products, collect: s.collect, moderation: s.moderation, sources: s.sources, webhooks: s.webhooks, users: s.people.users, sessions: s.people.sessions, invitations: s.people.invitations, audit: s.people.audit, reviewInvitations: s.invitations };

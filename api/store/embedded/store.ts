@@ -1261,6 +1261,12 @@ export class EmbeddedStore implements Store {
       return { data: all.slice(offset, offset + limit), total: all.length };
     },
     count: async (orgId) => this.orgInvitations.get(orgId)?.size ?? 0,
+    // A walk of every invitation: the sending job asks once a minute or so; an index by sendAt comes with it if needed.
+    due: async (before, limit) => {
+      const due: Invitation[] = [];
+      for (const i of this.invitationMap.values()) if (i.state === 'scheduled' && i.sendAt !== null && i.sendAt <= before) due.push(i);
+      return due.sort((a, b) => (a.sendAt! < b.sendAt! ? -1 : a.sendAt! > b.sendAt! ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).slice(0, limit);
+    },
     update: (next, expect) =>
       this.commit(() => {
         const now = this.invitationMap.get(next.id);

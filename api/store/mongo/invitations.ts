@@ -61,6 +61,8 @@ export class MongoInvitations {
     await Promise.all([
       this.col.createIndex({ orgId: 1, createdAt: -1, _id: -1 }, { name: 'org_created' }),
       this.col.createIndex({ orgId: 1, state: 1, createdAt: -1, _id: -1 }, { name: 'org_state_created' }),
+      // due(): the scheduled ones whose time came, soonest first, from the index.
+      this.col.createIndex({ state: 1, sendAt: 1, _id: 1 }, { name: 'state_send_at' }),
     ]);
   }
 
@@ -128,6 +130,11 @@ export class MongoInvitations {
       this.col.countDocuments(filter),
     ]);
     return { data: docs.map(strip), total };
+  }
+
+  async due(before: string, limit: number): Promise<Invitation[]> {
+    const docs = await this.col.find({ state: 'scheduled', sendAt: { $ne: null, $lte: before } }).sort({ sendAt: 1, _id: 1 }).limit(limit).toArray();
+    return docs.map(strip);
   }
 
   async count(orgId: string): Promise<number> {

@@ -295,6 +295,7 @@ export class MongoStore implements Store {
         get: (id) => inv.get(id),
         list: (orgId, query) => inv.list(orgId, query),
         count: (orgId) => inv.count(orgId),
+        due: (before, limit) => inv.due(before, limit),
         update: (next, expect) => inv.update(next, expect),
         unsubscribe: (orgId, emailKey, at) => inv.unsubscribe(orgId, emailKey, at),
         unsubscribedAt: (orgId, emailKey) => inv.unsubscribedAt(orgId, emailKey),

@@ -7,9 +7,11 @@
  * Sending is not here yet: an invitation is created `scheduled` with its
  * `sendAt` (SMTP_URL set) or `unsent` (no relay: the link is for the
  * organization's own mailer). The mail job that sends what is due reads
- * `scheduled` invitations whose `sendAt` has come, checks `unsubscribedAt`
- * again at send time, and moves them to `sent` (or `failed`) with
- * `store.invitations.update` (one writer wins a race with a cancel).
+ * `store.invitations.due(now, batch)` (`scheduled`, `sendAt` come, soonest
+ * first), checks `unsubscribedAt` again at send time, renders the mail with
+ * `link(invitation)` (and `?rating=N` for the star links), and moves each to
+ * `sent` (or `failed`) with `store.invitations.update` (one writer wins a
+ * race with a cancel or the link being used).
  *
  * An invitee's email is personal data: it leaves only in the answers of the
  * organization's own API, CLI and dashboard, never in a log line, a webhook,

@@ -42,6 +42,9 @@ import type { ProductsService } from './products/service.ts';
 import type { RepliesService } from './replies/service.ts';
 import type { CollectService } from './collect/service.ts';
 import { registerCollectRoutes } from './collect/routes.ts';
+import type { InvitationsService } from './invitations/service.ts';
+import { registerInvitationRoutes } from './invitations/routes.ts';
+import { registerInvitationPageRoutes } from './invitations/page-routes.ts';
 
 export interface AppDeps {
   config: Config;
@@ -66,6 +69,8 @@ export interface AppDeps {
   replies?: RepliesService;
   /** The review page (CONTRACT §13): /r/… and the dashboard's Collect routes. */
   collect?: CollectService;
+  /** Review invitations (CONTRACT §14): the API's /invitations and the links /r/i/…. */
+  invitations?: InvitationsService;
   /** Set while shutting down: /readyz then answers 503 so balancers stop sending work. */
   lifecycle?: { draining: boolean };
 }
@@ -185,6 +190,10 @@ export function createApp(deps: AppDeps): App {
     },
   });
 
+  if (deps.invitations) {
+    registerInvitationRoutes({ router, apiPipeline, invitations: deps.invitations });
+    registerInvitationPageRoutes({ router, invitations: deps.invitations });
+  }
   if (deps.collect) registerCollectRoutes({ router, collect: deps.collect, limiter: collectLimiter, logger });
 
   koa.use(frontDoor({ logger, metrics, proxies }));

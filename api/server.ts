@@ -45,6 +45,7 @@ import { BatchedRateLimitDb } from './limits/batched-redis-driver.ts';
 import { ProductsService } from './products/service.ts';
 import { CollectService, type MailWork } from './collect/service.ts';
 import { createCollectMailer } from './collect/mail.ts';
+import { InvitationsService } from './invitations/service.ts';
 import { dueSources, SourcesService } from './sources/service.ts';
 import type { SyncSummary } from './sources/sync.ts';
 import { bulkImports } from './jobs/bulk-imports.ts';
@@ -57,6 +58,8 @@ export interface Service {
   store: Store;
   logger: Logger;
   sources: SourcesService;
+  /** Review invitations (CONTRACT §14): the one service routes and tests call. */
+  invitations: InvitationsService;
   app: App;
   adminToken: string;
   /** Actual ports (useful when 0 was asked for in tests). */
@@ -283,7 +286,9 @@ export async function startService(config: Config, options: StartOptions = {}): 
   const collectQueue = config.redisUrl
     ? new BullKeyedQueue<MailWork>({ redisUrl: config.redisUrl, keyPrefix: config.redisKeyPrefix, name: 'collect-mail', logger })
     : new InProcessKeyedQueue<MailWork>(logger);
-  const app = createApp({ config, store, logger, redis: redisHealth, metrics, assets, lifecycle, dashboardAssets, sessions, secretsKey, sources, platformHttp, webhooks, products, replies, collect });
+  // Review invitations: `scheduled` to be mailed with SMTP_URL, `unsent` links without (the sending job comes next).
+  const invitations = new InvitationsService({ store, secretsKey, publicUrl: config.publicUrl, logger, collect, mails: config.smtpUrl !== null });
+  const app = createApp({ config, store, logger, redis: redisHealth, metrics, assets, lifecycle, dashboardAssets, sessions, secretsKey, sources, platformHttp, webhooks, products, replies, collect, invitations });
   const https = createHttpsServer({ cert: tls.cert, key: tls.key, maxHeaderSize: 16 * 1024, connectionsCheckingInterval: requestDeadline.checkEveryMs }, app.handler);
   https.headersTimeout = Math.min(10_000, requestDeadline.ms);
   https.requestTimeout = requestDeadline.ms;
@@ -311,7 +316,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
   dispatcher.start();
   // Not awaited either: a Redis away at start-up must not hold the service (the mail queue starts once it is back).
   collect.start(collectQueue).catch((err: unknown) => logger.error({ err: (err as Error).message }, 'collect: the mail queue could not start'));
-  const admin = createAdminApp({ store, logger, metrics, adminToken, config, sessions, sources, webhooks, products, replies, collect });
+  const admin = createAdminApp({ store, logger, metrics, adminToken, config, sessions, sources, webhooks, products, replies, collect, invitations });
   const adminServer = createHttpServer(admin.callback());
   adminServer.requestTimeout = 0; // imports stream for as long as they need
   trackResponses(adminServer);
@@ -354,5 +359,5 @@ export async function startService(config: Config, options: StartOptions = {}): 
   }
   const baseUrl = `https://${config.host.includes(':') ? `[${config.host}]` : config.host}:${ports.https}`;
 
-  return { config, store, logger, sources, app, adminToken, ports, baseUrl, adminUrl: `http://127.0.0.1:${ports.admin}`, close };
+  return { config, store, logger, sources, invitations, app, adminToken, ports, baseUrl, adminUrl: `http://127.0.0.1:${ports.admin}`, close };
 }

@@ -102,6 +102,8 @@ export interface KeyItem {
   lastUsedAt: string | null;
   expiresAt: string | null;
   state: 'active' | 'revoked' | 'expired';
+  /** What the key may do: `reviews:read` always, `invitations:write` when it may send review invitations. */
+  permissions: string[];
 }
 export interface CreatedKey {
   id: string;
@@ -110,6 +112,7 @@ export interface CreatedKey {
   name: string;
   createdAt: string;
   expiresAt: string | null;
+  permissions: string[];
 }
 export interface Member {
   id: string;

@@ -399,6 +399,60 @@ export class CollectService {
     };
   }
 
+  // ---- Reviews through an invitation's link (CONTRACT §14) ----------------
+
+  /**
+   * The submission of an invitee, not yet published (pending, held for a
+   * person: what a crash before `publishInvited` leaves, never a lost
+   * review). The invitations service claims the invitation next, then
+   * publishes it, or discards it when another submission won the link.
+   */
+  async createInvited(args: { orgId: string; invitationId: string; productId: string | null; email: string; fields: Omit<SubmissionFields, 'email'>; language: string }): Promise<Submission> {
+    const settings = await this.settings(args.orgId);
+    const stamp = this.now().toISOString();
+    const submission: Submission = {
+      id: newSubmissionId(),
+      orgId: args.orgId,
+      collectId: settings.collectId,
+      productId: args.productId,
+      rating: Number(args.fields.rating),
+      content: args.fields.content.trim(),
+      authorName: args.fields.authorName.trim(),
+      email: args.email,
+      emailKey: this.keys.emailKey(args.email),
+      language: args.language,
+      state: 'pending',
+      hold: 'moderation',
+      confirmed: true,
+      rejectReason: null,
+      confirmExpiresAt: null,
+      reviewExternalId: null,
+      mailSentAt: null,
+      submittedAt: stamp,
+      invitationId: args.invitationId,
+      decidedAt: null,
+      updatedAt: stamp,
+    };
+    await this.store.collect.create(submission);
+    return submission;
+  }
+
+  /** Publishes an invitee's review at once, `isVerified` (the only reviews that are); null when it changed meanwhile. */
+  async publishInvited(sub: Submission): Promise<Submission | null> {
+    return this.publish(sub, sub, { verified: true });
+  }
+
+  /** Forgets an invitee's submission that lost its link to another one (the link is single use). */
+  async discardInvited(sub: Submission): Promise<void> {
+    const stamp = this.now().toISOString();
+    await this.store.collect.update({ ...sub, state: 'deleted', hold: null, decidedAt: stamp, updatedAt: stamp }, sub);
+  }
+
+  /** The reviewer's private link of a submission (edit or delete). */
+  manageUrl(submissionId: string): string {
+    return `${this.options.publicUrl}/r/review/${this.keys.link('manage', submissionId)}`;
+  }
+
   // ---- The reviewer's private link -------------------------------------------
 
   /** The submission a private link opens (pending or published); null otherwise. */
@@ -423,7 +477,7 @@ export class CollectService {
       return { ok: true };
     }
     if (!(await this.store.collect.update(next, sub))) return 'gone';
-    if (next.state === 'published') await this.store.reviews.upsert(next.orgId, [this.reviewOf(next, false)], this.now());
+    if (next.state === 'published') await this.store.reviews.upsert(next.orgId, [this.reviewOf(next, isInvited(next))], this.now());
     return { ok: true };
   }
 
@@ -469,7 +523,7 @@ export class CollectService {
   async publishPending(orgId: string | null, id: string, actor: Actor): Promise<{ id: string; status: 'published' }> {
     const sub = await this.pendingOne(orgId, id);
     if (sub.state !== 'pending') throw new ApiError(409, 'not_pending', `The review ${id} is ${sub.state}, not pending.`);
-    const done = await this.publish(sub, { ...sub, confirmExpiresAt: null }, { verified: false });
+    const done = await this.publish(sub, { ...sub, confirmExpiresAt: null }, { verified: isInvited(sub) });
     if (!done) throw new ApiError(409, 'not_pending', `The review ${id} changed meanwhile; reload.`);
     await audit(this.store, sub.orgId, actor, 'review.published', { id, label: `${sub.authorName} (${sub.rating}★)` }, { words: `${sub.rating} stars${sub.hold ? `, held: ${sub.hold.replace(/_/g, ' ')}` : ''}` });
     return { id, status: 'published' };
@@ -499,6 +553,9 @@ export class CollectService {
     return counts.map((count, i) => ({ rating: i + 1, count }));
   }
 }
+
+/** Written through an invitation's link: its review is `isVerified` (§13: no other review of the service is). */
+export const isInvited = (sub: Submission): boolean => typeof sub.invitationId === 'string';
 
 export function isHttpsUrl(value: string): boolean {
   if (value.length > 2000) return false;

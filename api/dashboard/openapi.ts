@@ -7,6 +7,7 @@
 import { ROLES, AUDIT_ACTIONS } from '../store/people-types.ts';
 import { HIDE_REASONS, JSON_LD_SOURCES, PLANS, SOURCE_STATES, REVIEW_LANGUAGES, SUBJECT_TYPES, WIDGET_LAYOUTS } from '../store/types.ts';
 import { COMPONENT_SCHEMAS } from '../openapi/schemas.ts';
+import { PERMISSIONS } from '../auth/permissions.ts';
 import { EVENT_TYPES, SUBSCRIBABLE_EVENT_TYPES } from '../webhooks/event-types.ts';
 import { HOLD_REASONS, MODERATION_MODES, REJECT_REASONS } from '../store/collect-types.ts';
 
@@ -25,6 +26,8 @@ const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` })
 const list = (item: string): Schema => object({ data: { type: 'array', items: ref(item) } });
 
 const role = str({ enum: [...ROLES] });
+/** What an API key may do (api/auth/permissions.ts). */
+const PERMISSION_LIST: Schema = { type: 'array', items: str({ enum: [...PERMISSIONS] }), minItems: 1 };
 const email = str({ format: 'email', maxLength: 254 });
 
 const schemas: Record<string, Schema> = {
@@ -50,8 +53,8 @@ const schemas: Record<string, Schema> = {
   }),
   OrganizationSwitch: object({ orgId: str({ minLength: 1, maxLength: 64 }) }),
   SignIn: object({ email: str({ minLength: 1, maxLength: 254 }), password: str({ minLength: 1, maxLength: 256 }) }),
-  KeyCreate: object({ name: str({ minLength: 1, maxLength: 100, pattern: '\\S' }), expiresAt: nullable(str({ maxLength: 64 })) }, ['name']),
-  CreatedKey: object({ id: str(), key: str(), prefix: str(), name: str(), createdAt: dateTime, expiresAt: nullable(dateTime) }),
+  KeyCreate: object({ name: str({ minLength: 1, maxLength: 100, pattern: '\\S' }), expiresAt: nullable(str({ maxLength: 64 })), mayInvite: { type: 'boolean', description: 'May send review invitations (the permission invitations:write); absent or false: read-only' } }, ['name']),
+  CreatedKey: object({ id: str(), key: str(), prefix: str(), name: str(), createdAt: dateTime, expiresAt: nullable(dateTime), permissions: PERMISSION_LIST }),
   Key: object({
     id: str(),
     name: str(),
@@ -60,6 +63,7 @@ const schemas: Record<string, Schema> = {
     lastUsedAt: nullable(dateTime),
     expiresAt: nullable(dateTime),
     state: str({ enum: ['active', 'revoked', 'expired'] }),
+    permissions: PERMISSION_LIST,
   }),
   KeyList: list('Key'),
   RevokedKey: object({ id: str(), state: { const: 'revoked' } }),

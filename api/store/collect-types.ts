@@ -64,6 +64,8 @@ export interface Submission {
   /** The confirmation mail was accepted by the relay. */
   mailSentAt: string | null;
   submittedAt: string;
+  /** Written through an invitation's link (CONTRACT §14): its review is `isVerified`. Absent on older records: none. */
+  invitationId?: string | null;
   decidedAt: string | null;
   updatedAt: string;
 }

@@ -45,6 +45,7 @@ import { FairTake } from '../fair-take.ts';
 import type { Product, ProductStore } from '../product-types.ts';
 import { DEFAULT_REPLY_DELAY_MINUTES, type ReplyRecord, type ReplySettings, type ReplyStore, type ReplyTemplate } from '../reply-types.ts';
 import { awaitingConfirmation, type CollectSettings, type CollectStore, type Submission } from '../collect-types.ts';
+import { decide, orderKey, type CreatedInvitation, type Invitation, type InvitationStore } from '../invitation-types.ts';
 import { roundRatio2 } from '../../reviews/stats-math.ts';
 import { DeliveryRecords, parseDeliveryId } from './delivery-records.ts';
 import { announcesState, changeType, removedMessage, reviewEventBody, sourceStateMessage } from '../../webhooks/outbox.ts';
@@ -152,7 +153,11 @@ type Entry =
   | { t: 'collect'; v: CollectSettings }
   | { t: 'submission'; v: Submission }
   /** Expired unconfirmed submissions forgotten (CollectStore.removeExpired). */
-  | { t: 'submission-gone'; ids: string[] };
+  | { t: 'submission-gone'; ids: string[] }
+  /** Review invitations (invitation-types.ts): a batch created, or one as it is now. */
+  | { t: 'invitations'; v: Invitation[] }
+  /** An address (its key) that wants no more invitations from the organization. */
+  | { t: 'unsubscribed'; orgId: string; k: string; at: string };
 
 /** Records decided in the current group-commit round and not yet durable. */
 interface Draft {
@@ -180,7 +185,7 @@ interface Prepared extends UpsertResult {
 const PREPARE_SLICE_MS = 5;
 
 /** Records an entry stands for (a review batch: one per review). */
-const recordsIn = (entry: Entry): number => (entry.t === 'reviews' || entry.t === 'removed' ? entry.v.length : 1);
+const recordsIn = (entry: Entry): number => (entry.t === 'reviews' || entry.t === 'removed' || entry.t === 'invitations' ? entry.v.length : 1);
 
 const naturalKey = (platform: string, externalId: string): string => `${platform}\u0000${externalId}`;
 
@@ -316,6 +321,15 @@ export class EmbeddedStore implements Store {
    * from the front and stops at the first one not expired, never the whole.
    */
   private readonly awaitingByExpiry: { at: string; id: string }[] = [];
+  /** Review invitations by id, and by organization in creation order (invitation-types.ts). */
+  private readonly invitationMap = new Map<string, Invitation>();
+  private readonly orgInvitations = new Map<string, Map<string, Invitation>>();
+  /** Per organization and address key: when it was last invited (not skipped). Rebuilt from the invitations. */
+  private readonly lastInvited = new Map<string, string>();
+  /** Per organization and address key: when it unsubscribed. */
+  private readonly unsubscribedMap = new Map<string, string>();
+  /** orderKey(org, address, orderRef) → the invitation's id. */
+  private readonly invitationOrders = new Map<string, string>();
   /** Hidden reviews by organization, then review id. */
   private readonly hidden = new Map<string, Map<string, ReviewModeration>>();
   /** Review batches applied per organization: a batch prepared ahead is still valid while this is unchanged. */
@@ -453,7 +467,7 @@ export class EmbeddedStore implements Store {
     let replies = this.replySettingsMap.size;
     for (const org of this.replyMap.values()) replies += org.size;
     for (const org of this.templateMap.values()) replies += org.size;
-    return this.orgMap.size + this.keyMap.size + this.widgetMap.size + this.sourceMap.size + this.index.size + hidden + removed + webhooks + products + replies + this.collectMap.size + this.submissionMap.size;
+    return this.orgMap.size + this.keyMap.size + this.widgetMap.size + this.sourceMap.size + this.index.size + hidden + removed + webhooks + products + replies + this.collectMap.size + this.submissionMap.size + this.invitationMap.size + this.unsubscribedMap.size;
   }
 
   /** The current state as log entries (reviews in batches), for compaction. */
@@ -471,6 +485,19 @@ export class EmbeddedStore implements Store {
     for (const org of this.templateMap.values()) for (const v of org.values()) yield { t: 'reply-template', v };
     for (const v of this.collectMap.values()) yield { t: 'collect', v };
     for (const v of this.submissionMap.values()) yield { t: 'submission', v };
+    let invitations: Invitation[] = [];
+    for (const v of this.invitationMap.values()) {
+      invitations.push(v);
+      if (invitations.length === 2000) {
+        yield { t: 'invitations', v: invitations };
+        invitations = [];
+      }
+    }
+    if (invitations.length > 0) yield { t: 'invitations', v: invitations };
+    for (const [key, at] of this.unsubscribedMap) {
+      const [orgId, k] = key.split('\u0000') as [string, string];
+      yield { t: 'unsubscribed', orgId, k, at };
+    }
     for (const org of this.removedMap.values()) if (org.size > 0) yield { t: 'removed', v: [...org.values()] };
     for (const org of this.hidden.values()) for (const v of org.values()) yield { t: 'hide', v };
     for (const v of this.endpointMap.values()) yield { t: 'webhook', v };
@@ -493,7 +520,7 @@ export class EmbeddedStore implements Store {
 
   private apply(entry: Entry): void {
     if (entry.t === 'source') legacyHold(entry);
-    if (entry.t !== 'reviews' && entry.t !== 'used' && entry.t !== 'show' && entry.t !== 'source-gone' && entry.t !== 'webhook-gone' && entry.t !== 'fanned' && entry.t !== 'fan' && entry.t !== 'pruned' && entry.t !== 'product-gone' && entry.t !== 'reply-template-gone' && entry.t !== 'submission-gone') deepFreeze(entry.v);
+    if (entry.t !== 'reviews' && entry.t !== 'used' && entry.t !== 'show' && entry.t !== 'source-gone' && entry.t !== 'webhook-gone' && entry.t !== 'fanned' && entry.t !== 'fan' && entry.t !== 'pruned' && entry.t !== 'product-gone' && entry.t !== 'reply-template-gone' && entry.t !== 'submission-gone' && entry.t !== 'unsubscribed') deepFreeze(entry.v);
     if (entry.t === 'reviews' && entry.o) for (const m of entry.o) this.addMessage('i' in m ? this.batchMessage(m, entry.v[m.i]!) : deepFreeze(fromLog(m)));
     if ((entry.t === 'removed' || entry.t === 'source') && entry.o) for (const m of entry.o) this.addMessage(deepFreeze(fromLog(m)));
     switch (entry.t) {
@@ -655,6 +682,12 @@ export class EmbeddedStore implements Store {
         } else this.awaiting.delete(entry.v.id);
         break;
       }
+      case 'invitations':
+        for (const v of entry.v) this.putInvitation(v);
+        break;
+      case 'unsubscribed':
+        this.unsubscribedMap.set(`${entry.orgId}\u0000${entry.k}`, entry.at);
+        break;
       case 'submission-gone': {
         for (const id of entry.ids) {
           const gone = this.submissionMap.get(id);
@@ -666,6 +699,19 @@ export class EmbeddedStore implements Store {
         this.dropStaleAwaiting();
         break;
       }
+    }
+  }
+
+  private putInvitation(v: Invitation): void {
+    this.invitationMap.set(v.id, v);
+    let org = this.orgInvitations.get(v.orgId);
+    if (!org) this.orgInvitations.set(v.orgId, (org = new Map()));
+    org.set(v.id, v);
+    if (v.orderRef !== null) this.invitationOrders.set(orderKey(v.orgId, v.emailKey, v.orderRef), v.id);
+    if (v.state !== 'skipped') {
+      const key = `${v.orgId}\u0000${v.emailKey}`;
+      const last = this.lastInvited.get(key);
+      if (last === undefined || last < v.createdAt) this.lastInvited.set(key, v.createdAt);
     }
   }
 
@@ -1176,6 +1222,60 @@ export class EmbeddedStore implements Store {
         }
         return { entries: ids.length > 0 ? [{ t: 'submission-gone', ids }] : [], result: ids.length };
       }, true),
+  };
+
+  /**
+   * Review invitations (invitation-types.ts). A batch commits alone in its
+   * round, decided against the committed state and its own earlier items,
+   * so the rules hold whatever runs at the same time. Lists walk the
+   * organization's invitations (a cap per organization bounds them).
+   */
+  readonly invitations: InvitationStore = {
+    create: (orgId, drafts, options) =>
+      this.commit(() => {
+        const out: CreatedInvitation[] = [];
+        const fresh: Invitation[] = [];
+        const batchOrders = new Map<string, Invitation>();
+        const batchLast = new Map<string, string>();
+        for (const draft of drafts) {
+          const ok = draft.orderRef === null ? null : orderKey(orgId, draft.emailKey, draft.orderRef);
+          const earlier = ok === null ? undefined : (batchOrders.get(ok) ?? this.invitationMap.get(this.invitationOrders.get(ok) ?? ''));
+          if (earlier) {
+            out.push({ invitation: earlier, created: false });
+            continue;
+          }
+          const rk = `${orgId}\u0000${draft.emailKey}`;
+          const invitation = decide({ ...draft, orgId }, { lastInvitedAt: batchLast.get(rk) ?? this.lastInvited.get(rk) ?? null, unsubscribedAt: this.unsubscribedMap.get(rk) ?? null });
+          if (invitation.state !== 'skipped') batchLast.set(rk, invitation.createdAt);
+          if (ok !== null) batchOrders.set(ok, invitation);
+          fresh.push(invitation);
+          out.push({ invitation, created: true });
+        }
+        if ((this.orgInvitations.get(orgId)?.size ?? 0) + fresh.length > options.max) return { entries: [], result: null };
+        return { entries: fresh.length > 0 ? [{ t: 'invitations', v: clone(fresh) }] : [], result: out };
+      }, true),
+    get: async (id) => this.invitationMap.get(id) ?? null,
+    list: async (orgId, { state, limit, offset }) => {
+      const all = [...(this.orgInvitations.get(orgId)?.values() ?? [])].filter((i) => state === undefined || i.state === state);
+      all.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+      return { data: all.slice(offset, offset + limit), total: all.length };
+    },
+    count: async (orgId) => this.orgInvitations.get(orgId)?.size ?? 0,
+    // A walk of every invitation: the sending job asks once a minute or so; an index by sendAt comes with it if needed.
+    due: async (before, limit) => {
+      const due: Invitation[] = [];
+      for (const i of this.invitationMap.values()) if (i.state === 'scheduled' && i.sendAt !== null && i.sendAt <= before) due.push(i);
+      return due.sort((a, b) => (a.sendAt! < b.sendAt! ? -1 : a.sendAt! > b.sendAt! ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).slice(0, limit);
+    },
+    update: (next, expect) =>
+      this.commit(() => {
+        const now = this.invitationMap.get(next.id);
+        if (!now || now.state !== expect.state || now.updatedAt !== expect.updatedAt) return { entries: [], result: null };
+        return { entries: [{ t: 'invitations', v: [clone(next)] }], result: next };
+      }, true),
+    unsubscribe: (orgId, emailKey, at) =>
+      this.commit(() => (this.unsubscribedMap.has(`${orgId}\u0000${emailKey}`) ? { entries: [], result: undefined } : { entries: [{ t: 'unsubscribed', orgId, k: emailKey, at }], result: undefined }), true),
+    unsubscribedAt: async (orgId, emailKey) => this.unsubscribedMap.get(`${orgId}\u0000${emailKey}`) ?? null,
   };
 
   /**

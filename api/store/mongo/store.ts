@@ -116,6 +116,8 @@ import { MongoReplies } from './replies.ts';
 import type { ReplyStore } from '../reply-types.ts';
 import { MongoCollect } from './collect.ts';
 import type { CollectStore } from '../collect-types.ts';
+import { MongoInvitations } from './invitations.ts';
+import type { InvitationStore } from '../invitation-types.ts';
 import type { ProductStore } from '../product-types.ts';
 import { rawStats, rawStatsOf, STATS_PROJECTION, type PlatformRatingCount, type SentimentSum } from './review-queries.ts';
 import { monthOf } from '../../reviews/months.ts';
@@ -285,6 +287,21 @@ export class MongoStore implements Store {
       },
       unavailable,
     );
+    this.invitationStore = new MongoInvitations(db);
+    const inv = this.invitationStore;
+    this.invitations = translateErrors<InvitationStore>(
+      {
+        create: (orgId, drafts, options) => inv.create(orgId, drafts, options),
+        get: (id) => inv.get(id),
+        list: (orgId, query) => inv.list(orgId, query),
+        count: (orgId) => inv.count(orgId),
+        due: (before, limit) => inv.due(before, limit),
+        update: (next, expect) => inv.update(next, expect),
+        unsubscribe: (orgId, emailKey, at) => inv.unsubscribe(orgId, emailKey, at),
+        unsubscribedAt: (orgId, emailKey) => inv.unsubscribedAt(orgId, emailKey),
+      },
+      unavailable,
+    );
   }
 
   readonly products: ProductStore;
@@ -292,6 +309,9 @@ export class MongoStore implements Store {
   /** The review page's settings and submissions (collect.ts). */
   private readonly collectStore: MongoCollect;
   readonly collect: CollectStore;
+  /** Review invitations (invitations.ts). */
+  private readonly invitationStore: MongoInvitations;
+  readonly invitations: InvitationStore;
 
   /** Per outbox collection, the organization the relay's next round starts from (its organizations are taken in turn). */
   private readonly relayNext = new Map<string, string>();
@@ -353,6 +373,7 @@ export class MongoStore implements Store {
       this.productStore.ensureIndexes(),
       this.replyStore.ensureIndexes(),
       this.collectStore.ensureIndexes(),
+      this.invitationStore.ensureIndexes(),
     ]);
     await this.reviewMonths.ensureIndexes(async () => (await this.orgCol.find({}, { projection: { _id: 1 } }).toArray()).map((o) => o._id));
   }

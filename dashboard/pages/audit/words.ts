@@ -119,7 +119,10 @@ export function detailInWords(r: Pick<AuditRecord, 'details'>): string {
   if (d.words) return d.words;
   if (d.from && d.to) return `${roleLabel(d.from)} → ${roleLabel(d.to)}`;
   if (d.role) return `as ${roleLabel(d.role)}`;
-  if (d.expiresAt) return `expires ${formatDateTime(d.expiresAt)}`;
+  // A key that may send review invitations says so (read-only is every key's default).
+  const invites = d.permissions?.split(', ').includes('invitations:write') ? 'may send review invitations' : '';
+  if (d.expiresAt) return `expires ${formatDateTime(d.expiresAt)}${invites && `; ${invites}`}`;
+  if (invites) return invites;
   // A webhook endpoint disabled by a person: the Who column says who; nothing more to say.
   if (d.reason === 'manual') return '';
   if (d.reason) return `reason: ${reasonWords(d.reason)}`;

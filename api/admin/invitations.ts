@@ -1,0 +1,43 @@
+/**
+ * The admin API's review invitations (CONTRACT §14), behind the CLI's
+ * `invitations` commands: every route calls the one InvitationsService.
+ *   POST /admin/orgs/{orgId}/invitations   NDJSON body, one invitation a line → {created, existing, skipped, rejected}
+ *   GET  /admin/invitations?orgId=&state=&limit=&offset=   → {data, total}
+ *   POST /admin/invitations/{id}/cancel    → {id, state: "cancelled"}
+ */
+import type Router from '@koa/router';
+import { badRequest } from '../errors.ts';
+import { InvitationsService } from '../invitations/service.ts';
+import type { Store } from '../store/types.ts';
+import { drainBody } from './body.ts';
+import { requireOrg } from './orgs.ts';
+
+/** Invitations listed per admin request at most (the CLI pages with --limit/--offset beyond it). */
+const MAX_LIST = 10_000;
+
+function count(value: unknown, name: string, fallback: number, max: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'string' || !/^\d{1,9}$/.test(value) || Number(value) > max) throw badRequest(`${name} must be a whole number from 0 to ${max}.`, [{ parameter: name, message: `must be 0 to ${max}` }]);
+  return Number(value);
+}
+
+export function invitationRoutes(router: Router, store: Store, invitations: InvitationsService): void {
+  router.post('/orgs/:id/invitations', async (ctx) => {
+    const org = await requireOrg(store, ctx.params.id!);
+    // A parser that stops early must not destroy the request: the summary has to arrive.
+    ctx.body = await invitations.importNdjson(org.id, ctx.req.iterator({ destroyOnReturn: false }));
+    await drainBody(ctx.req);
+  });
+
+  router.get('/invitations', async (ctx) => {
+    if (typeof ctx.query.orgId !== 'string') throw badRequest('Give the organization: ?orgId=…', [{ parameter: 'orgId', message: 'is required' }]);
+    const org = await requireOrg(store, ctx.query.orgId);
+    const state = InvitationsService.state(ctx.query.state);
+    const page = await invitations.list(org.id, { ...(state && { state }), limit: count(ctx.query.limit, 'limit', MAX_LIST, MAX_LIST), offset: count(ctx.query.offset, 'offset', 0, 100_000_000) });
+    ctx.body = page;
+  });
+
+  router.post('/invitations/:id/cancel', async (ctx) => {
+    ctx.body = await invitations.cancel(null, ctx.params.id!);
+  });
+}

@@ -1,0 +1,395 @@
+/**
+ * Review invitations (CONTRACT §14) as one service: creation from the
+ * developer API and the CLI, the list, cancellation, the links, and the
+ * review written through a link. Routes (the API, the admin API and so the
+ * CLI, the link's page) call this service, never the store.
+ *
+ * Sending is not here yet: an invitation is created `scheduled` with its
+ * `sendAt` (SMTP_URL set) or `unsent` (no relay: the link is for the
+ * organization's own mailer). The mail job that sends what is due reads
+ * `store.invitations.due(now, batch)` (`scheduled`, `sendAt` come, soonest
+ * first), checks `unsubscribedAt` again at send time, renders the mail with
+ * `link(invitation)` (and `?rating=N` for the star links), and moves each to
+ * `sent` (or `failed`) with `store.invitations.update` (one writer wins a
+ * race with a cancel or the link being used).
+ *
+ * An invitee's email is personal data: it leaves only in the answers of the
+ * organization's own API, CLI and dashboard, never in a log line, a webhook,
+ * a review or another organization's answer. Nothing here reads a rating, a
+ * sentiment or anything known of an opinion: who is invited depends on the
+ * rules of §14 only, and every invitee gets the same page.
+ */
+import { ApiError, badRequest, invalidParameters } from '../errors.ts';
+import type { Logger } from '../logger.ts';
+import { MAX_ERROR_DETAILS } from '../openapi/error-schemas.ts';
+import type { ChunkSource } from '../reviews/import/index.ts';
+import { ndjsonRecords } from '../reviews/import/index.ts';
+import { newId } from '../store/ids.ts';
+import { INVITATION_STATES, type Invitation, type InvitationDraft, type InvitationState } from '../store/invitation-types.ts';
+import type { Organization, Store } from '../store/types.ts';
+import { PRODUCT_ID, type Product } from '../store/product-types.ts';
+import type { CollectService, FieldErrors, SubmissionFields } from '../collect/service.ts';
+import { InvitationLinks } from './links.ts';
+import { checkInvitation, type FieldProblem, type InvitationInput } from './validate.ts';
+
+/** Invitations per API request at most (`{"data":[…]}`). */
+export const MAX_BATCH = 100;
+/**
+ * Stored invitations an organization may hold (every state counts): one
+ * organization's uploads must never fill the store for the others. 250,000
+ * is years of invitations for a large shop (the bench sends 100,000 at once);
+ * a batch that would pass it is refused whole (409 invitation_limit_reached).
+ */
+export const DEFAULT_MAX_PER_ORG = 250_000;
+/** `sendAt` when none is given: the organization's delay (a setting later; 7 days for now). */
+export const DEFAULT_DELAY_DAYS = 7;
+/** A link works this many days after the mail was sent (or, never mailed by us, after creation). */
+export const LINK_DAYS = 30;
+/** NDJSON lines written per store call. */
+const IMPORT_BATCH = 500;
+/** Rejected and skipped lines listed in a CLI answer at most (the counts are exact). */
+const MAX_LISTED = 1000;
+
+const DAY_MS = 86_400_000;
+
+/** An invitation as the organization's API, CLI and dashboard show it. */
+export interface InvitationView {
+  id: string;
+  email: string;
+  name: string | null;
+  productId: string | null;
+  orderRef: string | null;
+  locale: string | null;
+  state: InvitationState;
+  reason: string | null;
+  lastError: string | null;
+  createdAt: string;
+  sendAt: string | null;
+  sentAt: string | null;
+  remindedAt: string | null;
+  reviewedAt: string | null;
+  link: string | null;
+}
+
+/** The answer to a creation: one per item, in order. */
+export interface CreatedView {
+  id: string;
+  email: string;
+  state: InvitationState;
+  sendAt: string | null;
+  link: string | null;
+  /** `skipped` only: why. */
+  reason?: string;
+}
+
+export interface ImportSummary {
+  created: number;
+  /** Lines whose orderRef and email were invited before: that invitation stands, nothing new. */
+  existing: number;
+  skipped: { line: number; reason: string }[];
+  rejected: { line: number; reason: string }[];
+}
+
+export type LinkOutcome =
+  | { kind: 'form'; invitation: Invitation; org: Organization; product: Product | null }
+  | { kind: 'reviewed'; manageUrl: string | null }
+  | { kind: 'expired' }
+  | { kind: 'gone' }
+  | { kind: 'not_found' };
+
+export type LinkSubmitOutcome = LinkOutcome | { kind: 'invalid'; errors: FieldErrors; formExpired: boolean; page: Extract<LinkOutcome, { kind: 'form' }> } | { kind: 'published'; manageUrl: string; shareUrl: string | null };
+
+export interface InvitationsServiceOptions {
+  store: Store;
+  secretsKey: Buffer;
+  publicUrl: string;
+  logger: Logger;
+  collect: CollectService;
+  /** SMTP_URL is set: invitations are `scheduled` to be mailed; else `unsent` links. */
+  mails: boolean;
+  now?: () => Date;
+  maxPerOrg?: number;
+}
+
+export class InvitationsService {
+  readonly links: InvitationLinks;
+  private readonly store: Store;
+  private readonly now: () => Date;
+  readonly maxPerOrg: number;
+
+  constructor(private readonly options: InvitationsServiceOptions) {
+    this.store = options.store;
+    this.links = new InvitationLinks(options.secretsKey);
+    this.now = options.now ?? (() => new Date());
+    this.maxPerOrg = options.maxPerOrg ?? DEFAULT_MAX_PER_ORG;
+  }
+
+  /** Whether invitations are mailed by the service (else `unsent` links). */
+  get mails(): boolean {
+    return this.options.mails;
+  }
+
+  // ---- Creation ----------------------------------------------------------------
+
+  /** Unknown products among the inputs, as problems naming each item's field. */
+  private async unknownProducts(orgId: string, items: { productId: string | null; parameter: string }[]): Promise<FieldProblem[]> {
+    const known = new Map<string, boolean>();
+    const problems: FieldProblem[] = [];
+    for (const { productId, parameter } of items) {
+      if (productId === null) continue;
+      let found = known.get(productId);
+      if (found === undefined) known.set(productId, (found = (await this.store.products.get(orgId, productId)) !== null));
+      if (!found) problems.push({ parameter, message: 'is not a product of your catalog' });
+    }
+    return problems;
+  }
+
+  private draft(orgId: string, input: InvitationInput, now: Date): InvitationDraft {
+    const stamp = now.toISOString();
+    const mails = this.options.mails;
+    return {
+      id: newId('inv'),
+      orgId,
+      email: input.email,
+      emailKey: this.options.collect.keys.emailKey(input.email),
+      name: input.name,
+      productId: input.productId,
+      orderRef: input.orderRef,
+      locale: input.locale,
+      state: mails ? 'scheduled' : 'unsent',
+      reason: null,
+      lastError: null,
+      createdAt: stamp,
+      sendAt: mails ? (input.sendAt ?? new Date(now.getTime() + DEFAULT_DELAY_DAYS * DAY_MS).toISOString()) : null,
+      sentAt: null,
+      remindedAt: null,
+      reviewedAt: null,
+      submissionId: null,
+      updatedAt: stamp,
+    };
+  }
+
+  private async write(orgId: string, inputs: InvitationInput[]): Promise<{ invitation: Invitation; created: boolean }[]> {
+    const now = this.now();
+    const results = await this.store.invitations.create(orgId, inputs.map((input) => this.draft(orgId, input, now)), { max: this.maxPerOrg });
+    if (results === null) throw new ApiError(409, 'invitation_limit_reached', `An organization may keep at most ${this.maxPerOrg.toLocaleString('en')} invitations; these would pass it, so none was created.`);
+    return results;
+  }
+
+  /**
+   * The developer API's body: one invitation, or `{"data":[…]}` of up to
+   * MAX_BATCH. Every item is checked first: any problem is a 400
+   * `invalid_parameter` with one detail per field, and nothing is created.
+   */
+  async createFromApi(orgId: string, body: unknown): Promise<CreatedView[]> {
+    const batch = body !== null && typeof body === 'object' && !Array.isArray(body) && 'data' in body;
+    const items: unknown[] = batch ? ((body as { data: unknown }).data as unknown[]) : [body];
+    if (batch) {
+      const data = (body as Record<string, unknown>).data;
+      const extra = Object.keys(body as object).filter((k) => k !== 'data');
+      if (!Array.isArray(data) || data.length === 0 || data.length > MAX_BATCH || extra.length > 0) {
+        const details = [
+          ...(!Array.isArray(data) || data.length === 0 || data.length > MAX_BATCH ? [{ parameter: 'data', message: `must be an array of 1 to ${MAX_BATCH} invitations` }] : []),
+          ...extra.slice(0, 5).map((k) => ({ parameter: k.slice(0, 60), message: 'is not a known field: send one invitation, or {"data":[…]}' })),
+        ];
+        throw invalidParameters(details, 'The body must be one invitation or {"data":[…]} of 1 to 100.');
+      }
+    }
+    const now = this.now();
+    const problems: FieldProblem[] = [];
+    const inputs: InvitationInput[] = [];
+    const products: { productId: string | null; parameter: string }[] = [];
+    items.forEach((raw, i) => {
+      const prefix = batch ? `data[${i}].` : '';
+      const checked = checkInvitation(raw, prefix, now);
+      if (checked.ok) inputs.push(checked.value);
+      else problems.push(...checked.problems);
+      // Every item's product is looked up, valid or not: one detail per field in one answer.
+      const productId = (raw as { productId?: unknown } | null)?.productId;
+      if (typeof productId === 'string' && PRODUCT_ID.test(productId)) products.push({ productId, parameter: `${prefix}productId` });
+    });
+    problems.push(...(await this.unknownProducts(orgId, products)));
+    if (problems.length > 0) {
+      const shown = problems.slice(0, MAX_ERROR_DETAILS);
+      const fields = [...new Set(shown.map((p) => p.parameter))];
+      throw invalidParameters(shown, problems.length > shown.length ? `${problems.length} problems in the invitations; the first ${shown.length} are listed. Nothing was created.` : `Invalid: ${fields.join(', ')}. Nothing was created.`);
+    }
+    const results = await this.write(orgId, inputs);
+    return results.map(({ invitation }) => this.createdView(invitation));
+  }
+
+  /**
+   * NDJSON, one invitation per line (the CLI): each line on its own; a line
+   * that cannot be read or checked is rejected with its number, the others
+   * are created, in batches.
+   */
+  async importNdjson(orgId: string, source: ChunkSource): Promise<ImportSummary> {
+    await this.org(orgId);
+    const summary: ImportSummary = { created: 0, existing: 0, skipped: [], rejected: [] };
+    const list = (into: { line: number; reason: string }[], line: number, reason: string): void => {
+      if (into.length < MAX_LISTED) into.push({ line, reason: reason.length > 300 ? `${reason.slice(0, 300)}…` : reason });
+    };
+    let pending: { line: number; input: InvitationInput }[] = [];
+    const flush = async (): Promise<void> => {
+      if (pending.length === 0) return;
+      const batch = pending;
+      pending = [];
+      const results = await this.write(orgId, batch.map((b) => b.input));
+      results.forEach(({ invitation, created }, i) => {
+        if (!created) summary.existing++;
+        else if (invitation.state === 'skipped') list(summary.skipped, batch[i]!.line, invitation.reason!);
+        else summary.created++;
+      });
+    };
+    for await (const item of ndjsonRecords(source)) {
+      if (item.error !== undefined) {
+        list(summary.rejected, item.line, item.error);
+        continue;
+      }
+      const checked = checkInvitation(item.record, '', this.now());
+      if (!checked.ok) {
+        list(summary.rejected, item.line, checked.problems.map((p) => `${p.parameter} ${p.message}`).join('; '));
+        continue;
+      }
+      const [unknown] = await this.unknownProducts(orgId, [{ productId: checked.value.productId, parameter: 'productId' }]);
+      if (unknown) {
+        list(summary.rejected, item.line, `productId ${unknown.message}`);
+        continue;
+      }
+      pending.push({ line: item.line, input: checked.value });
+      if (pending.length >= IMPORT_BATCH) await flush();
+    }
+    await flush();
+    return summary;
+  }
+
+  // ---- Reading and cancelling ---------------------------------------------------
+
+  private async org(orgId: string): Promise<Organization> {
+    const org = await this.store.orgs.get(orgId);
+    if (!org) throw new ApiError(404, 'org_not_found', `No organization ${JSON.stringify(orgId.slice(0, 64))}.`);
+    return org;
+  }
+
+  async list(orgId: string, query: { state?: InvitationState; limit: number; offset: number }): Promise<{ data: InvitationView[]; total: number }> {
+    const page = await this.store.invitations.list(orgId, query);
+    return { data: page.data.map((i) => this.view(i)), total: page.total };
+  }
+
+  /** A state named by a caller (the CLI's --state), or a 400. */
+  static state(value: unknown): InvitationState | undefined {
+    if (value === undefined || value === '') return undefined;
+    if (!(INVITATION_STATES as readonly unknown[]).includes(value)) {
+      const message = `state must be one of ${INVITATION_STATES.join(', ')}.`;
+      throw badRequest(message, [{ parameter: 'state', message }]);
+    }
+    return value as InvitationState;
+  }
+
+  /**
+   * Cancels an invitation not mailed yet or waiting for its review
+   * (`scheduled`, `unsent`, `sent`, `failed`): no mail or reminder follows and
+   * its link ends. `orgId` null: the operator, any organization.
+   */
+  async cancel(orgId: string | null, id: string): Promise<{ id: string; state: 'cancelled' }> {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const inv = /^inv_[0-9A-Za-z]{20}$/.test(id) ? await this.store.invitations.get(id) : null;
+      if (!inv || (orgId !== null && inv.orgId !== orgId)) throw new ApiError(404, 'invitation_not_found', `No invitation ${JSON.stringify(id.slice(0, 64))}.`);
+      if (inv.state === 'cancelled') return { id, state: 'cancelled' };
+      if (!['scheduled', 'unsent', 'sent', 'reminded', 'failed'].includes(inv.state)) throw new ApiError(409, 'not_cancellable', `The invitation ${id} is ${inv.state}: there is nothing left to cancel.`);
+      const stamp = this.now().toISOString();
+      if (await this.store.invitations.update({ ...inv, state: 'cancelled', updatedAt: stamp }, inv)) return { id, state: 'cancelled' };
+    }
+    throw new ApiError(409, 'not_cancellable', `The invitation ${id} keeps changing; try again.`);
+  }
+
+  /**
+   * The address wants no more invitations from the organization (the
+   * unsubscribe link of the mail, next): stored as its key, no address kept.
+   */
+  async unsubscribe(orgId: string, email: string): Promise<void> {
+    await this.store.invitations.unsubscribe(orgId, this.options.collect.keys.emailKey(email), this.now().toISOString());
+  }
+
+  // ---- Links -----------------------------------------------------------------------
+
+  /** The invitation's link; null for one that has none (skipped: nobody is asked). */
+  link(inv: Invitation): string | null {
+    return inv.state === 'skipped' ? null : `${this.options.publicUrl}/r/i/${this.links.token(inv)}`;
+  }
+
+  /** When the link stops working: 30 days after the mail was sent, or after creation when the service never mails it. */
+  static expiresAt(inv: Invitation): number {
+    return Date.parse(inv.sentAt ?? inv.createdAt) + LINK_DAYS * DAY_MS;
+  }
+
+  view(inv: Invitation): InvitationView {
+    return {
+      id: inv.id,
+      email: inv.email,
+      name: inv.name,
+      productId: inv.productId,
+      orderRef: inv.orderRef,
+      locale: inv.locale,
+      state: inv.state,
+      reason: inv.reason,
+      lastError: inv.lastError,
+      createdAt: inv.createdAt,
+      sendAt: inv.sendAt,
+      sentAt: inv.sentAt,
+      remindedAt: inv.remindedAt,
+      reviewedAt: inv.reviewedAt,
+      link: this.link(inv),
+    };
+  }
+
+  createdView(inv: Invitation): CreatedView {
+    return { id: inv.id, email: inv.email, state: inv.state, sendAt: inv.sendAt, link: this.link(inv), ...(inv.reason !== null && { reason: inv.reason }) };
+  }
+
+  /** What a link opens: the review form, the "received" page once used, an expired or ended one, or nothing (tampered, unknown). */
+  async open(token: string): Promise<LinkOutcome> {
+    const id = this.links.idOf(token);
+    const inv = id === null ? null : await this.store.invitations.get(id);
+    if (!inv || inv.state === 'skipped' || !this.links.verify(token, inv)) return { kind: 'not_found' };
+    if (inv.state === 'reviewed') return { kind: 'reviewed', manageUrl: inv.submissionId ? this.options.collect.manageUrl(inv.submissionId) : null };
+    if (inv.state === 'cancelled') return { kind: 'gone' };
+    if (inv.state === 'expired' || InvitationsService.expiresAt(inv) <= this.now().getTime()) return { kind: 'expired' };
+    const org = await this.store.orgs.get(inv.orgId);
+    if (!org) return { kind: 'not_found' };
+    const product = inv.productId === null ? null : await this.store.products.get(inv.orgId, inv.productId);
+    return { kind: 'form', invitation: inv, org, product };
+  }
+
+  formToken(inv: Invitation): string {
+    return this.options.collect.keys.formToken(inv.id, inv.productId, this.now());
+  }
+
+  /**
+   * A review through the link: checked as on the review page (no email: the
+   * invitation has it), then the invitee's submission is written, the
+   * invitation claimed (`reviewed`: one submission wins the link), and the
+   * review published at once with `isVerified: true`.
+   */
+  async submit(token: string, formToken: unknown, fields: Omit<SubmissionFields, 'email'>, language: string): Promise<LinkSubmitOutcome> {
+    const page = await this.open(token);
+    if (page.kind !== 'form') return page;
+    const inv = page.invitation;
+    const collect = this.options.collect;
+    const errors = collect.check({ ...fields, email: inv.email });
+    const form = collect.keys.checkFormToken(formToken, inv.id, inv.productId, this.now());
+    if (Object.keys(errors).length > 0 || form !== 'ok') return { kind: 'invalid', errors, formExpired: form !== 'ok', page };
+    const sub = await collect.createInvited({ orgId: inv.orgId, invitationId: inv.id, productId: inv.productId, email: inv.email, fields, language });
+    const stamp = this.now().toISOString();
+    const claimed = await this.store.invitations.update({ ...inv, state: 'reviewed', reviewedAt: stamp, submissionId: sub.id, updatedAt: stamp }, inv);
+    if (!claimed) {
+      // Another submission (a second tab, a double click) used the link first: this one is not kept.
+      await collect.discardInvited(sub);
+      return this.open(token);
+    }
+    await collect.publishInvited(sub);
+    // The thank-you page is the review page's: the same share link on every one, whatever the rating.
+    const settings = await collect.settings(inv.orgId);
+    return { kind: 'published', manageUrl: collect.manageUrl(sub.id), shareUrl: settings.shareUrl };
+  }
+}

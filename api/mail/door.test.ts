@@ -64,7 +64,7 @@ describe('invitation mail door', () => {
     expect(decodeWords(header(mail, 'subject')!)).toBe('Wie war Ihre Erfahrung mit Tasse X-Injected: yes?');
     expect(header(mail, 'to')).toBe('ana@mail.example');
     for (const injected of ['bcc', 'x-injected', 'reply-to', 'cc']) expect(mail.headers.has(injected), injected).toBe(false);
-    expect(header(mail, 'list-unsubscribe')).toBe(`<${unsubscribeUrl}>`);
+    expect(header(mail, 'list-unsubscribe')).toBe(`<${unsubscribeUrl}?lang=de>`);
     expect(header(mail, 'list-unsubscribe-post')).toBe('List-Unsubscribe=One-Click');
     expect(header(mail, 'auto-submitted')).toBe('auto-generated');
     expect(header(mail, 'message-id')).toBe(accepted.messageId);
@@ -76,7 +76,7 @@ describe('invitation mail door', () => {
     for (let n = 1; n <= 5; n++) expect(text).toContain(`https://reviews.example/r/i/inv_1.mac?rating=${n}`);
     expect(html).not.toMatch(/<script/i);
     // The unsubscribe link in what was received opens to this organization and address.
-    expect(tokens.open(/\/r\/u\/([^>]+)>/.exec(header(mail, 'list-unsubscribe')!)![1])).toEqual({ organizationId: 'org_1', email: 'ana@mail.example' });
+    expect(tokens.open(/\/r\/u\/([^>?]+)\?lang=de>/.exec(header(mail, 'list-unsubscribe')!)![1])).toEqual({ organizationId: 'org_1', email: 'ana@mail.example' });
   });
 
   it('resolves only once the relay accepted the mail, and rejects with its reason when it refuses it at DATA', async () => {

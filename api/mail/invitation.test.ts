@@ -43,13 +43,14 @@ describe('invitation mail', () => {
     expect(mail.text).toContain(four);
     expect(mail.html).toContain(`aria-label="${four}"`);
     // The unsubscribe link, visible in both parts, and the RFC 8058 pair of headers.
-    expect(mail.text).toContain(`${unsubscribe.replace(/&amp;/g, '&')}:\n${base.unsubscribeUrl}\n`);
-    expect(hrefs(mail.html)).toContain(base.unsubscribeUrl);
+    const unsubscribeUrl = `${base.unsubscribeUrl}?lang=${locale}`;
+    expect(mail.text).toContain(`${unsubscribe}:\n${unsubscribeUrl}\n`);
+    expect(hrefs(mail.html)).toContain(unsubscribeUrl);
     expect(mail.html).toContain(`>${unsubscribe.replace(/&/g, '&amp;')}</a>`);
-    expect(mail.headers['List-Unsubscribe']).toBe(`<${base.unsubscribeUrl}>`);
+    expect(mail.headers['List-Unsubscribe']).toBe(`<${unsubscribeUrl}>`);
     expect(mail.headers['List-Unsubscribe-Post']).toBe('List-Unsubscribe=One-Click');
     // Nothing else is linked: no tracking redirect, no shortener, no pixel; the one picture is the product's.
-    expect(hrefs(mail.html).sort()).toEqual([...stars, base.unsubscribeUrl].sort());
+    expect(hrefs(mail.html).sort()).toEqual([...stars, unsubscribeUrl].sort());
     expect([...mail.html.matchAll(/<img\b[^>]*src="([^"]*)"/g)].map((m) => m[1])).toEqual(['https://shop.example/img/mug.jpg']);
     expect(mail.html).not.toMatch(/<script|<link|url\(|@import|<form|<iframe/i);
   });
@@ -151,7 +152,7 @@ describe('invitation mail', () => {
     expect(preview.language).toBe('de');
     expect(preview.text).toContain('Hallo Alex,');
     expect(hrefs(preview.html)).toContain('https://reviews.example/r/i/preview?rating=5');
-    expect(preview.headers['List-Unsubscribe']).toBe('<https://reviews.example/r/u/preview>');
+    expect(preview.headers['List-Unsubscribe']).toBe('<https://reviews.example/r/u/preview?lang=de>');
     expect(previewInvitation({ language: 'ja', kind: 'reminder', organization: { name: 'Acme', language: 'en' }, product: null, publicUrl: 'https://reviews.example' }).subject).toBe('リマインダー：Acmeはいかがでしたか？');
   });
 });

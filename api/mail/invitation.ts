@@ -8,7 +8,8 @@
  * - Content: the organization's name (also the sender's display name), the
  *   product's name and picture (or the organization alone), five star links,
  *   each the review link with `?rating=n` (the page opens with that rating
- *   chosen), a visible unsubscribe link, and `List-Unsubscribe` +
+ *   chosen), a visible unsubscribe link (with `?lang=`: its page speaks the
+ *   mail's language), and `List-Unsubscribe` +
  *   `List-Unsubscribe-Post: List-Unsubscribe=One-Click` (RFC 8058).
  * - Deliverability: a plain-text part with the same words and links, no
  *   tracking pixel, no shortened or redirected link, no script; the only
@@ -89,8 +90,12 @@ export function oneLine(value: string, max = MAX_NAME_IN_MAIL): string {
 
 /** The review link with `rating=n` (replacing one already there). */
 export function starUrl(reviewUrl: string, rating: number): string {
-  const url = new URL(reviewUrl);
-  url.searchParams.set('rating', String(rating));
+  return withParam(reviewUrl, 'rating', String(rating));
+}
+
+function withParam(link: string, name: string, value: string): string {
+  const url = new URL(link);
+  url.searchParams.set(name, value);
   return url.toString();
 }
 
@@ -147,7 +152,8 @@ export function renderInvitation(data: InvitationMailData): RenderedInvitation {
   const fromName = oneLine(data.organization.senderName ?? '') || org;
   const name = data.inviteeName ? oneLine(data.inviteeName, 100) : '';
   const reviewUrl = httpsUrl(data.reviewUrl, 'reviewUrl');
-  const unsubscribeUrl = httpsUrl(data.unsubscribeUrl, 'unsubscribeUrl');
+  // The unsubscribe page speaks the mail's language.
+  const unsubscribeUrl = withParam(httpsUrl(data.unsubscribeUrl, 'unsubscribeUrl'), 'lang', language);
   const picture = data.product ? pictureUrl(data.product.imageUrl) : null;
   const reminder = data.kind === 'reminder';
 

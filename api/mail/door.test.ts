@@ -131,6 +131,25 @@ describe('invitation mail door', () => {
     expect(String((err as Error).message)).not.toContain('hunter2secret');
   });
 
+  it('never sends without a slot: with the shared slots unreachable (Redis down) the mail waits, and closing rejects it', async () => {
+    const down = new Redis('redis://127.0.0.1:1', { enableOfflineQueue: false, maxRetriesPerRequest: 0, lazyConnect: true, retryStrategy: () => null });
+    down.on('error', () => undefined);
+    const d = door(new RedisSlots(down, { ratePerMinute: 60 }));
+    let outcome: unknown = 'pending';
+    const sending = d.send(plain('org_1', 'ana@mail.example')).then(
+      () => (outcome = 'sent'),
+      (err: unknown) => (outcome = err),
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    expect(outcome).toBe('pending');
+    expect(d.queued('org_1')).toBe(1);
+    await d.close();
+    await sending;
+    expect(outcome).toBeInstanceOf(MailDoorClosed);
+    expect(sink.inbox).toHaveLength(0);
+    down.disconnect();
+  });
+
   it('each organization’s mails leave in the order they were handed in', async () => {
     const d = door();
     await Promise.all([1, 2, 3, 4, 5, 6].map((n) => d.send(plain('org_1', 'ana@mail.example', `mail ${n}`))));

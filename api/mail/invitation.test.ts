@@ -55,6 +55,12 @@ describe('invitation mail', () => {
     expect(mail.html).not.toMatch(/<script|<link|url\(|@import|<form|<iframe/i);
   });
 
+  it.each(['en', 'de', 'ja'])('%s: the words of the mail, as a snapshot (a change to them is a change to review)', (locale) => {
+    const mail = renderInvitation({ ...base, locale });
+    const reminder = renderInvitation({ ...base, locale, kind: 'reminder' });
+    expect({ subject: mail.subject, fromName: mail.fromName, text: mail.text, reminderSubject: reminder.subject, reminderText: reminder.text }).toMatchSnapshot();
+  });
+
   it('every language of the review page has its own words, right to left where it reads so', () => {
     const english = renderInvitation(base);
     for (const language of PAGE_LANGUAGES) {

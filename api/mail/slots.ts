@@ -143,3 +143,8 @@ export class RedisSlots implements MailSlots {
     await this.#redis.zrem('mail:waiting', organizationId);
   }
 }
+
+/** The composition root's choice: Redis when REDIS_URL is set (the caller's client, with its key prefix), in process otherwise. */
+export function createMailSlots(ratePerMinute: number, redis: Redis | null): MailSlots {
+  return redis ? new RedisSlots(redis, { ratePerMinute }) : new InProcessSlots({ ratePerMinute });
+}

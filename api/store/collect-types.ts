@@ -19,7 +19,32 @@ export interface CollectSettings {
   shareUrl: string | null;
   /** publish: a confirmed review is published at once; hold: every uninvited one waits for a person. */
   moderation: ModerationMode;
+  /** Invitation settings (CONTRACT §14, the Collect page); absent: the defaults (`invitationSettings`). */
+  invitations?: InvitationSettings;
   updatedAt: string;
+}
+
+/** How an organization's invitations are mailed (CONTRACT §14: delay, reminder, default language, sender name). */
+export interface InvitationSettings {
+  /** Days from creation to the mail when an invitation gives no `sendAt` (0 = at once). */
+  delayDays: number;
+  /** One reminder `REMINDER_DAYS` after the mail when no review came. */
+  reminder: boolean;
+  /** The mail's language when the invitation has none (a page language); null: the organization's. */
+  language: string | null;
+  /** The mail's sender display name; null: the organization's name. */
+  senderName: string | null;
+}
+
+export const DEFAULT_INVITATION_SETTINGS: InvitationSettings = Object.freeze({ delayDays: 7, reminder: true, language: null, senderName: null });
+/** Days from the mail to its reminder. */
+export const REMINDER_DAYS = 7;
+/** Bounds of `delayDays`. */
+export const MAX_INVITATION_DELAY_DAYS = 60;
+
+/** An organization's invitation settings, the defaults filled in (settings stored before they existed read as the defaults). */
+export function invitationSettings(settings: CollectSettings | null): InvitationSettings {
+  return { ...DEFAULT_INVITATION_SETTINGS, ...settings?.invitations };
 }
 
 export const SUBMISSION_STATES = ['pending', 'published', 'rejected', 'replaced', 'deleted'] as const;

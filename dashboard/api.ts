@@ -230,9 +230,24 @@ export interface ImportRun {
   state: 'running' | 'finished' | 'interrupted' | 'failed';
   startedAt: string;
   endedAt: string | null;
+  /** Invitations: those created. */
   imported: number;
+  /** Invitations: lines whose orderRef and email were invited before. */
   updated: number;
   rejectedTotal: number;
+  /** Invitations only: lines stored as skipped by the rules. */
+  skippedTotal?: number;
+}
+
+/** The answer to an invitation upload (POST /invitations/import): the server's InvitationImportSummary. */
+export interface InvitationImportSummary {
+  created: number;
+  existing: number;
+  skipped: { line: number; reason: 'recently_invited' | 'unsubscribed' }[];
+  rejected: { line: number; reason: string }[];
+  skippedTotal: number;
+  rejectedTotal: number;
+  fileError: { line: number; reason: string } | null;
 }
 
 /**

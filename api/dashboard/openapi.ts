@@ -195,6 +195,29 @@ const schemas: Record<string, Schema> = {
     rejected: { type: 'array', maxItems: 1000, items: object({ line: { type: 'integer', minimum: 1 }, reason: str() }) },
     rejectedTotal: { type: 'integer', minimum: 0 },
   }),
+  InvitationImportSummary: object({
+    created: { type: 'integer', minimum: 0, description: 'Invitations created (scheduled, or unsent links without SMTP_URL)' },
+    existing: { type: 'integer', minimum: 0, description: 'Lines whose orderRef and email were invited before: that invitation stands, nothing new' },
+    skipped: { type: 'array', maxItems: 1000, items: object({ line: { type: 'integer', minimum: 1 }, reason: str({ enum: ['recently_invited', 'unsubscribed'] }) }) },
+    rejected: { type: 'array', maxItems: 1000, items: object({ line: { type: 'integer', minimum: 1 }, reason: str() }) },
+    skippedTotal: { type: 'integer', minimum: 0 },
+    rejectedTotal: { type: 'integer', minimum: 0 },
+    fileError: nullable(object({ line: { type: 'integer', minimum: 1 }, reason: str() })),
+  }),
+  InvitationImportStatus: object({
+    run: nullable(
+      object({
+        state: str({ enum: ['running', 'finished', 'interrupted', 'failed'] }),
+        startedAt: dateTime,
+        endedAt: nullable(dateTime),
+        imported: { type: 'integer', minimum: 0, description: 'Invitations created so far' },
+        updated: { type: 'integer', minimum: 0, description: 'Lines whose orderRef and email were invited before' },
+        skippedTotal: { type: 'integer', minimum: 0 },
+        rejectedTotal: { type: 'integer', minimum: 0 },
+      }),
+    ),
+    maxImportBytes: { type: 'integer' },
+  }),
   ProductInput: object(
     {
       id: str({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9._-]{1,100}$' }),
@@ -613,6 +636,21 @@ export const OPERATIONS: Operation[] = [
   { method: 'get', path: '/keys', summary: 'API keys (Owner, Admin)', responses: { 200: 'KeyList' }, roles: STAFF },
   { method: 'post', path: '/keys', summary: 'Create an API key: the full key is in this answer only', request: 'KeyCreate', responses: { 201: 'CreatedKey' }, roles: STAFF },
   { method: 'post', path: '/keys/{id}/revoke', summary: 'Revoke a key, for good', responses: { 200: 'RevokedKey' }, roles: STAFF },
+  {
+    method: 'get',
+    path: '/invitations/import',
+    summary: "The organization's review-invitation upload running now, or the last one and how it ended, with what it kept: imported = invitations created, updated = lines invited before (same orderRef and email), skippedTotal, rejectedTotal (Owner, Admin). Known to the instance that ran it; maxImportBytes is the largest file taken",
+    responses: { 200: 'InvitationImportStatus' },
+    roles: STAFF,
+  },
+  {
+    method: 'post',
+    path: '/invitations/import',
+    summary: 'Invite customers from a CSV file (Owner, Admin; CONTRACT §14): the body is the file, streamed; query format=csv; a header row naming email (required) and any of name, productId, orderRef, locale, sendAt, in any order (an unknown column: nothing is read, fileError says why); Content-Length required (411), at most 512 MiB (413); one upload per organization at a time, whatever it imports (429). Each line is checked as POST /api/v1/invitations checks an item and rejected with its number, the rest created in batches; the same orderRef and email again is `existing`; the 30-day rule and unsubscribes are `skipped`. 409 invitation_limit_reached when the organization\'s cap would be passed (the lines before stay). Audit-logged (invitation.imported)',
+    upload: ['text/csv', 'application/octet-stream'],
+    responses: { 200: 'InvitationImportSummary' },
+    roles: STAFF,
+  },
   { method: 'get', path: '/members', summary: 'Members and open invitations', responses: { 200: 'MemberList' } },
   { method: 'post', path: '/invitations', summary: 'Invite by email and role: a one-time link valid 7 days, mailed when SMTP_URL is set (then not in the answer; a mail that could not be sent is a 502 and no invitation is left), else answered to pass on', request: 'Invite', responses: { 201: 'InvitationCreated' }, roles: STAFF },
   { method: 'delete', path: '/invitations/{id}', summary: 'Revoke an open invitation, for good: its link stops working (audit-logged; an Owner invitation only by an Owner)', responses: { 204: null }, roles: STAFF },

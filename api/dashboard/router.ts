@@ -23,6 +23,7 @@ import { createProduct, importProducts, listProducts, removeProduct, updateProdu
 import { hideReview, listReviews, showReview } from './routes/reviews.ts';
 import { aboutReply, approveReply, cancelReply, createTemplate, deleteReply, draftReply, editReply, listReplies, listTemplates, publishReply, readAutoReply, removeTemplate, replySettings, setAutoReply, updateTemplate } from './routes/replies.ts';
 import { importStatus, importUpload } from './routes/reviews-import.ts';
+import { importInvitations, invitationImportStatus } from './routes/invitations-import.ts';
 import { connectGoogle, connectSource, googleCallback, GoogleConnections, googleLocations, GOOGLE_CALLBACK_PATH, keepRemovals, listSources, reconnectSource, releaseRemovals, removeSource, sourcesNeedingAttention, startGoogle, syncSourceNow } from './routes/sources.ts';
 import { acceptInvitation, lookupInvitation, showSession, signIn, signOut, switchOrganization } from './routes/session.ts';
 import { collectOverview, collectQrCode, pendingReviews, publishPendingReview, rejectPendingReview, rotateCollectLink, updateCollectSettings } from './routes/collect.ts';
@@ -101,6 +102,10 @@ export function dashboardRouter(deps: DashboardDeps & { assets: DashboardAssets 
   api.get('/keys', staff, listKeys(deps));
   api.post('/keys', staff, createApiKey(deps));
   api.post('/keys/:id/revoke', staff, revokeApiKey(deps));
+
+  // Review invitations (CONTRACT §14): Owner and Admin upload a CSV of customers to invite (streamed, as imports are).
+  api.get('/invitations/import', staff, invitationImportStatus());
+  api.upload('/invitations/import', staff, importInvitations(deps));
 
   api.get('/members', signedIn, listMembers(deps));
   api.post('/invitations', staff, invite(deps));

@@ -22,15 +22,16 @@
 import { ApiError, badRequest, invalidParameters } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import { MAX_ERROR_DETAILS } from '../openapi/error-schemas.ts';
-import type { ChunkSource } from '../reviews/import/index.ts';
-import { ndjsonRecords } from '../reviews/import/index.ts';
+import { audit, OPERATOR } from '../dashboard/audit.ts';
+import { csvRecords, ndjsonRecords, type ChunkSource, type CsvSchema } from '../reviews/import/index.ts';
 import { newId } from '../store/ids.ts';
 import { INVITATION_STATES, type Invitation, type InvitationDraft, type InvitationState } from '../store/invitation-types.ts';
 import type { Organization, Store } from '../store/types.ts';
+import type { User } from '../store/people-types.ts';
 import { PRODUCT_ID, type Product } from '../store/product-types.ts';
 import type { CollectService, FieldErrors, SubmissionFields } from '../collect/service.ts';
 import { InvitationLinks } from './links.ts';
-import { checkInvitation, type FieldProblem, type InvitationInput } from './validate.ts';
+import { checkInvitation, INVITATION_FIELDS, type FieldProblem, type InvitationInput } from './validate.ts';
 
 /** Invitations per API request at most (`{"data":[…]}`). */
 export const MAX_BATCH = 100;
@@ -47,7 +48,7 @@ export const DEFAULT_DELAY_DAYS = 7;
 export const LINK_DAYS = 30;
 /** NDJSON lines written per store call. */
 const IMPORT_BATCH = 500;
-/** Rejected and skipped lines listed in a CLI answer at most (the counts are exact). */
+/** Rejected and skipped lines listed in an import's answer at most (the CSV upload's totals are exact). */
 const MAX_LISTED = 1000;
 
 const DAY_MS = 86_400_000;
@@ -89,6 +90,33 @@ export interface ImportSummary {
   skipped: { line: number; reason: string }[];
   rejected: { line: number; reason: string }[];
 }
+
+/** The CSV upload's answer: the lists capped at 1,000, the totals exact; `fileError` when the file could not be read past a line (a header without `email`, an unknown column). */
+export interface InvitationImportSummary extends ImportSummary {
+  skippedTotal: number;
+  rejectedTotal: number;
+  fileError: { line: number; reason: string } | null;
+}
+
+/** The counts so far, as the dashboard's upload record keeps them (api/dashboard/import-runs.ts): `imported` created, `updated` already there. */
+export interface InvitationImportCounts {
+  imported: number;
+  updated: number;
+  skippedTotal: number;
+  rejectedTotal: number;
+}
+
+/** Who uploads, the progress as it goes, and the uploader's check before each batch (the dashboard's upload). */
+export interface InvitationImportOptions {
+  /** A dashboard user; the operator when absent (admin API, CLI). */
+  actor?: Pick<User, 'id' | 'email'>;
+  progress?: (counts: InvitationImportCounts) => void;
+  /** Called before each batch is written; throws to stop the import (what was written stays). */
+  beforeWrite?: () => Promise<void>;
+}
+
+/** The CSV columns of an invitation upload: `email` required, the others optional; an empty cell is an absent field. */
+export const INVITATION_CSV: CsvSchema = { fields: INVITATION_FIELDS, required: ['email'], cell: (_field, raw) => (raw.trim() === '' ? undefined : raw) };
 
 export type LinkOutcome =
   | { kind: 'form'; invitation: Invitation; org: Organization; product: Product | null }
@@ -221,46 +249,128 @@ export class InvitationsService {
   /**
    * NDJSON, one invitation per line (the CLI): each line on its own; a line
    * that cannot be read or checked is rejected with its number, the others
-   * are created, in batches.
+   * are created, in batches. Audited as the operator's (`invitation.imported`).
    */
   async importNdjson(orgId: string, source: ChunkSource): Promise<ImportSummary> {
+    const { created, existing, skipped, rejected } = await this.importRecords(orgId, 'ndjson', source, {});
+    return { created, existing, skipped, rejected };
+  }
+
+  /**
+   * A CSV file (the dashboard's upload): a header row naming some of
+   * `email,name,productId,orderRef,locale,sendAt` in any order (`email`
+   * required, an unknown column refused by name: no line is read), then one
+   * invitation a line, read by the review import's streaming RFC 4180 parser
+   * (quotes, a BOM, CRLF; a line that cannot be read is rejected with its
+   * number and the next line is read). Streamed: the file is never held, only
+   * the batch being written. Each line is checked as the API checks an item;
+   * the rest as importNdjson.
+   */
+  async importCsv(orgId: string, source: ChunkSource, options: InvitationImportOptions = {}): Promise<InvitationImportSummary> {
+    return this.importRecords(orgId, 'csv', source, options);
+  }
+
+  /**
+   * The import both formats share: lines checked one by one, written
+   * IMPORT_BATCH at a time (the store decides each rule per item), listed
+   * rejections and skips capped at MAX_LISTED (the totals are exact). A
+   * batch that would pass the organization's cap is a 409
+   * (invitation_limit_reached) and ends the import: earlier batches stay.
+   * However it ends, the import is audited with what it created.
+   */
+  private async importRecords(orgId: string, format: 'csv' | 'ndjson', source: ChunkSource, options: InvitationImportOptions): Promise<InvitationImportSummary> {
     await this.org(orgId);
-    const summary: ImportSummary = { created: 0, existing: 0, skipped: [], rejected: [] };
-    const list = (into: { line: number; reason: string }[], line: number, reason: string): void => {
-      if (into.length < MAX_LISTED) into.push({ line, reason: reason.length > 300 ? `${reason.slice(0, 300)}…` : reason });
+    const summary: InvitationImportSummary = { created: 0, existing: 0, skipped: [], rejected: [], skippedTotal: 0, rejectedTotal: 0, fileError: null };
+    const short = (reason: string): string => (reason.length > 300 ? `${reason.slice(0, 300)}…` : reason);
+    const reject = (line: number, reason: string): void => {
+      summary.rejectedTotal++;
+      if (summary.rejected.length < MAX_LISTED) summary.rejected.push({ line, reason: short(reason) });
+    };
+    const skip = (line: number, reason: string): void => {
+      summary.skippedTotal++;
+      if (summary.skipped.length < MAX_LISTED) summary.skipped.push({ line, reason });
+    };
+    const report = (): void => options.progress?.({ imported: summary.created, updated: summary.existing, skippedTotal: summary.skippedTotal, rejectedTotal: summary.rejectedTotal });
+    let bytes = 0;
+    async function* counted(): AsyncGenerator<string | Uint8Array> {
+      for await (const chunk of source) {
+        bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength;
+        yield chunk;
+      }
+    }
+    // Whether each product named is in the catalog, asked once per import (bounded: a hostile file may name many).
+    const known = new Map<string, boolean>();
+    const inCatalog = async (productId: string): Promise<boolean> => {
+      let found = known.get(productId);
+      if (found === undefined) {
+        if (known.size >= 10_000) known.clear();
+        known.set(productId, (found = (await this.store.products.get(orgId, productId)) !== null));
+      }
+      return found;
     };
     let pending: { line: number; input: InvitationInput }[] = [];
     const flush = async (): Promise<void> => {
       if (pending.length === 0) return;
       const batch = pending;
       pending = [];
-      const results = await this.write(orgId, batch.map((b) => b.input));
+      await options.beforeWrite?.();
+      let results;
+      try {
+        results = await this.write(orgId, batch.map((b) => b.input));
+      } catch (err) {
+        // The cap: this batch and the rest of the file are not imported; what the batches before created stays.
+        if (err instanceof ApiError && err.code === 'invitation_limit_reached') {
+          const n = (v: number): string => v.toLocaleString('en');
+          throw new ApiError(409, 'invitation_limit_reached', `An organization may keep at most ${n(this.maxPerOrg)} invitations; the lines from line ${n(batch[0]!.line)} on would pass it, so none of them was imported. The lines before it stay: ${n(summary.created)} invited, ${n(summary.existing)} already invited, ${n(summary.skippedTotal)} skipped.`);
+        }
+        throw err;
+      }
       results.forEach(({ invitation, created }, i) => {
         if (!created) summary.existing++;
-        else if (invitation.state === 'skipped') list(summary.skipped, batch[i]!.line, invitation.reason!);
+        else if (invitation.state === 'skipped') skip(batch[i]!.line, invitation.reason!);
         else summary.created++;
       });
+      report();
     };
-    for await (const item of ndjsonRecords(source)) {
-      if (item.error !== undefined) {
-        list(summary.rejected, item.line, item.error);
-        continue;
+    const records = format === 'csv' ? csvRecords(counted(), INVITATION_CSV) : ndjsonRecords(counted());
+    let interrupted = true;
+    try {
+      for await (const item of records) {
+        if (item.error !== undefined) {
+          reject(item.line, item.error);
+          if (item.fileLevel && summary.fileError === null) summary.fileError = { line: item.line, reason: short(item.error) };
+          report();
+          continue;
+        }
+        const checked = checkInvitation(item.record, '', this.now());
+        if (!checked.ok) {
+          reject(item.line, checked.problems.map((p) => `${p.parameter} ${p.message}`).join('; '));
+          report();
+          continue;
+        }
+        if (checked.value.productId !== null && !(await inCatalog(checked.value.productId))) {
+          reject(item.line, 'productId is not a product of your catalog');
+          report();
+          continue;
+        }
+        pending.push({ line: item.line, input: checked.value });
+        if (pending.length >= IMPORT_BATCH) await flush();
       }
-      const checked = checkInvitation(item.record, '', this.now());
-      if (!checked.ok) {
-        list(summary.rejected, item.line, checked.problems.map((p) => `${p.parameter} ${p.message}`).join('; '));
-        continue;
-      }
-      const [unknown] = await this.unknownProducts(orgId, [{ productId: checked.value.productId, parameter: 'productId' }]);
-      if (unknown) {
-        list(summary.rejected, item.line, `productId ${unknown.message}`);
-        continue;
-      }
-      pending.push({ line: item.line, input: checked.value });
-      if (pending.length >= IMPORT_BATCH) await flush();
+      await flush();
+      interrupted = false;
+      return summary;
+    } finally {
+      // However it ends (the cap, the uploader stopped, the connection lost): what landed is audited with what it held.
+      await audit(this.store, orgId, options.actor ?? OPERATOR, 'invitation.imported', { id: orgId, label: `${format.toUpperCase()} file` }, {
+        format,
+        bytes: String(bytes),
+        created: String(summary.created),
+        existing: String(summary.existing),
+        skipped: String(summary.skippedTotal),
+        rejected: String(summary.rejectedTotal),
+        interrupted: interrupted ? 'yes' : 'no',
+      });
     }
-    await flush();
-    return summary;
   }
 
   // ---- Reading and cancelling ---------------------------------------------------

@@ -106,6 +106,7 @@ export const AUDIT_ACTIONS = [
   'product.updated',
   'product.removed',
   'product.imported',
+  'invitation.imported',
   'collect.link_rotated',
   'collect.settings_changed',
   'review.published',

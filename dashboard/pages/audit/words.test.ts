@@ -47,4 +47,10 @@ describe('the audit log in words', () => {
     expect(detailInWords({ details: { permissions: 'reviews:read' } })).toBe('');
     expect(detailInWords({ details: { permissions: 'reviews:read, invitations:write', expiresAt: '2099-01-01T00:00:00.000Z' } })).toMatch(/^expires .+; may send review invitations$/);
   });
+
+  it('says what an invitation upload did, apart from a review or product import', () => {
+    expect(detailInWords({ details: { format: 'csv', bytes: '120', created: '3', existing: '1', skipped: '2', rejected: '4', interrupted: 'no' } })).toBe('3 invited, 1 already invited, 2 skipped, 4 rejected');
+    expect(detailInWords({ details: { format: 'csv', bytes: '120', created: '3', existing: '0', skipped: '0', rejected: '0', interrupted: 'yes' } })).toBe('3 invited, 0 already invited, 0 skipped, 0 rejected (interrupted)');
+    expect(detailInWords({ details: { format: 'csv', imported: '3', updated: '1', rejected: '0', interrupted: 'no' } })).toBe('3 new, 1 updated, 0 rejected');
+  });
 });

@@ -28,6 +28,7 @@ export const AUDIT_WORDS: { readonly [A in AuditAction]: { what: string; subject
   'product.updated': { what: 'Edited product', subject: 'product' },
   'product.removed': { what: 'Removed product', subject: 'product' },
   'product.imported': { what: 'Imported products', subject: 'file' },
+  'invitation.imported': { what: 'Imported invitations', subject: 'file' },
   'review.hidden': { what: 'Hid review', subject: 'review' },
   'review.shown': { what: 'Showed review', subject: 'review' },
   'reply.published': { what: 'Published reply', subject: 'review' },
@@ -129,6 +130,8 @@ export function detailInWords(r: Pick<AuditRecord, 'details'>): string {
   if (d.changes) return d.changes;
   // Records written before changes were described: the internal field names, made readable.
   if (d.fields) return d.fields.replace(/\b(options|subject)\./g, '').replace(/([a-z])([A-Z])/g, (_, a: string, b: string) => `${a} ${b.toLowerCase()}`);
+  // An invitation upload (api/invitations/service.ts): what it created, what stood already, what the rules skipped.
+  if (d.format && d.created !== undefined) return `${d.created} invited, ${d.existing} already invited, ${d.skipped} skipped, ${d.rejected} rejected${d.interrupted === 'yes' ? ' (interrupted)' : ''}`;
   if (d.format) return `${d.imported} new, ${d.updated} updated, ${d.rejected} rejected${d.interrupted === 'yes' ? ' (interrupted)' : ''}`;
   if (d.address) return `from ${d.address}`;
   if (d.events) return `for ${d.events.split(',').join(', ')}`;

@@ -3,7 +3,8 @@
  * for the invitee (no email asked, a star link's rating preselected, the same
  * page whatever the rating), a review through it published at once with
  * `isVerified: true` and the invitation `reviewed`, the link single use
- * (then it says the review was received, with the private link), two
+ * (then it says the review was received and how to change it, never the
+ * private link: the organization holds every link), two
  * submissions at once making one review, a tampered or unknown token the 404
  * page, an expired link its own page, a cancelled one ended.
  */
@@ -94,11 +95,23 @@ describe('invitation links', () => {
     expect(JSON.stringify(review)).not.toContain(inv.email);
     expect(await invitation(inv.id)).toMatchObject({ state: 'reviewed', reviewedAt: expect.any(String) });
 
-    // Used: it says so, with the private link; a second submission makes no second review.
+    // Used: it says so and how to change the review, never the private link itself (the shop holds every
+    // invitation link, so whoever opens it again could edit the verified review: review 9 H1).
+    const manageToken = new URL(manage!).pathname.split('/').at(-1)!;
     const again = await page(path);
     expect(again.status).toBe(200);
     expect(again.text).toContain('Review received');
-    expect(again.text).toContain(new URL(manage!).pathname);
+    expect(again.text).not.toContain('/r/review/');
+    expect(again.text).not.toContain(manageToken);
+    expect(again.text).toContain('To change or delete your review, use the private link shown right after you sent it.');
+    // Nor does anything the organization reads about its invitations (the API's list; the CLI and the dashboard read the same view).
+    const listed = await t.get('/api/v1/invitations?limit=100', { key });
+    expect(listed.text).toContain(inv.id);
+    expect(listed.text).not.toContain('/r/review/');
+    expect(listed.text).not.toContain(manageToken);
+    // The thank-you page, the one place it is shown, says so.
+    expect(thanks.text).toContain('Keep this private link to change or delete your review later: it is shown only here.');
+    // A second submission makes no second review.
     const second = await page(path, { method: 'POST', body: new URLSearchParams({ rating: '5', content: 'x', authorName: 'y', consent: 'yes', token: 'z' }).toString() });
     expect(second.text).toContain('Review received');
     expect((await directReviews()).length).toBe(before + 1);

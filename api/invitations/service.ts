@@ -120,7 +120,8 @@ export const INVITATION_CSV: CsvSchema = { fields: INVITATION_FIELDS, required: 
 
 export type LinkOutcome =
   | { kind: 'form'; invitation: Invitation; org: Organization; product: Product | null }
-  | { kind: 'reviewed'; manageUrl: string | null }
+  /** Used: the review was received. Never the private link: the organization holds every invitation link (review 9 H1). */
+  | { kind: 'reviewed' }
   | { kind: 'expired' }
   | { kind: 'gone' }
   | { kind: 'not_found' };
@@ -457,12 +458,14 @@ export class InvitationsService {
     return { id: inv.id, email: inv.email, state: inv.state, sendAt: inv.sendAt, link: this.link(inv), ...(inv.reason !== null && { reason: inv.reason }) };
   }
 
-  /** What a link opens: the review form, the "received" page once used, an expired or ended one, or nothing (tampered, unknown). */
+  /** What a link opens: the review form, the "received" page once used (without the private link), an expired or ended one, or nothing (tampered, unknown). */
   async open(token: string): Promise<LinkOutcome> {
     const id = this.links.idOf(token);
     const inv = id === null ? null : await this.store.invitations.get(id);
     if (!inv || inv.state === 'skipped' || !this.links.verify(token, inv)) return { kind: 'not_found' };
-    if (inv.state === 'reviewed') return { kind: 'reviewed', manageUrl: inv.submissionId ? this.options.collect.manageUrl(inv.submissionId) : null };
+    // The private link is shown once, on the thank-you page of the submission that used the link: the
+    // organization holds every invitation link (its API answers and list), so a used link must not open it.
+    if (inv.state === 'reviewed') return { kind: 'reviewed' };
     if (inv.state === 'cancelled') return { kind: 'gone' };
     if (inv.state === 'expired' || InvitationsService.expiresAt(inv) <= this.now().getTime()) return { kind: 'expired' };
     const org = await this.store.orgs.get(inv.orgId);

@@ -122,6 +122,55 @@ describe('invitation links', () => {
     expect((await directReviews()).find((r) => r.id === review.id)).toMatchObject({ content: 'Replaced quickly.', isVerified: true });
   });
 
+  it('never replaces or takes over the address’s earlier review: the link says it was already reviewed and creates nothing (the shop holds every link)', async () => {
+    // The customer's own review of the mug, from the review page (held without mail; a person publishes it).
+    const email = `ana-${Date.now()}@example.com`;
+    const { collectId } = (await t.admin('POST', '/admin/collect/link', { orgId })).body as { collectId: string };
+    const reviewPage = `/r/${collectId}?product=mug-1&lang=en`;
+    const form = await page(reviewPage);
+    await sleep(2100);
+    const sent = await page(reviewPage, { method: 'POST', body: new URLSearchParams({ token: tokenOf(form.text), rating: '1', content: 'Broken on arrival, no refund.', authorName: 'Ana P.', email, consent: 'yes' }).toString() });
+    expect(sent.status).toBe(200);
+    const pending = ((await t.admin('GET', `/admin/collect/pending?orgId=${orgId}`)).body as { data: { id: string; content: string }[] }).data.find((p) => p.content === 'Broken on arrival, no refund.')!;
+    expect((await t.admin('POST', `/admin/collect/reviews/${pending.id}/publish`)).status).toBe(200);
+    const own = (await directReviews()).find((r) => r.content === 'Broken on arrival, no refund.')!;
+    expect(own).toMatchObject({ rating: 1, isVerified: false, productId: 'mug-1' });
+    const before = (await directReviews()).length;
+
+    // The shop invites that address (the case differs: the same address) and uses the link it holds.
+    const inv = await invite({ email: email.toUpperCase() });
+    const path = pathOf(inv.link);
+    const opened = await page(path);
+    expect(opened.status).toBe(409);
+    expect(opened.text).toContain('You have already reviewed this');
+    expect(opened.text).toContain('To change or delete it, use the private link you got when you wrote it.');
+    expect(opened.text).not.toContain('name="rating"');
+    // A submission anyway (a form token minted for it) creates nothing either.
+    const stored = (await t.service.store.invitations.get(inv.id))!;
+    const formToken = t.service.invitations.formToken(stored);
+    await sleep(2100);
+    const posted = await page(path, { method: 'POST', body: new URLSearchParams({ token: formToken, rating: '5', content: 'Perfect, fast delivery!', authorName: 'Ana P.', consent: 'yes' }).toString() });
+    expect(posted.status).toBe(409);
+    expect(posted.text).toContain('You have already reviewed this');
+
+    // Her review is as she wrote it, not verified, not replaced; no other review; the invitation stays as it was.
+    const after = await directReviews();
+    expect(after.length).toBe(before);
+    expect(after.find((r) => r.id === own.id)).toMatchObject({ rating: 1, content: 'Broken on arrival, no refund.', isVerified: false });
+    expect(after.some((r) => r.content === 'Perfect, fast delivery!')).toBe(false);
+    expect(await invitation(inv.id)).toMatchObject({ state: 'unsent', reviewedAt: null });
+    expect((await t.service.store.collect.listByState(orgId, 'replaced')).map((x) => x.content)).not.toContain('Broken on arrival, no refund.');
+
+    // An invitee's submission left pending (a crash before it was published) cannot take it over through moderation either.
+    const now = new Date().toISOString();
+    const left = { ...(await t.service.store.collect.findPublished(orgId, stored.emailKey, 'mug-1'))!, id: `sub_left${Date.now()}`, rating: 5, content: 'Left pending', state: 'pending' as const, hold: 'moderation' as const, reviewExternalId: null, invitationId: inv.id, submittedAt: now, decidedAt: null, updatedAt: now };
+    await t.service.store.collect.create(left);
+    const publish = await t.admin('POST', `/admin/collect/reviews/${left.id}/publish`);
+    expect(publish.status).toBe(409);
+    expect(publish.body).toMatchObject({ error: 'already_reviewed' });
+    expect((await directReviews()).find((r) => r.id === own.id)).toMatchObject({ rating: 1, content: 'Broken on arrival, no refund.', isVerified: false });
+  });
+
   it('makes one review of two submissions through one link at once', async () => {
     const inv = await invite({ productId: null });
     const path = pathOf(inv.link);

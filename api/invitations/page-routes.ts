@@ -5,7 +5,10 @@
  * The same form and thank-you page for every invitee whatever the rating
  * (no gating). A used link says the review was received and that the
  * private link of the thank-you page changes it, never the link itself (the
- * organization holds every invitation link); an expired one says so; a tampered or unknown one is
+ * organization holds every invitation link); a link for an address that
+ * already has a published review of that product (or organization) says so
+ * and creates nothing (a link never replaces a review: the organization
+ * holds them all); an expired one says so; a tampered or unknown one is
  * the 404 page. The page's language: `?lang=`, else the invitation's, else
  * the browser's.
  */
@@ -38,6 +41,9 @@ function other(ctx: Context, w: PageWords, outcome: Exclude<LinkOutcome, { kind:
       return send(ctx, 410, messagePage(w, iw.expiredTitle, iw.expired));
     case 'gone':
       return send(ctx, 410, messagePage(w, w.m.notFoundTitle, iw.cancelled));
+    case 'already_reviewed':
+      // Nothing created: the address's earlier review stands, changed only through its own private link.
+      return send(ctx, 409, messagePage(w, iw.alreadyTitle, iw.already));
     case 'reviewed':
       return send(ctx, 200, messagePage(w, iw.receivedTitle, iw.received, `<p>${e(iw.receivedHow)}</p>`));
   }

@@ -122,6 +122,13 @@ export type LinkOutcome =
   | { kind: 'form'; invitation: Invitation; org: Organization; product: Product | null }
   /** Used: the review was received. Never the private link: the organization holds every invitation link (review 9 H1). */
   | { kind: 'reviewed' }
+  /**
+   * The address already has a published review of the invitation's product
+   * (or of the organization): a link never replaces it (the organization
+   * holds every link, so a link proves nothing of who writes). Nothing is
+   * created and the invitation stays as it is (review 9 H2).
+   */
+  | { kind: 'already_reviewed' }
   | { kind: 'expired' }
   | { kind: 'gone' }
   | { kind: 'not_found' };
@@ -458,7 +465,7 @@ export class InvitationsService {
     return { id: inv.id, email: inv.email, state: inv.state, sendAt: inv.sendAt, link: this.link(inv), ...(inv.reason !== null && { reason: inv.reason }) };
   }
 
-  /** What a link opens: the review form, the "received" page once used (without the private link), an expired or ended one, or nothing (tampered, unknown). */
+  /** What a link opens: the review form, the "received" page once used (without the private link), "already reviewed" when the address has a published review of that product (or organization), an expired or ended one, or nothing (tampered, unknown). */
   async open(token: string): Promise<LinkOutcome> {
     const id = this.links.idOf(token);
     const inv = id === null ? null : await this.store.invitations.get(id);
@@ -470,6 +477,7 @@ export class InvitationsService {
     if (inv.state === 'expired' || InvitationsService.expiresAt(inv) <= this.now().getTime()) return { kind: 'expired' };
     const org = await this.store.orgs.get(inv.orgId);
     if (!org) return { kind: 'not_found' };
+    if (await this.options.collect.hasPublished(inv.orgId, inv.emailKey, inv.productId)) return { kind: 'already_reviewed' };
     const product = inv.productId === null ? null : await this.store.products.get(inv.orgId, inv.productId);
     return { kind: 'form', invitation: inv, org, product };
   }
@@ -500,7 +508,13 @@ export class InvitationsService {
       await collect.discardInvited(sub);
       return this.open(token);
     }
-    await collect.publishInvited(sub);
+    if ((await collect.publishInvited(sub)) === 'already_reviewed') {
+      // The address's own review was published between the page's check and now: this one replaces
+      // nothing. It is forgotten and the link is given back, as it was (the page says why).
+      await collect.discardInvited(sub);
+      await this.store.invitations.update({ ...inv, updatedAt: this.now().toISOString() }, claimed);
+      return { kind: 'already_reviewed' };
+    }
     // The thank-you page is the review page's: the same share link on every one, whatever the rating.
     const settings = await collect.settings(inv.orgId);
     return { kind: 'published', manageUrl: collect.manageUrl(sub.id), shareUrl: settings.shareUrl };

@@ -116,6 +116,34 @@ describe('POST /api/v1/invitations', () => {
     expect(good.status).toBe(202);
   });
 
+  it('takes 100 invitations with every field at its longest, even with non-ASCII escaped; a larger body is still 413', async () => {
+    const { key, orgId } = await inviter();
+    const productId = `P-${'x'.repeat(98)}`;
+    expect((await t.admin('POST', '/admin/products', { orgId, id: productId, name: 'Long' })).status).toBeLessThan(300);
+    const domain = '@example.com';
+    const sendAt = new Date(Date.now() + 86_400_000).toISOString();
+    const items = Array.from({ length: 100 }, (_, i) => ({
+      email: `${String(i).padStart(3, '0')}${'ü'.repeat(254 - 3 - domain.length)}${domain}`,
+      name: '😀'.repeat(100),
+      productId,
+      orderRef: '𝄞'.repeat(100),
+      locale: 'pt-BR',
+      sendAt,
+    }));
+    expect(items[0]!.email).toHaveLength(254);
+    // Non-ASCII escaped as \uXXXX, as Python's json.dumps writes it by default: the longest way to write them.
+    const body = JSON.stringify({ data: items }).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+    expect(Buffer.byteLength(body)).toBeGreaterThan(400_000);
+    const res = await post(key, body);
+    expect(res.status).toBe(202);
+    expect(data(res)).toHaveLength(100);
+    expect(data(res)[99]!.email).toBe(items[99]!.email);
+    // Bounded all the same.
+    const huge = await post(key, `{"data":[{"email":"a@example.com"}]${' '.repeat(600_000)}}`);
+    expect(huge.status).toBe(413);
+    expect(huge.body).toMatchObject({ error: 'payload_too_large' });
+  });
+
   it('answers the existing invitation for the same orderRef and email (nothing twice)', async () => {
     const { key } = await inviter();
     const first = data(await post(key, { email: 'ben@example.com', orderRef: 'B-7' }))[0]!;

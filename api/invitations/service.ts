@@ -259,9 +259,10 @@ export class InvitationsService {
    * that cannot be read or checked is rejected with its number, the others
    * are created, in batches. Audited as the operator's (`invitation.imported`).
    */
-  async importNdjson(orgId: string, source: ChunkSource): Promise<ImportSummary> {
-    const { created, existing, skipped, rejected } = await this.importRecords(orgId, 'ndjson', source, {});
-    return { created, existing, skipped, rejected };
+  async importNdjson(orgId: string, source: ChunkSource): Promise<Omit<InvitationImportSummary, 'fileError'>> {
+    // The lists stop at MAX_LISTED; the totals count every skipped and rejected line (as the CSV upload's).
+    const { created, existing, skipped, rejected, skippedTotal, rejectedTotal } = await this.importRecords(orgId, 'ndjson', source, {});
+    return { created, existing, skipped, rejected, skippedTotal, rejectedTotal };
   }
 
   /**

@@ -197,7 +197,7 @@ export function createApp(deps: AppDeps): App {
   if (deps.collect) registerCollectRoutes({ router, collect: deps.collect, limiter: collectLimiter, logger });
 
   koa.use(frontDoor({ logger, metrics, proxies }));
-  const dashboard = dashboardRouter({ config, store, sessions: deps.sessions, throttle: new SignInThrottle(redis), devices: new DeviceCookies(deps.secretsKey), ...(config.smtpUrl !== null && { mailer: createMailer(config.smtpUrl, config.publicUrl) }), assets: deps.dashboardAssets, sources: deps.sources, platformHttp: deps.platformHttp, webhooks: deps.webhooks, products: deps.products, replies: deps.replies, collect: deps.collect }).routes();
+  const dashboard = dashboardRouter({ config, store, sessions: deps.sessions, throttle: new SignInThrottle(redis), devices: new DeviceCookies(deps.secretsKey), ...(config.smtpUrl !== null && { mailer: createMailer(config.smtpUrl, config.publicUrl) }), assets: deps.dashboardAssets, sources: deps.sources, platformHttp: deps.platformHttp, webhooks: deps.webhooks, products: deps.products, replies: deps.replies, collect: deps.collect, invitations: deps.invitations }).routes();
   const routes = router.routes();
   // Every dashboard route is under /dashboard (matched case-insensitively, as the router does): other requests skip its route table.
   koa.use(function routeTables(ctx: Context, next: Next) {

@@ -108,6 +108,8 @@ export const AUDIT_ACTIONS = [
   'product.imported',
   'collect.link_rotated',
   'collect.settings_changed',
+  'invitation.cancelled',
+  'invitations.settings_changed',
   'review.published',
   'review.rejected',
   'review.hidden',

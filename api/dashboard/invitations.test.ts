@@ -11,6 +11,8 @@ import { readFileSync } from 'node:fs';
 import { Agent } from 'node:https';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAIL_LANGUAGES } from '../../dashboard/pages/collect/mail-languages.ts';
+import { PAGE_LANGUAGES } from '../collect/words.ts';
 import { newId } from '../store/ids.ts';
 import type { Invitation, InvitationDraft } from '../store/invitation-types.ts';
 import { startTestService, type TestService } from '../test/harness.ts';
@@ -280,6 +282,8 @@ describe('dashboard invitations: list, counts, conversion, cancel, settings, pre
     expect(de.body.text).toContain('Hallo Alex');
     expect(de.body.text).toMatch(/\/r\/i\/preview\?rating=5/);
 
+    // The page's language picker offers exactly the languages the mail is written in.
+    expect([...MAIL_LANGUAGES]).toEqual([...PAGE_LANGUAGES]);
     const ar = await member.send('GET', '/dashboard/api/invitations/preview?lang=ar');
     expect(ar.body.language).toBe('ar');
     expect(ar.body.html).toMatch(/<html lang="ar" dir="rtl">/);
@@ -290,6 +294,18 @@ describe('dashboard invitations: list, counts, conversion, cancel, settings, pre
     const reminder = await member.send('GET', '/dashboard/api/invitations/preview?lang=de&reminder=1');
     expect(reminder.body.kind).toBe('reminder');
     expect(reminder.body.subject).not.toBe(de.body.subject);
+
+    // The same mail as a document of its own for the page's sandboxed frame: styles and https pictures, nothing else.
+    const doc = await t.get('/dashboard/api/invitations/preview.html?lang=ar', { headers: { cookie: member.cookieHeader() }, skipValidation: true });
+    expect(doc.status).toBe(200);
+    expect(doc.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(doc.text).toBe(ar.body.html);
+    const policy = doc.headers['content-security-policy']!.split(';').map((d) => d.trim());
+    expect(policy).toEqual(expect.arrayContaining(["default-src 'none'", "style-src 'unsafe-inline'", 'img-src https: data:', 'sandbox', "frame-ancestors 'self'"]));
+    expect(policy.some((d) => d.startsWith('script-src'))).toBe(false);
+    expect(doc.headers['x-frame-options']).toBe('SAMEORIGIN');
+    expect((await t.get('/dashboard/api/invitations/preview.html?lang=ar', { skipValidation: true })).status).toBe(401);
+    expect((await t.get('/dashboard/api/invitations/preview.html?lang=xx', { headers: { cookie: member.cookieHeader() }, skipValidation: true })).status).toBe(400);
 
     for (const [query, parameters] of [
       ['lang=xx', ['lang']],

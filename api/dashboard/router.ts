@@ -25,7 +25,7 @@ import { aboutReply, approveReply, cancelReply, createTemplate, deleteReply, dra
 import { importStatus, importUpload } from './routes/reviews-import.ts';
 import { connectGoogle, connectSource, googleCallback, GoogleConnections, googleLocations, GOOGLE_CALLBACK_PATH, keepRemovals, listSources, reconnectSource, releaseRemovals, removeSource, sourcesNeedingAttention, startGoogle, syncSourceNow } from './routes/sources.ts';
 import { acceptInvitation, lookupInvitation, showSession, signIn, signOut, switchOrganization } from './routes/session.ts';
-import { cancelInvitation, listInvitations, previewInvitationMail, readInvitationSettings, updateInvitationSettings } from './routes/invitations.ts';
+import { cancelInvitation, listInvitations, previewInvitationMail, previewInvitationMailHtml, readInvitationSettings, updateInvitationSettings } from './routes/invitations.ts';
 import { collectOverview, collectQrCode, pendingReviews, publishPendingReview, rejectPendingReview, rotateCollectLink, updateCollectSettings } from './routes/collect.ts';
 import { createWebhook, disableWebhook, enableWebhook, listWebhooks, removeWebhook, replayWebhook, rotateWebhookSecret, showWebhook, testWebhook, webhookDeliveries } from './routes/webhooks.ts';
 import { createDashboardWidget, previewWidget, showWidget, updateDashboardWidget, widgetList } from './routes/widgets.ts';
@@ -127,6 +127,7 @@ export function dashboardRouter(deps: DashboardDeps & { assets: DashboardAssets 
   api.get('/invitations/settings', signedIn, readInvitationSettings(deps));
   api.put('/invitations/settings', staff, updateInvitationSettings(deps));
   api.get('/invitations/preview', signedIn, previewInvitationMail(deps));
+  api.get('/invitations/preview.html', signedIn, previewInvitationMailHtml(deps));
   api.post('/invitations/:id/cancel', staff, cancelInvitation(deps));
 
   // Review sources: everyone sees the list; Owner and Admin connect, sync, reconnect and remove.

@@ -10,6 +10,7 @@
  *   GET  /invitations/settings                delay, reminder, default language, sender name
  *   PUT  /invitations/settings                all four replaced (audit-logged); 400 invalid_parameter per field
  *   GET  /invitations/preview?lang=&reminder= the mail (subject, HTML, text) for this organization
+ *   GET  /invitations/preview.html?…          the same mail's HTML as a document, for the page's sandboxed frame
  *
  * Conversion (the page says the same): for a window of N days (today, UTC,
  * and the N-1 days before), the invitations *sent* in it (`sentDay`: the
@@ -184,29 +185,35 @@ export function updateInvitationSettings(deps: DashboardDeps) {
   };
 }
 
+/** The preview asked for (`?lang=&reminder=`), rendered for the signed-in person's organization. */
+async function renderPreview(deps: DashboardDeps, ctx: Context) {
+  const { org } = auth(ctx);
+  const invitations = service(deps);
+  const query = new URLSearchParams(ctx.querystring);
+  const problems = unknownParameters(query, ['lang', 'reminder']);
+  const settings = invitationSettings(await deps.store.collect.getSettings(org.id));
+  const lang = query.get('lang') || settings.language || (PAGE_LANGUAGES.includes(org.language) ? org.language : 'en');
+  if (!PAGE_LANGUAGES.includes(lang)) problems.push({ parameter: 'lang', message: `must be one of ${PAGE_LANGUAGES.join(', ')}` });
+  const reminderRaw = query.get('reminder') ?? '0';
+  if (!['0', '1', 'true', 'false'].includes(reminderRaw)) problems.push({ parameter: 'reminder', message: 'must be 1 (the reminder) or 0 (the invitation)' });
+  if (problems.length > 0) throw invalidParameters(problems, `Invalid: ${problems.map((p) => `${p.parameter} ${p.message}`).join('; ')}.`);
+  const reminder = reminderRaw === '1' || reminderRaw === 'true';
+  // A sample product: the catalog's first with an https picture, else its first; none: the mail asks about the organization.
+  const products = await deps.store.products.list(org.id);
+  const sample = products.find((p) => p.imageUrl?.startsWith('https://')) ?? products[0] ?? null;
+  const mail = previewInvitation({
+    kind: reminder ? 'reminder' : 'invitation',
+    language: lang,
+    organization: { name: org.name, language: org.language, senderName: settings.senderName },
+    product: sample ? { name: sample.name, imageUrl: sample.imageUrl ?? null } : null,
+    publicUrl: deps.config.publicUrl,
+  });
+  return { invitations, mail, sample, reminder };
+}
+
 export function previewInvitationMail(deps: DashboardDeps) {
   return async function previewInvitationMail(ctx: Context): Promise<void> {
-    const { org } = auth(ctx);
-    const invitations = service(deps);
-    const query = new URLSearchParams(ctx.querystring);
-    const problems = unknownParameters(query, ['lang', 'reminder']);
-    const settings = invitationSettings(await deps.store.collect.getSettings(org.id));
-    const lang = query.get('lang') || settings.language || (PAGE_LANGUAGES.includes(org.language) ? org.language : 'en');
-    if (!PAGE_LANGUAGES.includes(lang)) problems.push({ parameter: 'lang', message: `must be one of ${PAGE_LANGUAGES.join(', ')}` });
-    const reminderRaw = query.get('reminder') ?? '0';
-    if (!['0', '1', 'true', 'false'].includes(reminderRaw)) problems.push({ parameter: 'reminder', message: 'must be 1 (the reminder) or 0 (the invitation)' });
-    if (problems.length > 0) throw invalidParameters(problems, `Invalid: ${problems.map((p) => `${p.parameter} ${p.message}`).join('; ')}.`);
-    const reminder = reminderRaw === '1' || reminderRaw === 'true';
-    // A sample product: the catalog's first with an https picture, else its first; none: the mail asks about the organization.
-    const products = await deps.store.products.list(org.id);
-    const sample = products.find((p) => p.imageUrl?.startsWith('https://')) ?? products[0] ?? null;
-    const mail = previewInvitation({
-      kind: reminder ? 'reminder' : 'invitation',
-      language: lang,
-      organization: { name: org.name, language: org.language, senderName: settings.senderName },
-      product: sample ? { name: sample.name, imageUrl: sample.imageUrl ?? null } : null,
-      publicUrl: deps.config.publicUrl,
-    });
+    const { invitations, mail, sample, reminder } = await renderPreview(deps, ctx);
     ctx.set('Cache-Control', 'no-store');
     ctx.body = {
       language: mail.language,
@@ -218,5 +225,25 @@ export function previewInvitationMail(deps: DashboardDeps) {
       product: sample ? { id: sample.id, name: sample.name } : null,
       mail: { configured: invitations.mails },
     };
+  };
+}
+
+/**
+ * The mail's HTML as a document of its own, for the page's `sandbox=""`
+ * frame. Not `srcdoc`: a srcdoc document inherits the dashboard's Content
+ * Security Policy, which refuses the inline styles every mail is written
+ * with, so the preview would not look like the mail. Its own policy lets
+ * styles and https pictures in and nothing else (no script, no form, no
+ * connection), sandboxes it even when opened on its own, and lets only the
+ * dashboard frame it.
+ */
+export function previewInvitationMailHtml(deps: DashboardDeps) {
+  return async function previewInvitationMailHtml(ctx: Context): Promise<void> {
+    const { mail } = await renderPreview(deps, ctx);
+    ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; img-src https: data:; sandbox; frame-ancestors 'self'; base-uri 'none'; form-action 'none'");
+    ctx.set('X-Frame-Options', 'SAMEORIGIN');
+    ctx.set('Cache-Control', 'no-store');
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.body = mail.html;
   };
 }

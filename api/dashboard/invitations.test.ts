@@ -7,13 +7,16 @@
  * every dashboard write. Every answer is checked against the dashboard's
  * OpenAPI document (test-client).
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { Agent } from 'node:https';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAIL_LANGUAGES } from '../../dashboard/pages/collect/mail-languages.ts';
 import { PAGE_LANGUAGES } from '../collect/words.ts';
+import { EmbeddedStore } from '../store/embedded/store.ts';
 import { newId } from '../store/ids.ts';
+import type { Store } from '../store/types.ts';
 import type { Invitation, InvitationDraft } from '../store/invitation-types.ts';
 import { startTestService, type TestService } from '../test/harness.ts';
 import { Client } from './test-client.ts';
@@ -341,5 +344,68 @@ describe('dashboard invitations with a mail relay configured', () => {
     await owner.signIn('owner@example.com', PASSWORD);
     expect((await owner.send('GET', '/dashboard/api/invitations')).body.mail).toEqual({ configured: true });
     expect((await owner.send('GET', '/dashboard/api/invitations/preview?lang=en')).body.mail).toEqual({ configured: true });
+  });
+});
+
+describe('dashboard invitations: the settings saved while the review page settings are being saved', () => {
+  let t: TestService;
+  let agent: Agent;
+  let dir: string;
+  let real: EmbeddedStore;
+  let armed = false;
+  const { promise: inside, resolve: entered } = Promise.withResolvers<void>();
+  const { promise: gate, resolve: release } = Promise.withResolvers<void>();
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'inv-settings-race-'));
+    real = await EmbeddedStore.open(dir);
+    // The review page's save is held between its read and its write (whichever write method it uses).
+    const hold = async (fields: object): Promise<void> => {
+      if (!armed || !('shareUrl' in fields)) return;
+      entered();
+      await gate;
+    };
+    const store: Store = {
+      kind: real.kind, orgs: real.orgs, keys: real.keys, widgets: real.widgets, people: real.people, moderation: real.moderation, sources: real.sources,
+      webhooks: real.webhooks, products: real.products, replies: real.replies, invitations: real.invitations, reviews: real.reviews,
+      collect: {
+        ...real.collect,
+        putSettings: async (settings) => {
+          await hold(settings);
+          return real.collect.putSettings(settings);
+        },
+        patchSettings: async (orgId, patch) => {
+          await hold(patch);
+          return real.collect.patchSettings(orgId, patch);
+        },
+      },
+      ping: () => real.ping(),
+      close: () => real.close(),
+    };
+    t = await startTestService({ redis: false, store });
+    agent = new Agent({ ca: readFileSync(join(t.dataDir, 'tls-cert.pem'), 'utf8'), keepAlive: true, servername: 'localhost' });
+  });
+  afterAll(async () => {
+    agent?.destroy();
+    await t?.close();
+    await real?.close().catch(() => undefined);
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('keeps both: the invitation settings written meanwhile are not overwritten by the review page settings read before', async () => {
+    const { orgId } = await t.org('growth', 100_000);
+    await t.admin('POST', '/admin/users', { orgId, email: 'owner@example.com', role: 'owner', password: PASSWORD });
+    const owner = new Client(t, agent);
+    await owner.signIn('owner@example.com', PASSWORD);
+    expect((await owner.send('GET', '/dashboard/api/collect')).status).toBe(200);
+    armed = true;
+    const reviewPage = owner.send('PATCH', '/dashboard/api/collect/settings', { shareUrl: 'https://example.com/share', moderation: 'hold' });
+    await inside;
+    const invitations = { delayDays: 2, reminder: false, language: 'fr', senderName: 'Chez Nous' };
+    expect((await owner.send('PUT', '/dashboard/api/invitations/settings', invitations)).status).toBe(200);
+    release();
+    expect((await reviewPage).status).toBe(200);
+    const stored = (await real.collect.getSettings(orgId))!;
+    expect({ shareUrl: stored.shareUrl, moderation: stored.moderation, invitations: stored.invitations }).toEqual({ shareUrl: 'https://example.com/share', moderation: 'hold', invitations });
   });
 });

@@ -55,6 +55,15 @@ async function shots(p: Page, name: string): Promise<void> {
   await screenshots(p, `collect-invitations-${name}`);
 }
 
+/**
+ * Resolves once the mail's stars are visible in the preview frame and the page has drawn two frames since (no
+ * script runs in the sandboxed frame, so its own frames cannot be waited for).
+ */
+async function painted(p: Page): Promise<void> {
+  await expect(p.frameLocator('iframe.inv-frame').locator('a[href*="rating=5"]')).toBeVisible();
+  await p.evaluate(() => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))));
+}
+
 async function openCollect(p: Page): Promise<void> {
   await p.goto(`${service.origin}/dashboard/collect`);
   await expect(p.getByRole('heading', { name: 'Collect', level: 1 })).toBeVisible();
@@ -66,11 +75,14 @@ test.beforeAll(async ({ browser }) => {
   service = await startRealService();
   const orgId = service.banner.orgId;
   await admin('POST', '/admin/products', { orgId, id: 'e2e-mug', name: 'Stoneware mug' });
-  // 22 customers (a second page past 20), one with a product; then Ana again for another order: skipped, invited in the last 30 days.
-  const lines = CUSTOMERS.map((c, i) => JSON.stringify({ email: `${c}@mail.example`, name: c.charAt(0).toUpperCase() + c.slice(1), orderRef: `A-${1000 + i}`, ...(c === 'ana' && { productId: 'e2e-mug' }) }));
-  lines.push(JSON.stringify({ email: 'ana@mail.example', name: 'Ana', orderRef: 'A-2000' }));
-  const made = await admin('POST', `/admin/orgs/${orgId}/invitations`, `${lines.join('\n')}\n`);
-  expect(made).toMatchObject({ created: 22, rejected: [] });
+  // 22 customers (a second page past 20), one with a product; then Ana again for another order: skipped, invited in the
+  // last 30 days. Two uploads, so that the page of the 20 newest is known: the first three on page 2, the rest on page 1.
+  const line = (c: string) => JSON.stringify({ email: `${c}@mail.example`, name: c.charAt(0).toUpperCase() + c.slice(1), orderRef: `A-${1000 + CUSTOMERS.indexOf(c)}`, ...(c === 'ana' && { productId: 'e2e-mug' }) });
+  const older = await admin('POST', `/admin/orgs/${orgId}/invitations`, `${CUSTOMERS.slice(-3).map(line).join('\n')}\n`);
+  expect(older).toMatchObject({ created: 3, rejected: [] });
+  const lines = [...CUSTOMERS.slice(0, -3).map(line), JSON.stringify({ email: 'ana@mail.example', name: 'Ana', orderRef: 'A-2000' })];
+  const newer = await admin('POST', `/admin/orgs/${orgId}/invitations`, `${lines.join('\n')}\n`);
+  expect(newer).toMatchObject({ created: 19, rejected: [] });
   context = await browser.newContext({ ignoreHTTPSErrors: true, locale: 'en-US', timezoneId: 'UTC', viewport: { width: 1280, height: 800 } });
   page = await context.newPage();
   await signIn(page, service.origin, 'owner@demo.example', ownerPassword(service.banner.text));
@@ -91,10 +103,10 @@ test('without a relay: the notice says invitations are unsent links and how to s
   await expect(filter(page).getByRole('button')).toHaveText(['All 23', 'Skipped 1', 'Unsent 22']);
   await expect(filter(page).getByRole('button', { name: 'All 23' })).toHaveAttribute('aria-pressed', 'true');
   await expect(table(page).getByRole('columnheader')).toHaveText(['Customer', 'State', 'Order and product', 'When', 'Link', 'Actions']);
-  const vic = rowOf(page, 'vic@mail.example');
-  await expect(vic).toContainText('Unsent');
-  await expect(vic).toContainText(/https:\/\/127\.0\.0\.1:\d+\/r\/i\/[A-Za-z0-9_.-]+/);
-  await expect(vic.getByRole('button', { name: 'Copy link' })).toBeVisible();
+  const sam = rowOf(page, 'sam@mail.example');
+  await expect(sam).toContainText('Unsent');
+  await expect(sam).toContainText(/https:\/\/127\.0\.0\.1:\d+\/r\/i\/[A-Za-z0-9_.-]+/);
+  await expect(sam.getByRole('button', { name: 'Copy link' })).toBeVisible();
   // Newest first, 20 a page.
   await expect(table(page).getByRole('row')).toHaveCount(21);
   await expect(page.getByRole('navigation', { name: 'Pages of invitations' })).toContainText('1–20 of 23');
@@ -240,6 +252,7 @@ test('the preview follows the default language, switches language (Arabic right 
     await expect(page.getByRole('status').filter({ hasText: 'Showing the invitation mail in Arabic.' })).toHaveCount(1);
     await expectNoSidewaysScroll(page, `the preview at ${width} px`);
     // The card alone as well: a full-page shot leaves the sandboxed frame (drawn in a process of its own) blank.
+    await painted(page);
     await page.locator('section[aria-labelledby="mail-preview-title"]').screenshot({ path: `test-results/dashboard/collect-invitations-preview-card-ar-${width}.png` });
     if (width === 1280) {
       await expectNoAxeViolations(page, 'Collect, the preview in Arabic');
@@ -265,8 +278,15 @@ test('the preview follows the default language, switches language (Arabic right 
     const result = await new AxeBuilder({ page: mail }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa']).analyze();
     expect(result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`), `axe on the mail in ${lang}`).toEqual([]);
     expect(result.passes.length).toBeGreaterThan(5);
+    // What the frame shows on a phone (the frame is the card's width there, 358 px), as a page of its own: full-page
+    // shots leave the sandboxed frame blank.
+    await mail.setViewportSize({ width: 358, height: 680 });
+    await mail.goto(`${service.origin}/dashboard/api/invitations/preview.html?lang=${lang}`);
+    await expect(mail.locator('a[href*="rating=5"]')).toHaveCSS('background-color', 'rgb(255, 251, 235)');
+    await mail.screenshot({ path: `test-results/dashboard/collect-invitations-mail-${lang}-358.png`, fullPage: true });
     await mail.close();
   }
+  await painted(page);
   await page.locator('section[aria-labelledby="mail-preview-title"]').screenshot({ path: 'test-results/dashboard/collect-invitations-preview-card-reminder-1280.png' });
   await shots(page, 'preview-reminder');
 });

@@ -192,7 +192,7 @@ export class CollectService {
   async link(orgId: string, rotate: Actor | null = null): Promise<{ collectId: string; url: string }> {
     let settings = await this.settings(orgId);
     if (rotate) {
-      settings = await this.store.collect.putSettings({ ...settings, collectId: newCollectId(), updatedAt: this.now().toISOString() });
+      settings = (await this.store.collect.patchSettings(orgId, { collectId: newCollectId(), updatedAt: this.now().toISOString() })) ?? settings;
       await audit(this.store, orgId, rotate, 'collect.link_rotated', { id: settings.collectId, label: 'Review page link' });
     }
     return { collectId: settings.collectId, url: this.url(settings.collectId) };
@@ -214,7 +214,8 @@ export class CollectService {
       else moderation = patch.moderation as ModerationMode;
     }
     if (problems.length > 0) throw badRequest(problems.map((p) => p.message).join(' '), problems);
-    const saved = await this.store.collect.putSettings({ ...settings, shareUrl, moderation, updatedAt: this.now().toISOString() });
+    // Only these fields are written: the invitation settings or a new link saved meanwhile stay.
+    const saved = (await this.store.collect.patchSettings(orgId, { ...(patch.shareUrl !== undefined && { shareUrl }), ...(patch.moderation !== undefined && { moderation }), updatedAt: this.now().toISOString() })) ?? settings;
     if (saved.shareUrl !== settings.shareUrl || saved.moderation !== settings.moderation) {
       await audit(this.store, orgId, actor, 'collect.settings_changed', { id: orgId, label: 'Review page settings' }, { words: `moderation: ${saved.moderation === 'hold' ? 'hold every review' : 'publish confirmed reviews'}; share link: ${saved.shareUrl ?? 'none'}` });
     }

@@ -9,7 +9,9 @@ import { HIDE_REASONS, JSON_LD_SOURCES, PLANS, SOURCE_STATES, REVIEW_LANGUAGES, 
 import { COMPONENT_SCHEMAS } from '../openapi/schemas.ts';
 import { PERMISSIONS } from '../auth/permissions.ts';
 import { EVENT_TYPES, SUBSCRIBABLE_EVENT_TYPES } from '../webhooks/event-types.ts';
-import { HOLD_REASONS, MODERATION_MODES, REJECT_REASONS } from '../store/collect-types.ts';
+import { HOLD_REASONS, MAX_INVITATION_DELAY_DAYS, MODERATION_MODES, REJECT_REASONS } from '../store/collect-types.ts';
+import { INVITATION_STATES, SKIP_REASONS } from '../store/invitation-types.ts';
+import { PAGE_LANGUAGES } from '../collect/words.ts';
 
 type Schema = Record<string, unknown>;
 
@@ -105,6 +107,55 @@ const schemas: Record<string, Schema> = {
     rejectedByRating: { type: 'array', description: 'Reviews rejected in the last 90 days (by the day of the decision), by rating 1 to 5', items: object({ rating: { type: 'integer', minimum: 1, maximum: 5 }, count: { type: 'integer' } }) },
   }),
   CollectLink: object({ collectId: str(), url: str({ format: 'uri' }) }),
+  ReviewInvitation: object({
+    id: str(),
+    email: str({ description: "The invitee's address: shown on the dashboard only" }),
+    name: nullable(str()),
+    productId: nullable(str()),
+    orderRef: nullable(str()),
+    locale: nullable(str()),
+    state: str({ enum: [...INVITATION_STATES] }),
+    reason: nullable(str({ enum: [...SKIP_REASONS] })),
+    lastError: nullable(str()),
+    createdAt: dateTime,
+    sendAt: nullable(dateTime),
+    sentAt: nullable(dateTime),
+    remindedAt: nullable(dateTime),
+    reviewedAt: nullable(dateTime),
+    link: nullable(str({ format: 'uri', description: 'The review link (null for a skipped invitation); for an unsent one, the link to pass to your own mailer' })),
+  }),
+  ConversionFigure: object({
+    since: str({ format: 'date', description: 'The window\'s first day (UTC); the window runs through today' }),
+    sent: { type: 'integer', minimum: 0, description: 'Invitations sent in the window: the relay accepted the mail that day, or (no relay) the unsent link was created that day' },
+    reviewed: { type: 'integer', minimum: 0, description: 'Of those, the ones reviewed now' },
+    rate: nullable({ type: 'number', minimum: 0, maximum: 1, description: 'reviewed ÷ sent; null when none was sent' }),
+  }),
+  ReviewInvitationPage: object({
+    data: { type: 'array', items: ref('ReviewInvitation') },
+    total: { type: 'integer', description: 'Invitations matching the state asked (all without one)' },
+    limit: { type: 'integer' },
+    offset: { type: 'integer' },
+    counts: object(Object.fromEntries(INVITATION_STATES.map((s) => [s, { type: 'integer', minimum: 0 }]))),
+    conversion: object({ days30: ref('ConversionFigure'), days90: ref('ConversionFigure') }),
+    mail: object({ configured: { type: 'boolean', description: 'SMTP_URL is set: invitations are mailed; false: they are unsent links for your own mailer' } }),
+  }),
+  ReviewInvitationCancelled: object({ id: str(), state: str({ enum: ['cancelled'] }) }),
+  InvitationSettings: object({
+    delayDays: { type: 'integer', minimum: 0, maximum: MAX_INVITATION_DELAY_DAYS, description: 'Days from creation to the mail when an invitation gives no sendAt (0: at once)' },
+    reminder: { type: 'boolean', description: 'One reminder 7 days after the mail when no review came' },
+    language: nullable(str({ enum: [...PAGE_LANGUAGES], description: "The mail's language when the invitation has none; null: the organization's" })),
+    senderName: nullable(str({ maxLength: 100, description: "The sender's display name, one line; null: the organization's name" })),
+  }),
+  InvitationPreview: object({
+    language: str({ enum: [...PAGE_LANGUAGES] }),
+    kind: str({ enum: ['invitation', 'reminder'] }),
+    subject: str(),
+    from: str({ description: 'The From header: the sender name (or the organization\'s) and SMTP_FROM\'s address' }),
+    html: str(),
+    text: str(),
+    product: nullable(object({ id: str(), name: str() })),
+    mail: object({ configured: { type: 'boolean' } }),
+  }),
   CollectSettings: object({ shareUrl: nullable(str({ format: 'uri' })), moderation: str({ enum: [...MODERATION_MODES] }) }),
   CollectSettingsPatch: object({ shareUrl: nullable(str({ format: 'uri', maxLength: 2000 })), moderation: str({ enum: [...MODERATION_MODES] }) }, []),
   PendingReview: object({
@@ -531,7 +582,7 @@ function widgetSchemas(): Record<string, Schema> {
 }
 
 export interface Operation {
-  method: 'get' | 'post' | 'patch' | 'delete';
+  method: 'get' | 'post' | 'patch' | 'put' | 'delete';
   /** OpenAPI template under /dashboard/api, e.g. `/keys/{id}/revoke`. */
   path: string;
   summary: string;
@@ -664,6 +715,11 @@ export const OPERATIONS: Operation[] = [
   { method: 'get', path: '/collect/pending', summary: 'Reviews from the review page waiting for their email step or a person, oldest first', responses: { 200: 'PendingReviewList' } },
   { method: 'post', path: '/collect/reviews/{id}/publish', summary: 'Publish a pending review (review.created; audit-logged); 409 not_pending once decided', responses: { 200: 'PendingPublished' }, roles: STAFF },
   { method: 'post', path: '/collect/reviews/{id}/reject', summary: 'Reject a pending or published review with a reason (a published one is removed: review.removed; audit-logged)', request: 'PendingReject', responses: { 200: 'PendingRejected' }, roles: STAFF },
+  { method: 'get', path: '/invitations', summary: "Review invitations, newest first (query state, limit 1–100 default 20, offset), with the counts per state and the conversion over 30 and 90 days; the one place an invitee's address is shown", responses: { 200: 'ReviewInvitationPage' } },
+  { method: 'post', path: '/invitations/{id}/cancel', summary: 'Cancel a review invitation not reviewed yet: no mail or reminder follows and its link ends (audit-logged); 409 not_cancellable once reviewed, skipped or expired', responses: { 200: 'ReviewInvitationCancelled' }, roles: STAFF },
+  { method: 'get', path: '/invitations/settings', summary: 'The invitation settings: delay, reminder, default language, sender name', responses: { 200: 'InvitationSettings' } },
+  { method: 'put', path: '/invitations/settings', summary: 'Replace the invitation settings (every field; audit-logged); 400 invalid_parameter with one detail per field. The review page settings are kept', request: 'InvitationSettings', responses: { 200: 'InvitationSettings' }, roles: STAFF },
+  { method: 'get', path: '/invitations/preview', summary: "The invitation mail (reminder=1: the reminder) in a language (lang), for this organization, with a sample product of the catalog; and whether mails are sent (SMTP_URL)", responses: { 200: 'InvitationPreview' } },
   { method: 'get', path: '/audit', summary: 'Audit log, newest first (Owner, Admin)', responses: { 200: 'AuditList' }, roles: STAFF },
   { method: 'get', path: '/sources', summary: 'Review sources with their state, last and next sync, review count and last error; whether Google can be connected', responses: { 200: 'SourceList' } },
   { method: 'get', path: '/sources/attention', summary: 'The sources that need a person (needs_reauth, failing): the navigation badge and the Overview notice', responses: { 200: 'SourceAttention' } },

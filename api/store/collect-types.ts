@@ -24,6 +24,9 @@ export interface CollectSettings {
   updatedAt: string;
 }
 
+/** What `CollectStore.patchSettings` may change. */
+export type SettingsPatch = Partial<Pick<CollectSettings, 'collectId' | 'shareUrl' | 'moderation' | 'invitations'>> & { updatedAt: string };
+
 /** How an organization's invitations are mailed (CONTRACT §14: delay, reminder, default language, sender name). */
 export interface InvitationSettings {
   /** Days from creation to the mail when an invitation gives no `sendAt` (0 = at once). */
@@ -105,6 +108,14 @@ export interface CollectStore {
   /** The settings of the organization whose current link this is. */
   findByCollectId(collectId: string): Promise<CollectSettings | null>;
   putSettings(settings: CollectSettings): Promise<CollectSettings>;
+  /**
+   * Changes the given fields of the organization's stored settings and
+   * nothing else, as one write: the review page's settings, the invitation
+   * settings and a replaced link, saved at the same time, each keep theirs
+   * (a read-then-put of the whole record would lose one). Null when the
+   * organization has no settings stored.
+   */
+  patchSettings(orgId: string, patch: SettingsPatch): Promise<CollectSettings | null>;
   create(submission: Submission): Promise<void>;
   get(id: string): Promise<Submission | null>;
   /**

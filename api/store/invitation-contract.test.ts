@@ -164,6 +164,49 @@ function suite(open: () => Promise<{ store: Store; reopen(): Promise<Store>; cle
     expect(await s.count('org_e')).toBe(3);
   });
 
+  it('counts invitations by state and the sent and reviewed of a window of days as they change, after a restart too', async () => {
+    const s = h.store.invitations;
+    const o = 'org_c9';
+    const mk = (k: string, over: Partial<InvitationDraft> = {}) => draft(o, k, over);
+    const unsent = { state: 'unsent' as const, sendAt: null };
+    const [a, b, c, d, e, f, g, fl, i] = [
+      mk('ca'), // scheduled, never sent
+      mk('cb'), // sent on day 1
+      mk('cc'), // sent on day 1, reviewed on day 3
+      mk('cd', { ...unsent, createdAt: at(2), updatedAt: at(2) }), // a link for the shop's own mailer: sent the day it was created
+      mk('ce', { ...unsent, createdAt: at(2), updatedAt: at(2) }), // the same, reviewed
+      mk('cb', { createdAt: at(0.5), updatedAt: at(0.5) }), // skipped (recently_invited): never sent
+      mk('cg', { createdAt: at(-50), updatedAt: at(-50) }), // sent long before
+      mk('ch'), // the relay refused it: failed, never sent
+      mk('ci', { ...unsent, createdAt: at(2), updatedAt: at(2) }), // a link handed out, then cancelled: it was sent
+    ];
+    await s.create(o, [g!, a!, b!, c!, fl!, f!, d!, e!, i!], { max: 100 });
+    const move = async (id: string, change: Record<string, unknown>) => {
+      const now = (await s.get(id))!;
+      expect(await s.update({ ...now, ...change } as typeof now, now)).not.toBeNull();
+    };
+    await move(b!.id, { state: 'sent', sentAt: at(1), updatedAt: at(1) });
+    await move(c!.id, { state: 'sent', sentAt: at(1), updatedAt: at(1) });
+    await move(c!.id, { state: 'reviewed', reviewedAt: at(3), updatedAt: at(3) });
+    await move(e!.id, { state: 'reviewed', reviewedAt: at(3), updatedAt: at(3) });
+    await move(g!.id, { state: 'sent', sentAt: at(-45), updatedAt: at(-45) });
+    await move(fl!.id, { state: 'failed', lastError: '550 no such user', updatedAt: at(1) });
+    await move(i!.id, { state: 'cancelled', updatedAt: at(3) });
+    const expected = { scheduled: 1, sent: 2, reminded: 0, reviewed: 2, failed: 1, skipped: 1, expired: 0, cancelled: 1, unsent: 1 };
+    const day = (n: number) => at(n).slice(0, 10);
+    const check = async (store: Store) => {
+      expect(await store.invitations.countByState(o)).toEqual(expected);
+      expect(await store.invitations.sentSince(o, day(1))).toEqual({ sent: 5, reviewed: 2 });
+      expect(await store.invitations.sentSince(o, day(2))).toEqual({ sent: 3, reviewed: 1 });
+      expect(await store.invitations.sentSince(o, day(3))).toEqual({ sent: 0, reviewed: 0 });
+      expect(await store.invitations.sentSince(o, day(-60))).toEqual({ sent: 6, reviewed: 2 });
+      expect(await store.invitations.countByState('org_c10')).toEqual({ scheduled: 0, sent: 0, reminded: 0, reviewed: 0, failed: 0, skipped: 0, expired: 0, cancelled: 0, unsent: 0 });
+      expect(await store.invitations.sentSince('org_c10', day(-60))).toEqual({ sent: 0, reviewed: 0 });
+    };
+    await check(h.store);
+    await check(await h.reopen());
+  });
+
   it('lists newest first by state with the total, and replaces an invitation only as last seen', async () => {
     const s = h.store.invitations;
     const drafts = [0, 1, 2, 3].map((d) => draft('org_f', `l${d}`, { createdAt: at(d), updatedAt: at(d) }));

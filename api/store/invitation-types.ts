@@ -92,6 +92,14 @@ export interface InvitationStore {
   list(orgId: string, query: { state?: InvitationState; limit: number; offset: number }): Promise<InvitationPage>;
   /** Stored invitations of the organization (every state). */
   count(orgId: string): Promise<number>;
+  /** How many of the organization's invitations are in each state (every state named, 0 for none). */
+  countByState(orgId: string): Promise<Record<InvitationState, number>>;
+  /**
+   * The conversion figures of the Collect page: the organization's
+   * invitations *sent* on the UTC day `sinceDay` (YYYY-MM-DD) or later
+   * (`sentDay`), and how many of those are `reviewed` now.
+   */
+  sentSince(orgId: string, sinceDay: string): Promise<{ sent: number; reviewed: number }>;
   /**
    * Replaces the invitation when it is still in the state `expect` says and
    * unchanged since (`updatedAt`): one writer wins (a link used twice at
@@ -110,6 +118,24 @@ export interface InvitationStore {
   /** When the address unsubscribed from the organization, or null. */
   unsubscribedAt(orgId: string, emailKey: string): Promise<string | null>;
 }
+
+/**
+ * The UTC day (YYYY-MM-DD) an invitation counts as sent for the conversion
+ * figures, or null when it never was: the day the relay accepted its mail
+ * (`sentAt`); or, for a link never meant to be mailed by the service
+ * (created `unsent`, without a relay: no `sendAt`, whatever its state now),
+ * the day it was created, when it was handed to the organization's own
+ * mailer. Skipped invitations, and mails not sent yet (or refused, or
+ * cancelled before going), are not sent.
+ */
+export function sentDay(inv: Pick<Invitation, 'state' | 'sentAt' | 'sendAt' | 'createdAt'>): string | null {
+  if (inv.sentAt !== null) return inv.sentAt.slice(0, 10);
+  if (inv.sendAt === null && inv.state !== 'skipped') return inv.createdAt.slice(0, 10);
+  return null;
+}
+
+/** Zero for every state: the shape of `countByState`. */
+export const noCounts = (): Record<InvitationState, number> => Object.fromEntries(INVITATION_STATES.map((s) => [s, 0])) as Record<InvitationState, number>;
 
 /**
  * When an invitation reaches the address: its mail's `sendAt`, else (never

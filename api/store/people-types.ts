@@ -109,6 +109,8 @@ export const AUDIT_ACTIONS = [
   'invitation.imported',
   'collect.link_rotated',
   'collect.settings_changed',
+  'invitation.cancelled',
+  'invitations.settings_changed',
   'review.published',
   'review.rejected',
   'review.hidden',

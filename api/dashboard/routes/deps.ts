@@ -33,6 +33,6 @@ export interface DashboardDeps {
   replies?: RepliesService;
   /** The review page (CONTRACT §13): absent where the app runs without it; the routes then answer 503. */
   collect?: CollectService;
-  /** Review invitations (CONTRACT §14): absent where the app runs without them; the routes then answer 503. */
+  /** Review invitations (CONTRACT §14, the Collect page): absent where the app runs without them; the routes then answer 503. */
   invitations?: InvitationsService;
 }

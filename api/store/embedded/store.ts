@@ -45,7 +45,7 @@ import { FairTake } from '../fair-take.ts';
 import type { Product, ProductStore } from '../product-types.ts';
 import { DEFAULT_REPLY_DELAY_MINUTES, type ReplyRecord, type ReplySettings, type ReplyStore, type ReplyTemplate } from '../reply-types.ts';
 import { awaitingConfirmation, type CollectSettings, type CollectStore, type Submission } from '../collect-types.ts';
-import { decide, invitedAt, orderKey, type CreatedInvitation, type Invitation, type InvitationStore } from '../invitation-types.ts';
+import { decide, invitedAt, noCounts, orderKey, sentDay, type CreatedInvitation, type Invitation, type InvitationState, type InvitationStore } from '../invitation-types.ts';
 import { roundRatio2 } from '../../reviews/stats-math.ts';
 import { DeliveryRecords, parseDeliveryId } from './delivery-records.ts';
 import { announcesState, changeType, removedMessage, reviewEventBody, sourceStateMessage } from '../../webhooks/outbox.ts';
@@ -330,6 +330,14 @@ export class EmbeddedStore implements Store {
   private readonly unsubscribedMap = new Map<string, string>();
   /** orderKey(org, address, orderRef) → the invitation's id. */
   private readonly invitationOrders = new Map<string, string>();
+  /** Per organization: its invitations in each state, kept as they change (the Collect page's counts, no walk). */
+  private readonly invitationStates = new Map<string, Record<InvitationState, number>>();
+  /**
+   * Per organization and UTC day an invitation counts as sent (`sentDay`):
+   * how many, and how many of them are reviewed now. The conversion figures
+   * add up a window's days (a few hundred at most), never walk invitations.
+   */
+  private readonly invitationDays = new Map<string, Map<string, { sent: number; reviewed: number }>>();
   /** Hidden reviews by organization, then review id. */
   private readonly hidden = new Map<string, Map<string, ReviewModeration>>();
   /** Review batches applied per organization: a batch prepared ahead is still valid while this is unchanged. */
@@ -703,6 +711,9 @@ export class EmbeddedStore implements Store {
   }
 
   private putInvitation(v: Invitation): void {
+    const before = this.invitationMap.get(v.id);
+    if (before) this.countInvitation(before, -1);
+    this.countInvitation(v, 1);
     this.invitationMap.set(v.id, v);
     let org = this.orgInvitations.get(v.orgId);
     if (!org) this.orgInvitations.set(v.orgId, (org = new Map()));
@@ -714,6 +725,22 @@ export class EmbeddedStore implements Store {
       const last = this.lastInvited.get(key);
       if (last === undefined || last < invitedAt(v)) this.lastInvited.set(key, invitedAt(v));
     }
+  }
+
+  /** Adds (1) or takes away (-1) an invitation from its organization's counts by state and by day sent. */
+  private countInvitation(v: Invitation, by: 1 | -1): void {
+    let states = this.invitationStates.get(v.orgId);
+    if (!states) this.invitationStates.set(v.orgId, (states = noCounts()));
+    states[v.state] += by;
+    const day = sentDay(v);
+    if (day === null) return;
+    let days = this.invitationDays.get(v.orgId);
+    if (!days) this.invitationDays.set(v.orgId, (days = new Map()));
+    let figures = days.get(day);
+    if (!figures) days.set(day, (figures = { sent: 0, reviewed: 0 }));
+    figures.sent += by;
+    if (v.state === 'reviewed') figures.reviewed += by;
+    if (figures.sent === 0) days.delete(day);
   }
 
   /** Drops the front entries of `awaitingByExpiry` whose submission no longer waits (or waits under another expiry). */
@@ -1193,6 +1220,14 @@ export class EmbeddedStore implements Store {
       return orgId === undefined ? null : (this.collectMap.get(orgId) ?? null);
     },
     putSettings: (settings) => this.commit(() => ({ entries: [{ t: 'collect', v: clone(settings) }], result: settings }), true),
+    // Applied to the committed record in the commit round: a concurrent patch of other fields is kept.
+    patchSettings: (orgId, patch) =>
+      this.commit(() => {
+        const now = this.collectMap.get(orgId);
+        if (!now) return { entries: [], result: null };
+        const next: CollectSettings = { ...now, ...patch };
+        return { entries: [{ t: 'collect', v: clone(next) }], result: next };
+      }, true),
     create: (submission) =>
       this.commit(() => {
         if (this.submissionMap.has(submission.id)) throw new Error(`submission ${submission.id} exists`);
@@ -1262,6 +1297,16 @@ export class EmbeddedStore implements Store {
       return { data: all.slice(offset, offset + limit), total: all.length };
     },
     count: async (orgId) => this.orgInvitations.get(orgId)?.size ?? 0,
+    countByState: async (orgId) => ({ ...(this.invitationStates.get(orgId) ?? noCounts()) }),
+    sentSince: async (orgId, sinceDay) => {
+      const out = { sent: 0, reviewed: 0 };
+      for (const [day, figures] of this.invitationDays.get(orgId) ?? []) {
+        if (day < sinceDay) continue;
+        out.sent += figures.sent;
+        out.reviewed += figures.reviewed;
+      }
+      return out;
+    },
     // A walk of every invitation: the sending job asks once a minute or so; an index by sendAt comes with it if needed.
     due: async (before, limit) => {
       const due: Invitation[] = [];

@@ -16,7 +16,7 @@
  * sending it again converges (orderRef + address answer what is stored).
  */
 import type { Collection, Db } from 'mongodb';
-import { decide, invitedAt, orderKey, type CreatedInvitation, type CreateOptions, type Invitation, type InvitationDraft, type InvitationPage, type InvitationState } from '../invitation-types.ts';
+import { decide, invitedAt, noCounts, orderKey, type CreatedInvitation, type CreateOptions, type Invitation, type InvitationDraft, type InvitationPage, type InvitationState } from '../invitation-types.ts';
 import { withDocumentLock, type LockDocument } from './document-lock.ts';
 
 type InvitationDocument = Invitation & { _id: string };
@@ -64,6 +64,8 @@ export class MongoInvitations {
       this.col.createIndex({ orgId: 1, state: 1, createdAt: -1, _id: -1 }, { name: 'org_state_created' }),
       // due(): the scheduled ones whose time came, soonest first, from the index.
       this.col.createIndex({ state: 1, sendAt: 1, _id: 1 }, { name: 'state_send_at' }),
+      // sentSince(): the mails of a window, from the index.
+      this.col.createIndex({ orgId: 1, sentAt: 1 }, { name: 'org_sent' }),
     ]);
   }
 
@@ -141,6 +143,32 @@ export class MongoInvitations {
 
   async count(orgId: string): Promise<number> {
     return (await this.counts.findOne({ _id: orgId }))?.n ?? 0;
+  }
+
+  /** One `$group` by state over the organization's invitations (on the server, found by the org_created index). */
+  async countByState(orgId: string): Promise<Record<InvitationState, number>> {
+    const rows = await this.col.aggregate<{ _id: InvitationState; count: number }>([{ $match: { orgId } }, { $group: { _id: '$state', count: { $sum: 1 } } }]).toArray();
+    const counts = noCounts();
+    for (const row of rows) if (Object.hasOwn(counts, row._id)) counts[row._id] = row.count;
+    return counts;
+  }
+
+  /**
+   * `sentDay` on or after `sinceDay` as queries: mailed from that day on
+   * (`sentAt`, the org_sent index), or links never meant to be mailed
+   * (`unsent` ones: no sendAt, not skipped) created from that day on.
+   */
+  async sentSince(orgId: string, sinceDay: string): Promise<{ sent: number; reviewed: number }> {
+    const since = `${sinceDay}T00:00:00.000Z`;
+    const mailed = { orgId, sentAt: { $gte: since } };
+    const links = { orgId, sentAt: null, sendAt: null, createdAt: { $gte: since } };
+    const [m, l, mr, lr] = await Promise.all([
+      this.col.countDocuments(mailed),
+      this.col.countDocuments({ ...links, state: { $ne: 'skipped' } }),
+      this.col.countDocuments({ ...mailed, state: 'reviewed' }),
+      this.col.countDocuments({ ...links, state: 'reviewed' }),
+    ]);
+    return { sent: m + l, reviewed: mr + lr };
   }
 
   async update(next: Invitation, expect: { state: InvitationState; updatedAt: string }): Promise<Invitation | null> {

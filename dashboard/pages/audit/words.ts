@@ -44,6 +44,8 @@ export const AUDIT_WORDS: { readonly [A in AuditAction]: { what: string; subject
   'review.rejected': { what: 'Rejected review', subject: 'review' },
   'collect.link_rotated': { what: 'Replaced review page link', subject: 'collect' },
   'collect.settings_changed': { what: 'Changed review page settings', subject: 'collect' },
+  'invitation.cancelled': { what: 'Cancelled review invitation', subject: 'collect' },
+  'invitations.settings_changed': { what: 'Changed invitation settings', subject: 'collect' },
   'source.connected': { what: 'Connected source', subject: 'source' },
   'source.reconnected': { what: 'Reconnected source', subject: 'source' },
   'source.removed': { what: 'Removed source', subject: 'source' },

@@ -17,6 +17,7 @@ import { Loading, Notice, PageHeader } from '../../components/page.tsx';
 import { formatNumber } from '../../format.ts';
 import { PendingReviews } from './pending.tsx';
 import { InvitationUpload } from './invitation-upload.tsx';
+import { CollectInvitations } from './invitations.tsx';
 
 const PAGE_SIZE = 20;
 const QR = '/dashboard/api/collect/qr';
@@ -314,6 +315,8 @@ export function CollectPage(props: { session: SessionInfo }) {
       {info && <Settings info={info} staff={staff} onSaved={(s) => setInfo({ ...info, ...s })} />}
       {info && <ProductLinks link={info.url} />}
       {info && staff && <InvitationUpload />}
+      {/* Review invitations (CONTRACT §14): the list, conversion, settings and the mail's preview. */}
+      <CollectInvitations staff={staff} orgName={props.session.org!.name} />
       {replacing && (
         <ConfirmDialog id="replace-link" title="Replace your review link?" label="Replace link" action={replace} onClose={() => setReplacing(false)}>
           <p>The current link and its QR code stop working at once: anyone who opens them gets a page that does not exist. Print and share the new link and QR code instead.</p>

@@ -76,6 +76,7 @@ test('the link opens the review page with the mail’s star chosen and no email 
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Thank you for your review');
   await expect(page.getByText('Thank you: your review is published.')).toBeVisible();
   await expect(page.getByRole('link', { name: 'Change or delete your review' })).toBeVisible();
+  await expect(page.getByText('Keep this private link to change or delete your review later: it is shown only here.')).toBeVisible();
   await expectNoAxeViolations(page, 'the invitation thank-you page');
   await shots('thanks');
 
@@ -83,10 +84,12 @@ test('the link opens the review page with the mail’s star chosen and no email 
   expect(reviews.data.find((r) => r.content.startsWith('Rich and smooth'))).toMatchObject({ isVerified: true, rating: 5 });
 });
 
-test('opened again, the link says the review was received; a tampered link is the 404 page', async () => {
+test('opened again, the link says the review was received and how to change it, without the private link; a tampered link is the 404 page', async () => {
   await page.goto(link);
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Review received');
-  await expect(page.getByRole('link', { name: 'Change or delete your review' })).toBeVisible();
+  // How to change it, never the private link itself: the shop holds every invitation link.
+  await expect(page.getByText('use the private link shown right after you sent it')).toBeVisible();
+  await expect(page.getByRole('link', { name: 'Change or delete your review' })).toHaveCount(0);
   await expectNoAxeViolations(page, 'the received page');
   await shots('received');
 

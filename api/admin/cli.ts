@@ -432,7 +432,7 @@ export async function run(argv: string[]): Promise<void> {
       const rejected = out.rejected as { line: number; reason: string }[];
       return print(ctx, out, () =>
         [
-          `Created ${out.created} invitation${out.created === 1 ? '' : 's'}; ${out.existing} already invited for that order; skipped ${skipped.length}; rejected ${rejected.length}.`,
+          `Created ${out.created} invitation${out.created === 1 ? '' : 's'}; ${out.existing} already invited for that order; skipped ${out.skippedTotal ?? skipped.length}; rejected ${out.rejectedTotal ?? rejected.length}.`,
           ...skipped.slice(0, 20).map((s) => `  line ${s.line}: skipped (${s.reason.replace(/_/g, ' ')})`),
           ...rejected.slice(0, 20).map((r) => `  line ${r.line}: ${r.reason}`),
         ].join('\n'),

@@ -356,7 +356,7 @@ export class CollectService {
       const confirmed: Submission = { ...sub, confirmed: true, hold, confirmExpiresAt: null, updatedAt: this.now().toISOString() };
       if (hold !== null) {
         if (await this.store.collect.update(confirmed, sub)) return 'held';
-      } else if (await this.publish(sub, confirmed, { verified: false })) return 'published';
+      } else if ((await this.publish(sub, confirmed, { verified: false })) !== null) return 'published';
     }
     return 'gone';
   }
@@ -367,9 +367,16 @@ export class CollectService {
    * (same email) is replaced: the new one takes its natural key, so the
    * Review keeps its id (`review.updated`). `verified` is for invitation
    * links (§14), the only reviews ever `isVerified`: the page never sets it.
+   *
+   * Except through an invitation link: the organization holds every link,
+   * so a link is no proof of being the address's owner, and a review written
+   * through one never replaces or takes over an earlier one of that address
+   * (`already_reviewed`, nothing written). Only a review proven by its
+   * confirmation mail replaces.
    */
-  private async publish(expected: Submission, next: Submission, options: { verified: boolean }): Promise<Submission | null> {
+  private async publish(expected: Submission, next: Submission, options: { verified: boolean }): Promise<Submission | null | 'already_reviewed'> {
     const prior = await this.store.collect.findPublished(next.orgId, next.emailKey, next.productId);
+    if (prior && prior.id !== next.id && isInvited(next)) return 'already_reviewed';
     const externalId = prior && prior.id !== next.id ? prior.reviewExternalId : (next.reviewExternalId ?? next.id);
     const stamp = this.now().toISOString();
     const published: Submission = { ...next, state: 'published', hold: null, reviewExternalId: externalId ?? next.id, decidedAt: stamp, updatedAt: stamp };
@@ -438,9 +445,19 @@ export class CollectService {
     return submission;
   }
 
-  /** Publishes an invitee's review at once, `isVerified` (the only reviews that are); null when it changed meanwhile. */
-  async publishInvited(sub: Submission): Promise<Submission | null> {
+  /**
+   * Publishes an invitee's review at once, `isVerified` (the only reviews
+   * that are); null when it changed meanwhile; `already_reviewed` (nothing
+   * written) when the address has a published review of that product (or of
+   * the organization): a link never replaces it.
+   */
+  async publishInvited(sub: Submission): Promise<Submission | null | 'already_reviewed'> {
     return this.publish(sub, sub, { verified: true });
+  }
+
+  /** Whether the address (its key) has a published review of this product, or of the organization when null. */
+  async hasPublished(orgId: string, emailKey: string, productId: string | null): Promise<boolean> {
+    return (await this.store.collect.findPublished(orgId, emailKey, productId)) !== null;
   }
 
   /** Forgets an invitee's submission that lost its link to another one (the link is single use). */
@@ -525,6 +542,7 @@ export class CollectService {
     const sub = await this.pendingOne(orgId, id);
     if (sub.state !== 'pending') throw new ApiError(409, 'not_pending', `The review ${id} is ${sub.state}, not pending.`);
     const done = await this.publish(sub, { ...sub, confirmExpiresAt: null }, { verified: isInvited(sub) });
+    if (done === 'already_reviewed') throw new ApiError(409, 'already_reviewed', `The review ${id} came through an invitation link, and its author's address already has a published review of the same ${sub.productId === null ? 'organization' : 'product'}: a link never replaces it. Reject this one, or leave it.`);
     if (!done) throw new ApiError(409, 'not_pending', `The review ${id} changed meanwhile; reload.`);
     await audit(this.store, sub.orgId, actor, 'review.published', { id, label: `${sub.authorName} (${sub.rating}★)` }, { words: `${sub.rating} stars${sub.hold ? `, held: ${sub.hold.replace(/_/g, ' ')}` : ''}` });
     return { id, status: 'published' };

@@ -202,10 +202,16 @@ describe('InvitationsService.importCsv', () => {
     expect(JSON.stringify({ ...record, actor: null })).not.toContain('example.com');
   });
 
-  it('the CLI’s NDJSON answer keeps its shape through the shared path', async () => {
+  it('the CLI’s NDJSON answer keeps its shape through the shared path, with the totals past the 1,000 lines listed', async () => {
     const orgId = await org();
     const out = await invitations.importNdjson(orgId, chunks('{"email":"ana@example.com","orderRef":"A"}\nnot json\n'));
-    expect(Object.keys(out).sort()).toEqual(['created', 'existing', 'rejected', 'skipped']);
-    expect(out).toMatchObject({ created: 1, rejected: [{ line: 2 }] });
+    expect(Object.keys(out).sort()).toEqual(['created', 'existing', 'rejected', 'rejectedTotal', 'skipped', 'skippedTotal']);
+    expect(out).toMatchObject({ created: 1, rejected: [{ line: 2 }], rejectedTotal: 1, skippedTotal: 0 });
+    // 1,200 bad lines and 1,100 skipped ones (the same address again): the lists stop at 1,000, the counts go on (docs/collect.md).
+    const lines = [...Array.from({ length: 1200 }, () => 'not json'), ...Array.from({ length: 1101 }, (_, i) => JSON.stringify({ email: 'bo@example.com', orderRef: `B-${i}` }))];
+    const many = await invitations.importNdjson(orgId, chunks(`${lines.join('\n')}\n`, 8192));
+    expect(many).toMatchObject({ created: 1, existing: 0, rejectedTotal: 1200, skippedTotal: 1100 });
+    expect(many.rejected).toHaveLength(1000);
+    expect(many.skipped).toHaveLength(1000);
   });
 });

@@ -65,6 +65,8 @@ describe('invitations CLI', () => {
         { line: 7, reason: 'productId is not a product of your catalog' },
         { line: 9, reason: 'sendAt must be an ISO 8601 date-time with a time zone, e.g. 2026-12-01T09:00:00Z' },
       ],
+      skippedTotal: 1,
+      rejectedTotal: 4,
     });
 
     const list = await json(['invitations', 'list', '--org', orgId]);

@@ -100,6 +100,50 @@ describe('POST /api/v1/invitations', () => {
     expect(data(hundred)[7]!.email).toBe('p7@example.com');
   });
 
+  it('refuses an address with control, zero-width or bidi characters, whitespace inside or an empty domain label: one mailbox is never several addresses', async () => {
+    const { key, orgId } = await inviter();
+    // The review's cases (review 9 L1, poc5-email.mts), and more of the same kinds.
+    const bad = ['a\u0000b@example.com', 'ana\u001b[31m@example.com', 'ana\u200b@example.com', 'ana@example.com.', '\u202eana@example.com', 'ana\u0085@example.com', 'ana\u007f@example.com', 'ana@exa\u200dmple.com', 'ana\u2028x@example.com', 'an a@example.com', 'ana@exam\u00a0ple.com', 'ana@example..com', 'ana@.example.com'];
+    const res = await post(key, { data: bad.map((email) => ({ email })) });
+    expect(res.status).toBe(400);
+    expect((res.body as { details: { parameter: string; message: string }[] }).details).toEqual(bad.map((_, i) => ({ parameter: `data[${i}].email`, message: 'must be an email address (at most 254 characters)' })));
+    // An unsubscribed mailbox is not invited again under another spelling: the variants are refused, the case is the same address.
+    await t.service.invitations.unsubscribe(orgId, 'ana@example.com');
+    for (const email of ['ana@example.com.', 'ana\u200b@example.com']) expect((await post(key, { email })).status, JSON.stringify(email)).toBe(400);
+    expect(data(await post(key, { email: ' ANA@example.com ' }))[0]).toMatchObject({ state: 'skipped', reason: 'unsubscribed' });
+    // Addresses as people have them stay accepted.
+    const good = await post(key, { data: [{ email: 'o\'brien+shop@mail.example.co.uk' }, { email: 'josé@exämple.com' }, { email: 'x_y-z.1@sub-domain.example' }] });
+    expect(good.status).toBe(202);
+  });
+
+  it('takes 100 invitations with every field at its longest, even with non-ASCII escaped; a larger body is still 413', async () => {
+    const { key, orgId } = await inviter();
+    const productId = `P-${'x'.repeat(98)}`;
+    expect((await t.admin('POST', '/admin/products', { orgId, id: productId, name: 'Long' })).status).toBeLessThan(300);
+    const domain = '@example.com';
+    const sendAt = new Date(Date.now() + 86_400_000).toISOString();
+    const items = Array.from({ length: 100 }, (_, i) => ({
+      email: `${String(i).padStart(3, '0')}${'ü'.repeat(254 - 3 - domain.length)}${domain}`,
+      name: '😀'.repeat(100),
+      productId,
+      orderRef: '𝄞'.repeat(100),
+      locale: 'pt-BR',
+      sendAt,
+    }));
+    expect(items[0]!.email).toHaveLength(254);
+    // Non-ASCII escaped as \uXXXX, as Python's json.dumps writes it by default: the longest way to write them.
+    const body = JSON.stringify({ data: items }).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+    expect(Buffer.byteLength(body)).toBeGreaterThan(400_000);
+    const res = await post(key, body);
+    expect(res.status).toBe(202);
+    expect(data(res)).toHaveLength(100);
+    expect(data(res)[99]!.email).toBe(items[99]!.email);
+    // Bounded all the same.
+    const huge = await post(key, `{"data":[{"email":"a@example.com"}]${' '.repeat(600_000)}}`);
+    expect(huge.status).toBe(413);
+    expect(huge.body).toMatchObject({ error: 'payload_too_large' });
+  });
+
   it('answers the existing invitation for the same orderRef and email (nothing twice)', async () => {
     const { key } = await inviter();
     const first = data(await post(key, { email: 'ben@example.com', orderRef: 'B-7' }))[0]!;

@@ -3,7 +3,8 @@
  * for the invitee (no email asked, a star link's rating preselected, the same
  * page whatever the rating), a review through it published at once with
  * `isVerified: true` and the invitation `reviewed`, the link single use
- * (then it says the review was received, with the private link), two
+ * (then it says the review was received and how to change it, never the
+ * private link: the organization holds every link), two
  * submissions at once making one review, a tampered or unknown token the 404
  * page, an expired link its own page, a cancelled one ended.
  */
@@ -94,11 +95,23 @@ describe('invitation links', () => {
     expect(JSON.stringify(review)).not.toContain(inv.email);
     expect(await invitation(inv.id)).toMatchObject({ state: 'reviewed', reviewedAt: expect.any(String) });
 
-    // Used: it says so, with the private link; a second submission makes no second review.
+    // Used: it says so and how to change the review, never the private link itself (the shop holds every
+    // invitation link, so whoever opens it again could edit the verified review: review 9 H1).
+    const manageToken = new URL(manage!).pathname.split('/').at(-1)!;
     const again = await page(path);
     expect(again.status).toBe(200);
     expect(again.text).toContain('Review received');
-    expect(again.text).toContain(new URL(manage!).pathname);
+    expect(again.text).not.toContain('/r/review/');
+    expect(again.text).not.toContain(manageToken);
+    expect(again.text).toContain('To change or delete your review, use the private link shown right after you sent it.');
+    // Nor does anything the organization reads about its invitations (the API's list; the CLI and the dashboard read the same view).
+    const listed = await t.get('/api/v1/invitations?limit=100', { key });
+    expect(listed.text).toContain(inv.id);
+    expect(listed.text).not.toContain('/r/review/');
+    expect(listed.text).not.toContain(manageToken);
+    // The thank-you page, the one place it is shown, says so.
+    expect(thanks.text).toContain('Keep this private link to change or delete your review later: it is shown only here.');
+    // A second submission makes no second review.
     const second = await page(path, { method: 'POST', body: new URLSearchParams({ rating: '5', content: 'x', authorName: 'y', consent: 'yes', token: 'z' }).toString() });
     expect(second.text).toContain('Review received');
     expect((await directReviews()).length).toBe(before + 1);
@@ -107,6 +120,55 @@ describe('invitation links', () => {
     const edited = await page(new URL(manage!).pathname, { method: 'POST', body: new URLSearchParams({ op: 'edit', rating: '3', content: 'Replaced quickly.', authorName: 'Ana' }).toString() });
     expect(edited.status).toBe(200);
     expect((await directReviews()).find((r) => r.id === review.id)).toMatchObject({ content: 'Replaced quickly.', isVerified: true });
+  });
+
+  it('never replaces or takes over the address’s earlier review: the link says it was already reviewed and creates nothing (the shop holds every link)', async () => {
+    // The customer's own review of the mug, from the review page (held without mail; a person publishes it).
+    const email = `ana-${Date.now()}@example.com`;
+    const { collectId } = (await t.admin('POST', '/admin/collect/link', { orgId })).body as { collectId: string };
+    const reviewPage = `/r/${collectId}?product=mug-1&lang=en`;
+    const form = await page(reviewPage);
+    await sleep(2100);
+    const sent = await page(reviewPage, { method: 'POST', body: new URLSearchParams({ token: tokenOf(form.text), rating: '1', content: 'Broken on arrival, no refund.', authorName: 'Ana P.', email, consent: 'yes' }).toString() });
+    expect(sent.status).toBe(200);
+    const pending = ((await t.admin('GET', `/admin/collect/pending?orgId=${orgId}`)).body as { data: { id: string; content: string }[] }).data.find((p) => p.content === 'Broken on arrival, no refund.')!;
+    expect((await t.admin('POST', `/admin/collect/reviews/${pending.id}/publish`)).status).toBe(200);
+    const own = (await directReviews()).find((r) => r.content === 'Broken on arrival, no refund.')!;
+    expect(own).toMatchObject({ rating: 1, isVerified: false, productId: 'mug-1' });
+    const before = (await directReviews()).length;
+
+    // The shop invites that address (the case differs: the same address) and uses the link it holds.
+    const inv = await invite({ email: email.toUpperCase() });
+    const path = pathOf(inv.link);
+    const opened = await page(path);
+    expect(opened.status).toBe(409);
+    expect(opened.text).toContain('You have already reviewed this');
+    expect(opened.text).toContain('To change or delete it, use the private link you got when you wrote it.');
+    expect(opened.text).not.toContain('name="rating"');
+    // A submission anyway (a form token minted for it) creates nothing either.
+    const stored = (await t.service.store.invitations.get(inv.id))!;
+    const formToken = t.service.invitations.formToken(stored);
+    await sleep(2100);
+    const posted = await page(path, { method: 'POST', body: new URLSearchParams({ token: formToken, rating: '5', content: 'Perfect, fast delivery!', authorName: 'Ana P.', consent: 'yes' }).toString() });
+    expect(posted.status).toBe(409);
+    expect(posted.text).toContain('You have already reviewed this');
+
+    // Her review is as she wrote it, not verified, not replaced; no other review; the invitation stays as it was.
+    const after = await directReviews();
+    expect(after.length).toBe(before);
+    expect(after.find((r) => r.id === own.id)).toMatchObject({ rating: 1, content: 'Broken on arrival, no refund.', isVerified: false });
+    expect(after.some((r) => r.content === 'Perfect, fast delivery!')).toBe(false);
+    expect(await invitation(inv.id)).toMatchObject({ state: 'unsent', reviewedAt: null });
+    expect((await t.service.store.collect.listByState(orgId, 'replaced')).map((x) => x.content)).not.toContain('Broken on arrival, no refund.');
+
+    // An invitee's submission left pending (a crash before it was published) cannot take it over through moderation either.
+    const now = new Date().toISOString();
+    const left = { ...(await t.service.store.collect.findPublished(orgId, stored.emailKey, 'mug-1'))!, id: `sub_left${Date.now()}`, rating: 5, content: 'Left pending', state: 'pending' as const, hold: 'moderation' as const, reviewExternalId: null, invitationId: inv.id, submittedAt: now, decidedAt: null, updatedAt: now };
+    await t.service.store.collect.create(left);
+    const publish = await t.admin('POST', `/admin/collect/reviews/${left.id}/publish`);
+    expect(publish.status).toBe(409);
+    expect(publish.body).toMatchObject({ error: 'already_reviewed' });
+    expect((await directReviews()).find((r) => r.id === own.id)).toMatchObject({ rating: 1, content: 'Broken on arrival, no refund.', isVerified: false });
   });
 
   it('makes one review of two submissions through one link at once', async () => {

@@ -3,8 +3,12 @@
  *   GET  /r/i/{token}[?rating=1..5&lang=…]   the review form (the rating chosen in the mail preselected)
  *   POST /r/i/{token}                        the review: published at once, `isVerified`
  * The same form and thank-you page for every invitee whatever the rating
- * (no gating). A used link says the review was received, with the private
- * link to change it; an expired one says so; a tampered or unknown one is
+ * (no gating). A used link says the review was received and that the
+ * private link of the thank-you page changes it, never the link itself (the
+ * organization holds every invitation link); a link for an address that
+ * already has a published review of that product (or organization) says so
+ * and creates nothing (a link never replaces a review: the organization
+ * holds them all); an expired one says so; a tampered or unknown one is
  * the 404 page. The page's language: `?lang=`, else the invitation's, else
  * the browser's.
  */
@@ -24,7 +28,8 @@ function wordsFor(ctx: Context, locale: string | null): PageWords {
 
 const ratingOf = (ctx: Context): string => (typeof ctx.query.rating === 'string' && /^[1-5]$/.test(ctx.query.rating) ? ctx.query.rating : '');
 
-const editLink = (url: string | null, text: string): string => (url ? `<p><a class="share" href="${e(url)}">${e(text)}</a></p>` : '');
+/** The private link, on the thank-you page only, with the words that it is shown there alone. */
+const editLink = (url: string, iw: InvitationPageMessages): string => `<p><a class="share" href="${e(url)}">${e(iw.editLink)}</a></p>\n<p>${e(iw.keepLink)}</p>`;
 
 /** Every answer that is not the form. */
 function other(ctx: Context, w: PageWords, outcome: Exclude<LinkOutcome, { kind: 'form' }>): void {
@@ -36,8 +41,11 @@ function other(ctx: Context, w: PageWords, outcome: Exclude<LinkOutcome, { kind:
       return send(ctx, 410, messagePage(w, iw.expiredTitle, iw.expired));
     case 'gone':
       return send(ctx, 410, messagePage(w, w.m.notFoundTitle, iw.cancelled));
+    case 'already_reviewed':
+      // Nothing created: the address's earlier review stands, changed only through its own private link.
+      return send(ctx, 409, messagePage(w, iw.alreadyTitle, iw.already));
     case 'reviewed':
-      return send(ctx, 200, messagePage(w, iw.receivedTitle, iw.received, editLink(outcome.manageUrl, iw.editLink)));
+      return send(ctx, 200, messagePage(w, iw.receivedTitle, iw.received, `<p>${e(iw.receivedHow)}</p>`));
   }
 }
 
@@ -72,7 +80,7 @@ export function registerInvitationPageRoutes(args: { router: Router; invitations
     if (outcome.kind === 'published') {
       const iw = inviteWords(w.lang);
       const share = outcome.shareUrl ? `<p><a class="share" href="${e(outcome.shareUrl)}" rel="noopener">${e(w.m.share.replace('{site}', hostOf(outcome.shareUrl)))}</a></p>` : '';
-      return send(ctx, 200, messagePage(w, w.m.thanksTitle, iw.thanksPublished, editLink(outcome.manageUrl, iw.editLink) + share));
+      return send(ctx, 200, messagePage(w, w.m.thanksTitle, iw.thanksPublished, editLink(outcome.manageUrl, iw) + share));
     }
     if (outcome.kind === 'form') return form(ctx, 200, w, outcome, values, {}, false);
     other(ctx, w, outcome);

@@ -19,10 +19,20 @@ import type { InvitationsService } from './service.ts';
 
 const OTHER_METHODS = METHODS.filter((m) => m !== 'GET' && m !== 'HEAD' && m !== 'POST');
 
+/**
+ * The body's bound: 100 invitations with every field at its longest, as any
+ * JSON encoder may write them. An item is at most ~4.2 KB when non-ASCII is
+ * escaped (`\uXXXX`, Python's default): the email's 254 characters, the
+ * name's and the orderRef's 100 code points as surrogate pairs, the
+ * productId's 100, the keys; ~420 KB for 100. 512 KiB leaves a margin for
+ * whitespace and stays bounded (the admin API's 64 KiB did not fit them).
+ */
+export const INVITATIONS_BODY_LIMIT = 512 * 1024;
+
 /** The JSON body, or a 400 invalid_parameter naming `body` (never a 500, never the text echoed). */
 async function jsonBody(ctx: Context): Promise<unknown> {
   if (!/^application\/json\b/i.test(ctx.get('content-type'))) throw invalidParameters([{ parameter: 'body', message: 'must be JSON, sent with Content-Type: application/json' }], 'The body must be JSON.');
-  const bytes = await readBody(ctx);
+  const bytes = await readBody(ctx, INVITATIONS_BODY_LIMIT);
   try {
     return JSON.parse(bytes.toString('utf8')) as unknown;
   } catch {

@@ -120,7 +120,15 @@ export const INVITATION_CSV: CsvSchema = { fields: INVITATION_FIELDS, required: 
 
 export type LinkOutcome =
   | { kind: 'form'; invitation: Invitation; org: Organization; product: Product | null }
-  | { kind: 'reviewed'; manageUrl: string | null }
+  /** Used: the review was received. Never the private link: the organization holds every invitation link (review 9 H1). */
+  | { kind: 'reviewed' }
+  /**
+   * The address already has a published review of the invitation's product
+   * (or of the organization): a link never replaces it (the organization
+   * holds every link, so a link proves nothing of who writes). Nothing is
+   * created and the invitation stays as it is (review 9 H2).
+   */
+  | { kind: 'already_reviewed' }
   | { kind: 'expired' }
   | { kind: 'gone' }
   | { kind: 'not_found' };
@@ -251,9 +259,10 @@ export class InvitationsService {
    * that cannot be read or checked is rejected with its number, the others
    * are created, in batches. Audited as the operator's (`invitation.imported`).
    */
-  async importNdjson(orgId: string, source: ChunkSource): Promise<ImportSummary> {
-    const { created, existing, skipped, rejected } = await this.importRecords(orgId, 'ndjson', source, {});
-    return { created, existing, skipped, rejected };
+  async importNdjson(orgId: string, source: ChunkSource): Promise<Omit<InvitationImportSummary, 'fileError'>> {
+    // The lists stop at MAX_LISTED; the totals count every skipped and rejected line (as the CSV upload's).
+    const { created, existing, skipped, rejected, skippedTotal, rejectedTotal } = await this.importRecords(orgId, 'ndjson', source, {});
+    return { created, existing, skipped, rejected, skippedTotal, rejectedTotal };
   }
 
   /**
@@ -457,16 +466,19 @@ export class InvitationsService {
     return { id: inv.id, email: inv.email, state: inv.state, sendAt: inv.sendAt, link: this.link(inv), ...(inv.reason !== null && { reason: inv.reason }) };
   }
 
-  /** What a link opens: the review form, the "received" page once used, an expired or ended one, or nothing (tampered, unknown). */
+  /** What a link opens: the review form, the "received" page once used (without the private link), "already reviewed" when the address has a published review of that product (or organization), an expired or ended one, or nothing (tampered, unknown). */
   async open(token: string): Promise<LinkOutcome> {
     const id = this.links.idOf(token);
     const inv = id === null ? null : await this.store.invitations.get(id);
     if (!inv || inv.state === 'skipped' || !this.links.verify(token, inv)) return { kind: 'not_found' };
-    if (inv.state === 'reviewed') return { kind: 'reviewed', manageUrl: inv.submissionId ? this.options.collect.manageUrl(inv.submissionId) : null };
+    // The private link is shown once, on the thank-you page of the submission that used the link: the
+    // organization holds every invitation link (its API answers and list), so a used link must not open it.
+    if (inv.state === 'reviewed') return { kind: 'reviewed' };
     if (inv.state === 'cancelled') return { kind: 'gone' };
     if (inv.state === 'expired' || InvitationsService.expiresAt(inv) <= this.now().getTime()) return { kind: 'expired' };
     const org = await this.store.orgs.get(inv.orgId);
     if (!org) return { kind: 'not_found' };
+    if (await this.options.collect.hasPublished(inv.orgId, inv.emailKey, inv.productId)) return { kind: 'already_reviewed' };
     const product = inv.productId === null ? null : await this.store.products.get(inv.orgId, inv.productId);
     return { kind: 'form', invitation: inv, org, product };
   }
@@ -497,7 +509,13 @@ export class InvitationsService {
       await collect.discardInvited(sub);
       return this.open(token);
     }
-    await collect.publishInvited(sub);
+    if ((await collect.publishInvited(sub)) === 'already_reviewed') {
+      // The address's own review was published between the page's check and now: this one replaces
+      // nothing. It is forgotten and the link is given back, as it was (the page says why).
+      await collect.discardInvited(sub);
+      await this.store.invitations.update({ ...inv, updatedAt: this.now().toISOString() }, claimed);
+      return { kind: 'already_reviewed' };
+    }
     // The thank-you page is the review page's: the same share link on every one, whatever the rating.
     const settings = await collect.settings(inv.orgId);
     return { kind: 'published', manageUrl: collect.manageUrl(sub.id), shareUrl: settings.shareUrl };

@@ -15,6 +15,16 @@ export const MAX_ORDER_REF = 100;
 export const MAX_SEND_AHEAD_DAYS = 365;
 
 const EMAIL = /^[^\s@<>()[\]\\,;:"]+@[^\s@<>()[\]\\,;:"]+\.[^\s@<>()[\]\\,;:"]+$/;
+/**
+ * What no mailbox name holds, and what would make one mailbox several keys
+ * (an unsubscribed address invited again under another spelling): control
+ * characters (C0 with NUL, DEL, C1 with U+0085), format characters
+ * (zero-width, bidi controls: \p{Cf}) and any whitespace or separator.
+ */
+const EMAIL_FORBIDDEN = /[\p{Cc}\p{Cf}\p{Z}\s]/u;
+/** The domain's labels: none empty (no leading or trailing dot, as in `example.com.`, nor `..`). */
+const EMAIL_DOMAIN = /@[^.]+(?:\.[^.]+)+$/;
+const isEmail = (email: string): boolean => email.length <= MAX_EMAIL && EMAIL.test(email) && EMAIL_DOMAIN.test(email) && !EMAIL_FORBIDDEN.test(email);
 const LOCALE = /^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8})*$/;
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/;
@@ -49,7 +59,7 @@ export function checkInvitation(raw: unknown, prefix = '', now = new Date()): Ch
 
   let email = '';
   if (typeof body.email !== 'string' || body.email.trim() === '') fail('email', 'is required: the customer\'s email address');
-  else if (body.email.trim().length > MAX_EMAIL || !EMAIL.test(body.email.trim())) fail('email', 'must be an email address (at most 254 characters)');
+  else if (!isEmail(body.email.trim())) fail('email', 'must be an email address (at most 254 characters)');
   else email = body.email.trim();
 
   let name: string | null = null;

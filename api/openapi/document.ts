@@ -135,7 +135,7 @@ const createInvitations: OperationObject = {
 Every item is checked before anything is stored: any invalid item is a 400 \`invalid_parameter\` (one detail per field) and creates nothing. The rules, decided when the invitation is created: an address gets at most one invitation per organization in 30 days (a later one is \`skipped\` with \`reason: recently_invited\`); an address that unsubscribed is \`skipped\` with \`reason: unsubscribed\` (which wins). The same \`orderRef\` and email again answers the invitation made the first time, so retrying a request never sends twice. With a mail relay configured the invitation is \`scheduled\` and mailed at \`sendAt\`; without one it is \`unsent\` and \`link\` is for your own mailer. Nobody is chosen by rating or opinion: every invitee gets the same mail and page.`,
   tags: ['Invitations'],
   requestBody: {
-    description: 'One invitation, or `{"data": [...]}` of 1 to 100 (JSON, at most 64 KiB).',
+    description: 'One invitation, or `{"data": [...]}` of 1 to 100 (JSON, at most 512 KiB: 100 invitations with every field at its longest fit).',
     required: true,
     content: { 'application/json': { schema: { $ref: '#/components/schemas/InvitationCreateRequest' }, examples: { one: { value: { email: 'ana@example.com', name: 'Ana', orderRef: 'A-10023' } }, batch: { value: { data: [{ email: 'ana@example.com', productId: 'trail-shoe-42', orderRef: 'A-10023' }, { email: 'ben@example.com', locale: 'de' }] } } } } },
   },

@@ -248,8 +248,8 @@ export function invitationLimit(): ResponseObject {
 }
 
 export function payloadTooLarge(): ResponseObject {
-  return response('`payload_too_large`: the body is over 64 KiB (100 invitations fit many times over).', ref('PayloadTooLargeError'), {}, {
-    payloadTooLarge: errorBody('payload_too_large', 'The body must be at most 65536 bytes.'),
+  return response('`payload_too_large`: the body is over 512 KiB (100 invitations with every field at its longest fit).', ref('PayloadTooLargeError'), {}, {
+    payloadTooLarge: errorBody('payload_too_large', 'The body must be at most 524288 bytes.'),
   });
 }
 

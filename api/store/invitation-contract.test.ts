@@ -76,6 +76,33 @@ function suite(open: () => Promise<{ store: Store; reopen(): Promise<Store>; cle
     expect(k3![0]!.invitation.reason).toBe('unsubscribed');
   });
 
+  it('measures the 30 days on when the mail goes out (sendAt, else createdAt), not on creation alone', async () => {
+    const s = h.store.invitations;
+    const one = async (orgId: string, key: string, created: number, sendAt: number | null): Promise<string> => {
+      const r = await s.create(orgId, [draft(orgId, key, { createdAt: at(created), updatedAt: at(created), ...(sendAt === null ? { state: 'unsent', sendAt: null } : { sendAt: at(sendAt) }) })], { max: 100 });
+      return r![0]!.invitation.state === 'skipped' ? `skipped:${r![0]!.invitation.reason}` : r![0]!.invitation.state;
+    };
+    // Created on day 0 for day 40, then on day 31 for day 40 too: 31 days apart at creation, the same day in the mailbox.
+    expect(await one('org_m', 'm1', 0, 40)).toBe('scheduled');
+    expect(await one('org_m', 'm1', 31, 40)).toBe('skipped:recently_invited');
+    // Day 31 with the default delay (day 38): two days before the one already due on day 40.
+    expect(await one('org_m', 'm1', 31, 38)).toBe('skipped:recently_invited');
+    // Day 69.9 is within 30 days of day 40; day 70 is not.
+    expect(await one('org_m', 'm1', 32, 69.9)).toBe('skipped:recently_invited');
+    expect(await one('org_m', 'm1', 32, 70)).toBe('scheduled');
+    // In one batch the same: the second item is due 10 days after the first.
+    const batch = await s.create('org_m', [draft('org_m', 'm2', { sendAt: at(50) }), draft('org_m', 'm2', { createdAt: at(31), updatedAt: at(31), sendAt: at(60) })], { max: 100 });
+    expect(batch!.map((r) => r.invitation.state)).toEqual(['scheduled', 'skipped']);
+    // Never mailed by the service (unsent): counted at its creation.
+    expect(await one('org_m', 'm3', 0, null)).toBe('unsent');
+    expect(await one('org_m', 'm3', 1, 29)).toBe('skipped:recently_invited');
+    expect(await one('org_m', 'm3', 1, 30)).toBe('scheduled');
+    // After a restart (embedded: rebuilt from the invitations; MongoDB: another connection) the window is the mail's still.
+    const again = await h.reopen();
+    const late = await again.invitations.create('org_m', [draft('org_m', 'm1', { createdAt: at(60), updatedAt: at(60), sendAt: at(90) })], { max: 100 });
+    expect(late![0]!.invitation.reason).toBe('recently_invited');
+  });
+
   it('lets one of several requests at once invite an address, the others skipped; one order at once stored once', async () => {
     const s = h.store.invitations;
     const results = await Promise.all([0, 1, 2, 3, 4].map(() => s.create('org_r', [draft('org_r', 'race')], { max: 100 })));

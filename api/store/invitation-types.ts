@@ -80,8 +80,9 @@ export interface InvitationStore {
    * Creates a batch of one organization's invitations, in order, each decided
    * against what is stored and the batch's earlier items: an orderRef and
    * address invited before answers that invitation; an unsubscribed address
-   * is `skipped`/`unsubscribed`; an address invited (not skipped) in the
-   * INVITE_WINDOW_DAYS before the draft's `createdAt` is
+   * is `skipped`/`unsubscribed`; an address whose latest invitation (not
+   * skipped) reaches it less than INVITE_WINDOW_DAYS before the draft would
+   * (`invitedAt`: the mail's `sendAt`, else `createdAt`) is
    * `skipped`/`recently_invited`. Null when the new invitations would take
    * the organization past `max`: nothing is created.
    */
@@ -136,11 +137,26 @@ export function sentDay(inv: Pick<Invitation, 'state' | 'sentAt' | 'sendAt' | 'c
 /** Zero for every state: the shape of `countByState`. */
 export const noCounts = (): Record<InvitationState, number> => Object.fromEntries(INVITATION_STATES.map((s) => [s, 0])) as Record<InvitationState, number>;
 
-/** The decision for one draft given the address's record: the rules of §14, `unsubscribed` first. */
+/**
+ * When an invitation reaches the address: its mail's `sendAt`, else (never
+ * mailed by the service: `unsent`) its creation. The 30-day rule measures
+ * this, not the creation alone: two invitations created 31 days apart but
+ * due the same day would otherwise both be mailed (review 9 M1).
+ */
+export const invitedAt = (inv: Pick<Invitation, 'sendAt' | 'createdAt'>): string => inv.sendAt ?? inv.createdAt;
+
+/**
+ * The decision for one draft given the address's record: the rules of §14,
+ * `unsubscribed` first. `lastInvitedAt` is the latest `invitedAt` of the
+ * address's invitations that were not skipped; a draft reaching the address
+ * before 30 days after it is skipped, including one scheduled before an
+ * invitation already due later (so the invitations kept are always 30 days
+ * apart, whatever order they were made in).
+ */
 export function decide(draft: InvitationDraft, recipient: { lastInvitedAt: string | null; unsubscribedAt: string | null } | undefined): Invitation {
   const skip = (reason: SkipReason): Invitation => ({ ...draft, state: 'skipped', reason, sendAt: null });
   if (recipient?.unsubscribedAt) return skip('unsubscribed');
-  if (recipient?.lastInvitedAt && Date.parse(draft.createdAt) - Date.parse(recipient.lastInvitedAt) < INVITE_WINDOW_DAYS * 86_400_000) return skip('recently_invited');
+  if (recipient?.lastInvitedAt && Date.parse(invitedAt(draft)) - Date.parse(recipient.lastInvitedAt) < INVITE_WINDOW_DAYS * 86_400_000) return skip('recently_invited');
   return draft;
 }
 

@@ -45,7 +45,7 @@ import { FairTake } from '../fair-take.ts';
 import type { Product, ProductStore } from '../product-types.ts';
 import { DEFAULT_REPLY_DELAY_MINUTES, type ReplyRecord, type ReplySettings, type ReplyStore, type ReplyTemplate } from '../reply-types.ts';
 import { awaitingConfirmation, type CollectSettings, type CollectStore, type Submission } from '../collect-types.ts';
-import { decide, noCounts, orderKey, sentDay, type CreatedInvitation, type Invitation, type InvitationState, type InvitationStore } from '../invitation-types.ts';
+import { decide, invitedAt, noCounts, orderKey, sentDay, type CreatedInvitation, type Invitation, type InvitationState, type InvitationStore } from '../invitation-types.ts';
 import { roundRatio2 } from '../../reviews/stats-math.ts';
 import { DeliveryRecords, parseDeliveryId } from './delivery-records.ts';
 import { announcesState, changeType, removedMessage, reviewEventBody, sourceStateMessage } from '../../webhooks/outbox.ts';
@@ -721,8 +721,9 @@ export class EmbeddedStore implements Store {
     if (v.orderRef !== null) this.invitationOrders.set(orderKey(v.orgId, v.emailKey, v.orderRef), v.id);
     if (v.state !== 'skipped') {
       const key = `${v.orgId}\u0000${v.emailKey}`;
+      // The latest time an invitation reaches the address (its mail's sendAt, else its creation): the 30-day rule's.
       const last = this.lastInvited.get(key);
-      if (last === undefined || last < v.createdAt) this.lastInvited.set(key, v.createdAt);
+      if (last === undefined || last < invitedAt(v)) this.lastInvited.set(key, invitedAt(v));
     }
   }
 
@@ -1281,7 +1282,7 @@ export class EmbeddedStore implements Store {
           }
           const rk = `${orgId}\u0000${draft.emailKey}`;
           const invitation = decide({ ...draft, orgId }, { lastInvitedAt: batchLast.get(rk) ?? this.lastInvited.get(rk) ?? null, unsubscribedAt: this.unsubscribedMap.get(rk) ?? null });
-          if (invitation.state !== 'skipped') batchLast.set(rk, invitation.createdAt);
+          if (invitation.state !== 'skipped') batchLast.set(rk, invitedAt(invitation));
           if (ok !== null) batchOrders.set(ok, invitation);
           fresh.push(invitation);
           out.push({ invitation, created: true });

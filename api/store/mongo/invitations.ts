@@ -16,13 +16,14 @@
  * sending it again converges (orderRef + address answer what is stored).
  */
 import type { Collection, Db } from 'mongodb';
-import { decide, noCounts, orderKey, type CreatedInvitation, type CreateOptions, type Invitation, type InvitationDraft, type InvitationPage, type InvitationState } from '../invitation-types.ts';
+import { decide, invitedAt, noCounts, orderKey, type CreatedInvitation, type CreateOptions, type Invitation, type InvitationDraft, type InvitationPage, type InvitationState } from '../invitation-types.ts';
 import { withDocumentLock, type LockDocument } from './document-lock.ts';
 
 type InvitationDocument = Invitation & { _id: string };
 interface RecipientDocument {
   _id: string;
   orgId: string;
+  /** The latest `invitedAt` (sendAt, else createdAt) of the address's invitations not skipped: the 30-day rule's. */
   lastInvitedAt: string | null;
   unsubscribedAt: string | null;
 }
@@ -91,8 +92,9 @@ export class MongoInvitations {
           recipients.set(rk, recipient);
         }
         const invitation = decide({ ...draft, orgId }, recipient);
-        if (invitation.state !== 'skipped' && (recipient.lastInvitedAt === null || recipient.lastInvitedAt < invitation.createdAt)) {
-          recipient.lastInvitedAt = invitation.createdAt;
+        // The latest time an invitation reaches the address (its mail's sendAt, else its creation): the 30-day rule's.
+        if (invitation.state !== 'skipped' && (recipient.lastInvitedAt === null || recipient.lastInvitedAt < invitedAt(invitation))) {
+          recipient.lastInvitedAt = invitedAt(invitation);
           recipient.changed = true;
         }
         if (ok !== null) batchOrders.set(ok, invitation);

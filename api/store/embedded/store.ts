@@ -1224,6 +1224,17 @@ export class EmbeddedStore implements Store {
       }, true),
   };
 
+  /** `state` invitations whose `field` came by `before`, not claimed past it, not of `skipOrgs`; soonest first. */
+  private unclaimedInvitations(state: 'scheduled' | 'sent', field: 'sendAt' | 'remindAt', before: string, limit: number, skipOrgs: readonly string[]): Invitation[] {
+    const skip = new Set(skipOrgs);
+    const out: Invitation[] = [];
+    for (const i of this.invitationMap.values()) {
+      const when = i[field];
+      if (i.state === state && when != null && when <= before && (i.leaseUntil == null || i.leaseUntil <= before) && !skip.has(i.orgId)) out.push(i);
+    }
+    return out.sort((a, b) => (a[field]! < b[field]! ? -1 : a[field]! > b[field]! ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).slice(0, limit);
+  }
+
   /**
    * Review invitations (invitation-types.ts). A batch commits alone in its
    * round, decided against the committed state and its own earlier items,
@@ -1261,11 +1272,13 @@ export class EmbeddedStore implements Store {
       return { data: all.slice(offset, offset + limit), total: all.length };
     },
     count: async (orgId) => this.orgInvitations.get(orgId)?.size ?? 0,
-    // A walk of every invitation: the sending job asks once a minute or so; an index by sendAt comes with it if needed.
-    due: async (before, limit) => {
-      const due: Invitation[] = [];
-      for (const i of this.invitationMap.values()) if (i.state === 'scheduled' && i.sendAt !== null && i.sendAt <= before) due.push(i);
-      return due.sort((a, b) => (a.sendAt! < b.sendAt! ? -1 : a.sendAt! > b.sendAt! ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).slice(0, limit);
+    // Walks of every invitation: the sender asks a few times a minute, and an organization's invitations are capped.
+    due: async (before, limit, skipOrgs = []) => this.unclaimedInvitations('scheduled', 'sendAt', before, limit, skipOrgs),
+    remindersDue: async (before, limit, skipOrgs = []) => this.unclaimedInvitations('sent', 'remindAt', before, limit, skipOrgs),
+    expiring: async (sentBefore, limit) => {
+      const out: Invitation[] = [];
+      for (const i of this.invitationMap.values()) if ((i.state === 'sent' || i.state === 'reminded') && i.sentAt !== null && i.sentAt <= sentBefore) out.push(i);
+      return out.sort((a, b) => (a.sentAt! < b.sentAt! ? -1 : a.sentAt! > b.sentAt! ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).slice(0, limit);
     },
     update: (next, expect) =>
       this.commit(() => {

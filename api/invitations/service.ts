@@ -4,14 +4,10 @@
  * review written through a link. Routes (the API, the admin API and so the
  * CLI, the link's page) call this service, never the store.
  *
- * Sending is not here yet: an invitation is created `scheduled` with its
- * `sendAt` (SMTP_URL set) or `unsent` (no relay: the link is for the
- * organization's own mailer). The mail job that sends what is due reads
- * `store.invitations.due(now, batch)` (`scheduled`, `sendAt` come, soonest
- * first), checks `unsubscribedAt` again at send time, renders the mail with
- * `link(invitation)` (and `?rating=N` for the star links), and moves each to
- * `sent` (or `failed`) with `store.invitations.update` (one writer wins a
- * race with a cancel or the link being used).
+ * An invitation is created `scheduled` with its `sendAt` (SMTP_URL set;
+ * none given: the organization's delay setting after creation) or `unsent`
+ * (no relay: the link is for the organization's own mailer). The sender
+ * (sender.ts) mails what is due, reminds and expires.
  *
  * An invitee's email is personal data: it leaves only in the answers of the
  * organization's own API, CLI and dashboard, never in a log line, a webhook,
@@ -27,6 +23,7 @@ import { ndjsonRecords } from '../reviews/import/index.ts';
 import { newId } from '../store/ids.ts';
 import { INVITATION_STATES, type Invitation, type InvitationDraft, type InvitationState } from '../store/invitation-types.ts';
 import type { Organization, Store } from '../store/types.ts';
+import { DEFAULT_INVITATION_SETTINGS, invitationSettings } from '../store/collect-types.ts';
 import { PRODUCT_ID, type Product } from '../store/product-types.ts';
 import type { CollectService, FieldErrors, SubmissionFields } from '../collect/service.ts';
 import { InvitationLinks } from './links.ts';
@@ -41,8 +38,8 @@ export const MAX_BATCH = 100;
  * a batch that would pass it is refused whole (409 invitation_limit_reached).
  */
 export const DEFAULT_MAX_PER_ORG = 250_000;
-/** `sendAt` when none is given: the organization's delay (a setting later; 7 days for now). */
-export const DEFAULT_DELAY_DAYS = 7;
+/** `sendAt` when none is given: the organization's delay setting (`delayDays`), this by default. */
+export const DEFAULT_DELAY_DAYS = DEFAULT_INVITATION_SETTINGS.delayDays;
 /** A link works this many days after the mail was sent (or, never mailed by us, after creation). */
 export const LINK_DAYS = 30;
 /** NDJSON lines written per store call. */
@@ -144,7 +141,12 @@ export class InvitationsService {
     return problems;
   }
 
-  private draft(orgId: string, input: InvitationInput, now: Date): InvitationDraft {
+  /** The organization's delay setting (days from creation to the mail when an invitation gives no sendAt). */
+  private async delayDays(orgId: string): Promise<number> {
+    return invitationSettings(await this.store.collect.getSettings(orgId)).delayDays;
+  }
+
+  private draft(orgId: string, input: InvitationInput, now: Date, delayDays: number): InvitationDraft {
     const stamp = now.toISOString();
     const mails = this.options.mails;
     return {
@@ -160,7 +162,7 @@ export class InvitationsService {
       reason: null,
       lastError: null,
       createdAt: stamp,
-      sendAt: mails ? (input.sendAt ?? new Date(now.getTime() + DEFAULT_DELAY_DAYS * DAY_MS).toISOString()) : null,
+      sendAt: mails ? (input.sendAt ?? new Date(now.getTime() + delayDays * DAY_MS).toISOString()) : null,
       sentAt: null,
       remindedAt: null,
       reviewedAt: null,
@@ -171,7 +173,8 @@ export class InvitationsService {
 
   private async write(orgId: string, inputs: InvitationInput[]): Promise<{ invitation: Invitation; created: boolean }[]> {
     const now = this.now();
-    const results = await this.store.invitations.create(orgId, inputs.map((input) => this.draft(orgId, input, now)), { max: this.maxPerOrg });
+    const delayDays = this.options.mails ? await this.delayDays(orgId) : 0;
+    const results = await this.store.invitations.create(orgId, inputs.map((input) => this.draft(orgId, input, now, delayDays)), { max: this.maxPerOrg });
     if (results === null) throw new ApiError(409, 'invitation_limit_reached', `An organization may keep at most ${this.maxPerOrg.toLocaleString('en')} invitations; these would pass it, so none was created.`);
     return results;
   }

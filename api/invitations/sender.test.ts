@@ -107,11 +107,19 @@ describe('mailing an invitation', () => {
   it('never mails an address that unsubscribed after the invitation was made: skipped, unsubscribed', async () => {
     const { orgId, key } = await shop('Tea Co');
     const sendAt = iso(ahead(2));
-    const inv = await invite(key, { email: 'ben@example.com', sendAt });
+    // Through the unsubscribe door: its scheduled invitations stop at once.
+    const ben = await invite(key, { email: 'ben@example.com', sendAt });
     await t.service.invitations.unsubscribe(orgId, 'BEN@example.com');
+    expect(await get(ben.id)).toMatchObject({ state: 'skipped', reason: 'unsubscribed', sendAt: null });
+    // Recorded while the invitation was already on its way (only the store's record): the sender checks before the mail.
+    const cy = await invite(key, { email: 'cy@example.com', sendAt });
+    await t.service.store.invitations.unsubscribe(orgId, cy.emailKey, new Date().toISOString());
+    expect((await get(cy.id)).state).toBe('scheduled');
     expect(await runDue(Date.parse(sendAt))).toMatchObject({ sent: 0, failed: 0 });
     expect(mailsTo('ben@example.com')).toHaveLength(0);
-    expect(await get(inv.id)).toMatchObject({ state: 'skipped', reason: 'unsubscribed', sendAt: null, sentAt: null });
+    expect(mailsTo('cy@example.com')).toHaveLength(0);
+    expect(await get(ben.id)).toMatchObject({ state: 'skipped', reason: 'unsubscribed', sendAt: null, sentAt: null });
+    expect(await get(cy.id)).toMatchObject({ state: 'skipped', reason: 'unsubscribed', sendAt: null, sentAt: null });
   });
 
   it('records a refused mail as failed with the relay answer, never the relay address', async () => {

@@ -311,7 +311,22 @@ export class InvitationsService {
    * unsubscribe link of the mail, next): stored as its key, no address kept.
    */
   async unsubscribe(orgId: string, email: string): Promise<void> {
-    await this.store.invitations.unsubscribe(orgId, this.options.collect.keys.emailKey(email), this.now().toISOString());
+    const emailKey = this.options.collect.keys.emailKey(email);
+    await this.store.invitations.unsubscribe(orgId, emailKey, this.now().toISOString());
+    await this.stopMails(orgId, emailKey);
+  }
+
+  /**
+   * An unsubscribed address's mails to come stop now (the sender checks
+   * again before each mail all the same): its scheduled invitations become
+   * `skipped`, `unsubscribed`; a mailed one loses its reminder.
+   */
+  private async stopMails(orgId: string, emailKey: string): Promise<void> {
+    for (const inv of await this.store.invitations.ofAddress(orgId, emailKey, 100)) {
+      const stamp = new Date(Math.max(this.now().getTime(), Date.parse(inv.updatedAt) + 1)).toISOString();
+      if (inv.state === 'scheduled') await this.store.invitations.update({ ...inv, state: 'skipped', reason: 'unsubscribed', sendAt: null, leaseUntil: null, updatedAt: stamp }, inv);
+      else if (inv.state === 'sent' && inv.remindAt) await this.store.invitations.update({ ...inv, remindAt: null, updatedAt: stamp }, inv);
+    }
   }
 
   // ---- Links -----------------------------------------------------------------------

@@ -140,6 +140,12 @@ function suite(open: () => Promise<{ store: Store; reopen(): Promise<Store>; cle
     expect(mine(await s.expiring(T(2), 1)).map((i) => i.id)).toEqual([reminded.id]);
     await s.update({ ...sent2, state: 'expired', updatedAt: T(32) }, sent2);
     expect(mine(await s.expiring(T(40), 10)).map((i) => i.id)).toEqual([reminded.id]);
+
+    // One address's invitations in its organization, newest first, bounded.
+    const later = await s.create('org_lease1', [draft('org_lease1', 'e1', { sendAt: T(40), createdAt: T(40), updatedAt: T(40) })], { max: 100 });
+    expect((await s.ofAddress('org_lease1', 'e1', 10)).map((i) => i.id)).toEqual([later![0]!.invitation.id, e1.id]);
+    expect((await s.ofAddress('org_lease1', 'e1', 1)).map((i) => i.id)).toEqual([later![0]!.invitation.id]);
+    expect(await s.ofAddress('org_lease2', 'e2', 10)).toEqual([]);
   });
 
   it('answers the stored invitation for the same orderRef and address, in a batch and later', async () => {

@@ -119,6 +119,8 @@ export interface InvitationStore {
   remindersDue(before: string, limit: number, skipOrgs?: readonly string[]): Promise<Invitation[]>;
   /** At most `limit` `sent` or `reminded` invitations mailed at or before `sentBefore` (ISO), soonest first: those that expire. */
   expiring(sentBefore: string, limit: number): Promise<Invitation[]>;
+  /** The organization's invitations of one address (its key), newest first, at most `limit` (an unsubscribe stops their mails). */
+  ofAddress(orgId: string, emailKey: string, limit: number): Promise<Invitation[]>;
   /** Records that this address (its key) wants no more invitations from the organization. */
   unsubscribe(orgId: string, emailKey: string, at: string): Promise<void>;
   /** When the address unsubscribed from the organization, or null. */

@@ -1272,6 +1272,12 @@ export class EmbeddedStore implements Store {
       return { data: all.slice(offset, offset + limit), total: all.length };
     },
     count: async (orgId) => this.orgInvitations.get(orgId)?.size ?? 0,
+    // A walk of the organization's invitations (capped per organization); asked once per unsubscribe.
+    ofAddress: async (orgId, emailKey, limit) =>
+      [...(this.orgInvitations.get(orgId)?.values() ?? [])]
+        .filter((i) => i.emailKey === emailKey)
+        .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+        .slice(0, limit),
     // Walks of every invitation: the sender asks a few times a minute, and an organization's invitations are capped.
     due: async (before, limit, skipOrgs = []) => this.unclaimedInvitations('scheduled', 'sendAt', before, limit, skipOrgs),
     remindersDue: async (before, limit, skipOrgs = []) => this.unclaimedInvitations('sent', 'remindAt', before, limit, skipOrgs),

@@ -66,6 +66,8 @@ export class MongoInvitations {
       // remindersDue() and expiring(): the same, by remindAt and by sentAt.
       this.col.createIndex({ state: 1, remindAt: 1, _id: 1 }, { name: 'state_remind_at' }),
       this.col.createIndex({ state: 1, sentAt: 1, _id: 1 }, { name: 'state_sent_at' }),
+      // ofAddress(): an address's invitations in its organization.
+      this.col.createIndex({ orgId: 1, emailKey: 1, createdAt: -1 }, { name: 'org_email_created' }),
     ]);
   }
 
@@ -157,6 +159,11 @@ export class MongoInvitations {
 
   async expiring(sentBefore: string, limit: number): Promise<Invitation[]> {
     const docs = await this.col.find({ state: { $in: ['sent', 'reminded'] }, sentAt: { $ne: null, $lte: sentBefore } }).sort({ sentAt: 1, _id: 1 }).limit(limit).toArray();
+    return docs.map(strip);
+  }
+
+  async ofAddress(orgId: string, emailKey: string, limit: number): Promise<Invitation[]> {
+    const docs = await this.col.find({ orgId, emailKey }).sort({ createdAt: -1, _id: -1 }).limit(limit).toArray();
     return docs.map(strip);
   }
 

@@ -298,6 +298,7 @@ export class MongoStore implements Store {
         due: (before, limit, skipOrgs) => inv.due(before, limit, skipOrgs),
         remindersDue: (before, limit, skipOrgs) => inv.remindersDue(before, limit, skipOrgs),
         expiring: (sentBefore, limit) => inv.expiring(sentBefore, limit),
+        ofAddress: (orgId, emailKey, limit) => inv.ofAddress(orgId, emailKey, limit),
         update: (next, expect) => inv.update(next, expect),
         unsubscribe: (orgId, emailKey, at) => inv.unsubscribe(orgId, emailKey, at),
         unsubscribedAt: (orgId, emailKey) => inv.unsubscribedAt(orgId, emailKey),

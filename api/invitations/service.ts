@@ -308,7 +308,7 @@ export class InvitationsService {
 
   /**
    * The address wants no more invitations from the organization (the
-   * unsubscribe link of the mail, next): stored as its key, no address kept.
+   * unsubscribe link of the mail, /r/u/…): stored as its key, no address kept.
    */
   async unsubscribe(orgId: string, email: string): Promise<void> {
     const emailKey = this.options.collect.keys.emailKey(email);

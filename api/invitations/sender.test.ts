@@ -282,3 +282,21 @@ describe('invitations run-due (CLI)', () => {
     expect(bad.stderr).toContain('at must be an ISO 8601 date-time');
   });
 });
+
+describe('with REDIS_URL (BullMQ and the shared mail slots)', () => {
+  it('sends an invitation due now on the schedule, with nobody asking', async () => {
+    const withRedis = await startTestService({ env: { SMTP_URL: sink.url, SMTP_RATE_PER_MINUTE: '1000000' } });
+    try {
+      const org = await withRedis.org('growth');
+      await withRedis.service.store.collect.putSettings({ orgId: org.orgId, collectId: `col_${org.orgId.slice(4)}`, shareUrl: null, moderation: 'publish', updatedAt: new Date().toISOString(), invitations: { delayDays: 0, reminder: true, language: null, senderName: null } });
+      const key = (await withRedis.admin('POST', '/admin/keys', { orgId: org.orgId, name: 'shop', permissions: ['reviews:read', 'invitations:write'] })).body.key as string;
+      const res = await withRedis.get('/api/v1/invitations', { method: 'POST', key, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'redis@example.com' }) });
+      expect(res.status).toBe(202);
+      const id = (res.body as { data: { id: string }[] }).data[0]!.id;
+      await vi.waitFor(async () => expect((await withRedis.service.store.invitations.get(id))?.state).toBe('sent'), { timeout: 30_000, interval: 100 });
+      expect(mailsTo('redis@example.com')).toHaveLength(1);
+    } finally {
+      await withRedis.close();
+    }
+  });
+});

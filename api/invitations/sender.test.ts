@@ -20,6 +20,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { FORM_MIN_AGE_MS } from '../collect/tokens.ts';
+import { createLogger } from '../logger.ts';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { decodeWords, header, partOf } from '../mail/test-mime.ts';
 import { startSmtpSink, type ReceivedMail, type SmtpSink } from '../mail/test-sink.ts';
@@ -29,6 +30,7 @@ import { startTestService, type TestService } from '../test/harness.ts';
 
 let t: TestService;
 let sink: SmtpSink;
+const logLines: string[] = [];
 const DAY = 86_400_000;
 
 beforeAll(async () => {
@@ -36,7 +38,7 @@ beforeAll(async () => {
   // SOURCES_MINUTE_MS (read from this process's environment): the sender's run comes every half second here
   // (every minute in production).
   process.env.SOURCES_MINUTE_MS = '500';
-  t = await startTestService({ redis: false, env: { SMTP_URL: sink.url, SMTP_RATE_PER_MINUTE: '1000000', SOURCES_MINUTE_MS: '500' } });
+  t = await startTestService({ redis: false, env: { SMTP_URL: sink.url, SMTP_RATE_PER_MINUTE: '1000000', SOURCES_MINUTE_MS: '500' }, logger: createLogger('debug', { write: (chunk: string) => void logLines.push(chunk) }) });
 }, 90_000);
 afterEach(() => {
   sink.refuse.clear();
@@ -126,11 +128,14 @@ describe('mailing an invitation', () => {
     const { key } = await shop('Lamp Shop');
     const sendAt = iso(ahead(2));
     const inv = await invite(key, { email: 'gone@example.com', sendAt });
-    sink.refuse.set('gone@example.com', '550 5.1.1 mailbox unavailable');
+    sink.refuse.set('gone@example.com', '550 5.1.1 <gone@example.com>: mailbox unavailable');
     expect(await runDue(Date.parse(sendAt))).toMatchObject({ sent: 0, failed: 1 });
     const failed = await get(inv.id);
     expect(failed.state).toBe('failed');
-    expect(failed.lastError).toContain('5.1.1 mailbox unavailable');
+    expect(failed.lastError).toContain('5.1.1 <gone@example.com>: mailbox unavailable');
+    // The log says so without the address the relay quoted (personal data never reaches a log).
+    expect(logLines.some((l) => l.includes('the relay refused the mail') && l.includes(inv.id) && l.includes('5.1.1 <<address>>'))).toBe(true);
+    expect(logLines.filter((l) => l.includes('gone@example.com'))).toEqual([]);
     expect(failed.lastError).not.toContain(new URL(sink.url).port);
     expect(failed.lastError).not.toContain('smtp://');
     // Shown as the relay said it.
@@ -280,6 +285,13 @@ describe('invitations run-due (CLI)', () => {
     const bad = await cli(['invitations', 'run-due', '--at', 'next tuesday', '--json']);
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toContain('at must be an ISO 8601 date-time');
+  });
+});
+
+describe('personal data', () => {
+  it('writes no invitee address into any log line of all the above', () => {
+    expect(logLines.length).toBeGreaterThan(0);
+    expect(logLines.filter((l) => /[a-z0-9-]+@example\.com/i.test(l))).toEqual([]);
   });
 });
 

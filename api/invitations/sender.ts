@@ -64,6 +64,9 @@ import type { Organization, Store } from '../store/types.ts';
 import { LINK_DAYS } from './service.ts';
 
 const DAY_MS = 86_400_000;
+
+/** A relay's answer as a log line may hold it: the invitee's address (and any other) left out (personal data never reaches a log). */
+export const withoutAddresses = (text: string): string => text.replace(/[^\s<>"'(),;:]+@[^\s<>"'(),;:]+/g, '<address>');
 /** How long a claim holds an invitation: a sender that died lets it go after this. */
 export const LEASE_MS = 10 * 60_000;
 /** A relay away or answering 4xx: the invitation is tried again after this. */
@@ -306,11 +309,11 @@ export class InvitationSender {
       const since = Date.parse((kind === 'invitation' ? inv.sendAt : inv.remindAt) ?? at.toISOString());
       if (!refused.permanent && at.getTime() - since < RETRY_FOR_MS) {
         // Away or 4xx: tried again after RETRY_MS (the claim is the wait).
-        log.warn({ invitation: inv.id, kind, reason: refused.reason }, 'invitations: the relay did not take the mail now; tried again later');
+        log.warn({ invitation: inv.id, kind, reason: withoutAddresses(refused.reason) }, 'invitations: the relay did not take the mail now; tried again later');
         await this.store.invitations.update({ ...claimed, leaseUntil: new Date(Math.max(at.getTime(), this.now().getTime()) + RETRY_MS).toISOString(), updatedAt: this.stamp(claimed.updatedAt) }, claimed);
         return 'none';
       }
-      log.warn({ invitation: inv.id, kind, reason: refused.reason }, 'invitations: the relay refused the mail');
+      log.warn({ invitation: inv.id, kind, reason: withoutAddresses(refused.reason) }, 'invitations: the relay refused the mail');
       await write(kind === 'invitation' ? { state: 'failed', lastError: refused.reason } : { remindAt: null });
       return 'failed';
     }

@@ -451,7 +451,14 @@ export async function run(argv: string[]): Promise<void> {
       return print(ctx, out, () => `Invitation ${out.id} cancelled: no mail or reminder follows, and its link no longer works.`);
     }
     case 'invitations run-due': {
-      const out = await call(ctx, 'POST', '/admin/invitations/run-due', v.at !== undefined ? { at: v.at } : {});
+      // Each request sends for about a minute; asked again (the same --at, or now again) until nothing is left.
+      const at = v.at ?? new Date().toISOString();
+      const out = { sent: 0, reminded: 0, failed: 0, expired: 0 };
+      for (;;) {
+        const part = await call(ctx, 'POST', '/admin/invitations/run-due', { at });
+        for (const k of ['sent', 'reminded', 'failed', 'expired'] as const) out[k] += Number(part[k]);
+        if (part.more !== true) break;
+      }
       return print(ctx, out, () => `Sent ${out.sent} invitation${out.sent === 1 ? '' : 's'}, ${out.reminded} reminder${out.reminded === 1 ? '' : 's'}; ${out.failed} refused by the relay; ${out.expired} expired.`);
     }
     case 'reviews import': {

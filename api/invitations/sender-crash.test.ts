@@ -222,3 +222,25 @@ for (const mongo of mongoTargets()) {
     }),
   );
 }
+
+describeOn({ name: 'embedded', url: 'embedded', missing: '' }, 'invitation sender: bounded runs', () => {
+  it('a run bounded in time stops after its first 500 mails saying more is left; asked again, it sends the rest', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sender-bounded-'));
+    const store = await EmbeddedStore.open(dir);
+    const door = new MailDoor({ smtpUrl: sink.url, fromAddress: 'no-reply@shop.example', slots: new InProcessSlots({ ratePerMinute: 1_000_000 }) });
+    try {
+      const at = new Date();
+      const orgId = await org(store, 'Bounded Shop');
+      const tag = randomBytes(4).toString('hex');
+      await store.invitations.create(orgId, drafts(orgId, Array.from({ length: 520 }, (_, i) => `bounded${i}-${tag}@example.com`), new Date(at.getTime() - 1000).toISOString()), { max: 1000 });
+      const links = new InvitationLinks(secretsKey);
+      const sender = new InvitationSender({ store, mail: door, link: (inv) => `${PUBLIC_URL}/r/i/${links.token(inv)}`, secretsKey, publicUrl: PUBLIC_URL, logger: createLogger('silent'), ratePerMinute: 1_000_000 });
+      expect(await sender.runDueFor(at, 0)).toEqual({ sent: 500, reminded: 0, failed: 0, expired: 0, more: true });
+      expect(await sender.runDueFor(at, 0)).toEqual({ sent: 20, reminded: 0, failed: 0, expired: 0, more: false });
+    } finally {
+      await door.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -72,7 +72,10 @@ const get = async (id: string): Promise<Invitation> => (await t.service.store.in
 async function runDue(at: number): Promise<Record<string, unknown>> {
   const res = await t.admin('POST', '/admin/invitations/run-due', { at: new Date(at).toISOString() });
   expect(res.status).toBe(200);
-  return res.body;
+  // Everything was done within the request's minute.
+  const { more, ...counts } = res.body;
+  expect(more).toBe(false);
+  return counts;
 }
 
 /** The mails the relay accepted for an address (lower case). */

@@ -147,14 +147,26 @@ export class InvitationSender {
 
   /** Everything due at `at` (the CLI's `run-due [--at]`): expiry, invitations, reminders, until none is left. */
   async runDue(at: Date): Promise<RunDueResult> {
+    const { more: _more, ...total } = await this.runDueFor(at, Infinity);
+    return total;
+  }
+
+  /**
+   * The same for at most about `forMs` (then `more` says work is left, and the
+   * caller asks again): the admin route answers within minutes whatever the
+   * rate, and the CLI asks again until nothing is left.
+   */
+  async runDueFor(at: Date, forMs: number): Promise<RunDueResult & { more: boolean }> {
+    const started = Date.now();
     const total: RunDueResult = { sent: 0, reminded: 0, failed: 0, expired: 0 };
     for (;;) {
-      const { result, more } = await this.run(at, Infinity);
+      const { result, more } = await this.run(at, MAILS_PER_JOB);
       total.sent += result.sent;
       total.reminded += result.reminded;
       total.failed += result.failed;
       total.expired += result.expired;
-      if (!more || this.closed) return total;
+      if (!more || this.closed) return { ...total, more: false };
+      if (Date.now() - started >= forMs) return { ...total, more: true };
     }
   }
 

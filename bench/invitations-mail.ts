@@ -11,8 +11,9 @@
  * invitations (distinct addresses, 4 organizations, half with a product) are
  * created due in an hour through the admin NDJSON route, so the service's own
  * minute-by-minute run leaves them alone; once the service is idle,
- * `invitations run-due --at` (the admin route) sends them all at once and
- * answers when the last one is written `sent`.
+ * `invitations run-due --at` (the admin route, asked again while it answers
+ * `more`, as the CLI does) sends them all, the last answer coming once the
+ * last one is written `sent`.
  *
  * Printed: mails/s (from the run's start to its answer, every mail accepted
  * by the relay and written `sent`), the service process's CPU (user + system,

@@ -290,11 +290,14 @@ export async function startService(config: Config, options: StartOptions = {}): 
     ? new BullKeyedQueue<MailWork>({ redisUrl: config.redisUrl, keyPrefix: config.redisKeyPrefix, name: 'collect-mail', logger })
     : new InProcessKeyedQueue<MailWork>(logger);
   // Review invitations: `scheduled` to be mailed with SMTP_URL, `unsent` links without.
-  const invitations = new InvitationsService({ store, secretsKey, publicUrl: config.publicUrl, logger, collect, mails: config.smtpUrl !== null });
+  // Invitations due at once (delay 0, a sendAt past) ask the sender to run now rather than at its next minute.
+  let askSender: (() => void) | null = null;
+  const invitations = new InvitationsService({ store, secretsKey, publicUrl: config.publicUrl, logger, collect, mails: config.smtpUrl !== null, onDue: () => askSender?.() });
   // With SMTP_URL: the sender mails what is due through the mail door (SMTP_RATE_PER_MINUTE across instances,
   // in Redis with REDIS_URL), a run every minute on the keyed job door (BullMQ when Redis is there).
   const mailDoor = config.smtpUrl === null ? null : new MailDoor({ smtpUrl: config.smtpUrl, fromAddress: config.smtpFrom.address, slots: createMailSlots(config.smtpRatePerMinute, redisHealth?.client ?? null), logger });
   const invitationSender = mailDoor === null ? null : new InvitationSender({ store, mail: mailDoor, link: (inv) => invitations.link(inv), secretsKey, publicUrl: config.publicUrl, logger, ratePerMinute: config.smtpRatePerMinute });
+  askSender = invitationSender && (() => invitationSender.request());
   const invitationQueue: KeyedQueue<Record<string, never>> | null =
     invitationSender === null ? null : config.redisUrl ? new BullKeyedQueue({ redisUrl: config.redisUrl, keyPrefix: config.redisKeyPrefix, name: 'invitations', logger }) : new InProcessKeyedQueue(logger);
   const app = createApp({ config, store, logger, redis: redisHealth, metrics, assets, lifecycle, dashboardAssets, sessions, secretsKey, sources, platformHttp, webhooks, products, replies, collect, invitations });

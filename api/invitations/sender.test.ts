@@ -299,8 +299,12 @@ describe('personal data', () => {
 });
 
 describe('with REDIS_URL (BullMQ and the shared mail slots)', () => {
-  it('sends an invitation due now on the schedule, with nobody asking', async () => {
-    const withRedis = await startTestService({ env: { SMTP_URL: sink.url, SMTP_RATE_PER_MINUTE: '1000000' } });
+  it('sends an invitation due now at once: its creation asks the sender (whose next minute is far)', async () => {
+    // Its own runs every 10 minutes here: only the creation's request can send it within the wait below.
+    process.env.SOURCES_MINUTE_MS = '600000';
+    const withRedis = await startTestService({ env: { SMTP_URL: sink.url, SMTP_RATE_PER_MINUTE: '1000000' } }).finally(() => {
+      process.env.SOURCES_MINUTE_MS = '500';
+    });
     try {
       const org = await withRedis.org('growth');
       await withRedis.service.store.collect.putSettings({ orgId: org.orgId, collectId: `col_${org.orgId.slice(4)}`, shareUrl: null, moderation: 'publish', updatedAt: new Date().toISOString(), invitations: { delayDays: 0, reminder: true, language: null, senderName: null } });
@@ -308,7 +312,7 @@ describe('with REDIS_URL (BullMQ and the shared mail slots)', () => {
       const res = await withRedis.get('/api/v1/invitations', { method: 'POST', key, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'redis@example.com' }) });
       expect(res.status).toBe(202);
       const id = (res.body as { data: { id: string }[] }).data[0]!.id;
-      await vi.waitFor(async () => expect((await withRedis.service.store.invitations.get(id))?.state).toBe('sent'), { timeout: 30_000, interval: 100 });
+      await vi.waitFor(async () => expect((await withRedis.service.store.invitations.get(id))?.state).toBe('sent'), { timeout: 60_000, interval: 100 });
       expect(mailsTo('redis@example.com')).toHaveLength(1);
     } finally {
       await withRedis.close();

@@ -106,6 +106,8 @@ export interface InvitationsServiceOptions {
   mails: boolean;
   now?: () => Date;
   maxPerOrg?: number;
+  /** Called when new invitations are due already (sendAt now or past): the sender runs at once instead of at its next minute. */
+  onDue?: () => void;
 }
 
 export class InvitationsService {
@@ -139,6 +141,12 @@ export class InvitationsService {
       if (!found) problems.push({ parameter, message: 'is not a product of your catalog' });
     }
     return problems;
+  }
+
+  /** New invitations due already: the sender is asked to run now. */
+  private askIfDue(results: { invitation: Invitation; created: boolean }[], now: Date): void {
+    const stamp = now.toISOString();
+    if (results.some((r) => r.created && r.invitation.state === 'scheduled' && r.invitation.sendAt !== null && r.invitation.sendAt <= stamp)) this.options.onDue?.();
   }
 
   /** The organization's delay setting (days from creation to the mail when an invitation gives no sendAt). */
@@ -176,6 +184,7 @@ export class InvitationsService {
     const delayDays = this.options.mails ? await this.delayDays(orgId) : 0;
     const results = await this.store.invitations.create(orgId, inputs.map((input) => this.draft(orgId, input, now, delayDays)), { max: this.maxPerOrg });
     if (results === null) throw new ApiError(409, 'invitation_limit_reached', `An organization may keep at most ${this.maxPerOrg.toLocaleString('en')} invitations; these would pass it, so none was created.`);
+    this.askIfDue(results, now);
     return results;
   }
 

@@ -45,6 +45,8 @@ import { registerCollectRoutes } from './collect/routes.ts';
 import type { InvitationsService } from './invitations/service.ts';
 import { registerInvitationRoutes } from './invitations/routes.ts';
 import { registerInvitationPageRoutes } from './invitations/page-routes.ts';
+import { registerUnsubscribeRoutes } from './mail/unsubscribe-routes.ts';
+import { UnsubscribeTokens } from './mail/unsubscribe-token.ts';
 
 export interface AppDeps {
   config: Config;
@@ -193,6 +195,10 @@ export function createApp(deps: AppDeps): App {
   if (deps.invitations) {
     registerInvitationRoutes({ router, apiPipeline, invitations: deps.invitations });
     registerInvitationPageRoutes({ router, invitations: deps.invitations });
+    // The unsubscribe link of invitation mails (/r/u/{token}, RFC 8058): the address is unsubscribed from the
+    // organization's invitations; the sender checks it before every mail and reminder, so none follows.
+    const invitations = deps.invitations;
+    registerUnsubscribeRoutes({ router, tokens: new UnsubscribeTokens(deps.secretsKey), organizations: store.orgs, unsubscribes: { markUnsubscribed: (orgId, email) => invitations.unsubscribe(orgId, email) } });
   }
   if (deps.collect) registerCollectRoutes({ router, collect: deps.collect, limiter: collectLimiter, logger });
 

@@ -34,6 +34,7 @@ import { replyRoutes } from './replies.ts';
 import { collectRoutes } from './collect.ts';
 import type { CollectService } from '../collect/service.ts';
 import type { InvitationsService } from '../invitations/service.ts';
+import type { InvitationSender } from '../invitations/sender.ts';
 import { invitationRoutes } from './invitations.ts';
 
 export interface AdminDeps {
@@ -56,6 +57,8 @@ export interface AdminDeps {
   collect?: CollectService;
   /** Review invitations (CONTRACT §14); absent in tests that do not need them. */
   invitations?: InvitationsService;
+  /** The invitation sender (SMTP_URL set); absent: `invitations run-due` says mail is not configured. */
+  invitationSender?: InvitationSender | null;
 }
 
 function requireAdmin(token: string) {
@@ -235,7 +238,7 @@ export function createAdminApp(deps: AdminDeps): Koa {
   if (deps.products) productRoutes(router, store, deps.products);
   if (deps.replies) replyRoutes(router, store, deps.replies);
   if (deps.collect) collectRoutes(router, store, deps.collect);
-  if (deps.invitations) invitationRoutes(router, store, deps.invitations);
+  if (deps.invitations) invitationRoutes(router, store, deps.invitations, deps.invitationSender ?? null);
 
   koa.use(errorHandler(logger));
   koa.use(requestId(logger));

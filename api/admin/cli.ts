@@ -75,6 +75,7 @@ const USAGE = `Usage: npm run admin -- <command> [options] [--json]
               {"email","name","productId","orderRef","locale","sendAt"}; email alone is required)
   invitations list --org ORG_ID [--state scheduled|sent|reminded|reviewed|failed|skipped|expired|cancelled|unsent]
   invitations cancel INVITATION_ID
+  invitations run-due [--at ISO-DATE-TIME]   (mails what is due now, reminds and expires; --at: as if it were then)
   reviews pending --org ORG_ID   (reviews from the review page waiting for their email step or a person)
   reviews publish REVIEW_ID
   reviews reject REVIEW_ID --reason spam|offensive|personal_data|not_genuine
@@ -225,6 +226,7 @@ const OPTIONS = {
   moderation: { type: 'string' },
   reason: { type: 'string' },
   permissions: { type: 'string' },
+  at: { type: 'string' },
 } as const;
 
 function print(ctx: Ctx, value: Json, human: () => string): void {
@@ -447,6 +449,17 @@ export async function run(argv: string[]): Promise<void> {
     case 'invitations cancel': {
       const out = await call(ctx, 'POST', `/admin/invitations/${encodeURIComponent(need(rest[0], 'INVITATION_ID'))}/cancel`);
       return print(ctx, out, () => `Invitation ${out.id} cancelled: no mail or reminder follows, and its link no longer works.`);
+    }
+    case 'invitations run-due': {
+      // Each request sends for about a minute; asked again (the same --at, or now again) until nothing is left.
+      const at = v.at ?? new Date().toISOString();
+      const out = { sent: 0, reminded: 0, failed: 0, expired: 0 };
+      for (;;) {
+        const part = await call(ctx, 'POST', '/admin/invitations/run-due', { at });
+        for (const k of ['sent', 'reminded', 'failed', 'expired'] as const) out[k] += Number(part[k]);
+        if (part.more !== true) break;
+      }
+      return print(ctx, out, () => `Sent ${out.sent} invitation${out.sent === 1 ? '' : 's'}, ${out.reminded} reminder${out.reminded === 1 ? '' : 's'}; ${out.failed} refused by the relay; ${out.expired} expired.`);
     }
     case 'reviews import': {
       const file = need(rest[0], 'FILE');

@@ -4,14 +4,10 @@
  * review written through a link. Routes (the API, the admin API and so the
  * CLI, the link's page) call this service, never the store.
  *
- * Sending is not here yet: an invitation is created `scheduled` with its
- * `sendAt` (SMTP_URL set) or `unsent` (no relay: the link is for the
- * organization's own mailer). The mail job that sends what is due reads
- * `store.invitations.due(now, batch)` (`scheduled`, `sendAt` come, soonest
- * first), checks `unsubscribedAt` again at send time, renders the mail with
- * `link(invitation)` (and `?rating=N` for the star links), and moves each to
- * `sent` (or `failed`) with `store.invitations.update` (one writer wins a
- * race with a cancel or the link being used).
+ * An invitation is created `scheduled` with its `sendAt` (SMTP_URL set;
+ * none given: the organization's delay setting after creation) or `unsent`
+ * (no relay: the link is for the organization's own mailer). The sender
+ * (sender.ts) mails what is due, reminds and expires.
  *
  * An invitee's email is personal data: it leaves only in the answers of the
  * organization's own API, CLI and dashboard, never in a log line, a webhook,
@@ -28,6 +24,7 @@ import { newId } from '../store/ids.ts';
 import { INVITATION_STATES, type Invitation, type InvitationDraft, type InvitationState } from '../store/invitation-types.ts';
 import type { Organization, Store } from '../store/types.ts';
 import type { User } from '../store/people-types.ts';
+import { DEFAULT_INVITATION_SETTINGS, invitationSettings } from '../store/collect-types.ts';
 import { PRODUCT_ID, type Product } from '../store/product-types.ts';
 import type { CollectService, FieldErrors, SubmissionFields } from '../collect/service.ts';
 import { InvitationLinks } from './links.ts';
@@ -42,8 +39,8 @@ export const MAX_BATCH = 100;
  * a batch that would pass it is refused whole (409 invitation_limit_reached).
  */
 export const DEFAULT_MAX_PER_ORG = 250_000;
-/** `sendAt` when none is given: the organization's delay (a setting later; 7 days for now). */
-export const DEFAULT_DELAY_DAYS = 7;
+/** `sendAt` when none is given: the organization's delay setting (`delayDays`), this by default. */
+export const DEFAULT_DELAY_DAYS = DEFAULT_INVITATION_SETTINGS.delayDays;
 /** A link works this many days after the mail was sent (or, never mailed by us, after creation). */
 export const LINK_DAYS = 30;
 /** NDJSON lines written per store call. */
@@ -145,6 +142,8 @@ export interface InvitationsServiceOptions {
   mails: boolean;
   now?: () => Date;
   maxPerOrg?: number;
+  /** Called when new invitations are due already (sendAt now or past): the sender runs at once instead of at its next minute. */
+  onDue?: () => void;
 }
 
 export class InvitationsService {
@@ -180,7 +179,18 @@ export class InvitationsService {
     return problems;
   }
 
-  private draft(orgId: string, input: InvitationInput, now: Date): InvitationDraft {
+  /** New invitations due already: the sender is asked to run now. */
+  private askIfDue(results: { invitation: Invitation; created: boolean }[], now: Date): void {
+    const stamp = now.toISOString();
+    if (results.some((r) => r.created && r.invitation.state === 'scheduled' && r.invitation.sendAt !== null && r.invitation.sendAt <= stamp)) this.options.onDue?.();
+  }
+
+  /** The organization's delay setting (days from creation to the mail when an invitation gives no sendAt). */
+  private async delayDays(orgId: string): Promise<number> {
+    return invitationSettings(await this.store.collect.getSettings(orgId)).delayDays;
+  }
+
+  private draft(orgId: string, input: InvitationInput, now: Date, delayDays: number): InvitationDraft {
     const stamp = now.toISOString();
     const mails = this.options.mails;
     return {
@@ -196,7 +206,7 @@ export class InvitationsService {
       reason: null,
       lastError: null,
       createdAt: stamp,
-      sendAt: mails ? (input.sendAt ?? new Date(now.getTime() + DEFAULT_DELAY_DAYS * DAY_MS).toISOString()) : null,
+      sendAt: mails ? (input.sendAt ?? new Date(now.getTime() + delayDays * DAY_MS).toISOString()) : null,
       sentAt: null,
       remindedAt: null,
       reviewedAt: null,
@@ -207,8 +217,10 @@ export class InvitationsService {
 
   private async write(orgId: string, inputs: InvitationInput[]): Promise<{ invitation: Invitation; created: boolean }[]> {
     const now = this.now();
-    const results = await this.store.invitations.create(orgId, inputs.map((input) => this.draft(orgId, input, now)), { max: this.maxPerOrg });
+    const delayDays = this.options.mails ? await this.delayDays(orgId) : 0;
+    const results = await this.store.invitations.create(orgId, inputs.map((input) => this.draft(orgId, input, now, delayDays)), { max: this.maxPerOrg });
     if (results === null) throw new ApiError(409, 'invitation_limit_reached', `An organization may keep at most ${this.maxPerOrg.toLocaleString('en')} invitations; these would pass it, so none was created.`);
+    this.askIfDue(results, now);
     return results;
   }
 
@@ -424,10 +436,25 @@ export class InvitationsService {
 
   /**
    * The address wants no more invitations from the organization (the
-   * unsubscribe link of the mail, next): stored as its key, no address kept.
+   * unsubscribe link of the mail, /r/u/…): stored as its key, no address kept.
    */
   async unsubscribe(orgId: string, email: string): Promise<void> {
-    await this.store.invitations.unsubscribe(orgId, this.options.collect.keys.emailKey(email), this.now().toISOString());
+    const emailKey = this.options.collect.keys.emailKey(email);
+    await this.store.invitations.unsubscribe(orgId, emailKey, this.now().toISOString());
+    await this.stopMails(orgId, emailKey);
+  }
+
+  /**
+   * An unsubscribed address's mails to come stop now (the sender checks
+   * again before each mail all the same): its scheduled invitations become
+   * `skipped`, `unsubscribed`; a mailed one loses its reminder.
+   */
+  private async stopMails(orgId: string, emailKey: string): Promise<void> {
+    for (const inv of await this.store.invitations.ofAddress(orgId, emailKey, 100)) {
+      const stamp = new Date(Math.max(this.now().getTime(), Date.parse(inv.updatedAt) + 1)).toISOString();
+      if (inv.state === 'scheduled') await this.store.invitations.update({ ...inv, state: 'skipped', reason: 'unsubscribed', sendAt: null, leaseUntil: null, updatedAt: stamp }, inv);
+      else if (inv.state === 'sent' && inv.remindAt) await this.store.invitations.update({ ...inv, remindAt: null, updatedAt: stamp }, inv);
+    }
   }
 
   // ---- Links -----------------------------------------------------------------------

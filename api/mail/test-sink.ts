@@ -67,6 +67,8 @@ export async function startSmtpSink(): Promise<SmtpSink> {
       });
     },
   });
+  // A client that goes away mid-session (a sender killed by a test) is its own business, not the test's error.
+  server.on('error', () => undefined);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.server.address() as AddressInfo).port;
   return Object.assign(sink, { url: `smtp://127.0.0.1:${port}`, inbox, refuse, held, close: () => new Promise<void>((resolve) => server.close(() => resolve())) });

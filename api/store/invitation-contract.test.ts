@@ -132,6 +132,49 @@ function suite(open: () => Promise<{ store: Store; reopen(): Promise<Store>; cle
     expect(mine(await s.due(T(3), 1)).map((i) => i.emailKey)).toEqual(['d1']);
   });
 
+  it('leaves claimed invitations and skipped organizations out of due; finds reminders by remindAt and the mailed ones to expire by sentAt', async () => {
+    const s = h.store.invitations;
+    // Before every other invitation of the suite (2019): only these can be due.
+    const T = (d: number): string => new Date(Date.parse('2019-01-01T00:00:00.000Z') + d * DAY).toISOString();
+    const mine = <I extends { orgId: string }>(list: I[]): I[] => list.filter((i) => i.orgId.startsWith('org_lease'));
+    const made = await s.create('org_lease1', [draft('org_lease1', 'e1', { sendAt: T(1), createdAt: T(0), updatedAt: T(0) }), draft('org_lease1', 'e2', { sendAt: T(2), createdAt: T(0), updatedAt: T(0) })], { max: 100 });
+    await s.create('org_lease2', [draft('org_lease2', 'e1', { sendAt: T(3), createdAt: T(0), updatedAt: T(0) })], { max: 100 });
+    const e1 = made![0]!.invitation;
+    // Claimed until day 5: not due before then, due again after (a sender that died).
+    const claimed = await s.update({ ...e1, leaseUntil: T(5), updatedAt: T(1) }, e1);
+    expect(claimed).not.toBeNull();
+    expect(mine(await s.due(T(4), 10)).map((i) => [i.orgId, i.emailKey])).toEqual([['org_lease1', 'e2'], ['org_lease2', 'e1']]);
+    expect(mine(await s.due(T(5), 10)).map((i) => [i.orgId, i.emailKey])).toEqual([['org_lease1', 'e1'], ['org_lease1', 'e2'], ['org_lease2', 'e1']]);
+    // An organization that has its share is left out: the next one's come first.
+    expect(mine(await s.due(T(5), 10, ['org_lease1'])).map((i) => [i.orgId, i.emailKey])).toEqual([['org_lease2', 'e1']]);
+
+    // Sent with a reminder at day 8 (e1) and without one (e2): only e1's reminder is due, and not while claimed.
+    const sent1 = (await s.update({ ...claimed!, state: 'sent', sentAt: T(1), remindAt: T(8), leaseUntil: null, updatedAt: T(1.5) }, claimed!))!;
+    const e2 = made![1]!.invitation;
+    const sent2 = (await s.update({ ...e2, state: 'sent', sentAt: T(2), remindAt: null, updatedAt: T(2) }, e2))!;
+    expect(mine(await s.remindersDue(T(7), 10))).toEqual([]);
+    expect(mine(await s.remindersDue(T(8), 10)).map((i) => i.id)).toEqual([sent1.id]);
+    expect(mine(await s.remindersDue(T(8), 10, ['org_lease1']))).toEqual([]);
+    const leased = (await s.update({ ...sent1, leaseUntil: T(9), updatedAt: T(8) }, sent1))!;
+    expect(mine(await s.remindersDue(T(8.5), 10))).toEqual([]);
+    expect(mine(await s.remindersDue(T(9), 10)).map((i) => i.id)).toEqual([sent1.id]);
+    const reminded = (await s.update({ ...leased, state: 'reminded', remindedAt: T(8), remindAt: null, leaseUntil: null, updatedAt: T(8.2) }, leased))!;
+    expect(mine(await s.remindersDue(T(20), 10))).toEqual([]);
+
+    // Expiry: sent or reminded, mailed at or before the given time, soonest first, bounded.
+    expect(mine(await s.expiring(T(0.5), 10))).toEqual([]);
+    expect(mine(await s.expiring(T(2), 10)).map((i) => [i.id, i.state])).toEqual([[reminded.id, 'reminded'], [sent2.id, 'sent']]);
+    expect(mine(await s.expiring(T(2), 1)).map((i) => i.id)).toEqual([reminded.id]);
+    await s.update({ ...sent2, state: 'expired', updatedAt: T(32) }, sent2);
+    expect(mine(await s.expiring(T(40), 10)).map((i) => i.id)).toEqual([reminded.id]);
+
+    // One address's invitations in its organization, newest first, bounded.
+    const later = await s.create('org_lease1', [draft('org_lease1', 'e1', { sendAt: T(40), createdAt: T(40), updatedAt: T(40) })], { max: 100 });
+    expect((await s.ofAddress('org_lease1', 'e1', 10)).map((i) => i.id)).toEqual([later![0]!.invitation.id, e1.id]);
+    expect((await s.ofAddress('org_lease1', 'e1', 1)).map((i) => i.id)).toEqual([later![0]!.invitation.id]);
+    expect(await s.ofAddress('org_lease2', 'e2', 10)).toEqual([]);
+  });
+
   it('answers the stored invitation for the same orderRef and address, in a batch and later', async () => {
     const s = h.store.invitations;
     const a = draft('org_c', 'x1', { orderRef: 'A-1' });

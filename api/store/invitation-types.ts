@@ -50,6 +50,14 @@ export interface Invitation {
   /** The review page's submission written through the link (`reviewed`). */
   submissionId: string | null;
   updatedAt: string;
+  /**
+   * The sender's claim (api/invitations/sender.ts): while it lies ahead, a
+   * mail (or the reminder) of this invitation is with one sender, and no
+   * other takes it. Absent or null: nobody holds it. Never shown.
+   */
+  leaseUntil?: string | null;
+  /** `sent` only: when its one reminder is due (set when the mail was sent with the reminder setting on); null or absent: none. */
+  remindAt?: string | null;
 }
 
 /**
@@ -107,12 +115,21 @@ export interface InvitationStore {
    */
   update(next: Invitation, expect: { state: InvitationState; updatedAt: string }): Promise<Invitation | null>;
   /**
-   * For the sending job (next): at most `limit` `scheduled` invitations of
-   * any organization whose `sendAt` is at or before `before` (ISO), soonest
-   * first. The job moves each on with `update` (to `sent` once the relay
-   * took the mail, or `failed`), checking `unsubscribedAt` again first.
+   * For the sender (api/invitations/sender.ts): at most `limit` `scheduled`
+   * invitations whose `sendAt` is at or before `before` (ISO), soonest first,
+   * leaving out those claimed (`leaseUntil` after `before`) and those of the
+   * organizations in `skipOrgs` (an organization that has its share of a
+   * batch already: the others' come next). The sender claims each with
+   * `update`, checks `unsubscribedAt` again, and moves it on (to `sent` once
+   * the relay took the mail, or `failed`).
    */
-  due(before: string, limit: number): Promise<Invitation[]>;
+  due(before: string, limit: number, skipOrgs?: readonly string[]): Promise<Invitation[]>;
+  /** The same for reminders: `sent` invitations whose `remindAt` is at or before `before`, soonest first, not claimed, not of `skipOrgs`. */
+  remindersDue(before: string, limit: number, skipOrgs?: readonly string[]): Promise<Invitation[]>;
+  /** At most `limit` `sent` or `reminded` invitations mailed at or before `sentBefore` (ISO), soonest first: those that expire. */
+  expiring(sentBefore: string, limit: number): Promise<Invitation[]>;
+  /** The organization's invitations of one address (its key), newest first, at most `limit` (an unsubscribe stops their mails). */
+  ofAddress(orgId: string, emailKey: string, limit: number): Promise<Invitation[]>;
   /** Records that this address (its key) wants no more invitations from the organization. */
   unsubscribe(orgId: string, emailKey: string, at: string): Promise<void>;
   /** When the address unsubscribed from the organization, or null. */

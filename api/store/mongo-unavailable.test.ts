@@ -122,6 +122,9 @@ describeOn(ferretdbTarget(), 'the MongoDB store with its server gone', () => {
       'reviewInvitations.unsubscribe': [orgId, 'k', stamp],
       'reviewInvitations.unsubscribedAt': [orgId, 'k'],
       'reviewInvitations.due': [stamp, 10],
+      'reviewInvitations.remindersDue': [stamp, 10],
+      'reviewInvitations.expiring': [stamp, 10],
+      'reviewInvitations.ofAddress': [orgId, 'k', 10],
     };
     const calls: [string, () => Promise<unknown>][] = [];
     const parts = { orgs: s.orgs, keys: s.keys, widgets: s.widgets, reviews: s.reviews, products: s.products, collect: s.collect, moderation: s.moderation, sources: s.sources, webhooks: s.webhooks, users: s.people.users, sessions: s.people.sessions, invitations: s.people.invitations, audit: s.people.audit, reviewInvitations: s.invitations };

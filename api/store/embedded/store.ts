@@ -1260,6 +1260,15 @@ export class EmbeddedStore implements Store {
       }, true),
   };
 
+  /** `state` invitations whose `field` came by `before`, not claimed past it, not of `skipOrgs`; soonest first. */
+  private unclaimedInvitations(state: 'scheduled' | 'sent', field: 'sendAt' | 'remindAt', before: string, limit: number, skipOrgs: readonly string[]): Invitation[] {
+    const skip = new Set(skipOrgs);
+    return soonest(this.invitationMap.values(), field, limit, (i) => {
+      const when = i[field];
+      return i.state === state && when != null && when <= before && (i.leaseUntil == null || i.leaseUntil <= before) && !skip.has(i.orgId);
+    });
+  }
+
   /**
    * Review invitations (invitation-types.ts). A batch commits alone in its
    * round, decided against the committed state and its own earlier items,
@@ -1307,12 +1316,16 @@ export class EmbeddedStore implements Store {
       }
       return out;
     },
-    // A walk of every invitation: the sending job asks once a minute or so; an index by sendAt comes with it if needed.
-    due: async (before, limit) => {
-      const due: Invitation[] = [];
-      for (const i of this.invitationMap.values()) if (i.state === 'scheduled' && i.sendAt !== null && i.sendAt <= before) due.push(i);
-      return due.sort((a, b) => (a.sendAt! < b.sendAt! ? -1 : a.sendAt! > b.sendAt! ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).slice(0, limit);
-    },
+    // A walk of the organization's invitations (capped per organization); asked once per unsubscribe.
+    ofAddress: async (orgId, emailKey, limit) =>
+      [...(this.orgInvitations.get(orgId)?.values() ?? [])]
+        .filter((i) => i.emailKey === emailKey)
+        .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+        .slice(0, limit),
+    // Walks of every invitation: the sender asks a few times a minute, and an organization's invitations are capped.
+    due: async (before, limit, skipOrgs = []) => this.unclaimedInvitations('scheduled', 'sendAt', before, limit, skipOrgs),
+    remindersDue: async (before, limit, skipOrgs = []) => this.unclaimedInvitations('sent', 'remindAt', before, limit, skipOrgs),
+    expiring: async (sentBefore, limit) => soonest(this.invitationMap.values(), 'sentAt', limit, (i) => (i.state === 'sent' || i.state === 'reminded') && i.sentAt !== null && i.sentAt <= sentBefore),
     update: (next, expect) =>
       this.commit(() => {
         const now = this.invitationMap.get(next.id);
@@ -1435,4 +1448,29 @@ export class EmbeddedStore implements Store {
       await this.lock.release();
     }
   }
+}
+
+/**
+ * The `limit` matching invitations least by `field` (then id), in order, from
+ * one walk: a sorted window of at most `limit` (a batch is small), not a sort
+ * of everything that matches (10,000 due at once are taken 100 at a time).
+ */
+function soonest(all: Iterable<Invitation>, field: 'sendAt' | 'remindAt' | 'sentAt', limit: number, match: (i: Invitation) => boolean): Invitation[] {
+  const out: Invitation[] = [];
+  if (limit <= 0) return out;
+  const less = (a: Invitation, b: Invitation): boolean => a[field]! < b[field]! || (a[field] === b[field] && a.id < b.id);
+  for (const i of all) {
+    if (!match(i)) continue;
+    if (out.length === limit && !less(i, out[limit - 1]!)) continue;
+    let lo = 0;
+    let hi = out.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (less(out[mid]!, i)) lo = mid + 1;
+      else hi = mid;
+    }
+    out.splice(lo, 0, i);
+    if (out.length > limit) out.pop();
+  }
+  return out;
 }

@@ -66,6 +66,11 @@ export class MongoInvitations {
       this.col.createIndex({ state: 1, sendAt: 1, _id: 1 }, { name: 'state_send_at' }),
       // sentSince(): the mails of a window, from the index.
       this.col.createIndex({ orgId: 1, sentAt: 1 }, { name: 'org_sent' }),
+      // remindersDue() and expiring(): the same, by remindAt and by sentAt.
+      this.col.createIndex({ state: 1, remindAt: 1, _id: 1 }, { name: 'state_remind_at' }),
+      this.col.createIndex({ state: 1, sentAt: 1, _id: 1 }, { name: 'state_sent_at' }),
+      // ofAddress(): an address's invitations in its organization.
+      this.col.createIndex({ orgId: 1, emailKey: 1, createdAt: -1 }, { name: 'org_email_created' }),
     ]);
   }
 
@@ -136,8 +141,33 @@ export class MongoInvitations {
     return { data: docs.map(strip), total };
   }
 
-  async due(before: string, limit: number): Promise<Invitation[]> {
-    const docs = await this.col.find({ state: 'scheduled', sendAt: { $ne: null, $lte: before } }).sort({ sendAt: 1, _id: 1 }).limit(limit).toArray();
+  async due(before: string, limit: number, skipOrgs: readonly string[] = []): Promise<Invitation[]> {
+    return this.unclaimed('scheduled', 'sendAt', before, limit, skipOrgs);
+  }
+
+  async remindersDue(before: string, limit: number, skipOrgs: readonly string[] = []): Promise<Invitation[]> {
+    return this.unclaimed('sent', 'remindAt', before, limit, skipOrgs);
+  }
+
+  /** `state` invitations whose `field` is at or before `before`, not claimed past `before`, not of `skipOrgs`: from the index on state and field. */
+  private async unclaimed(state: InvitationState, field: 'sendAt' | 'remindAt', before: string, limit: number, skipOrgs: readonly string[]): Promise<Invitation[]> {
+    const filter: Record<string, unknown> = {
+      state,
+      [field]: { $ne: null, $lte: before },
+      $or: [{ leaseUntil: null }, { leaseUntil: { $lte: before } }],
+      ...(skipOrgs.length > 0 && { orgId: { $nin: [...skipOrgs] } }),
+    };
+    const docs = await this.col.find(filter).sort({ [field]: 1, _id: 1 }).limit(limit).toArray();
+    return docs.map(strip);
+  }
+
+  async expiring(sentBefore: string, limit: number): Promise<Invitation[]> {
+    const docs = await this.col.find({ state: { $in: ['sent', 'reminded'] }, sentAt: { $ne: null, $lte: sentBefore } }).sort({ sentAt: 1, _id: 1 }).limit(limit).toArray();
+    return docs.map(strip);
+  }
+
+  async ofAddress(orgId: string, emailKey: string, limit: number): Promise<Invitation[]> {
+    const docs = await this.col.find({ orgId, emailKey }).sort({ createdAt: -1, _id: -1 }).limit(limit).toArray();
     return docs.map(strip);
   }
 

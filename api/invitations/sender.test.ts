@@ -201,7 +201,7 @@ describe('reminders and expiry', () => {
     expect(page.status).toBe(410);
   });
 
-  it('sends no reminder after a review, an unsubscribe through the mail, a cancellation, or with the setting off', async () => {
+  it('sends no reminder after a review (through the link or standing already), an unsubscribe through the mail, a cancellation, or with the setting off', async () => {
     const on = await shop('Candle Works');
     const off = await shop('Quiet Shop', { settings: { reminder: false } });
     const sendAt = iso(ahead(3));
@@ -211,7 +211,33 @@ describe('reminders and expiry', () => {
     const cancelled = await invite(on.key, { email: 'cancel@example.com', sendAt });
     const control = await invite(on.key, { email: 'control@example.com', sendAt });
     const quiet = await invite(off.key, { email: 'quiet@example.com', sendAt });
-    expect(await runDue(T)).toMatchObject({ sent: 5 });
+    const elsewhere = await invite(on.key, { email: 'Elsewhere@example.com', sendAt });
+    expect(await runDue(T)).toMatchObject({ sent: 6 });
+    // This address's review of the organization stands already, written on the review page (not through this link).
+    const stamp = new Date().toISOString();
+    await t.service.store.collect.create({
+      id: 'sub_elsewhere0000000000',
+      orgId: on.orgId,
+      collectId: 'col_elsewhere',
+      productId: null,
+      rating: 2,
+      content: 'Written on the review page before the reminder.',
+      authorName: 'Else',
+      email: 'elsewhere@example.com',
+      emailKey: (await get(elsewhere.id)).emailKey,
+      language: 'en',
+      state: 'published',
+      hold: null,
+      confirmed: true,
+      rejectReason: null,
+      confirmExpiresAt: null,
+      reviewExternalId: 'sub_elsewhere0000000000',
+      mailSentAt: null,
+      submittedAt: stamp,
+      invitationId: null,
+      decidedAt: stamp,
+      updatedAt: stamp,
+    });
 
     // A review through the link.
     const token = new URL(t.service.invitations.link(reviewed)!).pathname.split('/').pop()!;
@@ -227,7 +253,8 @@ describe('reminders and expiry', () => {
     expect((await t.admin('POST', `/admin/invitations/${cancelled.id}/cancel`)).status).toBe(200);
 
     expect((await runDue(T + 7 * DAY)).reminded).toBeGreaterThanOrEqual(1);
-    for (const address of ['rev@example.com', 'unsub@example.com', 'cancel@example.com', 'quiet@example.com']) expect(mailsTo(address), address).toHaveLength(1);
+    for (const address of ['rev@example.com', 'unsub@example.com', 'cancel@example.com', 'quiet@example.com', 'Elsewhere@example.com']) expect(mailsTo(address), address).toHaveLength(1);
+    expect((await get(elsewhere.id)).state).toBe('sent');
     expect(mailsTo('control@example.com')).toHaveLength(2);
     expect((await get(reviewed.id)).state).toBe('reviewed');
     expect((await get(unsub.id)).state).toBe('sent');

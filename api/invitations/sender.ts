@@ -26,7 +26,8 @@
  * 3. **Reminders**: `sent` invitations whose `remindAt` came (set when the
  *    mail was sent with the reminder setting on: REMINDER_DAYS later), with the
  *    same claim: not when the setting was turned off since or the address
- *    unsubscribed (then no reminder, the invitation stays `sent`), and never
+ *    unsubscribed (then no reminder, the invitation stays `sent`), nor when the
+ *    address's review of that subject already stands (written elsewhere), and never
  *    after a review or a cancellation (those states are not `sent`). Accepted:
  *    `reminded`. A refused reminder leaves the invitation `sent`, without one.
  *
@@ -275,6 +276,12 @@ export class InvitationSender {
       return 'none';
     }
     if (kind === 'reminder' && !ctx.settings.reminder) {
+      await write({ remindAt: null });
+      return 'none';
+    }
+    // A review of this subject by this address already stands (written on the review page, or through another
+    // invitation, which the link refuses to replace): a reminder would ask again for what was given. No reminder.
+    if (kind === 'reminder' && (await this.store.collect.findPublished(inv.orgId, inv.emailKey, inv.productId)) !== null) {
       await write({ remindAt: null });
       return 'none';
     }

@@ -284,6 +284,9 @@ test('the preview follows the default language, switches language (Arabic right 
     await mail.goto(`${service.origin}/dashboard/api/invitations/preview.html?lang=${lang}`);
     await expect(mail.locator('a[href*="rating=5"]')).toHaveCSS('background-color', 'rgb(255, 251, 235)');
     await mail.screenshot({ path: `test-results/dashboard/collect-invitations-mail-${lang}-358.png`, fullPage: true });
+    // A small phone's mail app (320 px): the five stars fit, nothing scrolls sideways.
+    await mail.setViewportSize({ width: 320, height: 680 });
+    await expect.poll(() => mail.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth), { message: `the mail in ${lang} at 320 px` }).toBeLessThanOrEqual(0);
     await mail.close();
   }
   await painted(page);

@@ -185,7 +185,7 @@ export function renderInvitation(data: InvitationMailData): RenderedInvitation {
   const starCells = ratings
     .map(
       (r) =>
-        `<td align="center" style="padding:0 3px"><a href="${e(r.url)}" title="${e(r.label)}" aria-label="${e(r.label)}" style="display:block;min-width:52px;padding:8px 0 6px;border:1px solid #e3e6eb;border-radius:12px;background:#fffbeb;color:${STAR_COLOR};text-decoration:none;font-family:${FONT}"><span style="display:block;font-size:34px;line-height:38px">★</span><span style="display:block;font-size:15px;line-height:20px;font-weight:700;color:#374151">${r.n}</span></a></td>`,
+        `<td align="center" style="padding:0 2px"><a href="${e(r.url)}" title="${e(r.label)}" aria-label="${e(r.label)}" style="display:block;min-width:40px;padding:8px 0 6px;border:1px solid #e3e6eb;border-radius:12px;background:#fffbeb;color:${STAR_COLOR};text-decoration:none;font-family:${FONT}"><span style="display:block;font-size:34px;line-height:38px">★</span><span style="display:block;font-size:15px;line-height:20px;font-weight:700;color:#374151">${r.n}</span></a></td>`,
     )
     .join('');
   const heading = picture

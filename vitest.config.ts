@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 import { findFerretdb } from './api/test/ferretdb.ts';
 
 /** The HTTP integration suites that run a second time on the MongoDB store (on FerretDB). */
-const ON_MONGODB = ['api/reviews/reviews.test.ts', 'api/widgets/widgets.test.ts', 'api/auth/auth.test.ts', 'api/limits/rate-limit.test.ts', 'api/dashboard/dashboard.test.ts', 'api/dashboard/reviews.test.ts', 'api/dashboard/products.test.ts', 'api/dashboard/overview.test.ts', 'api/dashboard/widgets.test.ts', 'api/dashboard/memberships.test.ts', 'api/webhooks/webhooks.test.ts', 'api/webhooks/limits.test.ts', 'api/widgets/product-widgets.test.ts'];
+const ON_MONGODB = ['api/reviews/reviews.test.ts', 'api/widgets/widgets.test.ts', 'api/auth/auth.test.ts', 'api/limits/rate-limit.test.ts', 'api/dashboard/dashboard.test.ts', 'api/dashboard/reviews.test.ts', 'api/dashboard/products.test.ts', 'api/dashboard/overview.test.ts', 'api/dashboard/widgets.test.ts', 'api/dashboard/memberships.test.ts', 'api/webhooks/webhooks.test.ts', 'api/webhooks/limits.test.ts', 'api/widgets/product-widgets.test.ts', 'api/invitations/invitations.test.ts', 'api/invitations/link.test.ts', 'api/dashboard/invitations.test.ts', 'api/invitations/sender.test.ts'];
 
 const ferretdb = findFerretdb();
 if (ferretdb.bin === null && !process.env.CI) {

@@ -43,6 +43,11 @@ import type { ProductsService } from './products/service.ts';
 import type { RepliesService } from './replies/service.ts';
 import type { CollectService } from './collect/service.ts';
 import { registerCollectRoutes } from './collect/routes.ts';
+import type { InvitationsService } from './invitations/service.ts';
+import { registerInvitationRoutes } from './invitations/routes.ts';
+import { registerInvitationPageRoutes } from './invitations/page-routes.ts';
+import { registerUnsubscribeRoutes } from './mail/unsubscribe-routes.ts';
+import { UnsubscribeTokens } from './mail/unsubscribe-token.ts';
 
 export interface AppDeps {
   config: Config;
@@ -67,6 +72,8 @@ export interface AppDeps {
   replies?: RepliesService;
   /** The review page (CONTRACT §13): /r/… and the dashboard's Collect routes. */
   collect?: CollectService;
+  /** Review invitations (CONTRACT §14): the API's /invitations and the links /r/i/…. */
+  invitations?: InvitationsService;
   /** Set while shutting down: /readyz then answers 503 so balancers stop sending work. */
   lifecycle?: { draining: boolean };
 }
@@ -187,10 +194,18 @@ export function createApp(deps: AppDeps): App {
     },
   });
 
+  if (deps.invitations) {
+    registerInvitationRoutes({ router, apiPipeline, invitations: deps.invitations });
+    registerInvitationPageRoutes({ router, invitations: deps.invitations });
+    // The unsubscribe link of invitation mails (/r/u/{token}, RFC 8058): the address is unsubscribed from the
+    // organization's invitations; the sender checks it before every mail and reminder, so none follows.
+    const invitations = deps.invitations;
+    registerUnsubscribeRoutes({ router, tokens: new UnsubscribeTokens(deps.secretsKey), organizations: store.orgs, unsubscribes: { markUnsubscribed: (orgId, email) => invitations.unsubscribe(orgId, email) } });
+  }
   if (deps.collect) registerCollectRoutes({ router, collect: deps.collect, limiter: collectLimiter, logger });
 
   koa.use(frontDoor({ logger, metrics, proxies }));
-  const dashboard = dashboardRouter({ config, store, sessions: deps.sessions, throttle: new SignInThrottle(redis), devices: new DeviceCookies(deps.secretsKey), ...(config.smtpUrl !== null && { mailer: createMailer(config.smtpUrl, config.publicUrl) }), assets: deps.dashboardAssets, sources: deps.sources, platformHttp: deps.platformHttp, webhooks: deps.webhooks, products: deps.products, replies: deps.replies, collect: deps.collect }).routes();
+  const dashboard = dashboardRouter({ config, store, sessions: deps.sessions, throttle: new SignInThrottle(redis), devices: new DeviceCookies(deps.secretsKey), ...(config.smtpUrl !== null && { mailer: createMailer(config.smtpUrl, config.publicUrl) }), assets: deps.dashboardAssets, sources: deps.sources, platformHttp: deps.platformHttp, webhooks: deps.webhooks, products: deps.products, replies: deps.replies, collect: deps.collect, invitations: deps.invitations }).routes();
   const routes = router.routes();
   // Every dashboard route is under /dashboard (matched case-insensitively, as the router does): other requests skip its route table.
   koa.use(function routeTables(ctx: Context, next: Next) {

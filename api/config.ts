@@ -49,6 +49,10 @@ export interface Config {
   googleOAuth: { clientId: string; clientSecret: string } | null;
   /** SMTP_URL: the mail relay invitations are sent through (smtp:// or smtps://); null: the inviter is shown the link. A secret (it may hold a password): never logged. */
   smtpUrl: string | null;
+  /** SMTP_FROM: the sender of every mail; review invitations show the organization's name instead of `name`. */
+  smtpFrom: { name: string; address: string };
+  /** SMTP_RATE_PER_MINUTE: mails a minute across all instances (review invitations, reminders); default 60. */
+  smtpRatePerMinute: number;
 }
 
 export interface SourceUrls {
@@ -91,6 +95,22 @@ function secretsKey(env: Env): Buffer | null {
   // The message never repeats the value: it is a secret.
   if (!key) throw new ConfigError('SECRETS_KEY', 'must be 32 random bytes in base64 (e.g. `openssl rand -base64 32`)');
   return key;
+}
+
+/**
+ * SMTP_FROM: `Name <address>` or a bare address; default `Review Proof
+ * <no-reply@{PUBLIC_URL's host}>`. One line, one plain address: it is written
+ * into every mail's From header.
+ */
+function smtpFrom(env: Env, publicUrl: string): Config['smtpFrom'] {
+  const raw = optional(env, 'SMTP_FROM');
+  if (raw === null) return { name: 'Review Proof', address: `no-reply@${new URL(publicUrl).hostname}` };
+  const match = /^\s*(?:([^<>"\r\n]*?)\s*<([^<>\s]+)>|([^<>\s]+))\s*$/.exec(raw);
+  const address = match?.[2] ?? match?.[3];
+  if (!match || !address || !/^[^\s@<>,;:"()[\]\\]{1,64}@[A-Za-z0-9.-]{1,253}$/.test(address) || /[\u0000-\u001f\u007f]/.test(raw)) {
+    throw new ConfigError('SMTP_FROM', `must be an address or "Name <address>" on one line, e.g. Review Proof <no-reply@reviews.example.com>; got ${JSON.stringify(raw.slice(0, 80))}`);
+  }
+  return { name: (match[1] ?? '').trim() || 'Review Proof', address };
 }
 
 function googleOAuth(env: Env): Config['googleOAuth'] {
@@ -249,6 +269,8 @@ export function loadConfig(env: Env = process.env): Config {
     sourceUrls: sourceUrls(env),
     googleOAuth: googleOAuth(env),
     smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
+    smtpFrom: smtpFrom(env, publicUrl),
+    smtpRatePerMinute: wholeNumber(env, 'SMTP_RATE_PER_MINUTE', 60, 1, 1_000_000),
   };
 }
 

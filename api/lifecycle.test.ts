@@ -119,6 +119,8 @@ describe('service lifecycle', () => {
     ['REDIS_URL', 'not a url'],
     ['ADMIN_TOKEN', 'short'],
     ['LOG_FORMAT', 'yaml'],
+    ['SMTP_RATE_PER_MINUTE', 'fast'],
+    ['SMTP_FROM', 'Shop <not an address>'],
   ])('refuses to start when %s=%s, naming the variable', async (name, value) => {
     const e = { ...(await env()), [name]: value };
     const run = await start(e, null);

@@ -45,6 +45,10 @@ import { BatchedRateLimitDb } from './limits/batched-redis-driver.ts';
 import { ProductsService } from './products/service.ts';
 import { CollectService, type MailWork } from './collect/service.ts';
 import { createCollectMailer } from './collect/mail.ts';
+import { InvitationsService } from './invitations/service.ts';
+import { InvitationSender } from './invitations/sender.ts';
+import { MailDoor } from './mail/door.ts';
+import { createMailSlots } from './mail/slots.ts';
 import { dueSources, SourcesService } from './sources/service.ts';
 import type { SyncSummary } from './sources/sync.ts';
 import { bulkImports } from './jobs/bulk-imports.ts';
@@ -57,6 +61,8 @@ export interface Service {
   store: Store;
   logger: Logger;
   sources: SourcesService;
+  /** Review invitations (CONTRACT §14): the one service routes and tests call. */
+  invitations: InvitationsService;
   app: App;
   adminToken: string;
   /** Actual ports (useful when 0 was asked for in tests). */
@@ -283,7 +289,18 @@ export async function startService(config: Config, options: StartOptions = {}): 
   const collectQueue = config.redisUrl
     ? new BullKeyedQueue<MailWork>({ redisUrl: config.redisUrl, keyPrefix: config.redisKeyPrefix, name: 'collect-mail', logger })
     : new InProcessKeyedQueue<MailWork>(logger);
-  const app = createApp({ config, store, logger, redis: redisHealth, metrics, assets, lifecycle, dashboardAssets, sessions, secretsKey, sources, platformHttp, webhooks, products, replies, collect });
+  // Review invitations: `scheduled` to be mailed with SMTP_URL, `unsent` links without.
+  // Invitations due at once (delay 0, a sendAt past) ask the sender to run now rather than at its next minute.
+  let askSender: (() => void) | null = null;
+  const invitations = new InvitationsService({ store, secretsKey, publicUrl: config.publicUrl, logger, collect, mails: config.smtpUrl !== null, onDue: () => askSender?.() });
+  // With SMTP_URL: the sender mails what is due through the mail door (SMTP_RATE_PER_MINUTE across instances,
+  // in Redis with REDIS_URL), a run every minute on the keyed job door (BullMQ when Redis is there).
+  const mailDoor = config.smtpUrl === null ? null : new MailDoor({ smtpUrl: config.smtpUrl, fromAddress: config.smtpFrom.address, slots: createMailSlots(config.smtpRatePerMinute, redisHealth?.client ?? null), logger });
+  const invitationSender = mailDoor === null ? null : new InvitationSender({ store, mail: mailDoor, link: (inv) => invitations.link(inv), secretsKey, publicUrl: config.publicUrl, logger, ratePerMinute: config.smtpRatePerMinute });
+  askSender = invitationSender && (() => invitationSender.request());
+  const invitationQueue: KeyedQueue<Record<string, never>> | null =
+    invitationSender === null ? null : config.redisUrl ? new BullKeyedQueue({ redisUrl: config.redisUrl, keyPrefix: config.redisKeyPrefix, name: 'invitations', logger }) : new InProcessKeyedQueue(logger);
+  const app = createApp({ config, store, logger, redis: redisHealth, metrics, assets, lifecycle, dashboardAssets, sessions, secretsKey, sources, platformHttp, webhooks, products, replies, collect, invitations });
   const https = createHttpsServer({ cert: tls.cert, key: tls.key, maxHeaderSize: 16 * 1024, connectionsCheckingInterval: requestDeadline.checkEveryMs }, app.handler);
   https.headersTimeout = Math.min(10_000, requestDeadline.ms);
   https.requestTimeout = requestDeadline.ms;
@@ -311,7 +328,8 @@ export async function startService(config: Config, options: StartOptions = {}): 
   dispatcher.start();
   // Not awaited either: a Redis away at start-up must not hold the service (the mail queue starts once it is back).
   collect.start(collectQueue).catch((err: unknown) => logger.error({ err: (err as Error).message }, 'collect: the mail queue could not start'));
-  const admin = createAdminApp({ store, logger, metrics, adminToken, config, sessions, sources, webhooks, products, replies, collect });
+  if (invitationSender && invitationQueue) invitationSender.start(invitationQueue, minute).catch((err: unknown) => logger.error({ err: (err as Error).message }, 'invitations: the job queue could not start'));
+  const admin = createAdminApp({ store, logger, metrics, adminToken, config, sessions, sources, webhooks, products, replies, collect, invitations, invitationSender });
   const adminServer = createHttpServer(admin.callback());
   adminServer.requestTimeout = 0; // imports stream for as long as they need
   trackResponses(adminServer);
@@ -328,6 +346,10 @@ export async function startService(config: Config, options: StartOptions = {}): 
       await dispatcher.close();
       collect.close();
       await collectQueue.close();
+      // The sender stops taking work, the door gives back what waits for a slot (its claims let go), then the queue ends.
+      invitationSender?.close();
+      await mailDoor?.close();
+      await invitationQueue?.close();
       webhookChanges.close();
       sources.close();
       deliveryClient.close();
@@ -354,5 +376,5 @@ export async function startService(config: Config, options: StartOptions = {}): 
   }
   const baseUrl = `https://${config.host.includes(':') ? `[${config.host}]` : config.host}:${ports.https}`;
 
-  return { config, store, logger, sources, app, adminToken, ports, baseUrl, adminUrl: `http://127.0.0.1:${ports.admin}`, close };
+  return { config, store, logger, sources, invitations, app, adminToken, ports, baseUrl, adminUrl: `http://127.0.0.1:${ports.admin}`, close };
 }

@@ -60,7 +60,7 @@ function toError(status: number, body: Envelope | null, retryAfter: string | nul
   return new DashboardError(status, body.error, message, fields, details);
 }
 
-export async function call<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> {
+export async function call<T>(method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (method !== 'GET') headers['x-csrf-token'] = csrfToken;
@@ -102,6 +102,8 @@ export interface KeyItem {
   lastUsedAt: string | null;
   expiresAt: string | null;
   state: 'active' | 'revoked' | 'expired';
+  /** What the key may do: `reviews:read` always, `invitations:write` when it may send review invitations. */
+  permissions: string[];
 }
 export interface CreatedKey {
   id: string;
@@ -110,6 +112,7 @@ export interface CreatedKey {
   name: string;
   createdAt: string;
   expiresAt: string | null;
+  permissions: string[];
 }
 export interface Member {
   id: string;
@@ -227,9 +230,24 @@ export interface ImportRun {
   state: 'running' | 'finished' | 'interrupted' | 'failed';
   startedAt: string;
   endedAt: string | null;
+  /** Invitations: those created. */
   imported: number;
+  /** Invitations: lines whose orderRef and email were invited before. */
   updated: number;
   rejectedTotal: number;
+  /** Invitations only: lines stored as skipped by the rules. */
+  skippedTotal?: number;
+}
+
+/** The answer to an invitation upload (POST /invitations/import): the server's InvitationImportSummary. */
+export interface InvitationImportSummary {
+  created: number;
+  existing: number;
+  skipped: { line: number; reason: 'recently_invited' | 'unsubscribed' }[];
+  rejected: { line: number; reason: string }[];
+  skippedTotal: number;
+  rejectedTotal: number;
+  fileError: { line: number; reason: string } | null;
 }
 
 /**

@@ -34,26 +34,35 @@ export const DASHBOARD_BUDGET = 30 * 1024;
  * Gzip budget for the Overview page: the above plus its lazily loaded charts (uPlot ~22 KB).
  * 49 KiB since the sources that need a person are shown in every page's navigation and on the Overview (issue 39; it was 48);
  * 50 KiB since the reply composer's and the Collect page's rules joined the one stylesheet every page loads (issues 35, 37):
- * the Overview's own code did not grow, the shared stylesheet did (6.8 KB gzip).
+ * the Overview's own code did not grow, the shared stylesheet did (6.8 KB gzip);
+ * 51 KiB since the Collect page's invitations (issue 36) added ~1 KB gzip to that stylesheet.
  */
-export const OVERVIEW_BUDGET = 50 * 1024;
+export const OVERVIEW_BUDGET = 51 * 1024;
 /** Gzip budget for the widget builder: every page's files plus the builder's own chunk. */
 export const BUILDER_BUDGET = 40 * 1024;
 /** Gzip budget for the Reviews page: every page's files plus its own chunk (filters, import, moderation, the review dialog). */
 export const REVIEWS_BUDGET = 36 * 1024;
 /**
  * Gzip budget for the Sources page: every page's files plus its own chunk (the list, connect, Google, dialogs).
- * 33 KiB since Trustpilot's reply credentials and what a source lacks to reply (issue 37), on top of the grown shared stylesheet.
+ * 33 KiB since Trustpilot's reply credentials and what a source lacks to reply (issue 37), on top of the grown shared stylesheet;
+ * 34 KiB since the invitations' rules joined that stylesheet (issue 36, ~1 KB gzip).
  */
-export const SOURCES_BUDGET = 33 * 1024;
+export const SOURCES_BUDGET = 34 * 1024;
 /** Gzip budget for the Webhooks page: every page's files plus its own chunk (the list, add, the delivery log, dialogs). */
 export const WEBHOOKS_BUDGET = 33 * 1024;
 /** Gzip budget for the Audit log: every page's files plus its own chunk (the words for every action and subject). */
 export const AUDIT_BUDGET = 32 * 1024;
-/** Gzip budget for Products: every page's files plus its own chunk (the list, the product form with the API's validator, the shared import panel). */
-export const PRODUCTS_BUDGET = 34 * 1024;
-/** Gzip budget for Collect: every page's files plus its own chunk (the link and QR code, settings, product links, pending reviews and the reject dialog). */
-export const COLLECT_BUDGET = 32 * 1024;
+/**
+ * Gzip budget for Products: every page's files plus its own chunk (the list, the product form with the API's validator, the shared import panel);
+ * 35 KiB since the import panel also serves the invitations' upload and the invitations' rules joined the shared stylesheet (issue 36).
+ */
+export const PRODUCTS_BUDGET = 35 * 1024;
+/**
+ * Gzip budget for Collect: every page's files plus its own chunk (the link and QR code, settings, product links, pending
+ * reviews and the reject dialog; then the invitations (issue 36): their CSV upload with the shared import panel (the
+ * Products page's, ~2.6 KB) and the columns' help (~0.9 KB), the list, conversion, settings and the mail's preview, ~3 KB).
+ */
+export const COLLECT_BUDGET = 40 * 1024;
 /** Gzip budget for API Keys: every page's files plus its own chunk (the list, create with the key shown once, revoke). */
 export const API_KEYS_BUDGET = 32 * 1024;
 

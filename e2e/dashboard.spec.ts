@@ -111,6 +111,8 @@ test('API keys: create with a name and an expiration date, shown once, works, li
   await screenshots(page, 'api-keys-create');
   await form.getByLabel('Name').fill('Website production');
   await form.getByLabel('Expiration date').fill('2099-12-31');
+  // Off unless ticked: this key only reads reviews.
+  await expect(form.getByRole('checkbox', { name: 'May send review invitations' })).not.toBeChecked();
   const created = page.waitForResponse((r) => r.url().endsWith('/dashboard/api/keys') && r.request().method() === 'POST');
   await form.getByRole('button', { name: 'Generate' }).click();
   const body = (await (await created).json()) as { key: string; expiresAt: string; prefix: string };
@@ -128,6 +130,7 @@ test('API keys: create with a name and an expiration date, shown once, works, li
   await screenshots(page, 'api-keys-new-key');
 
   expect(await apiStatus(body.key)).toBe(200);
+  expect((await service.get('/api/v1/invitations', { authorization: `Bearer ${body.key}` })).status).toBe(403);
 
   await page.getByRole('button', { name: 'Done' }).click();
   await page.reload();
@@ -156,6 +159,29 @@ test('API keys: create with a name and an expiration date, shown once, works, li
   await expect(row.getByRole('cell').nth(5)).toHaveText('Revoked');
   await expect(row.getByRole('button', { name: 'Revoke' })).toHaveCount(0);
   expect(await apiStatus(body.key)).toBe(401);
+});
+
+test('API keys: "May send review invitations" makes a key that may send invitations; the list says which keys may', async () => {
+  await page.reload();
+  await expect(page.getByRole('heading', { name: 'API Keys', level: 1 })).toBeVisible();
+  await page.getByRole('button', { name: 'Create API Key' }).click();
+  const form = page.getByRole('dialog', { name: 'Create API key' });
+  await form.getByLabel('Name').fill('Shop orders');
+  await form.getByRole('checkbox', { name: 'May send review invitations' }).check();
+  await expectNoAxeViolations(page, 'the Create API key dialog, invitations ticked');
+  await screenshots(page, 'api-keys-create-invitations');
+  const created = page.waitForResponse((r) => r.url().endsWith('/dashboard/api/keys') && r.request().method() === 'POST');
+  await form.getByRole('button', { name: 'Generate' }).click();
+  const body = (await (await created).json()) as { key: string; permissions: string[] };
+  expect(body.permissions).toEqual(['reviews:read', 'invitations:write']);
+  await expect(page.getByRole('dialog').getByText('Reads reviews, sends invitations')).toBeVisible();
+  expect((await service.get('/api/v1/invitations', { authorization: `Bearer ${body.key}` })).status).toBe(200);
+  await page.getByRole('button', { name: 'Done' }).click();
+  const row = page.getByRole('row').filter({ hasText: 'Shop orders' });
+  await expect(row.getByRole('cell').first()).toHaveText('Shop ordersSends review invitations');
+  // Read-only keys say nothing: it is every key's default.
+  await expect(page.getByRole('row').filter({ hasText: 'Website production' }).getByText('Sends review invitations')).toHaveCount(0);
+  await screenshots(page, 'api-keys-permissions');
 });
 
 test('the keys flow works with the keyboard alone', async () => {

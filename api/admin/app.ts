@@ -33,6 +33,9 @@ import type { RepliesService } from '../replies/service.ts';
 import { replyRoutes } from './replies.ts';
 import { collectRoutes } from './collect.ts';
 import type { CollectService } from '../collect/service.ts';
+import type { InvitationsService } from '../invitations/service.ts';
+import type { InvitationSender } from '../invitations/sender.ts';
+import { invitationRoutes } from './invitations.ts';
 
 export interface AdminDeps {
   store: Store;
@@ -52,6 +55,10 @@ export interface AdminDeps {
   replies?: RepliesService;
   /** The review page (CONTRACT §13); absent in tests that do not need it. */
   collect?: CollectService;
+  /** Review invitations (CONTRACT §14); absent in tests that do not need them. */
+  invitations?: InvitationsService;
+  /** The invitation sender (SMTP_URL set); absent: `invitations run-due` says mail is not configured. */
+  invitationSender?: InvitationSender | null;
 }
 
 function requireAdmin(token: string) {
@@ -104,7 +111,7 @@ export function createAdminApp(deps: AdminDeps): Koa {
     await requireOrg(store, input.orgId);
     ctx.status = 201;
     const created = await createKey(store, input);
-    await audit(store, input.orgId, OPERATOR, 'key.created', { id: created.id, label: `${created.name} (${created.prefix}…)` });
+    await audit(store, input.orgId, OPERATOR, 'key.created', { id: created.id, label: `${created.name} (${created.prefix}…)` }, { permissions: created.permissions.join(', ') });
     ctx.body = created;
   });
   router.get('/keys', async (ctx) => {
@@ -231,6 +238,7 @@ export function createAdminApp(deps: AdminDeps): Koa {
   if (deps.products) productRoutes(router, store, deps.products);
   if (deps.replies) replyRoutes(router, store, deps.replies);
   if (deps.collect) collectRoutes(router, store, deps.collect);
+  if (deps.invitations) invitationRoutes(router, store, deps.invitations, deps.invitationSender ?? null);
 
   koa.use(errorHandler(logger));
   koa.use(requestId(logger));

@@ -5,23 +5,24 @@ import { badRequest, payloadTooLarge } from '../errors.ts';
 
 export const BODY_LIMIT = 64 * 1024;
 
-const tooLarge = () => payloadTooLarge(`The body must be at most ${BODY_LIMIT} bytes.`);
+const tooLarge = (limit: number) => payloadTooLarge(`The body must be at most ${limit} bytes.`);
 
 /**
- * The whole body's bytes (at most BODY_LIMIT, else 413; a larger declared
- * length is refused before a byte is read, and the connection is closed).
+ * The whole body's bytes (at most `limit`, BODY_LIMIT unless a route needs
+ * more, else 413; a larger declared length is refused before a byte is read,
+ * and the connection is closed).
  */
-export async function readBody(ctx: Context): Promise<Buffer> {
+export async function readBody(ctx: Context, limit = BODY_LIMIT): Promise<Buffer> {
   const declared = ctx.get('content-length');
-  if (/^\d+$/.test(declared) && Number(declared) > BODY_LIMIT) {
+  if (/^\d+$/.test(declared) && Number(declared) > limit) {
     ctx.set('Connection', 'close');
-    throw tooLarge();
+    throw tooLarge(limit);
   }
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > BODY_LIMIT) throw tooLarge();
+    if (size > limit) throw tooLarge(limit);
     chunks.push(chunk);
   }
   return Buffer.concat(chunks);

@@ -45,7 +45,7 @@ describe('admin CLI', () => {
     expect(plan).toMatchObject({ id: orgId, plan: 'agency', rateLimit: 500 });
 
     const key = await json('keys', 'create', '--org', orgId, '--name', 'CI', '--expires', '2099-01-01');
-    expect(Object.keys(key).sort()).toEqual(['createdAt', 'expiresAt', 'id', 'key', 'name', 'prefix']);
+    expect(Object.keys(key).sort()).toEqual(['createdAt', 'expiresAt', 'id', 'key', 'name', 'permissions', 'prefix']);
     expect(key.expiresAt).toBe('2099-01-01T23:59:59.999Z');
     expect(String(key.key).startsWith(String(key.prefix))).toBe(true);
     const res = await t.get('/api/v1/reviews', { key: key.key as string });
@@ -55,7 +55,7 @@ describe('admin CLI', () => {
     const list = await json('keys', 'list', '--org', orgId);
     const items = list.data as Record<string, unknown>[];
     expect(items).toHaveLength(1);
-    expect(Object.keys(items[0]!).sort()).toEqual(['createdAt', 'expiresAt', 'id', 'lastUsedAt', 'name', 'prefix', 'state']);
+    expect(Object.keys(items[0]!).sort()).toEqual(['createdAt', 'expiresAt', 'id', 'lastUsedAt', 'name', 'permissions', 'prefix', 'state']);
     expect(items[0]).toMatchObject({ id: key.id, state: 'active', prefix: key.prefix });
     expect(JSON.stringify(list)).not.toContain(key.key as string);
 

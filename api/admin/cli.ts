@@ -21,7 +21,8 @@ const USAGE = `Usage: npm run admin -- <command> [options] [--json]
   orgs set-plan ORG_ID PLAN [--rate-limit N]
   orgs set-language ORG_ID LANGUAGE
   orgs list
-  keys create --org ORG_ID --name NAME [--expires 2027-01-01|ISO-DATE-TIME]
+  keys create --org ORG_ID --name NAME [--expires 2027-01-01|ISO-DATE-TIME] [--permissions reviews:read,invitations:write]
+              (permissions: reviews:read alone unless given; invitations:write lets the key send review invitations)
   keys list --org ORG_ID
   keys revoke KEY_ID
   widgets create --org ORG_ID --name NAME [--layout carousel|grid|list|badge]
@@ -70,6 +71,11 @@ const USAGE = `Usage: npm run admin -- <command> [options] [--json]
   replies list --org ORG_ID [--state draft|scheduled|publishing|published|failed|deleted]
   collect link --org ORG_ID [--rotate]   (the review page's address; --rotate replaces it, ending the old one)
   collect settings --org ORG_ID [--share-url https://…|--no-share-url] [--moderation publish|hold]
+  invitations create --org ORG_ID   (NDJSON on stdin, one invitation a line:
+              {"email","name","productId","orderRef","locale","sendAt"}; email alone is required)
+  invitations list --org ORG_ID [--state scheduled|sent|reminded|reviewed|failed|skipped|expired|cancelled|unsent]
+  invitations cancel INVITATION_ID
+  invitations run-due [--at ISO-DATE-TIME]   (mails what is due now, reminds and expires; --at: as if it were then)
   reviews pending --org ORG_ID   (reviews from the review page waiting for their email step or a person)
   reviews publish REVIEW_ID
   reviews reject REVIEW_ID --reason spam|offensive|personal_data|not_genuine
@@ -219,6 +225,8 @@ const OPTIONS = {
   'no-share-url': { type: 'boolean' },
   moderation: { type: 'string' },
   reason: { type: 'string' },
+  permissions: { type: 'string' },
+  at: { type: 'string' },
 } as const;
 
 function print(ctx: Ctx, value: Json, human: () => string): void {
@@ -255,6 +263,29 @@ async function importFile(ctx: Ctx, orgId: string, file: string, formatFlag: str
     createReadStream(file).on('error', (err) => reject(new CliError(`cannot read ${file}: ${err.message}`))).pipe(meter).pipe(req);
   });
   bar?.stop();
+  let parsed: Json;
+  try {
+    parsed = JSON.parse(answer.body) as Json;
+  } catch {
+    throw new CliError(`unexpected answer from the admin API (${answer.status})`);
+  }
+  if (answer.status !== 200) throw new CliError(describeError(parsed, answer.status));
+  return parsed;
+}
+
+/** Standard input streamed as the body of a POST to the admin API (NDJSON of any size, never held whole). */
+async function streamStdin(ctx: Ctx, path: string): Promise<Json> {
+  if (process.stdin.isTTY) throw new CliError('give the invitations as NDJSON on standard input, e.g. npm run admin -- invitations create --org ORG_ID --json < invitations.ndjson');
+  const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const req = request(new URL(`${ctx.base}${path}`), { method: 'POST', headers: { authorization: `Bearer ${ctx.token}`, 'content-type': 'application/x-ndjson' } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', (err) => reject(new CliError(`cannot reach the admin API at ${ctx.base} (${err.message}); is the service running with the same ADMIN_PORT?`)));
+    process.stdin.pipe(req);
+  });
   let parsed: Json;
   try {
     parsed = JSON.parse(answer.body) as Json;
@@ -364,14 +395,15 @@ export async function run(argv: string[]): Promise<void> {
         orgId: need(v.org, '--org'),
         name: need(v.name, '--name'),
         ...(v.expires !== undefined && { expiresAt: v.expires }),
+        ...(v.permissions !== undefined && { permissions: v.permissions.split(',').map((p) => p.trim()).filter(Boolean) }),
       });
       return print(ctx, key, () =>
-        [`Created key ${key.id} "${key.name}"${key.expiresAt ? `, expires ${key.expiresAt}` : ''}.`, '', `  ${key.key}`, '', 'This is the only time the full key is shown: store it in a secret manager now.'].join('\n'),
+        [`Created key ${key.id} "${key.name}"${key.expiresAt ? `, expires ${key.expiresAt}` : ''}, permissions ${(key.permissions as string[]).join(', ')}.`, '', `  ${key.key}`, '', 'This is the only time the full key is shown: store it in a secret manager now.'].join('\n'),
       );
     }
     case 'keys list': {
       const list = await call(ctx, 'GET', `/admin/keys?orgId=${encodeURIComponent(need(v.org, '--org'))}`);
-      return print(ctx, list, () => table(list.data as Json[], ['id', 'name', 'prefix', 'createdAt', 'lastUsedAt', 'expiresAt', 'state']));
+      return print(ctx, list, () => table((list.data as Json[]).map((k) => ({ ...k, permissions: (k.permissions as string[]).join(',') })), ['id', 'name', 'prefix', 'createdAt', 'lastUsedAt', 'expiresAt', 'state', 'permissions']));
     }
     case 'keys revoke': {
       const out = await call(ctx, 'POST', `/admin/keys/${encodeURIComponent(need(rest[0], 'KEY_ID'))}/revoke`);
@@ -395,6 +427,39 @@ export async function run(argv: string[]): Promise<void> {
       return print(ctx, out, () =>
         findings.length === 0 ? 'No findings: the markup is eligible for review stars.' : findings.map((f) => `${f.severity.toUpperCase()} ${f.rule}: ${f.message}\n  ${f.link}`).join('\n'),
       );
+    }
+    case 'invitations create': {
+      const out = await streamStdin(ctx, `/admin/orgs/${encodeURIComponent(need(v.org, '--org'))}/invitations`);
+      const skipped = out.skipped as { line: number; reason: string }[];
+      const rejected = out.rejected as { line: number; reason: string }[];
+      return print(ctx, out, () =>
+        [
+          `Created ${out.created} invitation${out.created === 1 ? '' : 's'}; ${out.existing} already invited for that order; skipped ${out.skippedTotal ?? skipped.length}; rejected ${out.rejectedTotal ?? rejected.length}.`,
+          ...skipped.slice(0, 20).map((s) => `  line ${s.line}: skipped (${s.reason.replace(/_/g, ' ')})`),
+          ...rejected.slice(0, 20).map((r) => `  line ${r.line}: ${r.reason}`),
+        ].join('\n'),
+      );
+    }
+    case 'invitations list': {
+      const state = v.state !== undefined ? `&state=${encodeURIComponent(v.state)}` : '';
+      const page = await call(ctx, 'GET', `/admin/invitations?orgId=${encodeURIComponent(need(v.org, '--org'))}${state}`);
+      const list = { data: page.data };
+      return print(ctx, list, () => table(page.data as Json[], ['id', 'email', 'productId', 'orderRef', 'state', 'reason', 'sendAt', 'sentAt', 'reviewedAt']));
+    }
+    case 'invitations cancel': {
+      const out = await call(ctx, 'POST', `/admin/invitations/${encodeURIComponent(need(rest[0], 'INVITATION_ID'))}/cancel`);
+      return print(ctx, out, () => `Invitation ${out.id} cancelled: no mail or reminder follows, and its link no longer works.`);
+    }
+    case 'invitations run-due': {
+      // Each request sends for about a minute; asked again (the same --at, or now again) until nothing is left.
+      const at = v.at ?? new Date().toISOString();
+      const out = { sent: 0, reminded: 0, failed: 0, expired: 0 };
+      for (;;) {
+        const part = await call(ctx, 'POST', '/admin/invitations/run-due', { at });
+        for (const k of ['sent', 'reminded', 'failed', 'expired'] as const) out[k] += Number(part[k]);
+        if (part.more !== true) break;
+      }
+      return print(ctx, out, () => `Sent ${out.sent} invitation${out.sent === 1 ? '' : 's'}, ${out.reminded} reminder${out.reminded === 1 ? '' : 's'}; ${out.failed} refused by the relay; ${out.expired} expired.`);
     }
     case 'reviews import': {
       const file = need(rest[0], 'FILE');

@@ -1,5 +1,6 @@
 /** API keys: created with the full key shown once; only its hash is stored. */
 import { generateKey } from '../auth/key-format.ts';
+import { DEFAULT_PERMISSIONS, keyPermissions, parsePermissions, type Permission } from '../auth/permissions.ts';
 import { badRequest } from '../errors.ts';
 import { newId } from '../store/ids.ts';
 import { keyState, type ApiKeyRecord, type Store } from '../store/types.ts';
@@ -12,9 +13,10 @@ export interface CreatedKey {
   name: string;
   createdAt: string;
   expiresAt: string | null;
+  permissions: readonly Permission[];
 }
 
-export async function createKey(store: Store, input: { orgId: string; name: string; expiresAt: string | null }): Promise<CreatedKey> {
+export async function createKey(store: Store, input: { orgId: string; name: string; expiresAt: string | null; permissions?: readonly Permission[] }): Promise<CreatedKey> {
   const { key, prefix, hash } = generateKey();
   const record: ApiKeyRecord = {
     id: newId('key'),
@@ -26,9 +28,10 @@ export async function createKey(store: Store, input: { orgId: string; name: stri
     lastUsedAt: null,
     expiresAt: input.expiresAt,
     revokedAt: null,
+    permissions: [...(input.permissions ?? DEFAULT_PERMISSIONS)],
   };
   await store.keys.create(record);
-  return { id: record.id, key, prefix, name: record.name, createdAt: record.createdAt, expiresAt: record.expiresAt };
+  return { id: record.id, key, prefix, name: record.name, createdAt: record.createdAt, expiresAt: record.expiresAt, permissions: keyPermissions(record) };
 }
 
 /**
@@ -56,15 +59,16 @@ export function parseExpiry(value: string, now = new Date()): string {
   return new Date(at).toISOString();
 }
 
-export function parseKeyCreate(raw: unknown): { orgId: string; name: string; expiresAt: string | null } {
+export function parseKeyCreate(raw: unknown): { orgId: string; name: string; expiresAt: string | null; permissions: Permission[] } {
   const body = objectBody(raw);
   const check = new Checker();
   const orgId = check.string(body, 'orgId', { required: true, max: 64 });
   const name = check.string(body, 'name', { required: true, max: 100 });
   const expires = check.string(body, 'expiresAt', { max: 64 });
-  for (const key of Object.keys(body)) if (!['orgId', 'name', 'expiresAt'].includes(key)) check.fail(key, 'is not a known field');
+  for (const key of Object.keys(body)) if (!['orgId', 'name', 'expiresAt', 'permissions'].includes(key)) check.fail(key, 'is not a known field');
   check.done();
-  return { orgId: orgId!, name: name!, expiresAt: expires ? parseExpiry(expires) : null };
+  const permissions = body.permissions === undefined ? [...DEFAULT_PERMISSIONS] : parsePermissions(body.permissions);
+  return { orgId: orgId!, name: name!, expiresAt: expires ? parseExpiry(expires) : null, permissions };
 }
 
 export function keyListItem(key: ApiKeyRecord, now = new Date()) {
@@ -76,5 +80,6 @@ export function keyListItem(key: ApiKeyRecord, now = new Date()) {
     lastUsedAt: key.lastUsedAt,
     expiresAt: key.expiresAt,
     state: keyState(key, now),
+    permissions: keyPermissions(key),
   };
 }

@@ -168,8 +168,11 @@ export function formPage(args: {
   values: FormValues;
   errors: FieldErrors;
   formExpired: boolean;
+  /** False on an invitation's link (§14): the invitation has the address, the form asks for none. */
+  askEmail?: boolean;
 }): RenderedPage {
   const { w, product, values, errors } = args;
+  const askEmail = args.askEmail ?? true;
   const title = fill(w.m.title, { org: args.organization });
   const subject = product?.name ?? args.organization;
   const hasErrors = Object.keys(errors).length > 0;
@@ -189,8 +192,8 @@ ${productBlock}${summary}
 <form method="post" action="${e(args.action)}" novalidate>
 <input type="hidden" name="token" value="${e(args.token)}">
 ${reviewFields(w, values, errors)}
-<div class="field"><label class="block" for="email">${e(w.m.email)}</label><span class="hint" id="email-hint">${e(w.m.emailHint)}</span>${email.html}<input type="email" id="email" name="email" required maxlength="254" autocomplete="email" value="${e(values.email)}"${email.attrs}${describedBy('email-hint', errors.email === true && 'email-error')}></div>
-<div class="trap" aria-hidden="true"><label for="website">Website</label><input type="text" id="website" name="website" tabindex="-1" autocomplete="off"></div>
+${askEmail ? `<div class="field"><label class="block" for="email">${e(w.m.email)}</label><span class="hint" id="email-hint">${e(w.m.emailHint)}</span>${email.html}<input type="email" id="email" name="email" required maxlength="254" autocomplete="email" value="${e(values.email)}"${email.attrs}${describedBy('email-hint', errors.email === true && 'email-error')}></div>
+` : ''}<div class="trap" aria-hidden="true"><label for="website">Website</label><input type="text" id="website" name="website" tabindex="-1" autocomplete="off"></div>
 <div class="field">${consent.html}<label class="check"><input type="checkbox" name="consent" value="yes" required${values.consent ? ' checked' : ''}${consent.attrs}${describedBy(errors.consent === true && 'consent-error')}><span>${e(w.m.consent)}</span></label></div>
 <button type="submit">${e(w.m.submit)}</button>
 </form>`;

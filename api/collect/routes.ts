@@ -26,7 +26,7 @@ export interface CollectRoutesOptions {
   logger: Logger;
 }
 
-function send(ctx: Context, status: number, page: RenderedPage): void {
+export function send(ctx: Context, status: number, page: RenderedPage): void {
   ctx.status = status;
   ctx.type = 'text/html; charset=utf-8';
   ctx.set('Content-Security-Policy', page.csp);
@@ -44,7 +44,7 @@ function wordsFor(ctx: Context): PageWords {
 const notFound = (ctx: Context, w: PageWords): void => send(ctx, 404, messagePage(w, w.m.notFoundTitle, w.m.notFound));
 
 /** The form's fields, from an urlencoded body (anything else reads as empty fields). */
-async function readForm(ctx: Context): Promise<URLSearchParams | null> {
+export async function readForm(ctx: Context): Promise<URLSearchParams | null> {
   try {
     const body = await readBody(ctx);
     return new URLSearchParams(body.toString('utf8'));

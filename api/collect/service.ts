@@ -192,7 +192,7 @@ export class CollectService {
   async link(orgId: string, rotate: Actor | null = null): Promise<{ collectId: string; url: string }> {
     let settings = await this.settings(orgId);
     if (rotate) {
-      settings = await this.store.collect.putSettings({ ...settings, collectId: newCollectId(), updatedAt: this.now().toISOString() });
+      settings = (await this.store.collect.patchSettings(orgId, { collectId: newCollectId(), updatedAt: this.now().toISOString() })) ?? settings;
       await audit(this.store, orgId, rotate, 'collect.link_rotated', { id: settings.collectId, label: 'Review page link' });
     }
     return { collectId: settings.collectId, url: this.url(settings.collectId) };
@@ -214,7 +214,8 @@ export class CollectService {
       else moderation = patch.moderation as ModerationMode;
     }
     if (problems.length > 0) throw badRequest(problems.map((p) => p.message).join(' '), problems);
-    const saved = await this.store.collect.putSettings({ ...settings, shareUrl, moderation, updatedAt: this.now().toISOString() });
+    // Only these fields are written: the invitation settings or a new link saved meanwhile stay.
+    const saved = (await this.store.collect.patchSettings(orgId, { ...(patch.shareUrl !== undefined && { shareUrl }), ...(patch.moderation !== undefined && { moderation }), updatedAt: this.now().toISOString() })) ?? settings;
     if (saved.shareUrl !== settings.shareUrl || saved.moderation !== settings.moderation) {
       await audit(this.store, orgId, actor, 'collect.settings_changed', { id: orgId, label: 'Review page settings' }, { words: `moderation: ${saved.moderation === 'hold' ? 'hold every review' : 'publish confirmed reviews'}; share link: ${saved.shareUrl ?? 'none'}` });
     }
@@ -355,7 +356,7 @@ export class CollectService {
       const confirmed: Submission = { ...sub, confirmed: true, hold, confirmExpiresAt: null, updatedAt: this.now().toISOString() };
       if (hold !== null) {
         if (await this.store.collect.update(confirmed, sub)) return 'held';
-      } else if (await this.publish(sub, confirmed, { verified: false })) return 'published';
+      } else if ((await this.publish(sub, confirmed, { verified: false })) !== null) return 'published';
     }
     return 'gone';
   }
@@ -366,9 +367,16 @@ export class CollectService {
    * (same email) is replaced: the new one takes its natural key, so the
    * Review keeps its id (`review.updated`). `verified` is for invitation
    * links (§14), the only reviews ever `isVerified`: the page never sets it.
+   *
+   * Except through an invitation link: the organization holds every link,
+   * so a link is no proof of being the address's owner, and a review written
+   * through one never replaces or takes over an earlier one of that address
+   * (`already_reviewed`, nothing written). Only a review proven by its
+   * confirmation mail replaces.
    */
-  private async publish(expected: Submission, next: Submission, options: { verified: boolean }): Promise<Submission | null> {
+  private async publish(expected: Submission, next: Submission, options: { verified: boolean }): Promise<Submission | null | 'already_reviewed'> {
     const prior = await this.store.collect.findPublished(next.orgId, next.emailKey, next.productId);
+    if (prior && prior.id !== next.id && isInvited(next)) return 'already_reviewed';
     const externalId = prior && prior.id !== next.id ? prior.reviewExternalId : (next.reviewExternalId ?? next.id);
     const stamp = this.now().toISOString();
     const published: Submission = { ...next, state: 'published', hold: null, reviewExternalId: externalId ?? next.id, decidedAt: stamp, updatedAt: stamp };
@@ -399,6 +407,70 @@ export class CollectService {
     };
   }
 
+  // ---- Reviews through an invitation's link (CONTRACT §14) ----------------
+
+  /**
+   * The submission of an invitee, not yet published (pending, held for a
+   * person: what a crash before `publishInvited` leaves, never a lost
+   * review). The invitations service claims the invitation next, then
+   * publishes it, or discards it when another submission won the link.
+   */
+  async createInvited(args: { orgId: string; invitationId: string; productId: string | null; email: string; fields: Omit<SubmissionFields, 'email'>; language: string }): Promise<Submission> {
+    const settings = await this.settings(args.orgId);
+    const stamp = this.now().toISOString();
+    const submission: Submission = {
+      id: newSubmissionId(),
+      orgId: args.orgId,
+      collectId: settings.collectId,
+      productId: args.productId,
+      rating: Number(args.fields.rating),
+      content: args.fields.content.trim(),
+      authorName: args.fields.authorName.trim(),
+      email: args.email,
+      emailKey: this.keys.emailKey(args.email),
+      language: args.language,
+      state: 'pending',
+      hold: 'moderation',
+      confirmed: true,
+      rejectReason: null,
+      confirmExpiresAt: null,
+      reviewExternalId: null,
+      mailSentAt: null,
+      submittedAt: stamp,
+      invitationId: args.invitationId,
+      decidedAt: null,
+      updatedAt: stamp,
+    };
+    await this.store.collect.create(submission);
+    return submission;
+  }
+
+  /**
+   * Publishes an invitee's review at once, `isVerified` (the only reviews
+   * that are); null when it changed meanwhile; `already_reviewed` (nothing
+   * written) when the address has a published review of that product (or of
+   * the organization): a link never replaces it.
+   */
+  async publishInvited(sub: Submission): Promise<Submission | null | 'already_reviewed'> {
+    return this.publish(sub, sub, { verified: true });
+  }
+
+  /** Whether the address (its key) has a published review of this product, or of the organization when null. */
+  async hasPublished(orgId: string, emailKey: string, productId: string | null): Promise<boolean> {
+    return (await this.store.collect.findPublished(orgId, emailKey, productId)) !== null;
+  }
+
+  /** Forgets an invitee's submission that lost its link to another one (the link is single use). */
+  async discardInvited(sub: Submission): Promise<void> {
+    const stamp = this.now().toISOString();
+    await this.store.collect.update({ ...sub, state: 'deleted', hold: null, decidedAt: stamp, updatedAt: stamp }, sub);
+  }
+
+  /** The reviewer's private link of a submission (edit or delete). */
+  manageUrl(submissionId: string): string {
+    return `${this.options.publicUrl}/r/review/${this.keys.link('manage', submissionId)}`;
+  }
+
   // ---- The reviewer's private link -------------------------------------------
 
   /** The submission a private link opens (pending or published); null otherwise. */
@@ -423,7 +495,7 @@ export class CollectService {
       return { ok: true };
     }
     if (!(await this.store.collect.update(next, sub))) return 'gone';
-    if (next.state === 'published') await this.store.reviews.upsert(next.orgId, [this.reviewOf(next, false)], this.now());
+    if (next.state === 'published') await this.store.reviews.upsert(next.orgId, [this.reviewOf(next, isInvited(next))], this.now());
     return { ok: true };
   }
 
@@ -469,7 +541,8 @@ export class CollectService {
   async publishPending(orgId: string | null, id: string, actor: Actor): Promise<{ id: string; status: 'published' }> {
     const sub = await this.pendingOne(orgId, id);
     if (sub.state !== 'pending') throw new ApiError(409, 'not_pending', `The review ${id} is ${sub.state}, not pending.`);
-    const done = await this.publish(sub, { ...sub, confirmExpiresAt: null }, { verified: false });
+    const done = await this.publish(sub, { ...sub, confirmExpiresAt: null }, { verified: isInvited(sub) });
+    if (done === 'already_reviewed') throw new ApiError(409, 'already_reviewed', `The review ${id} came through an invitation link, and its author's address already has a published review of the same ${sub.productId === null ? 'organization' : 'product'}: a link never replaces it. Reject this one, or leave it.`);
     if (!done) throw new ApiError(409, 'not_pending', `The review ${id} changed meanwhile; reload.`);
     await audit(this.store, sub.orgId, actor, 'review.published', { id, label: `${sub.authorName} (${sub.rating}★)` }, { words: `${sub.rating} stars${sub.hold ? `, held: ${sub.hold.replace(/_/g, ' ')}` : ''}` });
     return { id, status: 'published' };
@@ -499,6 +572,9 @@ export class CollectService {
     return counts.map((count, i) => ({ rating: i + 1, count }));
   }
 }
+
+/** Written through an invitation's link: its review is `isVerified` (§13: no other review of the service is). */
+export const isInvited = (sub: Submission): boolean => typeof sub.invitationId === 'string';
 
 export function isHttpsUrl(value: string): boolean {
   if (value.length > 2000) return false;

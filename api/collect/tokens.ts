@@ -10,7 +10,7 @@
  * - the email key: an HMAC of the lower-cased email, to find the reviewer's
  *   earlier review (one per email per organization and product).
  */
-import { createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, hkdfSync, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { normalizeEmail } from '../store/people-types.ts';
 
 export const FORM_MIN_AGE_MS = 2_000;
@@ -19,7 +19,12 @@ export const FORM_MAX_AGE_MS = 2 * 3600_000;
 export type FormTokenCheck = 'ok' | 'too_fast' | 'expired' | 'invalid';
 export type LinkKind = 'confirm' | 'manage';
 
-const derive = (secret: Buffer, info: string): Buffer => Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), `review-proof collect ${info} v1`, 32));
+/**
+ * A KeyObject, not a Buffer: Node 24's createHmac tells a Buffer key from a
+ * key object by brand checks that throw and catch, about 25 µs an HMAC, which
+ * was a quarter of a 100,000-line invitation upload's time (one email key a line).
+ */
+const derive = (secret: Buffer, info: string): KeyObject => createSecretKey(Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), `review-proof collect ${info} v1`, 32)));
 
 const SUBMISSION_ID = /^sub_[A-Za-z0-9_-]{16,40}$/;
 
@@ -28,10 +33,10 @@ export const newCollectId = (): string => `col_${randomBytes(15).toString('base6
 export const COLLECT_ID = /^col_[A-Za-z0-9_-]{20}$/;
 
 export class CollectKeys {
-  readonly #form: Buffer;
-  readonly #confirm: Buffer;
-  readonly #manage: Buffer;
-  readonly #email: Buffer;
+  readonly #form: KeyObject;
+  readonly #confirm: KeyObject;
+  readonly #manage: KeyObject;
+  readonly #email: KeyObject;
 
   constructor(secretsKey: Buffer) {
     this.#form = derive(secretsKey, 'form token');
@@ -71,7 +76,7 @@ export class CollectKeys {
     return this.#mac(this.#email, normalizeEmail(email));
   }
 
-  #mac(key: Buffer, text: string): string {
+  #mac(key: KeyObject, text: string): string {
     return createHmac('sha256', key).update(text).digest('base64url');
   }
 

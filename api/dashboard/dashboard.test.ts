@@ -120,6 +120,28 @@ for (const redis of [true, false]) {
       expect((operatorView.body.data as unknown[]).length).toBe((audit.body.data as unknown[]).length);
     });
 
+    it('gives a key invitations:write only when "May send review invitations" is ticked; every other key is read-only', async () => {
+      const growth = await t.org('growth');
+      await t.admin('POST', '/admin/users', { orgId: growth.orgId, email: `owner-${growth.orgId}@example.com`, role: 'owner', password: PASSWORD });
+      const owner = client();
+      expect((await owner.signIn(`owner-${growth.orgId}@example.com`, PASSWORD)).status).toBe(200);
+      const inviting = await owner.send('POST', '/dashboard/api/keys', { name: 'Shop', mayInvite: true });
+      const reading = await owner.send('POST', '/dashboard/api/keys', { name: 'Site', mayInvite: false });
+      expect(inviting.body.permissions).toEqual(['reviews:read', 'invitations:write']);
+      expect(reading.body.permissions).toEqual(['reviews:read']);
+      const body = JSON.stringify({ email: 'ana@example.com' });
+      const headers = { 'content-type': 'application/json' };
+      expect((await t.get('/api/v1/invitations', { method: 'POST', key: inviting.body.key as string, headers, body })).status).toBe(202);
+      expect((await t.get('/api/v1/invitations', { method: 'POST', key: reading.body.key as string, headers, body })).status).toBe(403);
+      const list = await owner.send('GET', '/dashboard/api/keys');
+      expect((list.body.data as { name: string; permissions: string[] }[]).map((k) => [k.name, k.permissions])).toEqual([
+        ['Site', ['reviews:read']],
+        ['Shop', ['reviews:read', 'invitations:write']],
+        ['test', ['reviews:read']],
+      ]);
+      expect((await owner.send('POST', '/dashboard/api/keys', { name: 'x', mayInvite: 'yes' })).status).toBe(400);
+    });
+
     it('keeps the last Owner, lets only Owners touch the Owner role, and ends a removed member’s sessions at once', async () => {
       const owner = client();
       expect((await owner.signIn('owner@example.com', PASSWORD)).status).toBe(200);

@@ -7,8 +7,11 @@
 import { ROLES, AUDIT_ACTIONS } from '../store/people-types.ts';
 import { HIDE_REASONS, JSON_LD_SOURCES, PLANS, SOURCE_STATES, REVIEW_LANGUAGES, SUBJECT_TYPES, WIDGET_LAYOUTS } from '../store/types.ts';
 import { COMPONENT_SCHEMAS } from '../openapi/schemas.ts';
+import { PERMISSIONS } from '../auth/permissions.ts';
 import { EVENT_TYPES, SUBSCRIBABLE_EVENT_TYPES } from '../webhooks/event-types.ts';
-import { HOLD_REASONS, MODERATION_MODES, REJECT_REASONS } from '../store/collect-types.ts';
+import { HOLD_REASONS, MAX_INVITATION_DELAY_DAYS, MODERATION_MODES, REJECT_REASONS } from '../store/collect-types.ts';
+import { INVITATION_STATES, SKIP_REASONS } from '../store/invitation-types.ts';
+import { PAGE_LANGUAGES } from '../collect/words.ts';
 
 type Schema = Record<string, unknown>;
 
@@ -25,6 +28,8 @@ const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` })
 const list = (item: string): Schema => object({ data: { type: 'array', items: ref(item) } });
 
 const role = str({ enum: [...ROLES] });
+/** What an API key may do (api/auth/permissions.ts). */
+const PERMISSION_LIST: Schema = { type: 'array', items: str({ enum: [...PERMISSIONS] }), minItems: 1 };
 const email = str({ format: 'email', maxLength: 254 });
 
 const schemas: Record<string, Schema> = {
@@ -50,8 +55,8 @@ const schemas: Record<string, Schema> = {
   }),
   OrganizationSwitch: object({ orgId: str({ minLength: 1, maxLength: 64 }) }),
   SignIn: object({ email: str({ minLength: 1, maxLength: 254 }), password: str({ minLength: 1, maxLength: 256 }) }),
-  KeyCreate: object({ name: str({ minLength: 1, maxLength: 100, pattern: '\\S' }), expiresAt: nullable(str({ maxLength: 64 })) }, ['name']),
-  CreatedKey: object({ id: str(), key: str(), prefix: str(), name: str(), createdAt: dateTime, expiresAt: nullable(dateTime) }),
+  KeyCreate: object({ name: str({ minLength: 1, maxLength: 100, pattern: '\\S' }), expiresAt: nullable(str({ maxLength: 64 })), mayInvite: { type: 'boolean', description: 'May send review invitations (the permission invitations:write); absent or false: read-only' } }, ['name']),
+  CreatedKey: object({ id: str(), key: str(), prefix: str(), name: str(), createdAt: dateTime, expiresAt: nullable(dateTime), permissions: PERMISSION_LIST }),
   Key: object({
     id: str(),
     name: str(),
@@ -60,6 +65,7 @@ const schemas: Record<string, Schema> = {
     lastUsedAt: nullable(dateTime),
     expiresAt: nullable(dateTime),
     state: str({ enum: ['active', 'revoked', 'expired'] }),
+    permissions: PERMISSION_LIST,
   }),
   KeyList: list('Key'),
   RevokedKey: object({ id: str(), state: { const: 'revoked' } }),
@@ -101,6 +107,55 @@ const schemas: Record<string, Schema> = {
     rejectedByRating: { type: 'array', description: 'Reviews rejected in the last 90 days (by the day of the decision), by rating 1 to 5', items: object({ rating: { type: 'integer', minimum: 1, maximum: 5 }, count: { type: 'integer' } }) },
   }),
   CollectLink: object({ collectId: str(), url: str({ format: 'uri' }) }),
+  ReviewInvitation: object({
+    id: str(),
+    email: str({ description: "The invitee's address: shown on the dashboard only" }),
+    name: nullable(str()),
+    productId: nullable(str()),
+    orderRef: nullable(str()),
+    locale: nullable(str()),
+    state: str({ enum: [...INVITATION_STATES] }),
+    reason: nullable(str({ enum: [...SKIP_REASONS] })),
+    lastError: nullable(str()),
+    createdAt: dateTime,
+    sendAt: nullable(dateTime),
+    sentAt: nullable(dateTime),
+    remindedAt: nullable(dateTime),
+    reviewedAt: nullable(dateTime),
+    link: nullable(str({ format: 'uri', description: 'The review link (null for a skipped invitation); for an unsent one, the link to pass to your own mailer' })),
+  }),
+  ConversionFigure: object({
+    since: str({ format: 'date', description: 'The window\'s first day (UTC); the window runs through today' }),
+    sent: { type: 'integer', minimum: 0, description: 'Invitations sent in the window: the relay accepted the mail that day, or (no relay) the unsent link was created that day' },
+    reviewed: { type: 'integer', minimum: 0, description: 'Of those, the ones reviewed now' },
+    rate: nullable({ type: 'number', minimum: 0, maximum: 1, description: 'reviewed ÷ sent; null when none was sent' }),
+  }),
+  ReviewInvitationPage: object({
+    data: { type: 'array', items: ref('ReviewInvitation') },
+    total: { type: 'integer', description: 'Invitations matching the state asked (all without one)' },
+    limit: { type: 'integer' },
+    offset: { type: 'integer' },
+    counts: object(Object.fromEntries(INVITATION_STATES.map((s) => [s, { type: 'integer', minimum: 0 }]))),
+    conversion: object({ days30: ref('ConversionFigure'), days90: ref('ConversionFigure') }),
+    mail: object({ configured: { type: 'boolean', description: 'SMTP_URL is set: invitations are mailed; false: they are unsent links for your own mailer' } }),
+  }),
+  ReviewInvitationCancelled: object({ id: str(), state: str({ enum: ['cancelled'] }) }),
+  InvitationSettings: object({
+    delayDays: { type: 'integer', minimum: 0, maximum: MAX_INVITATION_DELAY_DAYS, description: 'Days from creation to the mail when an invitation gives no sendAt (0: at once)' },
+    reminder: { type: 'boolean', description: 'One reminder 7 days after the mail when no review came' },
+    language: nullable(str({ enum: [...PAGE_LANGUAGES], description: "The mail's language when the invitation has none; null: the organization's" })),
+    senderName: nullable(str({ maxLength: 100, description: "The sender's display name, one line; null: the organization's name" })),
+  }),
+  InvitationPreview: object({
+    language: str({ enum: [...PAGE_LANGUAGES] }),
+    kind: str({ enum: ['invitation', 'reminder'] }),
+    subject: str(),
+    from: str({ description: 'The From header: the sender name (or the organization\'s) and SMTP_FROM\'s address' }),
+    html: str(),
+    text: str(),
+    product: nullable(object({ id: str(), name: str() })),
+    mail: object({ configured: { type: 'boolean' } }),
+  }),
   CollectSettings: object({ shareUrl: nullable(str({ format: 'uri' })), moderation: str({ enum: [...MODERATION_MODES] }) }),
   CollectSettingsPatch: object({ shareUrl: nullable(str({ format: 'uri', maxLength: 2000 })), moderation: str({ enum: [...MODERATION_MODES] }) }, []),
   PendingReview: object({
@@ -190,6 +245,29 @@ const schemas: Record<string, Schema> = {
     updated: { type: 'integer', minimum: 0 },
     rejected: { type: 'array', maxItems: 1000, items: object({ line: { type: 'integer', minimum: 1 }, reason: str() }) },
     rejectedTotal: { type: 'integer', minimum: 0 },
+  }),
+  InvitationImportSummary: object({
+    created: { type: 'integer', minimum: 0, description: 'Invitations created (scheduled, or unsent links without SMTP_URL)' },
+    existing: { type: 'integer', minimum: 0, description: 'Lines whose orderRef and email were invited before: that invitation stands, nothing new' },
+    skipped: { type: 'array', maxItems: 1000, items: object({ line: { type: 'integer', minimum: 1 }, reason: str({ enum: ['recently_invited', 'unsubscribed'] }) }) },
+    rejected: { type: 'array', maxItems: 1000, items: object({ line: { type: 'integer', minimum: 1 }, reason: str() }) },
+    skippedTotal: { type: 'integer', minimum: 0 },
+    rejectedTotal: { type: 'integer', minimum: 0 },
+    fileError: nullable(object({ line: { type: 'integer', minimum: 1 }, reason: str() })),
+  }),
+  InvitationImportStatus: object({
+    run: nullable(
+      object({
+        state: str({ enum: ['running', 'finished', 'interrupted', 'failed'] }),
+        startedAt: dateTime,
+        endedAt: nullable(dateTime),
+        imported: { type: 'integer', minimum: 0, description: 'Invitations created so far' },
+        updated: { type: 'integer', minimum: 0, description: 'Lines whose orderRef and email were invited before' },
+        skippedTotal: { type: 'integer', minimum: 0 },
+        rejectedTotal: { type: 'integer', minimum: 0 },
+      }),
+    ),
+    maxImportBytes: { type: 'integer' },
   }),
   ProductInput: object(
     {
@@ -504,7 +582,7 @@ function widgetSchemas(): Record<string, Schema> {
 }
 
 export interface Operation {
-  method: 'get' | 'post' | 'patch' | 'delete';
+  method: 'get' | 'post' | 'patch' | 'put' | 'delete';
   /** OpenAPI template under /dashboard/api, e.g. `/keys/{id}/revoke`. */
   path: string;
   summary: string;
@@ -609,6 +687,21 @@ export const OPERATIONS: Operation[] = [
   { method: 'get', path: '/keys', summary: 'API keys (Owner, Admin)', responses: { 200: 'KeyList' }, roles: STAFF },
   { method: 'post', path: '/keys', summary: 'Create an API key: the full key is in this answer only', request: 'KeyCreate', responses: { 201: 'CreatedKey' }, roles: STAFF },
   { method: 'post', path: '/keys/{id}/revoke', summary: 'Revoke a key, for good', responses: { 200: 'RevokedKey' }, roles: STAFF },
+  {
+    method: 'get',
+    path: '/invitations/import',
+    summary: "The organization's review-invitation upload running now, or the last one and how it ended, with what it kept: imported = invitations created, updated = lines invited before (same orderRef and email), skippedTotal, rejectedTotal (Owner, Admin). Known to the instance that ran it; maxImportBytes is the largest file taken",
+    responses: { 200: 'InvitationImportStatus' },
+    roles: STAFF,
+  },
+  {
+    method: 'post',
+    path: '/invitations/import',
+    summary: 'Invite customers from a CSV file (Owner, Admin; CONTRACT §14): the body is the file, streamed; query format=csv; a header row naming email (required) and any of name, productId, orderRef, locale, sendAt, in any order (an unknown column: nothing is read, fileError says why); Content-Length required (411), at most 512 MiB (413); one upload per organization at a time, whatever it imports (429). Each line is checked as POST /api/v1/invitations checks an item and rejected with its number, the rest created in batches; the same orderRef and email again is `existing`; the 30-day rule and unsubscribes are `skipped`. 409 invitation_limit_reached when the organization\'s cap would be passed (the lines before stay). Audit-logged (invitation.imported)',
+    upload: ['text/csv', 'application/octet-stream'],
+    responses: { 200: 'InvitationImportSummary' },
+    roles: STAFF,
+  },
   { method: 'get', path: '/members', summary: 'Members and open invitations', responses: { 200: 'MemberList' } },
   { method: 'post', path: '/invitations', summary: 'Invite by email and role: a one-time link valid 7 days, mailed when SMTP_URL is set (then not in the answer; a mail that could not be sent is a 502 and no invitation is left), else answered to pass on', request: 'Invite', responses: { 201: 'InvitationCreated' }, roles: STAFF },
   { method: 'delete', path: '/invitations/{id}', summary: 'Revoke an open invitation, for good: its link stops working (audit-logged; an Owner invitation only by an Owner)', responses: { 204: null }, roles: STAFF },
@@ -622,6 +715,11 @@ export const OPERATIONS: Operation[] = [
   { method: 'get', path: '/collect/pending', summary: 'Reviews from the review page waiting for their email step or a person, oldest first', responses: { 200: 'PendingReviewList' } },
   { method: 'post', path: '/collect/reviews/{id}/publish', summary: 'Publish a pending review (review.created; audit-logged); 409 not_pending once decided', responses: { 200: 'PendingPublished' }, roles: STAFF },
   { method: 'post', path: '/collect/reviews/{id}/reject', summary: 'Reject a pending or published review with a reason (a published one is removed: review.removed; audit-logged)', request: 'PendingReject', responses: { 200: 'PendingRejected' }, roles: STAFF },
+  { method: 'get', path: '/invitations', summary: "Review invitations, newest first (query state, limit 1–100 default 20, offset), with the counts per state and the conversion over 30 and 90 days; the one place an invitee's address is shown", responses: { 200: 'ReviewInvitationPage' } },
+  { method: 'post', path: '/invitations/{id}/cancel', summary: 'Cancel a review invitation not reviewed yet: no mail or reminder follows and its link ends (audit-logged); 409 not_cancellable once reviewed, skipped or expired', responses: { 200: 'ReviewInvitationCancelled' }, roles: STAFF },
+  { method: 'get', path: '/invitations/settings', summary: 'The invitation settings: delay, reminder, default language, sender name', responses: { 200: 'InvitationSettings' } },
+  { method: 'put', path: '/invitations/settings', summary: 'Replace the invitation settings (every field; audit-logged); 400 invalid_parameter with one detail per field. The review page settings are kept', request: 'InvitationSettings', responses: { 200: 'InvitationSettings' }, roles: STAFF },
+  { method: 'get', path: '/invitations/preview', summary: "The invitation mail (reminder=1: the reminder) in a language (lang), for this organization, with a sample product of the catalog; and whether mails are sent (SMTP_URL)", responses: { 200: 'InvitationPreview' } },
   { method: 'get', path: '/audit', summary: 'Audit log, newest first (Owner, Admin)', responses: { 200: 'AuditList' }, roles: STAFF },
   { method: 'get', path: '/sources', summary: 'Review sources with their state, last and next sync, review count and last error; whether Google can be connected', responses: { 200: 'SourceList' } },
   { method: 'get', path: '/sources/attention', summary: 'The sources that need a person (needs_reauth, failing): the navigation badge and the Overview notice', responses: { 200: 'SourceAttention' } },

@@ -27,6 +27,8 @@ export const DASHBOARD_CSP = [
   "img-src 'self' data:",
   "connect-src 'self'",
   "font-src 'self'",
+  // The Collect page frames the invitation mail's preview (/dashboard/api/invitations/preview.html, sandboxed): our own origin only.
+  "frame-src 'self'",
   "base-uri 'none'",
   "form-action 'self'",
   "frame-ancestors 'none'",

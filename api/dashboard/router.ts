@@ -23,8 +23,10 @@ import { createProduct, importProducts, listProducts, removeProduct, updateProdu
 import { hideReview, listReviews, showReview } from './routes/reviews.ts';
 import { aboutReply, approveReply, cancelReply, createTemplate, deleteReply, draftReply, editReply, listReplies, listTemplates, publishReply, readAutoReply, removeTemplate, replySettings, setAutoReply, updateTemplate } from './routes/replies.ts';
 import { importStatus, importUpload } from './routes/reviews-import.ts';
+import { importInvitations, invitationImportStatus } from './routes/invitations-import.ts';
 import { connectGoogle, connectSource, googleCallback, GoogleConnections, googleLocations, GOOGLE_CALLBACK_PATH, keepRemovals, listSources, reconnectSource, releaseRemovals, removeSource, sourcesNeedingAttention, startGoogle, syncSourceNow } from './routes/sources.ts';
 import { acceptInvitation, lookupInvitation, showSession, signIn, signOut, switchOrganization } from './routes/session.ts';
+import { cancelInvitation, listInvitations, previewInvitationMail, previewInvitationMailHtml, readInvitationSettings, updateInvitationSettings } from './routes/invitations.ts';
 import { collectOverview, collectQrCode, pendingReviews, publishPendingReview, rejectPendingReview, rotateCollectLink, updateCollectSettings } from './routes/collect.ts';
 import { createWebhook, disableWebhook, enableWebhook, listWebhooks, removeWebhook, replayWebhook, rotateWebhookSecret, showWebhook, testWebhook, webhookDeliveries } from './routes/webhooks.ts';
 import { createDashboardWidget, previewWidget, showWidget, updateDashboardWidget, widgetList } from './routes/widgets.ts';
@@ -44,6 +46,7 @@ export function dashboardRouter(deps: DashboardDeps & { assets: DashboardAssets 
     get: (path: string, ...rest: Middleware[]) => router.get(`/dashboard/api${path}`, ...checks, ...rest),
     post: (path: string, ...rest: Middleware[]) => router.post(`/dashboard/api${path}`, ...checks, ...rest),
     patch: (path: string, ...rest: Middleware[]) => router.patch(`/dashboard/api${path}`, ...checks, ...rest),
+    put: (path: string, ...rest: Middleware[]) => router.put(`/dashboard/api${path}`, ...checks, ...rest),
     delete: (path: string, ...rest: Middleware[]) => router.delete(`/dashboard/api${path}`, ...checks, ...rest),
   };
   const signedIn = requireSession();
@@ -102,6 +105,10 @@ export function dashboardRouter(deps: DashboardDeps & { assets: DashboardAssets 
   api.post('/keys', staff, createApiKey(deps));
   api.post('/keys/:id/revoke', staff, revokeApiKey(deps));
 
+  // Review invitations (CONTRACT §14): Owner and Admin upload a CSV of customers to invite (streamed, as imports are).
+  api.get('/invitations/import', staff, invitationImportStatus());
+  api.upload('/invitations/import', staff, importInvitations(deps));
+
   api.get('/members', signedIn, listMembers(deps));
   api.post('/invitations', staff, invite(deps));
   api.delete('/invitations/:id', staff, revokeInvitation(deps));
@@ -119,6 +126,14 @@ export function dashboardRouter(deps: DashboardDeps & { assets: DashboardAssets 
   api.get('/collect/pending', signedIn, pendingReviews(deps));
   api.post('/collect/reviews/:id/publish', staff, publishPendingReview(deps));
   api.post('/collect/reviews/:id/reject', staff, rejectPendingReview(deps));
+  // Review invitations (the Collect page's second half): everyone reads and previews; Owner and Admin cancel and change the settings.
+  // (Not the member invitations above: those are /invitations POST and /invitations/:id DELETE.)
+  api.get('/invitations', signedIn, listInvitations(deps));
+  api.get('/invitations/settings', signedIn, readInvitationSettings(deps));
+  api.put('/invitations/settings', staff, updateInvitationSettings(deps));
+  api.get('/invitations/preview', signedIn, previewInvitationMail(deps));
+  api.get('/invitations/preview.html', signedIn, previewInvitationMailHtml(deps));
+  api.post('/invitations/:id/cancel', staff, cancelInvitation(deps));
 
   // Review sources: everyone sees the list; Owner and Admin connect, sync, reconnect and remove.
   const google = new GoogleConnections();

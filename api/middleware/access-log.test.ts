@@ -34,6 +34,17 @@ describe('redactedUrl', () => {
   });
 });
 
+describe('redactedUrl and the review links', () => {
+  it('redacts the token of every review link: confirmation, private edit, invitation and unsubscribe', () => {
+    for (const kind of ['confirm', 'review', 'i', 'u']) {
+      expect(redactedUrl(`/r/${kind}/inv_4fK9xQ2mLp7RtV8nB4cZ.q3Jw8Kc2n0yT5u7ZkF1mB6xVd9sR4hLpA2eG0iNoQ_w`, 'rating=5')).toBe(`/r/${kind}/%5Bredacted%5D?rating=5`);
+      expect(redactedUrl(`/R/${kind.toUpperCase()}/secret-token`, '')).toBe(`/r/${kind.toUpperCase()}/%5Bredacted%5D`);
+    }
+    // Not a link: the review page itself and its product.
+    expect(redactedUrl('/r/col_abc', 'product=shoe')).toBe('/r/col_abc?product=shoe');
+  });
+});
+
 describe('redactedUrl and OAuth', () => {
   it('keeps no value of an OAuth redirect\'s query, and redacts code, state and tokens anywhere', () => {
     expect(redactedUrl('/dashboard/sources/google/callback', 'state=s3cr3t-state&code=4%2F0Abc-code&scope=https%3A%2F%2Fwww.googleapis.com%2Fauth%2Fbusiness.manage')).toBe(

@@ -46,13 +46,14 @@ export function decodedForMatching(text: string): string {
   return current;
 }
 
-/** A review page link's token (confirmation, private edit link). */
-const REVIEW_LINK = /\/r\/(confirm|review)\/[^/?#]+/gi;
+/** A review page link's token (confirmation, private edit link, invitation link, unsubscribe link). */
+const REVIEW_LINK = /\/r\/(confirm|review|i|u)\/[^/?#]+/gi;
 
 /** The path, decoded, with anything key-shaped replaced. */
 function redactedPath(path: string): string {
   const decoded = decodedForMatching(path);
-  // The review page's confirmation and private edit links are credentials too (api/collect/tokens.ts).
+  // The review page's confirmation, private edit, invitation and unsubscribe links are credentials too
+  // (api/collect/tokens.ts, api/invitations/links.ts, api/mail/unsubscribe-token.ts).
   const redacted = decoded.replace(SECRET, 'rvp_[redacted]').replace(REVIEW_LINK, '/r/$1/[redacted]');
   return redacted === decoded ? path : encodeURI(redacted);
 }

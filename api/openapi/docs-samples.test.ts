@@ -59,7 +59,7 @@ function parsesAsJson(text: string): unknown {
 
 /** What is wrong with one marked sample; empty when it matches the document. */
 function sampleProblems(marker: string, sample: unknown): string[] {
-  const answer = /^api-answer:\s*(GET|HEAD|OPTIONS)\s+(\S+)\s+(\d{3})(?:\s+\.(\w+))?$/.exec(marker);
+  const answer = /^api-answer:\s*(GET|HEAD|OPTIONS|POST)\s+(\S+)\s+(\d{3})(?:\s+\.(\w+))?$/.exec(marker);
   if (answer) {
     const [, method, path, status, member] = answer;
     return validateAnswerBody(method!, path!, Number(status), member ? { [member]: sample } : sample);

@@ -6,13 +6,18 @@
  */
 import { MAX_ERROR_DETAILS } from './error-schemas.ts';
 import { publicWidgetExample, reviewExample } from './examples.ts';
-import { HTML_LANG_PARAMETER, LIST_REVIEWS_PARAMETERS, PRODUCT_ID_PARAMETER, WIDGET_ID_PARAMETER, WIDGET_PRODUCT_PARAMETER } from './parameters.ts';
+import { HTML_LANG_PARAMETER, LIST_INVITATIONS_PARAMETERS, LIST_REVIEWS_PARAMETERS, PRODUCT_ID_PARAMETER, WIDGET_ID_PARAMETER, WIDGET_PRODUCT_PARAMETER } from './parameters.ts';
 import { COMPONENT_SCHEMAS } from './schemas.ts';
 import { WEBHOOK_SCHEMAS, webhooksObject } from './webhooks.ts';
 import {
   JSON_CONTENT_TYPE,
+  accepted,
+  badBody,
   badRequest,
   forbidden,
+  invitationLimit,
+  invitationsForbidden,
+  payloadTooLarge,
   internalError,
   methodNotAllowed,
   notFound,
@@ -99,6 +104,72 @@ const getSchema: OperationObject = {
   tags: ['Widgets'],
   parameters: [WIDGET_ID_PARAMETER, WIDGET_PRODUCT_PARAMETER],
   responses: { '200': ok('The JSON-LD document.', 'SchemaResponse', okHeaders('api')), ...apiErrors({ '404': widgetOrProductNotFound('api') }) },
+};
+
+const INVITATIONS_PERMISSION =
+  'Needs a key with the permission `invitations:write` (`keys create --permissions reviews:read,invitations:write`, or "May send review invitations" in the dashboard\'s Create API Key); other keys get 403 `forbidden` with the message "This API key may not send review invitations.". Counted in the organization\'s rate limit like every request.';
+
+const invitationExample = {
+  id: 'inv_4fK9xQ2mLp7RtV8nB4cZ',
+  email: 'ana@example.com',
+  name: 'Ana',
+  productId: 'trail-shoe-42',
+  orderRef: 'A-10023',
+  locale: 'en',
+  state: 'sent',
+  reason: null,
+  lastError: null,
+  createdAt: '2026-11-20T09:00:00.000Z',
+  sendAt: '2026-11-27T09:00:00.000Z',
+  sentAt: '2026-11-27T09:00:04.000Z',
+  remindedAt: null,
+  reviewedAt: null,
+  link: 'https://reviews.example.com/r/i/inv_4fK9xQ2mLp7RtV8nB4cZ.q3Jw8Kc2n0yT5u7ZkF1mB6xVd9sR4hLpA2eG0iNoQ_w',
+};
+
+const createInvitations: OperationObject = {
+  operationId: 'createInvitations',
+  summary: 'Invite customers to review',
+  description: `Asks customers for a review after a purchase: one invitation, or \`{"data": [...]}\` of up to 100. ${INVITATIONS_PERMISSION}
+
+Every item is checked before anything is stored: any invalid item is a 400 \`invalid_parameter\` (one detail per field) and creates nothing. The rules, decided when the invitation is created: an address gets at most one invitation per organization in 30 days (a later one is \`skipped\` with \`reason: recently_invited\`); an address that unsubscribed is \`skipped\` with \`reason: unsubscribed\` (which wins). The same \`orderRef\` and email again answers the invitation made the first time, so retrying a request never sends twice. With a mail relay configured the invitation is \`scheduled\` and mailed at \`sendAt\`; without one it is \`unsent\` and \`link\` is for your own mailer. Nobody is chosen by rating or opinion: every invitee gets the same mail and page.`,
+  tags: ['Invitations'],
+  requestBody: {
+    description: 'One invitation, or `{"data": [...]}` of 1 to 100 (JSON, at most 512 KiB: 100 invitations with every field at its longest fit).',
+    required: true,
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/InvitationCreateRequest' }, examples: { one: { value: { email: 'ana@example.com', name: 'Ana', orderRef: 'A-10023' } }, batch: { value: { data: [{ email: 'ana@example.com', productId: 'trail-shoe-42', orderRef: 'A-10023' }, { email: 'ben@example.com', locale: 'de' }] } } } } },
+  },
+  responses: {
+    '202': accepted('The invitations, in the order sent: each `scheduled`, `unsent` or `skipped` (or, for a repeated `orderRef` and email, as it is now).', 'InvitationCreatedResponse', {
+      data: [{ id: 'inv_4fK9xQ2mLp7RtV8nB4cZ', email: 'ana@example.com', state: 'scheduled', sendAt: '2026-11-27T09:00:00.000Z', link: invitationExample.link }],
+    }),
+    '400': badBody(),
+    '401': unauthorized(),
+    '403': invitationsForbidden(),
+    '409': invitationLimit(),
+    '413': payloadTooLarge(),
+    '429': tooManyRequests('api'),
+    '500': internalError(),
+    '503': serviceUnavailable(STORE_DOWN, true),
+  },
+};
+
+const listInvitations: OperationObject = {
+  operationId: 'listInvitations',
+  summary: 'List invitations',
+  description: `One page of the organization's review invitations, newest first, optionally in one state; each with its link (null when \`skipped\`). ${INVITATIONS_PERMISSION}`,
+  tags: ['Invitations'],
+  parameters: LIST_INVITATIONS_PARAMETERS,
+  responses: {
+    '200': ok('One page of invitations.', 'InvitationList', okHeaders('api'), { data: [invitationExample], pagination: { total: 1, limit: 20, offset: 0, hasMore: false } }),
+    '400': badRequest('api'),
+    '401': unauthorized(),
+    '403': invitationsForbidden(),
+    '405': methodNotAllowed(true),
+    '429': tooManyRequests('api'),
+    '500': internalError(),
+    '503': serviceUnavailable(STORE_DOWN, true),
+  },
 };
 
 const getOpenApi: OperationObject = {
@@ -241,7 +312,7 @@ Send \`Authorization: Bearer <API key>\` on every request to \`/api/v1\` (except
 Every response after step 5 carries \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\` (epoch seconds).
 
 ## Requests
-Only GET (and HEAD, which answers like GET without a body) is served, plus CORS preflights (OPTIONS) on the public widget endpoint; other methods get 405 \`method_not_allowed\` with \`Allow\`. An unknown path is 404 \`not_found\`. Query strings are strict: an unknown, repeated or empty parameter is an error, and so is a parameter on an endpoint that takes none. Each problem is one entry of \`details\` (at most ${MAX_ERROR_DETAILS}).
+Only GET (and HEAD, which answers like GET without a body) is served, plus POST on \`/invitations\` (a JSON body) and CORS preflights (OPTIONS) on the public widget endpoint; other methods get 405 \`method_not_allowed\` with \`Allow\`. An unknown path is 404 \`not_found\`. Query strings are strict: an unknown, repeated or empty parameter is an error, and so is a parameter on an endpoint that takes none. Each problem is one entry of \`details\` (at most ${MAX_ERROR_DETAILS}).
 
 ## Responses
 Every response, errors included, is JSON with \`Content-Type: ${JSON_CONTENT_TYPE}\` and carries \`X-Request-Id\`. Errors are \`{"error": code, "message": text, "details": [...]}\`; the codes are listed with each status. Lists are \`{"data": [...], "pagination": {...}}\`, single resources \`{"data": {...}}\`. Timestamps are ISO 8601 in UTC.
@@ -271,6 +342,7 @@ export function openApiDocument(opts: DocumentOptions = {}): OpenApiDocument {
     tags: [
       { name: 'Reviews', description: "The organization's reviews and their statistics." },
       { name: 'Widgets', description: 'Embed code and structured data of review widgets.' },
+      { name: 'Invitations', description: 'Ask customers for a review after a purchase (keys with the permission `invitations:write`).' },
       { name: 'Public', description: 'Key-less endpoints read by embedded widgets in browsers.' },
       { name: 'Service', description: 'This document and the health of the service.' },
       { name: 'Webhooks', description: 'Events the service POSTs to the HTTPS endpoints an organization registered, signed per Standard Webhooks (standardwebhooks.com).' },
@@ -278,6 +350,7 @@ export function openApiDocument(opts: DocumentOptions = {}): OpenApiDocument {
     paths: {
       '/reviews': pathItem(listReviews),
       '/reviews/stats': pathItem(getStats),
+      '/invitations': { get: listInvitations, post: createInvitations },
       '/widgets/{id}/embed': pathItem(getEmbed),
       '/widgets/{id}/schema': pathItem(getSchema),
       '/openapi.json': pathItem(getOpenApi),

@@ -48,9 +48,10 @@ function errorSchema(code: string, description: string, message: string | null, 
 
 export const UNAUTHORIZED_MESSAGE = 'Invalid or missing API key.';
 export const FORBIDDEN_MESSAGE = 'API access requires a Growth plan or higher.';
+export const INVITATIONS_FORBIDDEN_MESSAGE = 'This API key may not send review invitations.';
 
 export const ERROR_SCHEMAS = {
-  InvalidParameterError: errorSchema('invalid_parameter', 'A query parameter is unknown, repeated, empty or out of bounds: one detail per problem.', null, {
+  InvalidParameterError: errorSchema('invalid_parameter', 'A query parameter (or a field of a request body) is unknown, repeated, empty or out of bounds: one detail per problem.', null, {
     type: 'array',
     minItems: 1,
     maxItems: MAX_ERROR_DETAILS,
@@ -64,6 +65,9 @@ export const ERROR_SCHEMAS = {
   ),
   UnauthorizedError: errorSchema('unauthorized', 'The API key is missing, malformed, unknown, expired or revoked.', UNAUTHORIZED_MESSAGE),
   ForbiddenError: errorSchema('forbidden', "The key is valid but the organization's plan has no API access.", FORBIDDEN_MESSAGE),
+  InvitationsForbiddenError: errorSchema('forbidden', 'The key lacks the permission `invitations:write` (keys are read-only unless created with it).', INVITATIONS_FORBIDDEN_MESSAGE),
+  InvitationLimitError: errorSchema('invitation_limit_reached', "The new invitations would take the organization past its cap of stored invitations; none was created.", null),
+  PayloadTooLargeError: errorSchema('payload_too_large', 'The request body is larger than the endpoint takes.', null),
   HttpsRequiredError: errorSchema('https_required', 'The request came over plain HTTP. Never redirected: resend it over HTTPS.', null),
   NotFoundError: errorSchema('not_found', 'No such path, or no such widget in your organization.', null),
   ProductNotFoundError: errorSchema('product_not_found', "A product widget's product is not in the organization's catalog.", null),

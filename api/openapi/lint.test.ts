@@ -76,11 +76,14 @@ function schemasIn(): { where: string; schema: JsonSchema; examples: unknown[] }
   for (const [name, schema] of Object.entries(doc.components.schemas)) {
     found.push({ where: `components.schemas.${name}`, schema, examples: [...(schema.examples ?? [])] });
   }
-  const operations = Object.values(doc.paths).flatMap((item) => (item.options ? [item.get, item.options] : [item.get]));
+  const operations = Object.values(doc.paths).flatMap((item) => [item.get, ...(item.options ? [item.options] : []), ...(item.post ? [item.post] : [])]);
   for (const op of operations) {
     const at = op.operationId;
     for (const p of op.parameters ?? []) {
       found.push({ where: `${at} parameter ${p.name}`, schema: p.schema, examples: p.example === undefined ? [] : [p.example] });
+    }
+    for (const [type, media] of Object.entries(op.requestBody?.content ?? {})) {
+      found.push({ where: `${at} request ${type}`, schema: media.schema, examples: Object.values(media.examples ?? {}).map((e) => e.value) });
     }
     for (const [status, response] of Object.entries(op.responses)) {
       if (isReference(response)) throw new Error(`${at} ${status} is a $ref`);
@@ -138,7 +141,7 @@ describe('OpenAPI schemas', () => {
   it('documents every error status with an example of each error code', () => {
     const codes = new Set<string>();
     for (const item of Object.values(doc.paths)) {
-      for (const response of Object.values(item.get.responses)) {
+      for (const response of [...Object.values(item.get.responses), ...Object.values(item.post?.responses ?? {})]) {
         if (isReference(response)) continue;
         for (const media of Object.values(response.content ?? {})) {
           for (const example of Object.values(media.examples ?? {})) {
@@ -155,8 +158,10 @@ describe('OpenAPI schemas', () => {
         'https_required',
         'internal_error',
         'invalid_parameter',
+        'invitation_limit_reached',
         'method_not_allowed',
         'not_found',
+        'payload_too_large',
         'product_not_found',
         'rate_limit_exceeded',
         'service_unavailable',
@@ -168,7 +173,7 @@ describe('OpenAPI schemas', () => {
   it('gives every error response of every operation an example', () => {
     const missing: string[] = [];
     for (const [path, item] of Object.entries(doc.paths)) {
-      for (const op of [item.get, item.options]) {
+      for (const op of [item.get, item.options, item.post]) {
         for (const [status, response] of Object.entries(op?.responses ?? {})) {
           if (isReference(response) || Number(status) < 400) continue;
           const examples = Object.keys(response.content?.['application/json']?.examples ?? {});
@@ -186,7 +191,7 @@ describe('OpenAPI schemas', () => {
     // The API base itself is accepted too.
     expect(openApiDocument({ serverUrl: 'https://localhost:9443/api/v1' }).servers[0]?.url).toBe('https://localhost:9443/api/v1');
     expect(Object.keys(local.paths).sort()).toEqual(
-      ['/docs', '/healthz', '/openapi.json', '/public/v1/widgets/{id}', '/public/v1/widgets/{id}/html', '/readyz', '/reviews', '/reviews/stats', '/widgets/{id}/embed', '/widgets/{id}/schema'].sort(),
+      ['/docs', '/healthz', '/invitations', '/openapi.json', '/public/v1/widgets/{id}', '/public/v1/widgets/{id}/html', '/readyz', '/reviews', '/reviews/stats', '/widgets/{id}/embed', '/widgets/{id}/schema'].sort(),
     );
     expect(local.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
   });

@@ -28,6 +28,33 @@ export const PRODUCT_ID_PARAMETER = {
   example: 'trail-shoe-42',
 } as const satisfies ParameterObject;
 
+export const LIST_INVITATIONS_PARAMETERS = [
+  {
+    name: 'state',
+    in: 'query',
+    required: false,
+    description: 'Only invitations in this state.',
+    schema: { type: 'string', title: 'one of scheduled, sent, reminded, reviewed, failed, skipped, expired, cancelled, unsent', enum: ['scheduled', 'sent', 'reminded', 'reviewed', 'failed', 'skipped', 'expired', 'cancelled', 'unsent'] },
+    example: 'sent',
+  },
+  {
+    name: 'limit',
+    in: 'query',
+    required: false,
+    description: 'Invitations per page. An integer written in plain digits.',
+    schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+    example: 20,
+  },
+  {
+    name: 'offset',
+    in: 'query',
+    required: false,
+    description: 'How many matching invitations to skip. An integer in plain digits; at most 10,000,000.',
+    schema: { type: 'integer', minimum: 0, maximum: 10_000_000, default: 0 },
+    example: 0,
+  },
+] as const satisfies readonly ParameterObject[];
+
 export const LIST_REVIEWS_PARAMETERS = [
   {
     name: 'limit',

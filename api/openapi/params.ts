@@ -20,7 +20,7 @@ import { parseIsoDate } from '../reviews/iso-date.ts';
 import type { JsonSchema, OpenApiDocument, ParameterObject } from './types.ts';
 
 /** Operations whose query string is validated (health endpoints ignore theirs). */
-export type QueryOperationKey = 'listReviews' | 'getStats' | 'getEmbed' | 'getSchema' | 'getOpenApi' | 'getPublicWidget' | 'getPublicWidgetHtml';
+export type QueryOperationKey = 'listReviews' | 'listInvitations' | 'getStats' | 'getEmbed' | 'getSchema' | 'getOpenApi' | 'getPublicWidget' | 'getPublicWidgetHtml';
 
 export interface ListReviewsParams {
   limit: number;
@@ -42,6 +42,8 @@ export type NoParams = Record<string, never>;
 
 export interface QueryValues {
   listReviews: ListReviewsParams;
+  /** limit and offset as given (the route applies the defaults). */
+  listInvitations: { state?: string; limit?: number; offset?: number };
   getStats: { productId?: string };
   getEmbed: NoParams;
   getSchema: { productId?: string };

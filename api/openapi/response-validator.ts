@@ -146,6 +146,9 @@ export function validateResponse(res: ResponseToValidate): string[] {
   if (item && method === 'OPTIONS' && item.options) {
     operation = item.options;
     candidates = { ...operation.responses };
+  } else if (item && method === 'POST' && item.post) {
+    operation = item.post;
+    candidates = { ...operation.responses };
   } else if (item) {
     operation = item.get;
     const readOnly = method === 'GET' || method === 'HEAD';
@@ -191,7 +194,8 @@ export function validateAnswerBody(method: string, path: string, status: number,
   const found = findRoute(pathOnly(path));
   const where = `${method.toUpperCase()} ${found ? found.route.template : `${path} (unknown path)`} → ${status}`;
   if (!found || found.loose) return [`${where}: no such operation in the document`];
-  const operation = method.toUpperCase() === 'OPTIONS' ? found.route.item.options : found.route.item.get;
+  const m = method.toUpperCase();
+  const operation = m === 'OPTIONS' ? found.route.item.options : m === 'POST' ? found.route.item.post : found.route.item.get;
   const response = operation?.responses[String(status)];
   if (response === undefined) return [`${where}: status ${status} is not documented`];
   if (isReference(response)) return [`${where}: the response is a $ref, which the validator does not follow`];

@@ -4,7 +4,7 @@
  * must carry is written here (`required`) and enforced by
  * `response-validator.ts`.
  */
-import { FORBIDDEN_MESSAGE, MAX_ERROR_DETAILS, UNAUTHORIZED_MESSAGE, type ErrorSchemaName } from './error-schemas.ts';
+import { FORBIDDEN_MESSAGE, INVITATIONS_FORBIDDEN_MESSAGE, MAX_ERROR_DETAILS, UNAUTHORIZED_MESSAGE, type ErrorSchemaName } from './error-schemas.ts';
 import { ref } from './refs.ts';
 import type { SchemaName } from './schemas.ts';
 import type { ExampleObject, HeaderObject, JsonSchema, ResponseObject } from './types.ts';
@@ -84,6 +84,11 @@ export type Access = 'api' | 'keyless';
 
 export function ok(description: string, schema: SchemaName, headers: HeaderSet = {}, example?: unknown): ResponseObject {
   return response(description, ref(schema), headers, example === undefined ? undefined : { ok: { value: example } });
+}
+
+/** 202: accepted, the work (mail) follows. */
+export function accepted(description: string, schema: SchemaName, example: unknown): ResponseObject {
+  return response(description, ref(schema), rateLimitHeaders(true), { accepted: { value: example } });
 }
 
 /** A 200 whose body is an HTML fragment (the server-rendered widget). */
@@ -210,6 +215,44 @@ export function forbidden(access: Access): ResponseObject {
   );
 }
 
+/** 403 of the invitation operations: no API access on the plan, or a key without `invitations:write`. */
+export function invitationsForbidden(): ResponseObject {
+  return response(
+    "`forbidden`, either because the organization's plan has no API access, or because the key lacks the permission `invitations:write` (each body exactly as its example). `https_required`: the request came over plain HTTP.",
+    oneOfErrors(['ForbiddenError', 'InvitationsForbiddenError', 'HttpsRequiredError']),
+    {},
+    { forbidden: errorBody('forbidden', FORBIDDEN_MESSAGE), noPermission: errorBody('forbidden', INVITATIONS_FORBIDDEN_MESSAGE), httpsRequired: httpsRequiredExample },
+  );
+}
+
+/** 400 of an operation that takes a JSON body: the body's fields are checked like query parameters. */
+export function badBody(): ResponseObject {
+  return response(
+    `\`invalid_parameter\`: the body is not JSON (\`Content-Type: application/json\`), or an invitation's field is missing, unknown or out of bounds: one detail per field, named \`email\` for one invitation and \`data[3].email\` in a batch (at most ${MAX_ERROR_DETAILS} listed; the message counts them all). Any problem creates nothing. \`api_key_in_query\`: an API key was sent in the query string.`,
+    oneOfErrors(['InvalidParameterError', 'ApiKeyInQueryError']),
+    rateLimitHeaders(false),
+    {
+      invalidParameter: errorBody('invalid_parameter', 'Invalid: data[0].email, data[2].productId. Nothing was created.', [
+        { parameter: 'data[0].email', message: 'must be an email address (at most 254 characters)' },
+        { parameter: 'data[2].productId', message: 'is not a product of your catalog' },
+      ]),
+      apiKeyInQuery: apiKeyInQueryExample,
+    },
+  );
+}
+
+export function invitationLimit(): ResponseObject {
+  return response('`invitation_limit_reached`: the organization keeps at most 250,000 invitations; a request that would pass it creates none.', ref('InvitationLimitError'), rateLimitHeaders(false), {
+    invitationLimit: errorBody('invitation_limit_reached', 'An organization may keep at most 250,000 invitations; these would pass it, so none was created.'),
+  });
+}
+
+export function payloadTooLarge(): ResponseObject {
+  return response('`payload_too_large`: the body is over 512 KiB (100 invitations with every field at its longest fit).', ref('PayloadTooLargeError'), {}, {
+    payloadTooLarge: errorBody('payload_too_large', 'The body must be at most 524288 bytes.'),
+  });
+}
+
 export function notFound(access: Access): ResponseObject {
   return response(
     access === 'api'
@@ -231,7 +274,16 @@ export function widgetOrProductNotFound(access: Access): ResponseObject {
   );
 }
 
-export function methodNotAllowed(): ResponseObject {
+/** `writes`: a path that also takes POST (review invitations). */
+export function methodNotAllowed(writes = false): ResponseObject {
+  if (writes) {
+    return response(
+      'Any method other than GET, HEAD or POST on this path.',
+      ref('MethodNotAllowedError'),
+      { Allow: { description: 'The methods this path serves.', required: true, schema: { const: 'GET, HEAD, POST' }, example: 'GET, HEAD, POST' } },
+      { methodNotAllowed: errorBody('method_not_allowed', 'This endpoint only answers GET, HEAD, POST.') },
+    );
+  }
   return response(
     'Any method other than GET or HEAD on this path. HEAD answers like GET without a body.',
     ref('MethodNotAllowedError'),

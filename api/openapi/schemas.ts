@@ -378,6 +378,92 @@ const OpenApi: JsonSchema = {
   },
 };
 
+const INVITATION_STATE: JsonSchema = {
+  type: 'string',
+  enum: ['scheduled', 'sent', 'reminded', 'reviewed', 'failed', 'skipped', 'expired', 'cancelled', 'unsent'],
+  description:
+    '`scheduled` (to be mailed at `sendAt`), `sent`, `reminded`, `reviewed` (a review came through its link), `failed` (the mail relay refused it: `lastError`), `skipped` (`reason`), `expired` (30 days after sending without a review), `cancelled`, `unsent` (the service has no mail relay: send `link` with your own mailer).',
+};
+const NULLABLE_TIME: JsonSchema = { type: ['string', 'null'], format: 'date-time' };
+
+const InvitationInput: JsonSchema = {
+  type: 'object',
+  description: 'One customer to invite. Only `email` is required.',
+  additionalProperties: false,
+  required: ['email'],
+  properties: {
+    email: { type: 'string', maxLength: 254, description: "The customer's email address: only ever shown to your organization." },
+    name: { type: ['string', 'null'], maxLength: 100, description: "The customer's name, for the mail's greeting." },
+    productId: { type: ['string', 'null'], pattern: '^[A-Za-z0-9._-]{1,100}$', description: 'A product of your catalog to review; absent: a review of the organization.' },
+    orderRef: { type: ['string', 'null'], maxLength: 100, description: 'Your order reference. The same `orderRef` and email again answers the invitation made the first time: nothing is sent twice.' },
+    locale: { type: ['string', 'null'], maxLength: 35, description: "The mail's and page's language (`de`, `pt-BR` read as `pt`); absent: the organization's." },
+    sendAt: { type: ['string', 'null'], format: 'date-time', description: 'When to mail it (with a time zone; at most 365 days ahead; a past time is now). Absent: 7 days after creation.' },
+  },
+  examples: [{ email: 'ana@example.com', name: 'Ana', productId: 'trail-shoe-42', orderRef: 'A-10023', locale: 'en' }],
+};
+
+const InvitationCreateRequest: JsonSchema = {
+  description: 'One invitation, or `{"data": [...]}` of 1 to 100.',
+  oneOf: [
+    ref('InvitationInput'),
+    { type: 'object', additionalProperties: false, required: ['data'], properties: { data: { type: 'array', minItems: 1, maxItems: 100, items: ref('InvitationInput') } } },
+  ],
+};
+
+const InvitationCreated: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'email', 'state', 'sendAt', 'link'],
+  properties: {
+    id: { type: 'string', pattern: '^inv_[0-9A-Za-z]{20}$' },
+    email: { type: 'string' },
+    state: INVITATION_STATE,
+    sendAt: NULLABLE_TIME,
+    link: { type: ['string', 'null'], format: 'uri', description: 'The personal review link (`{PUBLIC_URL}/r/i/{token}`); null when `skipped`. Keep it private: it lets its holder review as a verified buyer.' },
+    reason: { type: 'string', enum: ['recently_invited', 'unsubscribed'], description: 'Only when `skipped`.' },
+  },
+};
+
+const InvitationCreatedResponse: JsonSchema = {
+  type: 'object',
+  description: 'One entry per invitation sent, in order; an `orderRef` and email invited before answer the stored invitation.',
+  additionalProperties: false,
+  required: ['data'],
+  properties: { data: { type: 'array', minItems: 1, maxItems: 100, items: ref('InvitationCreated') } },
+};
+
+const Invitation: JsonSchema = {
+  type: 'object',
+  description: 'A review invitation.',
+  additionalProperties: false,
+  required: ['id', 'email', 'name', 'productId', 'orderRef', 'locale', 'state', 'reason', 'lastError', 'createdAt', 'sendAt', 'sentAt', 'remindedAt', 'reviewedAt', 'link'],
+  properties: {
+    id: { type: 'string', pattern: '^inv_[0-9A-Za-z]{20}$' },
+    email: { type: 'string' },
+    name: { type: ['string', 'null'] },
+    productId: { type: ['string', 'null'] },
+    orderRef: { type: ['string', 'null'] },
+    locale: { type: ['string', 'null'] },
+    state: INVITATION_STATE,
+    reason: { type: ['string', 'null'], enum: ['recently_invited', 'unsubscribed', null], description: 'Why it was `skipped`: the address was invited in the last 30 days, or it unsubscribed (which wins).' },
+    lastError: { type: ['string', 'null'], description: "`failed`: the mail relay's answer." },
+    createdAt: ISO_TIMESTAMP,
+    sendAt: NULLABLE_TIME,
+    sentAt: NULLABLE_TIME,
+    remindedAt: NULLABLE_TIME,
+    reviewedAt: NULLABLE_TIME,
+    link: { type: ['string', 'null'], format: 'uri' },
+  },
+};
+
+const InvitationList: JsonSchema = {
+  type: 'object',
+  description: 'List envelope: one page of invitations, newest first.',
+  additionalProperties: false,
+  required: ['data', 'pagination'],
+  properties: { data: { type: 'array', maxItems: 100, items: ref('Invitation') }, pagination: ref('Pagination') },
+};
+
 export const COMPONENT_SCHEMAS = {
   Review,
   Pagination,
@@ -396,6 +482,12 @@ export const COMPONENT_SCHEMAS = {
   Health,
   Ready,
   OpenApi,
+  InvitationInput,
+  InvitationCreateRequest,
+  InvitationCreated,
+  InvitationCreatedResponse,
+  Invitation,
+  InvitationList,
   ...ERROR_DETAIL_SCHEMAS,
   ...ERROR_SCHEMAS,
 } as const satisfies Record<string, JsonSchema>;

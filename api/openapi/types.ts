@@ -66,6 +66,8 @@ export interface OperationObject {
   readonly security?: readonly Readonly<Record<string, readonly string[]>>[];
   readonly parameters?: readonly ParameterObject[];
   readonly responses: Readonly<Record<string, ResponseObject | Reference>>;
+  /** The body a POST takes. */
+  readonly requestBody?: RequestBodyObject;
 }
 
 export interface RequestBodyObject {
@@ -94,6 +96,8 @@ export interface PathItemObject {
   readonly description?: string;
   readonly servers?: readonly ServerObject[];
   readonly get: OperationObject;
+  /** Only where the API writes (review invitations). */
+  readonly post?: OperationObject;
   /** Only where browsers send CORS preflights. */
   readonly options?: OperationObject;
 }

@@ -349,7 +349,7 @@ describe('a failure deep inside', () => {
         };
       },
     });
-    const store: Store = { kind: inner.kind, orgs: inner.orgs, keys: inner.keys, widgets: inner.widgets, people: inner.people, reviews, moderation: inner.moderation, sources: inner.sources, webhooks: inner.webhooks, products: inner.products, replies: inner.replies, collect: inner.collect, ping: () => inner.ping(), close: () => inner.close() };
+    const store: Store = { kind: inner.kind, orgs: inner.orgs, keys: inner.keys, widgets: inner.widgets, people: inner.people, reviews, moderation: inner.moderation, sources: inner.sources, webhooks: inner.webhooks, products: inner.products, replies: inner.replies, collect: inner.collect, invitations: inner.invitations, ping: () => inner.ping(), close: () => inner.close() };
     const r = await start(inject('redisUrl'), store);
     try {
       const { key } = await newOrg(r, 'growth', 1000);

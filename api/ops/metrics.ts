@@ -94,6 +94,7 @@ export class Metrics {
       products: wrap(store.products, 'products'),
       replies: wrap(store.replies, 'replies'),
       collect: wrap(store.collect, 'collect'),
+      invitations: wrap(store.invitations, 'invitations'),
       people: store.people,
       // Not timed, passed on: without it the dispatcher would only poll (a second's wait for every event).
       ...(store.outboxWritten ? { outboxWritten: store.outboxWritten } : {}),

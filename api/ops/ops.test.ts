@@ -163,6 +163,7 @@ async function breakableStore(): Promise<{ store: Store; state: { ping: 'ok' | '
     products: inner.products,
     replies: inner.replies,
     collect: inner.collect,
+    invitations: inner.invitations,
     people: inner.people,
     ping: () => {
       if (state.ping === 'fail') return Promise.reject(new Error('store is not answering'));

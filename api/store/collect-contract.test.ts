@@ -67,6 +67,25 @@ function suite(open: () => Promise<{ store: Store; reopen(): Promise<Store>; cle
     expect(await again.collect.findByCollectId('col_old_aaaaaaaaaaaaaaaa')).toBeNull();
   });
 
+  it('patches only the fields given: saves of different fields at the same time each keep theirs, after a restart too', async () => {
+    const s = h.store.collect;
+    expect(await s.patchSettings('org_patch', { shareUrl: null, updatedAt: '2026-11-01T00:00:00.000Z' })).toBeNull();
+    await s.putSettings({ orgId: 'org_patch', collectId: 'col_patchaaaaaaaaaaaaaaa', shareUrl: null, moderation: 'publish', updatedAt: '2026-11-01T00:00:00.000Z' });
+    const invitations = { delayDays: 3, reminder: false, language: 'de', senderName: 'Acme' };
+    await Promise.all([
+      s.patchSettings('org_patch', { shareUrl: 'https://example.com/share', moderation: 'hold', updatedAt: '2026-11-02T00:00:00.000Z' }),
+      s.patchSettings('org_patch', { invitations, updatedAt: '2026-11-02T00:00:00.000Z' }),
+      s.patchSettings('org_patch', { collectId: 'col_patchbbbbbbbbbbbbbbb', updatedAt: '2026-11-02T00:00:00.000Z' }),
+    ]);
+    const expected = { orgId: 'org_patch', collectId: 'col_patchbbbbbbbbbbbbbbb', shareUrl: 'https://example.com/share', moderation: 'hold', invitations, updatedAt: '2026-11-02T00:00:00.000Z' };
+    expect(await s.getSettings('org_patch')).toEqual(expected);
+    // The replaced link no longer finds the organization; the new one does.
+    expect(await s.findByCollectId('col_patchaaaaaaaaaaaaaaa')).toBeNull();
+    expect((await s.findByCollectId('col_patchbbbbbbbbbbbbbbb'))?.orgId).toBe('org_patch');
+    const again = await h.reopen();
+    expect(await again.collect.getSettings('org_patch')).toEqual(expected);
+  });
+
   it('forgets expired unconfirmed submissions of every organization, a bounded batch at a time, and nothing else', async () => {
     const s = h.store.collect;
     const day = (d: number) => `2026-10-${String(d).padStart(2, '0')}T10:00:00.000Z`;

@@ -19,7 +19,35 @@ export interface CollectSettings {
   shareUrl: string | null;
   /** publish: a confirmed review is published at once; hold: every uninvited one waits for a person. */
   moderation: ModerationMode;
+  /** Invitation settings (CONTRACT §14, the Collect page); absent: the defaults (`invitationSettings`). */
+  invitations?: InvitationSettings;
   updatedAt: string;
+}
+
+/** What `CollectStore.patchSettings` may change. */
+export type SettingsPatch = Partial<Pick<CollectSettings, 'collectId' | 'shareUrl' | 'moderation' | 'invitations'>> & { updatedAt: string };
+
+/** How an organization's invitations are mailed (CONTRACT §14: delay, reminder, default language, sender name). */
+export interface InvitationSettings {
+  /** Days from creation to the mail when an invitation gives no `sendAt` (0 = at once). */
+  delayDays: number;
+  /** One reminder `REMINDER_DAYS` after the mail when no review came. */
+  reminder: boolean;
+  /** The mail's language when the invitation has none (a page language); null: the organization's. */
+  language: string | null;
+  /** The mail's sender display name; null: the organization's name. */
+  senderName: string | null;
+}
+
+export const DEFAULT_INVITATION_SETTINGS: InvitationSettings = Object.freeze({ delayDays: 7, reminder: true, language: null, senderName: null });
+/** Days from the mail to its reminder. */
+export const REMINDER_DAYS = 7;
+/** Bounds of `delayDays`. */
+export const MAX_INVITATION_DELAY_DAYS = 60;
+
+/** An organization's invitation settings, the defaults filled in (settings stored before they existed read as the defaults). */
+export function invitationSettings(settings: CollectSettings | null): InvitationSettings {
+  return { ...DEFAULT_INVITATION_SETTINGS, ...settings?.invitations };
 }
 
 export const SUBMISSION_STATES = ['pending', 'published', 'rejected', 'replaced', 'deleted'] as const;
@@ -64,6 +92,8 @@ export interface Submission {
   /** The confirmation mail was accepted by the relay. */
   mailSentAt: string | null;
   submittedAt: string;
+  /** Written through an invitation's link (CONTRACT §14): its review is `isVerified`. Absent on older records: none. */
+  invitationId?: string | null;
   decidedAt: string | null;
   updatedAt: string;
 }
@@ -78,6 +108,14 @@ export interface CollectStore {
   /** The settings of the organization whose current link this is. */
   findByCollectId(collectId: string): Promise<CollectSettings | null>;
   putSettings(settings: CollectSettings): Promise<CollectSettings>;
+  /**
+   * Changes the given fields of the organization's stored settings and
+   * nothing else, as one write: the review page's settings, the invitation
+   * settings and a replaced link, saved at the same time, each keep theirs
+   * (a read-then-put of the whole record would lose one). Null when the
+   * organization has no settings stored.
+   */
+  patchSettings(orgId: string, patch: SettingsPatch): Promise<CollectSettings | null>;
   create(submission: Submission): Promise<void>;
   get(id: string): Promise<Submission | null>;
   /**

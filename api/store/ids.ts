@@ -22,7 +22,7 @@ function randomByte(): number {
 /** The id's characters, written here and read out as one flat string (`+=` would build a chain of 20 string pieces). */
 const chars = Buffer.alloc(32);
 
-export function newId(prefix: 'org' | 'key' | 'wdg' | 'rev' | 'usr' | 'aud' | 'src' | 'wh'): string {
+export function newId(prefix: 'org' | 'key' | 'wdg' | 'rev' | 'usr' | 'aud' | 'src' | 'wh' | 'inv'): string {
   let at = chars.write(`${prefix}_`, 'latin1');
   const end = at + 20;
   while (at < end) {
@@ -34,6 +34,6 @@ export function newId(prefix: 'org' | 'key' | 'wdg' | 'rev' | 'usr' | 'aud' | 's
 }
 
 /** Ids as they may appear in a path: the shape above, nothing else reaches a store. */
-export function isRecordId(value: string, prefix: 'org' | 'key' | 'wdg' | 'rev' | 'usr' | 'aud' | 'src' | 'wh'): boolean {
+export function isRecordId(value: string, prefix: 'org' | 'key' | 'wdg' | 'rev' | 'usr' | 'aud' | 'src' | 'wh' | 'inv'): boolean {
   return value.length === prefix.length + 21 && value.startsWith(`${prefix}_`) && /^[0-9A-Za-z]+$/.test(value.slice(prefix.length + 1));
 }

@@ -85,6 +85,7 @@ describeOn(ferretdbTarget(), 'the MongoDB store with its server gone', () => {
     const message = { id: newMessageId(), orgId, type: 'webhook.test' as const, body: '{}', createdAt: stamp, endpointId: endpoint.id };
     const listQuery = { orgId, limit: 5, offset: 0 } as never;
     const submission = { id: 'sub_goneaaaaaaaaaaaaaaaa', orgId, collectId: 'col_gone', productId: null, rating: 3, content: 'x', authorName: 'x', email: 'x@example.com', emailKey: 'k', language: 'en', state: 'pending', hold: 'no_mail', confirmed: false, rejectReason: null, confirmExpiresAt: null, reviewExternalId: null, mailSentAt: null, submittedAt: stamp, decidedAt: null, updatedAt: stamp };
+    const invitation = { id: 'inv_gone0000000000000000', orgId, email: 'x@example.com', emailKey: 'k', name: null, productId: null, orderRef: null, locale: null, state: 'scheduled', reason: null, lastError: null, createdAt: stamp, sendAt: stamp, sentAt: null, remindedAt: null, reviewedAt: null, submissionId: null, updatedAt: stamp };
     const args: Record<string, unknown[]> = {
       'reviews.list': [listQuery],
       'reviews.stats': [{ orgId, now: new Date() }],
@@ -115,9 +116,18 @@ describeOn(ferretdbTarget(), 'the MongoDB store with its server gone', () => {
       'collect.findPublished': [orgId, 'k', null],
       'collect.listByState': [orgId, 'pending'],
       'collect.removeExpired': [stamp, 10],
+      'reviewInvitations.create': [orgId, [invitation], { max: 10 }],
+      'reviewInvitations.update': [invitation, { state: 'scheduled', updatedAt: stamp }],
+      'reviewInvitations.list': [orgId, { limit: 10, offset: 0 }],
+      'reviewInvitations.unsubscribe': [orgId, 'k', stamp],
+      'reviewInvitations.unsubscribedAt': [orgId, 'k'],
+      'reviewInvitations.due': [stamp, 10],
+      'reviewInvitations.remindersDue': [stamp, 10],
+      'reviewInvitations.expiring': [stamp, 10],
+      'reviewInvitations.ofAddress': [orgId, 'k', 10],
     };
     const calls: [string, () => Promise<unknown>][] = [];
-    const parts = { orgs: s.orgs, keys: s.keys, widgets: s.widgets, reviews: s.reviews, products: s.products, collect: s.collect, moderation: s.moderation, sources: s.sources, webhooks: s.webhooks, users: s.people.users, sessions: s.people.sessions, invitations: s.people.invitations, audit: s.people.audit };
+    const parts = { orgs: s.orgs, keys: s.keys, widgets: s.widgets, reviews: s.reviews, products: s.products, collect: s.collect, moderation: s.moderation, sources: s.sources, webhooks: s.webhooks, users: s.people.users, sessions: s.people.sessions, invitations: s.people.invitations, audit: s.people.audit, reviewInvitations: s.invitations };
     for (const [part, object] of Object.entries(parts)) {
       for (const [name, fn] of Object.entries(object)) {
         if (typeof fn !== 'function') continue;

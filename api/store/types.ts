@@ -11,6 +11,7 @@ import type { UpsertSignal } from './upsert-signal.ts';
 import type { ProductStore } from './product-types.ts';
 import type { ReplyStore } from './reply-types.ts';
 import type { CollectStore } from './collect-types.ts';
+import type { InvitationStore } from './invitation-types.ts';
 import type { ReplyFigures } from '../reviews/reply-figures.ts';
 
 export const PLANS = ['free', 'starter', 'growth', 'agency'] as const;
@@ -51,6 +52,8 @@ export interface ApiKeyRecord {
   lastUsedAt: string | null;
   expiresAt: string | null;
   revokedAt: string | null;
+  /** What the key may do (api/auth/permissions.ts); absent on keys made before permissions: read-only. */
+  permissions?: readonly ('reviews:read' | 'invitations:write')[];
 }
 
 export type KeyState = 'active' | 'revoked' | 'expired';
@@ -570,6 +573,8 @@ export interface Store {
   readonly replies: ReplyStore;
   /** The review page's settings and submissions (CONTRACT §13, collect-types.ts). */
   readonly collect: CollectStore;
+  /** Review invitations and the addresses that unsubscribed (CONTRACT §14, invitation-types.ts). */
+  readonly invitations: InvitationStore;
   /** Signals outbox writes in this process (outbox-signal.ts); absent: the dispatcher only polls. */
   readonly outboxWritten?: OutboxSignal;
   /** Signals each review upsert that landed, in this process (upsert-signal.ts): the automatic-reply rule listens. */

@@ -41,6 +41,7 @@ export async function openGatedStore(): Promise<GatedStore> {
     products: real.products,
     replies: real.replies,
     collect: real.collect,
+    invitations: real.invitations,
     reviews: {
       ...real.reviews,
       list: async (q) => {

@@ -32,6 +32,8 @@ export interface RequestOptions {
   headers?: Record<string, string>;
   /** Skip the OpenAPI check (only for answers outside the public API, e.g. static files). */
   skipValidation?: boolean;
+  /** A request body (sent as given; set its Content-Type in `headers`). */
+  body?: string;
   /** Source address of the connection (any 127.x.y.z works on Linux loopback): a "proxy" in TRUST_PROXY tests. */
   localAddress?: string;
 }
@@ -133,7 +135,7 @@ export async function startTestService(options: StartTestOptions = {}): Promise<
         ? httpRequest({ ...common, port: service.ports.http ?? 0 }, (res) => collect(res).then(resolve, reject))
         : httpsRequest({ ...common, port: service.ports.https, agent }, (res) => collect(res).then(resolve, reject));
       req.on('error', reject);
-      req.end();
+      req.end(opts.body);
     }).then((res) => {
       const r = res as TestResponse;
       if (!opts.skipValidation) {

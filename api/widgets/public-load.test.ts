@@ -39,6 +39,7 @@ async function countingStore(kind: Store['kind'] = 'embedded') {
     products: real.products,
     replies: real.replies,
     collect: real.collect,
+    invitations: real.invitations,
     widgets: { ...real.widgets, get: (id) => (counts.widgetGet++, real.widgets.get(id)) },
     reviews: {
       ...real.reviews,

@@ -16,6 +16,8 @@ export function ConfirmDialog(props: {
   label: string;
   /** `danger` (red, the default) for what cannot be undone, `primary` otherwise. */
   tone?: 'danger' | 'primary';
+  /** The closing button's words (default Cancel; another when the action itself is a cancellation). */
+  dismiss?: string;
   action: () => Promise<void>;
   onClose: () => void;
   children: ComponentChildren;
@@ -34,7 +36,7 @@ export function ConfirmDialog(props: {
   return (
     <Dialog id={props.id} title={props.title} onClose={props.onClose}>
       {props.children}
-      <ConfirmActions error={error} label={props.label} tone={props.tone} onCancel={props.onClose} onConfirm={() => void confirm()} busy={busy} />
+      <ConfirmActions error={error} label={props.label} tone={props.tone} dismiss={props.dismiss} onCancel={props.onClose} onConfirm={() => void confirm()} busy={busy} />
     </Dialog>
   );
 }

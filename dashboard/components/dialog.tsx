@@ -51,7 +51,7 @@ export function Dialog(props: { title: string; onClose: () => void; children: Co
  * the button that does it, red unless `tone` is `primary` (a form's submit
  * button when `onConfirm` is not given).
  */
-export function ConfirmActions(props: { error: string | null; label: string; onCancel: () => void; onConfirm?: () => void; busy?: boolean; tone?: 'danger' | 'primary' }) {
+export function ConfirmActions(props: { error: string | null; label: string; onCancel: () => void; onConfirm?: () => void; busy?: boolean; tone?: 'danger' | 'primary'; /** The closing button's words (default Cancel). */ dismiss?: string }) {
   return (
     <>
       {props.error && (
@@ -61,7 +61,7 @@ export function ConfirmActions(props: { error: string | null; label: string; onC
       )}
       <div class="dialog-actions">
         <button type="button" class="button secondary" onClick={props.onCancel}>
-          Cancel
+          {props.dismiss ?? 'Cancel'}
         </button>
         <button type={props.onConfirm ? 'button' : 'submit'} class={`button ${props.tone ?? 'danger'}`} onClick={props.onConfirm} disabled={props.busy}>
           {props.label}

@@ -1,13 +1,14 @@
 /**
  * A dashboard import (Owner, Admin): `Import reviews` on the Reviews page,
- * `Import products` on the Products page. A file sent as the request body
+ * `Import products` on the Products page, `Invite customers` on the Collect
+ * page (pages/collect/invitation-upload.tsx, with its own summary words). A file sent as the request body
  * and streamed into the import on the server; a progress bar while it goes,
  * then the summary with each rejected line and its reason. On opening, and
  * when the server refuses a second upload, it asks what the organization's
  * running or last upload of this kind has kept (GET …/import): a page
  * reloaded mid-upload shows that upload still going, or what it kept.
  */
-import type { ComponentChildren } from 'preact';
+import type { ComponentChildren, VNode } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { call, DashboardError, upload, type ImportRun, type ImportSummary } from '../api.ts';
 import { Notice } from './page.tsx';
@@ -16,8 +17,8 @@ import { formatDateTime, formatNumber } from '../format.ts';
 export type ImportFormat = 'csv' | 'ndjson' | 'json';
 
 /** What one kind of import is: its words, where it uploads, the formats it reads. */
-export interface ImportKind {
-  /** `/reviews/import`, `/products/import` (GET for the last run, POST for the file). */
+export interface ImportKind<S = ImportSummary> {
+  /** `/reviews/import`, `/products/import`, `/invitations/import` (GET for the last run, POST for the file). */
   path: string;
   /** "Import reviews". */
   title: string;
@@ -30,6 +31,14 @@ export interface ImportKind {
   formats: readonly ImportFormat[];
   /** What the file holds: the hint under the file field. */
   hint: (maxSize: string) => ComponentChildren;
+  /** The submit button (default "Upload and import"). */
+  action?: string;
+  /** The answer in words (default: new, updated and rejected lines, as reviews and products answer). */
+  result?: (summary: S) => VNode;
+  /** A run's counts in words (default: "N reviews (x new, y updated)"). */
+  runCounts?: (run: ImportRun) => ComponentChildren;
+  /** Why uploading the file again is safe (default: importing again updates, never duplicates). */
+  again?: string;
 }
 
 /** How often a running upload's progress is asked for. */
@@ -52,11 +61,12 @@ const mb = (bytes: number): string => {
   return bytes < 1024 * 1024 ? `${one.format(Math.ceil(bytes / 1024))} KB` : `${one.format(bytes / 1024 / 1024)} MB`;
 };
 
-export function ImportPanel(props: { kind: ImportKind; maxBytes: number; onImported: () => void }) {
+/** `children`: shown under the hint, before the file field (what the file holds, explained). */
+export function ImportPanel<S = ImportSummary>(props: { kind: ImportKind<S>; maxBytes: number; onImported: () => void; children?: ComponentChildren }) {
   const kind = props.kind;
   const file = useRef<HTMLInputElement>(null);
   const [progress, setProgress] = useState<{ sent: number; total: number } | null>(null);
-  const [summary, setSummary] = useState<ImportSummary | null>(null);
+  const [summary, setSummary] = useState<S | null>(null);
   const [error, setError] = useState('');
   const [run, setRun] = useState<ImportRun | null>(null);
   /** Asking the server about the running or last upload (on opening, after a refusal). */
@@ -102,7 +112,7 @@ export function ImportPanel(props: { kind: ImportKind; maxBytes: number; onImpor
     if (chosen.size > props.maxBytes) return setError(`This file is ${mb(chosen.size)}; the dashboard takes files up to ${mb(props.maxBytes)}. Split it, or ask an operator to use the command line import.`);
     setProgress({ sent: 0, total: chosen.size });
     try {
-      const result = await upload<ImportSummary>(`${kind.path}?format=${format}`, chosen, (sent, total) => setProgress({ sent, total }));
+      const result = await upload<S>(`${kind.path}?format=${format}`, chosen, (sent, total) => setProgress({ sent, total }));
       setSummary(result);
       props.onImported();
     } catch (err) {
@@ -123,6 +133,7 @@ export function ImportPanel(props: { kind: ImportKind; maxBytes: number; onImpor
       <p class="hint" id="import-file-hint">
         {kind.hint(mb(props.maxBytes))}
       </p>
+      {props.children}
       <form onSubmit={submit} class="import-form">
         <div class="field">
           <label for="import-file">{kind.fileLabel}</label>
@@ -136,7 +147,7 @@ export function ImportPanel(props: { kind: ImportKind; maxBytes: number; onImpor
           />
         </div>
         <button type="submit" class="button primary" disabled={progress !== null}>
-          Upload and import
+          {kind.action ?? 'Upload and import'}
         </button>
       </form>
       {progress && (
@@ -156,17 +167,18 @@ export function ImportPanel(props: { kind: ImportKind; maxBytes: number; onImpor
         </Notice>
       )}
       {run && !progress && !summary && <RunNotice run={run} refused={refused} kind={kind} />}
-      {summary && <ImportResult summary={summary} kind={kind} />}
+      {summary && (kind.result ? kind.result(summary) : <ImportResult summary={summary as unknown as ImportSummary} kind={kind} />)}
     </section>
   );
 }
 
 /** The running or last upload as the server knows it: still going, or what it kept and how it ended. */
-function RunNotice({ run, refused, kind }: { run: ImportRun; refused: boolean; kind: ImportKind }) {
+function RunNotice<S>({ run, refused, kind }: { run: ImportRun; refused: boolean; kind: ImportKind<S> }) {
   const n = formatNumber;
   const started = formatDateTime(run.startedAt);
   const kept = run.imported + run.updated;
-  const counts = (
+  const again = kind.again ?? 'importing again updates, never duplicates';
+  const counts = kind.runCounts?.(run) ?? (
     <>
       <strong>{n(kept)}</strong> {kept === 1 ? kind.one : kind.many} ({n(run.imported)} new, {n(run.updated)} updated)
     </>
@@ -182,14 +194,13 @@ function RunNotice({ run, refused, kind }: { run: ImportRun; refused: boolean; k
     case 'interrupted':
       return (
         <Notice tone="warning" role={refused ? 'status' : undefined}>
-          The upload started {started} stopped before the whole file arrived (the page was left or the connection lost). It kept {counts}; upload the file again to finish (importing
-          again updates, never duplicates).{yours}
+          The upload started {started} stopped before the whole file arrived (the page was left or the connection lost). It kept {counts}; upload the file again to finish ({again}).{yours}
         </Notice>
       );
     case 'failed':
       return (
         <Notice tone="error" role={refused ? 'status' : undefined}>
-          The import started {started} failed on the server after keeping {counts}. Upload the file again (importing again updates, never duplicates).{yours}
+          The import started {started} failed on the server after keeping {counts}. Upload the file again ({again}).{yours}
         </Notice>
       );
     default:
@@ -203,7 +214,7 @@ function RunNotice({ run, refused, kind }: { run: ImportRun; refused: boolean; k
 }
 
 /** "Import finished: …", or that nothing was imported and why; never "the other lines were kept" when none were. */
-function ImportResult({ summary, kind }: { summary: ImportSummary; kind: ImportKind }) {
+function ImportResult<S>({ summary, kind }: { summary: ImportSummary; kind: ImportKind<S> }) {
   const n = formatNumber;
   const kept = summary.imported + summary.updated;
   const lines = (count: number) => `${n(count)} ${count === 1 ? 'line' : 'lines'}`;
@@ -249,25 +260,34 @@ function ImportResult({ summary, kind }: { summary: ImportSummary; kind: ImportK
           {summary.datesWithoutOffset === 1 ? 'was' : 'were'} read as UTC. If they are local times, add the offset (2026-11-20T10:00+01:00) and import the file again.
         </Notice>
       )}
-      {listed.length > 0 && (
-        <div class="rejected" role="region" aria-label="Rejected lines" tabIndex={0}>
-          <ul class="plain-list">
-            {listed.map((r) => (
-              <li key={r.line}>
-                <strong>Line {n(r.line)}:</strong> {r.reason}
-              </li>
-            ))}
-          </ul>
-          {summary.rejectedTotal > summary.rejected.length && (
-            <p class="hint">
-              The first {n(summary.rejected.length)} of {n(summary.rejectedTotal)} rejected lines are listed.
-            </p>
-          )}
-        </div>
-      )}
+      {listed.length > 0 && <LineList label="Rejected lines" lines={listed} listed={summary.rejected.length} total={summary.rejectedTotal} />}
     </div>
   );
 }
 
 /** A reason as a sentence: capital first letter, a full stop. */
 const sentence = (reason: string): string => `${reason.charAt(0).toUpperCase()}${reason.slice(1)}${/[.…]$/.test(reason) ? '' : '.'}`;
+
+/**
+ * Lines of a file by number, each with its reason (a scrollable region that
+ * the keyboard reaches); when the server listed only the first of them, says so.
+ */
+export function LineList(props: { label: string; lines: { line: number; reason: string }[]; listed: number; total: number }) {
+  const n = formatNumber;
+  return (
+    <div class="rejected" role="region" aria-label={props.label} tabIndex={0}>
+      <ul class="plain-list">
+        {props.lines.map((r) => (
+          <li key={r.line}>
+            <strong>Line {n(r.line)}:</strong> {r.reason}
+          </li>
+        ))}
+      </ul>
+      {props.total > props.listed && (
+        <p class="hint">
+          The first {n(props.listed)} of {n(props.total)} {props.label.toLowerCase()} are listed.
+        </p>
+      )}
+    </div>
+  );
+}

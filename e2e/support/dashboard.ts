@@ -35,9 +35,14 @@ export async function signIn(page: Page, origin: string, email: string, password
   await answered;
 }
 
-/** Zero axe violations (WCAG 2.x A and AA rules, and axe's best practices) on what is on screen now. */
+/**
+ * Zero axe violations (WCAG 2.x A and AA rules, and axe's best practices) on what is on screen now.
+ * A frame sandboxed without scripts (the Collect page's mail preview) is left out: axe cannot run in
+ * it, and its run would wait for that frame until the test times out; such a frame's document is
+ * checked on a page of its own (e2e/collect-invitations.spec.ts).
+ */
 export async function expectNoAxeViolations(page: Page, what: string): Promise<void> {
-  const result = await new AxeBuilder({ page }).analyze();
+  const result = await new AxeBuilder({ page }).exclude('iframe[sandbox]:not([sandbox~="allow-scripts"])').analyze();
   const summary = result.violations.map((v) => `${v.id} (${v.impact}): ${v.help}\n    ${v.nodes.map((n) => n.target.join(' ')).join('\n    ')}`);
   expect(summary, `axe violations on ${what}`).toEqual([]);
   expect(result.passes.length, `axe ran its rules on ${what}`).toBeGreaterThan(10);

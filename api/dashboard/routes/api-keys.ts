@@ -2,6 +2,7 @@
 import type { Context } from 'koa';
 import { readJson } from '../../admin/body.ts';
 import { createKey, keyListItem, parseExpiry } from '../../admin/keys.ts';
+import type { Permission } from '../../auth/permissions.ts';
 import { notFound } from '../../errors.ts';
 import { audit } from '../audit.ts';
 import { auth } from '../session.ts';
@@ -19,11 +20,13 @@ export function listKeys({ store }: DashboardDeps) {
 export function createApiKey({ store }: DashboardDeps) {
   return async function createApiKey(ctx: Context): Promise<void> {
     const { user, org } = auth(ctx);
-    const body = parseBody<{ name: string; expiresAt?: string | null }>('KeyCreate', await readJson(ctx));
+    const body = parseBody<{ name: string; expiresAt?: string | null; mayInvite?: boolean }>('KeyCreate', await readJson(ctx));
     // The page sends the end of the chosen day in the person's time zone as a date-time; a bare date means the end of that day in UTC, as in the CLI.
     const expiresAt = body.expiresAt ? parseExpiry(body.expiresAt) : null;
-    const created = await createKey(store, { orgId: org.id, name: body.name.trim(), expiresAt });
-    await audit(store, org.id, user, 'key.created', { id: created.id, label: `${created.name} (${created.prefix}…)` }, expiresAt ? { expiresAt } : {});
+    // "May send review invitations" (CONTRACT §14): every other key is read-only.
+    const permissions: Permission[] = body.mayInvite === true ? ['reviews:read', 'invitations:write'] : ['reviews:read'];
+    const created = await createKey(store, { orgId: org.id, name: body.name.trim(), expiresAt, permissions });
+    await audit(store, org.id, user, 'key.created', { id: created.id, label: `${created.name} (${created.prefix}…)` }, { ...(expiresAt ? { expiresAt } : {}), permissions: permissions.join(', ') });
     ctx.status = 201;
     ctx.set('Cache-Control', 'no-store');
     ctx.body = created;

@@ -11,6 +11,7 @@ import type { WebhooksService } from '../../webhooks/service.ts';
 import type { ProductsService } from '../../products/service.ts';
 import type { RepliesService } from '../../replies/service.ts';
 import type { CollectService } from '../../collect/service.ts';
+import type { InvitationsService } from '../../invitations/service.ts';
 
 export interface DashboardDeps {
   config: Config;
@@ -32,4 +33,6 @@ export interface DashboardDeps {
   replies?: RepliesService;
   /** The review page (CONTRACT §13): absent where the app runs without it; the routes then answer 503. */
   collect?: CollectService;
+  /** Review invitations (CONTRACT §14, the Collect page): absent where the app runs without them; the routes then answer 503. */
+  invitations?: InvitationsService;
 }

@@ -39,8 +39,9 @@
  * (`endUploadsOf`). A batch whose write had already begun still lands.
  * Every upload is audited (`reviews.imported`, api/admin/audited-import.ts;
  * `product.imported`, api/products/service.ts), interrupted ones too.
- * Products are uploaded the same way (`streamedUpload`, routes/products.ts),
- * sharing the slots: one upload per organization, whatever it imports. Shutdown ends uploads still running after its drain time.
+ * Products and invitations are uploaded the same way (`streamedUpload`,
+ * routes/products.ts, routes/invitations-import.ts), sharing the slots: one
+ * upload per organization, whatever it imports. Shutdown ends uploads still running after its drain time.
  */
 import type { Socket } from 'node:net';
 import type { Context } from 'koa';
@@ -194,7 +195,7 @@ export interface UploadHooks {
  * One kind of dashboard import (reviews, products): what it is called, the
  * formats it reads, and the import itself, which reads the body as it goes.
  */
-export interface UploadKind<S extends ImportCounts> {
+export interface UploadKind<S> {
   kind: ImportKind;
   /** "reviews", "products": in the messages. */
   noun: string;
@@ -202,6 +203,10 @@ export interface UploadKind<S extends ImportCounts> {
   /** The CLI command for files too large for the dashboard. */
   cli: string;
   run: (body: AsyncIterable<Buffer>, format: string, signedIn: DashboardAuth, hooks: UploadHooks, ctx: Context) => Promise<S>;
+  /** The run record's counts from the import's answer (reviews and products answer them as they are). */
+  counts: (summary: S) => ImportCounts;
+  /** Why uploading the file again after an interruption is safe, in words (default: re-importing updates, never duplicates). */
+  again?: string;
 }
 
 /** `GET /reviews/import`, `GET /products/import`: the organization's running or last upload of that kind (api/dashboard/import-runs.ts). */
@@ -220,6 +225,7 @@ export function importUpload(deps: DashboardDeps) {
     formats: IMPORT_FORMATS,
     cli: 'npm run admin -- reviews import',
     run: (body, format, { org, user }, hooks, ctx) => auditedImport(deps.store, org, user, body, format as ImportFormat, ctx.state.log as Logger, hooks),
+    counts: (summary) => summary,
   });
 }
 
@@ -228,7 +234,7 @@ export function importUpload(deps: DashboardDeps) {
  * format and length checks, the slots, the pace, the uploader's checks, the
  * run record, and an interrupted upload's answer; `spec.run` does the import.
  */
-export function streamedUpload<S extends ImportCounts>(deps: DashboardDeps, spec: UploadKind<S>) {
+export function streamedUpload<S>(deps: DashboardDeps, spec: UploadKind<S>) {
   const formats = spec.formats;
   return async function importUpload(ctx: Context): Promise<void> {
     const signedIn = auth(ctx);
@@ -286,7 +292,7 @@ export function streamedUpload<S extends ImportCounts>(deps: DashboardDeps, spec
       // the summary saying why still has to reach the person.
       const body = paced(ctx.req.iterator({ destroyOnReturn: false }), cut);
       const summary = await spec.run(body, format, signedIn, { beforeWrite: uploaderCheck(deps, signedIn, spec.noun), progress: run.progress }, ctx);
-      run.progress(summary);
+      run.progress(spec.counts(summary));
       run.end('finished');
       release();
       ctx.body = summary;
@@ -306,7 +312,7 @@ export function streamedUpload<S extends ImportCounts>(deps: DashboardDeps, spec
       // The person cancelled or lost the connection, or was cut off: what was written stays (batches are atomic); not our 500.
       if (ctx.req.destroyed || ctx.req.readableAborted) {
         run.end('interrupted');
-        throw new ApiError(400, 'upload_interrupted', `The upload stopped before the whole file arrived. ${capitalized(spec.noun)} already imported are kept; upload the file again to finish (re-importing updates, never duplicates).`);
+        throw new ApiError(400, 'upload_interrupted', `The upload stopped before the whole file arrived. ${capitalized(spec.noun)} already imported are kept; upload the file again to finish (${spec.again ?? 're-importing updates, never duplicates'}).`);
       }
       run.end('failed');
       // Anything else is ours (the store, a worker): logged and answered as such.

@@ -45,6 +45,7 @@ import { FairTake } from '../fair-take.ts';
 import type { Product, ProductStore } from '../product-types.ts';
 import { DEFAULT_REPLY_DELAY_MINUTES, type ReplyRecord, type ReplySettings, type ReplyStore, type ReplyTemplate } from '../reply-types.ts';
 import { awaitingConfirmation, type CollectSettings, type CollectStore, type Submission } from '../collect-types.ts';
+import { decide, invitedAt, noCounts, orderKey, sentDay, type CreatedInvitation, type Invitation, type InvitationState, type InvitationStore } from '../invitation-types.ts';
 import { roundRatio2 } from '../../reviews/stats-math.ts';
 import { DeliveryRecords, parseDeliveryId } from './delivery-records.ts';
 import { announcesState, changeType, removedMessage, reviewEventBody, sourceStateMessage } from '../../webhooks/outbox.ts';
@@ -152,7 +153,11 @@ type Entry =
   | { t: 'collect'; v: CollectSettings }
   | { t: 'submission'; v: Submission }
   /** Expired unconfirmed submissions forgotten (CollectStore.removeExpired). */
-  | { t: 'submission-gone'; ids: string[] };
+  | { t: 'submission-gone'; ids: string[] }
+  /** Review invitations (invitation-types.ts): a batch created, or one as it is now. */
+  | { t: 'invitations'; v: Invitation[] }
+  /** An address (its key) that wants no more invitations from the organization. */
+  | { t: 'unsubscribed'; orgId: string; k: string; at: string };
 
 /** Records decided in the current group-commit round and not yet durable. */
 interface Draft {
@@ -180,7 +185,7 @@ interface Prepared extends UpsertResult {
 const PREPARE_SLICE_MS = 5;
 
 /** Records an entry stands for (a review batch: one per review). */
-const recordsIn = (entry: Entry): number => (entry.t === 'reviews' || entry.t === 'removed' ? entry.v.length : 1);
+const recordsIn = (entry: Entry): number => (entry.t === 'reviews' || entry.t === 'removed' || entry.t === 'invitations' ? entry.v.length : 1);
 
 const naturalKey = (platform: string, externalId: string): string => `${platform}\u0000${externalId}`;
 
@@ -316,6 +321,23 @@ export class EmbeddedStore implements Store {
    * from the front and stops at the first one not expired, never the whole.
    */
   private readonly awaitingByExpiry: { at: string; id: string }[] = [];
+  /** Review invitations by id, and by organization in creation order (invitation-types.ts). */
+  private readonly invitationMap = new Map<string, Invitation>();
+  private readonly orgInvitations = new Map<string, Map<string, Invitation>>();
+  /** Per organization and address key: when it was last invited (not skipped). Rebuilt from the invitations. */
+  private readonly lastInvited = new Map<string, string>();
+  /** Per organization and address key: when it unsubscribed. */
+  private readonly unsubscribedMap = new Map<string, string>();
+  /** orderKey(org, address, orderRef) → the invitation's id. */
+  private readonly invitationOrders = new Map<string, string>();
+  /** Per organization: its invitations in each state, kept as they change (the Collect page's counts, no walk). */
+  private readonly invitationStates = new Map<string, Record<InvitationState, number>>();
+  /**
+   * Per organization and UTC day an invitation counts as sent (`sentDay`):
+   * how many, and how many of them are reviewed now. The conversion figures
+   * add up a window's days (a few hundred at most), never walk invitations.
+   */
+  private readonly invitationDays = new Map<string, Map<string, { sent: number; reviewed: number }>>();
   /** Hidden reviews by organization, then review id. */
   private readonly hidden = new Map<string, Map<string, ReviewModeration>>();
   /** Review batches applied per organization: a batch prepared ahead is still valid while this is unchanged. */
@@ -453,7 +475,7 @@ export class EmbeddedStore implements Store {
     let replies = this.replySettingsMap.size;
     for (const org of this.replyMap.values()) replies += org.size;
     for (const org of this.templateMap.values()) replies += org.size;
-    return this.orgMap.size + this.keyMap.size + this.widgetMap.size + this.sourceMap.size + this.index.size + hidden + removed + webhooks + products + replies + this.collectMap.size + this.submissionMap.size;
+    return this.orgMap.size + this.keyMap.size + this.widgetMap.size + this.sourceMap.size + this.index.size + hidden + removed + webhooks + products + replies + this.collectMap.size + this.submissionMap.size + this.invitationMap.size + this.unsubscribedMap.size;
   }
 
   /** The current state as log entries (reviews in batches), for compaction. */
@@ -471,6 +493,19 @@ export class EmbeddedStore implements Store {
     for (const org of this.templateMap.values()) for (const v of org.values()) yield { t: 'reply-template', v };
     for (const v of this.collectMap.values()) yield { t: 'collect', v };
     for (const v of this.submissionMap.values()) yield { t: 'submission', v };
+    let invitations: Invitation[] = [];
+    for (const v of this.invitationMap.values()) {
+      invitations.push(v);
+      if (invitations.length === 2000) {
+        yield { t: 'invitations', v: invitations };
+        invitations = [];
+      }
+    }
+    if (invitations.length > 0) yield { t: 'invitations', v: invitations };
+    for (const [key, at] of this.unsubscribedMap) {
+      const [orgId, k] = key.split('\u0000') as [string, string];
+      yield { t: 'unsubscribed', orgId, k, at };
+    }
     for (const org of this.removedMap.values()) if (org.size > 0) yield { t: 'removed', v: [...org.values()] };
     for (const org of this.hidden.values()) for (const v of org.values()) yield { t: 'hide', v };
     for (const v of this.endpointMap.values()) yield { t: 'webhook', v };
@@ -493,7 +528,7 @@ export class EmbeddedStore implements Store {
 
   private apply(entry: Entry): void {
     if (entry.t === 'source') legacyHold(entry);
-    if (entry.t !== 'reviews' && entry.t !== 'used' && entry.t !== 'show' && entry.t !== 'source-gone' && entry.t !== 'webhook-gone' && entry.t !== 'fanned' && entry.t !== 'fan' && entry.t !== 'pruned' && entry.t !== 'product-gone' && entry.t !== 'reply-template-gone' && entry.t !== 'submission-gone') deepFreeze(entry.v);
+    if (entry.t !== 'reviews' && entry.t !== 'used' && entry.t !== 'show' && entry.t !== 'source-gone' && entry.t !== 'webhook-gone' && entry.t !== 'fanned' && entry.t !== 'fan' && entry.t !== 'pruned' && entry.t !== 'product-gone' && entry.t !== 'reply-template-gone' && entry.t !== 'submission-gone' && entry.t !== 'unsubscribed') deepFreeze(entry.v);
     if (entry.t === 'reviews' && entry.o) for (const m of entry.o) this.addMessage('i' in m ? this.batchMessage(m, entry.v[m.i]!) : deepFreeze(fromLog(m)));
     if ((entry.t === 'removed' || entry.t === 'source') && entry.o) for (const m of entry.o) this.addMessage(deepFreeze(fromLog(m)));
     switch (entry.t) {
@@ -655,6 +690,12 @@ export class EmbeddedStore implements Store {
         } else this.awaiting.delete(entry.v.id);
         break;
       }
+      case 'invitations':
+        for (const v of entry.v) this.putInvitation(v);
+        break;
+      case 'unsubscribed':
+        this.unsubscribedMap.set(`${entry.orgId}\u0000${entry.k}`, entry.at);
+        break;
       case 'submission-gone': {
         for (const id of entry.ids) {
           const gone = this.submissionMap.get(id);
@@ -667,6 +708,39 @@ export class EmbeddedStore implements Store {
         break;
       }
     }
+  }
+
+  private putInvitation(v: Invitation): void {
+    const before = this.invitationMap.get(v.id);
+    if (before) this.countInvitation(before, -1);
+    this.countInvitation(v, 1);
+    this.invitationMap.set(v.id, v);
+    let org = this.orgInvitations.get(v.orgId);
+    if (!org) this.orgInvitations.set(v.orgId, (org = new Map()));
+    org.set(v.id, v);
+    if (v.orderRef !== null) this.invitationOrders.set(orderKey(v.orgId, v.emailKey, v.orderRef), v.id);
+    if (v.state !== 'skipped') {
+      const key = `${v.orgId}\u0000${v.emailKey}`;
+      // The latest time an invitation reaches the address (its mail's sendAt, else its creation): the 30-day rule's.
+      const last = this.lastInvited.get(key);
+      if (last === undefined || last < invitedAt(v)) this.lastInvited.set(key, invitedAt(v));
+    }
+  }
+
+  /** Adds (1) or takes away (-1) an invitation from its organization's counts by state and by day sent. */
+  private countInvitation(v: Invitation, by: 1 | -1): void {
+    let states = this.invitationStates.get(v.orgId);
+    if (!states) this.invitationStates.set(v.orgId, (states = noCounts()));
+    states[v.state] += by;
+    const day = sentDay(v);
+    if (day === null) return;
+    let days = this.invitationDays.get(v.orgId);
+    if (!days) this.invitationDays.set(v.orgId, (days = new Map()));
+    let figures = days.get(day);
+    if (!figures) days.set(day, (figures = { sent: 0, reviewed: 0 }));
+    figures.sent += by;
+    if (v.state === 'reviewed') figures.reviewed += by;
+    if (figures.sent === 0) days.delete(day);
   }
 
   /** Drops the front entries of `awaitingByExpiry` whose submission no longer waits (or waits under another expiry). */
@@ -1146,6 +1220,14 @@ export class EmbeddedStore implements Store {
       return orgId === undefined ? null : (this.collectMap.get(orgId) ?? null);
     },
     putSettings: (settings) => this.commit(() => ({ entries: [{ t: 'collect', v: clone(settings) }], result: settings }), true),
+    // Applied to the committed record in the commit round: a concurrent patch of other fields is kept.
+    patchSettings: (orgId, patch) =>
+      this.commit(() => {
+        const now = this.collectMap.get(orgId);
+        if (!now) return { entries: [], result: null };
+        const next: CollectSettings = { ...now, ...patch };
+        return { entries: [{ t: 'collect', v: clone(next) }], result: next };
+      }, true),
     create: (submission) =>
       this.commit(() => {
         if (this.submissionMap.has(submission.id)) throw new Error(`submission ${submission.id} exists`);
@@ -1176,6 +1258,83 @@ export class EmbeddedStore implements Store {
         }
         return { entries: ids.length > 0 ? [{ t: 'submission-gone', ids }] : [], result: ids.length };
       }, true),
+  };
+
+  /** `state` invitations whose `field` came by `before`, not claimed past it, not of `skipOrgs`; soonest first. */
+  private unclaimedInvitations(state: 'scheduled' | 'sent', field: 'sendAt' | 'remindAt', before: string, limit: number, skipOrgs: readonly string[]): Invitation[] {
+    const skip = new Set(skipOrgs);
+    return soonest(this.invitationMap.values(), field, limit, (i) => {
+      const when = i[field];
+      return i.state === state && when != null && when <= before && (i.leaseUntil == null || i.leaseUntil <= before) && !skip.has(i.orgId);
+    });
+  }
+
+  /**
+   * Review invitations (invitation-types.ts). A batch commits alone in its
+   * round, decided against the committed state and its own earlier items,
+   * so the rules hold whatever runs at the same time. Lists walk the
+   * organization's invitations (a cap per organization bounds them).
+   */
+  readonly invitations: InvitationStore = {
+    create: (orgId, drafts, options) =>
+      this.commit(() => {
+        const out: CreatedInvitation[] = [];
+        const fresh: Invitation[] = [];
+        const batchOrders = new Map<string, Invitation>();
+        const batchLast = new Map<string, string>();
+        for (const draft of drafts) {
+          const ok = draft.orderRef === null ? null : orderKey(orgId, draft.emailKey, draft.orderRef);
+          const earlier = ok === null ? undefined : (batchOrders.get(ok) ?? this.invitationMap.get(this.invitationOrders.get(ok) ?? ''));
+          if (earlier) {
+            out.push({ invitation: earlier, created: false });
+            continue;
+          }
+          const rk = `${orgId}\u0000${draft.emailKey}`;
+          const invitation = decide({ ...draft, orgId }, { lastInvitedAt: batchLast.get(rk) ?? this.lastInvited.get(rk) ?? null, unsubscribedAt: this.unsubscribedMap.get(rk) ?? null });
+          if (invitation.state !== 'skipped') batchLast.set(rk, invitedAt(invitation));
+          if (ok !== null) batchOrders.set(ok, invitation);
+          fresh.push(invitation);
+          out.push({ invitation, created: true });
+        }
+        if ((this.orgInvitations.get(orgId)?.size ?? 0) + fresh.length > options.max) return { entries: [], result: null };
+        return { entries: fresh.length > 0 ? [{ t: 'invitations', v: clone(fresh) }] : [], result: out };
+      }, true),
+    get: async (id) => this.invitationMap.get(id) ?? null,
+    list: async (orgId, { state, limit, offset }) => {
+      const all = [...(this.orgInvitations.get(orgId)?.values() ?? [])].filter((i) => state === undefined || i.state === state);
+      all.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+      return { data: all.slice(offset, offset + limit), total: all.length };
+    },
+    count: async (orgId) => this.orgInvitations.get(orgId)?.size ?? 0,
+    countByState: async (orgId) => ({ ...(this.invitationStates.get(orgId) ?? noCounts()) }),
+    sentSince: async (orgId, sinceDay) => {
+      const out = { sent: 0, reviewed: 0 };
+      for (const [day, figures] of this.invitationDays.get(orgId) ?? []) {
+        if (day < sinceDay) continue;
+        out.sent += figures.sent;
+        out.reviewed += figures.reviewed;
+      }
+      return out;
+    },
+    // A walk of the organization's invitations (capped per organization); asked once per unsubscribe.
+    ofAddress: async (orgId, emailKey, limit) =>
+      [...(this.orgInvitations.get(orgId)?.values() ?? [])]
+        .filter((i) => i.emailKey === emailKey)
+        .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+        .slice(0, limit),
+    // Walks of every invitation: the sender asks a few times a minute, and an organization's invitations are capped.
+    due: async (before, limit, skipOrgs = []) => this.unclaimedInvitations('scheduled', 'sendAt', before, limit, skipOrgs),
+    remindersDue: async (before, limit, skipOrgs = []) => this.unclaimedInvitations('sent', 'remindAt', before, limit, skipOrgs),
+    expiring: async (sentBefore, limit) => soonest(this.invitationMap.values(), 'sentAt', limit, (i) => (i.state === 'sent' || i.state === 'reminded') && i.sentAt !== null && i.sentAt <= sentBefore),
+    update: (next, expect) =>
+      this.commit(() => {
+        const now = this.invitationMap.get(next.id);
+        if (!now || now.state !== expect.state || now.updatedAt !== expect.updatedAt) return { entries: [], result: null };
+        return { entries: [{ t: 'invitations', v: [clone(next)] }], result: next };
+      }, true),
+    unsubscribe: (orgId, emailKey, at) =>
+      this.commit(() => (this.unsubscribedMap.has(`${orgId}\u0000${emailKey}`) ? { entries: [], result: undefined } : { entries: [{ t: 'unsubscribed', orgId, k: emailKey, at }], result: undefined }), true),
+    unsubscribedAt: async (orgId, emailKey) => this.unsubscribedMap.get(`${orgId}\u0000${emailKey}`) ?? null,
   };
 
   /**
@@ -1289,4 +1448,29 @@ export class EmbeddedStore implements Store {
       await this.lock.release();
     }
   }
+}
+
+/**
+ * The `limit` matching invitations least by `field` (then id), in order, from
+ * one walk: a sorted window of at most `limit` (a batch is small), not a sort
+ * of everything that matches (10,000 due at once are taken 100 at a time).
+ */
+function soonest(all: Iterable<Invitation>, field: 'sendAt' | 'remindAt' | 'sentAt', limit: number, match: (i: Invitation) => boolean): Invitation[] {
+  const out: Invitation[] = [];
+  if (limit <= 0) return out;
+  const less = (a: Invitation, b: Invitation): boolean => a[field]! < b[field]! || (a[field] === b[field] && a.id < b.id);
+  for (const i of all) {
+    if (!match(i)) continue;
+    if (out.length === limit && !less(i, out[limit - 1]!)) continue;
+    let lo = 0;
+    let hi = out.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (less(out[mid]!, i)) lo = mid + 1;
+      else hi = mid;
+    }
+    out.splice(lo, 0, i);
+    if (out.length > limit) out.pop();
+  }
+  return out;
 }

@@ -8,7 +8,7 @@
  * concurrent updates): two instances racing on one submission cannot both win.
  */
 import type { Collection, Db } from 'mongodb';
-import type { CollectSettings, CollectStore, Submission, SubmissionState } from '../collect-types.ts';
+import type { CollectSettings, CollectStore, SettingsPatch, Submission, SubmissionState } from '../collect-types.ts';
 import { withDocumentLock, type LockDocument } from './document-lock.ts';
 
 type SettingsDocument = CollectSettings & { _id: string };
@@ -52,6 +52,14 @@ export class MongoCollect implements CollectStore {
   async putSettings(settings: CollectSettings): Promise<CollectSettings> {
     await this.settings.replaceOne({ _id: settings.orgId }, { ...settings }, { upsert: true });
     return settings;
+  }
+
+  /** `$set` of the given fields under the record's lock (FerretDB does not isolate concurrent updates of one document). */
+  async patchSettings(orgId: string, patch: SettingsPatch): Promise<CollectSettings | null> {
+    return withDocumentLock(this.locks, `collect-settings:${orgId}`, async () => {
+      const written = await this.settings.updateOne({ _id: orgId }, { $set: { ...patch } });
+      return written.matchedCount === 0 ? null : this.getSettings(orgId);
+    });
   }
 
   async create(submission: Submission): Promise<void> {

@@ -116,6 +116,8 @@ import { MongoReplies } from './replies.ts';
 import type { ReplyStore } from '../reply-types.ts';
 import { MongoCollect } from './collect.ts';
 import type { CollectStore } from '../collect-types.ts';
+import { MongoInvitations } from './invitations.ts';
+import type { InvitationStore } from '../invitation-types.ts';
 import type { ProductStore } from '../product-types.ts';
 import { rawStats, rawStatsOf, STATS_PROJECTION, type PlatformRatingCount, type SentimentSum } from './review-queries.ts';
 import { monthOf } from '../../reviews/months.ts';
@@ -276,12 +278,33 @@ export class MongoStore implements Store {
         getSettings: (orgId) => c.getSettings(orgId),
         findByCollectId: (id) => c.findByCollectId(id),
         putSettings: (settings) => c.putSettings(settings),
+        patchSettings: (orgId, patch) => c.patchSettings(orgId, patch),
         create: (submission) => c.create(submission),
         get: (id) => c.get(id),
         update: (next, expect) => c.update(next, expect),
         findPublished: (orgId, emailKey, productId) => c.findPublished(orgId, emailKey, productId),
         listByState: (orgId, state) => c.listByState(orgId, state),
         removeExpired: (before, limit) => c.removeExpired(before, limit),
+      },
+      unavailable,
+    );
+    this.invitationStore = new MongoInvitations(db);
+    const inv = this.invitationStore;
+    this.invitations = translateErrors<InvitationStore>(
+      {
+        create: (orgId, drafts, options) => inv.create(orgId, drafts, options),
+        get: (id) => inv.get(id),
+        list: (orgId, query) => inv.list(orgId, query),
+        count: (orgId) => inv.count(orgId),
+        countByState: (orgId) => inv.countByState(orgId),
+        sentSince: (orgId, sinceDay) => inv.sentSince(orgId, sinceDay),
+        due: (before, limit, skipOrgs) => inv.due(before, limit, skipOrgs),
+        remindersDue: (before, limit, skipOrgs) => inv.remindersDue(before, limit, skipOrgs),
+        expiring: (sentBefore, limit) => inv.expiring(sentBefore, limit),
+        ofAddress: (orgId, emailKey, limit) => inv.ofAddress(orgId, emailKey, limit),
+        update: (next, expect) => inv.update(next, expect),
+        unsubscribe: (orgId, emailKey, at) => inv.unsubscribe(orgId, emailKey, at),
+        unsubscribedAt: (orgId, emailKey) => inv.unsubscribedAt(orgId, emailKey),
       },
       unavailable,
     );
@@ -292,6 +315,9 @@ export class MongoStore implements Store {
   /** The review page's settings and submissions (collect.ts). */
   private readonly collectStore: MongoCollect;
   readonly collect: CollectStore;
+  /** Review invitations (invitations.ts). */
+  private readonly invitationStore: MongoInvitations;
+  readonly invitations: InvitationStore;
 
   /** Per outbox collection, the organization the relay's next round starts from (its organizations are taken in turn). */
   private readonly relayNext = new Map<string, string>();
@@ -353,6 +379,7 @@ export class MongoStore implements Store {
       this.productStore.ensureIndexes(),
       this.replyStore.ensureIndexes(),
       this.collectStore.ensureIndexes(),
+      this.invitationStore.ensureIndexes(),
     ]);
     await this.reviewMonths.ensureIndexes(async () => (await this.orgCol.find({}, { projection: { _id: 1 } }).toArray()).map((o) => o._id));
   }

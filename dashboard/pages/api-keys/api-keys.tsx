@@ -1,6 +1,7 @@
 /**
  * Settings > API Keys, exactly as the spec words the flow: Create API Key →
- * Name, optional Expiration date → Generate → the full key once, in
+ * Name, optional Expiration date, `May send review invitations` (off: the
+ * key is read-only) → Generate → the full key once, in
  * `New API key` with Copy and a warning; the key list; Revoke → a
  * confirmation dialog → Revoke key. The new key lives only in this
  * component's state: leaving or reloading the page never shows it again.
@@ -17,9 +18,13 @@ import { endOfLocalDay, formatDate, formatDateTime, timeZone, todayLocal } from 
 
 const STATE_LABELS = { active: 'Active', revoked: 'Revoked', expired: 'Expired' } as const;
 
+/** A key's permissions in words. */
+const accessLabel = (permissions: readonly string[]): string => (permissions.includes('invitations:write') ? 'Reads reviews, sends invitations' : 'Reads reviews');
+
 function CreateKeyDialog(props: { onClose: () => void; onCreated: () => void }) {
   const [name, setName] = useState('');
   const [expires, setExpires] = useState('');
+  const [mayInvite, setMayInvite] = useState(false);
   const [error, setError] = useState<DashboardError | null>(null);
   const [busy, setBusy] = useState(false);
   const [created, setCreated] = useState<CreatedKey | null>(null);
@@ -29,7 +34,7 @@ function CreateKeyDialog(props: { onClose: () => void; onCreated: () => void }) 
     setBusy(true);
     setError(null);
     try {
-      const key = await call<CreatedKey>('POST', '/keys', { name, expiresAt: expires ? endOfLocalDay(expires) : null });
+      const key = await call<CreatedKey>('POST', '/keys', { name, expiresAt: expires ? endOfLocalDay(expires) : null, mayInvite });
       setCreated(key);
       props.onCreated();
     } catch (err) {
@@ -47,7 +52,7 @@ function CreateKeyDialog(props: { onClose: () => void; onCreated: () => void }) 
           <strong>Copy this key now.</strong> It will not be shown again: the service keeps only a hash of it. Store it in your secret manager.
         </Notice>
         <p class="hint">
-          {created.name} · prefix <span class="mono">{created.prefix}</span> · {created.expiresAt ? `expires ${formatDateTime(created.expiresAt)}` : 'no expiration date'}
+          {created.name} · prefix <span class="mono">{created.prefix}</span> · {created.expiresAt ? `expires ${formatDateTime(created.expiresAt)}` : 'no expiration date'} · {accessLabel(created.permissions)}
         </p>
         <div class="dialog-actions">
           <button type="button" class="button primary" onClick={props.onClose}>
@@ -91,6 +96,15 @@ function CreateKeyDialog(props: { onClose: () => void; onCreated: () => void }) 
           />
           <p class="hint" id="key-expires-hint">
             Optional. The key stops working at the end of that day, your time ({timeZone()}). Leave empty for a key that lasts until revoked.
+          </p>
+        </div>
+        <div class="field">
+          <label class="check">
+            <input id="key-may-invite" type="checkbox" checked={mayInvite} aria-describedby="key-may-invite-hint" onChange={(e) => setMayInvite(e.currentTarget.checked)} />
+            May send review invitations
+          </label>
+          <p class="hint" id="key-may-invite-hint">
+            Lets your shop's system ask customers for a review after a purchase (<span class="mono">POST /api/v1/invitations</span>) and read the invitations, customers' email addresses included. Leave it off for a key that only reads reviews.
           </p>
         </div>
         {error && (
@@ -185,7 +199,13 @@ export function ApiKeysPage(props: { session: SessionInfo }) {
           rows={keys}
           rowKey={(k) => k.id}
           columns={[
-            { name: 'Name', card: 'title', class: 'strong', cellProps: (k) => ({ id: `key-${k.id}` }), cell: (k) => k.name },
+            { name: 'Name', card: 'title', class: 'strong', cellProps: (k) => ({ id: `key-${k.id}` }), cell: (k) => (
+                <>
+                  {k.name}
+                  {/* Read-only is every key's default: only the exception is said, under the name. */}
+                  {k.permissions.includes('invitations:write') && <span class="key-permission">Sends review invitations</span>}
+                </>
+              ) },
             { name: 'Prefix', class: 'mono', cell: (k) => `${k.prefix}…` },
             { name: 'Created', class: 'nowrap', cell: (k) => formatDate(k.createdAt) },
             { name: 'Last used', class: 'nowrap', cell: (k) => formatDateTime(k.lastUsedAt) },

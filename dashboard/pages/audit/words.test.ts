@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { AUDIT_ACTIONS } from '../../../api/store/people-types.ts';
 import { sourceAuditTarget, sourceInWords } from '../../../api/dashboard/audit-words.ts';
-import { actionInWords, AUDIT_WORDS, subjectInWords } from './words.ts';
+import { actionInWords, AUDIT_WORDS, detailInWords, subjectInWords } from './words.ts';
 
 /** An action code as the server writes it: "source.connected", "member.role_changed". */
 const CODE = /[a-z]+[._][a-z_.]+/;
@@ -40,5 +40,17 @@ describe('the audit log in words', () => {
     expect(subjectInWords({ action: 'product.removed', target: { id: 'MUG-1', label: 'MUG-1' } })).toBe('Product MUG-1');
     expect(subjectInWords({ action: 'widget.changed', target: { id: 'wdg_1', label: 'Home carousel' } })).toBe('Widget “Home carousel”');
     expect(subjectInWords({ action: 'review.hidden', target: { id: 'rev_1', label: 'Jane D. on GOOGLE (2024-03-05)' } })).toMatch(/^Jane D\.’s review on Google \(.*2024\)$/);
+  });
+
+  it('says when a key may send review invitations, and nothing for a read-only key', () => {
+    expect(detailInWords({ details: { permissions: 'reviews:read, invitations:write' } })).toBe('may send review invitations');
+    expect(detailInWords({ details: { permissions: 'reviews:read' } })).toBe('');
+    expect(detailInWords({ details: { permissions: 'reviews:read, invitations:write', expiresAt: '2099-01-01T00:00:00.000Z' } })).toMatch(/^expires .+; may send review invitations$/);
+  });
+
+  it('says what an invitation upload did, apart from a review or product import', () => {
+    expect(detailInWords({ details: { format: 'csv', bytes: '120', created: '3', existing: '1', skipped: '2', rejected: '4', interrupted: 'no' } })).toBe('3 invited, 1 already invited, 2 skipped, 4 rejected');
+    expect(detailInWords({ details: { format: 'csv', bytes: '120', created: '3', existing: '0', skipped: '0', rejected: '0', interrupted: 'yes' } })).toBe('3 invited, 0 already invited, 0 skipped, 0 rejected (interrupted)');
+    expect(detailInWords({ details: { format: 'csv', imported: '3', updated: '1', rejected: '0', interrupted: 'no' } })).toBe('3 new, 1 updated, 0 rejected');
   });
 });

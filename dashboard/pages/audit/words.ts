@@ -28,6 +28,7 @@ export const AUDIT_WORDS: { readonly [A in AuditAction]: { what: string; subject
   'product.updated': { what: 'Edited product', subject: 'product' },
   'product.removed': { what: 'Removed product', subject: 'product' },
   'product.imported': { what: 'Imported products', subject: 'file' },
+  'invitation.imported': { what: 'Imported invitations', subject: 'file' },
   'review.hidden': { what: 'Hid review', subject: 'review' },
   'review.shown': { what: 'Showed review', subject: 'review' },
   'reply.published': { what: 'Published reply', subject: 'review' },
@@ -43,6 +44,8 @@ export const AUDIT_WORDS: { readonly [A in AuditAction]: { what: string; subject
   'review.rejected': { what: 'Rejected review', subject: 'review' },
   'collect.link_rotated': { what: 'Replaced review page link', subject: 'collect' },
   'collect.settings_changed': { what: 'Changed review page settings', subject: 'collect' },
+  'invitation.cancelled': { what: 'Cancelled review invitation', subject: 'collect' },
+  'invitations.settings_changed': { what: 'Changed invitation settings', subject: 'collect' },
   'source.connected': { what: 'Connected source', subject: 'source' },
   'source.reconnected': { what: 'Reconnected source', subject: 'source' },
   'source.removed': { what: 'Removed source', subject: 'source' },
@@ -119,13 +122,18 @@ export function detailInWords(r: Pick<AuditRecord, 'details'>): string {
   if (d.words) return d.words;
   if (d.from && d.to) return `${roleLabel(d.from)} → ${roleLabel(d.to)}`;
   if (d.role) return `as ${roleLabel(d.role)}`;
-  if (d.expiresAt) return `expires ${formatDateTime(d.expiresAt)}`;
+  // A key that may send review invitations says so (read-only is every key's default).
+  const invites = d.permissions?.split(', ').includes('invitations:write') ? 'may send review invitations' : '';
+  if (d.expiresAt) return `expires ${formatDateTime(d.expiresAt)}${invites && `; ${invites}`}`;
+  if (invites) return invites;
   // A webhook endpoint disabled by a person: the Who column says who; nothing more to say.
   if (d.reason === 'manual') return '';
   if (d.reason) return `reason: ${reasonWords(d.reason)}`;
   if (d.changes) return d.changes;
   // Records written before changes were described: the internal field names, made readable.
   if (d.fields) return d.fields.replace(/\b(options|subject)\./g, '').replace(/([a-z])([A-Z])/g, (_, a: string, b: string) => `${a} ${b.toLowerCase()}`);
+  // An invitation upload (api/invitations/service.ts): what it created, what stood already, what the rules skipped.
+  if (d.format && d.created !== undefined) return `${d.created} invited, ${d.existing} already invited, ${d.skipped} skipped, ${d.rejected} rejected${d.interrupted === 'yes' ? ' (interrupted)' : ''}`;
   if (d.format) return `${d.imported} new, ${d.updated} updated, ${d.rejected} rejected${d.interrupted === 'yes' ? ' (interrupted)' : ''}`;
   if (d.address) return `from ${d.address}`;
   if (d.events) return `for ${d.events.split(',').join(', ')}`;

@@ -16,6 +16,8 @@ import { DataTable } from '../../components/data-table.tsx';
 import { Loading, Notice, PageHeader } from '../../components/page.tsx';
 import { formatNumber } from '../../format.ts';
 import { PendingReviews } from './pending.tsx';
+import { InvitationUpload } from './invitation-upload.tsx';
+import { CollectInvitations } from './invitations.tsx';
 
 const PAGE_SIZE = 20;
 const QR = '/dashboard/api/collect/qr';
@@ -312,6 +314,9 @@ export function CollectPage(props: { session: SessionInfo }) {
       {info && <PendingReviews staff={staff} productName={productName} onDecided={() => setStatus('')} />}
       {info && <Settings info={info} staff={staff} onSaved={(s) => setInfo({ ...info, ...s })} />}
       {info && <ProductLinks link={info.url} />}
+      {info && staff && <InvitationUpload />}
+      {/* Review invitations (CONTRACT §14): the list, conversion, settings and the mail's preview. */}
+      <CollectInvitations staff={staff} orgName={props.session.org!.name} />
       {replacing && (
         <ConfirmDialog id="replace-link" title="Replace your review link?" label="Replace link" action={replace} onClose={() => setReplacing(false)}>
           <p>The current link and its QR code stop working at once: anyone who opens them gets a page that does not exist. Print and share the new link and QR code instead.</p>

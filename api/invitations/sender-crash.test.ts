@@ -1,0 +1,246 @@
+/**
+ * The sender's crash and concurrency semantics (CONTRACT §14: "a mail is
+ * `sent` only once the relay accepted it; a crash in between may send that one
+ * mail twice, never more"), on the embedded store and on FerretDB, against a
+ * local SMTP relay (smtp-server) whose received mails are counted:
+ * - a sender in a child process is killed (SIGKILL) right after the relay
+ *   accepted a mail and before that mail was written `sent`, while the relay
+ *   still holds the next mails unanswered; a new process then sends what is
+ *   left: every invitation ends `sent`, each address got exactly one mail but
+ *   the one the crash caught, which got two. Writing `sent` before the relay
+ *   answered would lose the held mails (the restarted sender would skip
+ *   them); sending without a claim would send them twice in the next test.
+ * - two senders on one store at once (two instances) send each invitation
+ *   once: the claim.
+ * - one organization's backlog does not hold another's mail: its due
+ *   invitation is in the first batch, not after the 100 others.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
+import { createLogger } from '../logger.ts';
+import { MailDoor } from '../mail/door.ts';
+import { InProcessSlots } from '../mail/slots.ts';
+import { startSmtpSink, type SmtpSink } from '../mail/test-sink.ts';
+import { EmbeddedStore } from '../store/embedded/store.ts';
+import type { InvitationDraft } from '../store/invitation-types.ts';
+import type { Store } from '../store/types.ts';
+import { describeOn, mongoTargets, openMongoStore } from '../test/mongo-suites.ts';
+import { LEASE_MS, InvitationSender } from './sender.ts';
+import { InvitationLinks } from './links.ts';
+import type { SenderChildConfig } from './test-sender-child.ts';
+
+const CHILD = join(import.meta.dirname, 'test-sender-child.ts');
+const PUBLIC_URL = 'https://reviews.example';
+const secretsKey = randomBytes(32);
+let sink: SmtpSink;
+let seq = 0;
+
+beforeAll(async () => {
+  sink = await startSmtpSink();
+});
+afterAll(async () => sink?.close());
+
+interface Target {
+  /** A store on the target (the embedded store's directory, or a database of its own). */
+  open(): Promise<Store>;
+  /** What the child process opens. */
+  spec: SenderChildConfig['store'];
+  cleanup(): Promise<void>;
+}
+
+async function org(store: Store, name: string): Promise<string> {
+  const id = `org_${String(++seq).padStart(4, '0')}${randomBytes(8).toString('hex')}`;
+  const stamp = new Date().toISOString();
+  await store.orgs.create({ id, name, plan: 'growth', rateLimit: null, language: 'en', createdAt: stamp, updatedAt: stamp });
+  return id;
+}
+
+function drafts(orgId: string, emails: string[], sendAt: string): InvitationDraft[] {
+  const stamp = new Date(Date.parse(sendAt) - 60_000).toISOString();
+  return emails.map((email) => ({
+    id: `inv_${String(++seq).padStart(20, '0')}`, orgId, email, emailKey: `k-${email}`, name: null, productId: null, orderRef: null, locale: null,
+    state: 'scheduled', reason: null, lastError: null, createdAt: stamp, sendAt, sentAt: null, remindedAt: null, reviewedAt: null, submissionId: null, updatedAt: stamp,
+  }));
+}
+
+function child(config: SenderChildConfig): { proc: ChildProcess; stdout: () => string; exited: Promise<number | null> } {
+  const proc = spawn(process.execPath, ['--import', 'tsx', CHILD], { env: { ...process.env, SENDER_CHILD: JSON.stringify(config) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  proc.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+  proc.stderr!.on('data', (c: Buffer) => (err += c.toString()));
+  const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
+  void exited.then((code) => {
+    if (code !== 0 && code !== null && err) process.stderr.write(`sender child: ${err}\n`);
+  });
+  return { proc, stdout: () => out, exited };
+}
+
+const received = (address: string): number => sink.inbox.filter((m) => m.to.includes(address)).length;
+
+function suite(target: () => Promise<Target>): void {
+  it('a sender killed between the relay accepting a mail and writing it sent: after a restart every invitation is mailed once, but that one twice', async () => {
+    const tg = await target();
+    try {
+      const now = Date.now();
+      const sendAt = new Date(now - 60_000).toISOString();
+      const tag = randomBytes(4).toString('hex');
+      const emails = Array.from({ length: 6 }, (_, i) => `crash${i}-${tag}@example.com`);
+      let store = await tg.open();
+      const orgId = await org(store, 'Crash Shop');
+      await store.invitations.create(orgId, drafts(orgId, emails, sendAt), { max: 100 });
+      if (tg.spec.kind === 'embedded') await store.close();
+
+      // The relay accepts the first mail and holds every later one unanswered (their DATA is in, no 250 yet).
+      let answered = 0;
+      sink.answerData = () => (answered++ === 0 ? Promise.resolve() : new Promise<never>(() => undefined));
+      const config: SenderChildConfig = { store: tg.spec, smtpUrl: sink.url, at: new Date(now).toISOString(), secretsKeyHex: secretsKey.toString('hex'), publicUrl: PUBLIC_URL, hangAfterAccepted: 1 };
+      const first = child(config);
+      await vi.waitFor(
+        () => {
+          expect(first.stdout()).toMatch(/^accepted /);
+          expect(sink.held.length).toBeGreaterThanOrEqual(1);
+        },
+        { timeout: 30_000, interval: 50 },
+      );
+      const caught = /^accepted (\S+)/.exec(first.stdout())![1]!;
+      first.proc.kill('SIGKILL');
+      await first.exited;
+      sink.answerData = null;
+      sink.held.length = 0;
+      expect(received(caught)).toBe(1);
+
+      // Restarted once the claims ran out: everything left is sent.
+      const second = child({ ...config, at: new Date(now + LEASE_MS + 60_000).toISOString(), hangAfterAccepted: 0 });
+      expect(await second.exited).toBe(0);
+      expect(JSON.parse(second.stdout().trim())).toMatchObject({ sent: emails.length, failed: 0 });
+
+      store = tg.spec.kind === 'embedded' ? await tg.open() : store;
+      const page = await store.invitations.list(orgId, { limit: 100, offset: 0 });
+      expect(page.data.map((i) => i.state)).toEqual(emails.map(() => 'sent'));
+      expect(Object.fromEntries(emails.map((e) => [e, received(e)]))).toEqual(Object.fromEntries(emails.map((e) => [e, e === caught ? 2 : 1])));
+      await store.close();
+    } finally {
+      sink.answerData = null;
+      await tg.cleanup();
+    }
+  });
+
+  it('two senders on one store at once (two instances) mail each invitation once', async () => {
+    const tg = await target();
+    const stores = [await tg.open(), tg.spec.kind === 'mongo' ? await tg.open() : null];
+    const doors: MailDoor[] = [];
+    try {
+      const at = new Date();
+      const tag = randomBytes(4).toString('hex');
+      const emails: string[] = [];
+      for (const name of ['Twin A', 'Twin B', 'Twin C']) {
+        const orgId = await org(stores[0]!, name);
+        const mine = Array.from({ length: 15 }, (_, i) => `twin${i}-${name.slice(-1)}-${tag}@example.com`);
+        emails.push(...mine);
+        await stores[0]!.invitations.create(orgId, drafts(orgId, mine, new Date(at.getTime() - 1000).toISOString()), { max: 100 });
+      }
+      const links = new InvitationLinks(secretsKey);
+      const senders = [0, 1].map((i) => {
+        const door = new MailDoor({ smtpUrl: sink.url, fromAddress: 'no-reply@shop.example', slots: new InProcessSlots({ ratePerMinute: 1_000_000 }) });
+        doors.push(door);
+        return new InvitationSender({ store: stores[i] ?? stores[0]!, mail: door, link: (inv) => `${PUBLIC_URL}/r/i/${links.token(inv)}`, secretsKey, publicUrl: PUBLIC_URL, logger: createLogger('silent'), ratePerMinute: 1_000_000, perOrg: 4 });
+      });
+      const results = await Promise.all(senders.map((s) => s.runDue(at)));
+      expect(results[0]!.sent + results[1]!.sent).toBe(emails.length);
+      expect(emails.filter((e) => received(e) !== 1)).toEqual([]);
+    } finally {
+      await Promise.all(doors.map((d) => d.close()));
+      for (const s of stores) await s?.close();
+      await tg.cleanup();
+    }
+  });
+
+  it("one organization's backlog does not hold another's mail: it is in the first batch", async () => {
+    const tg = await target();
+    const store = await tg.open();
+    const door = new MailDoor({ smtpUrl: sink.url, fromAddress: 'no-reply@shop.example', slots: new InProcessSlots({ ratePerMinute: 1_000_000 }), concurrency: 1 });
+    try {
+      const at = new Date();
+      const tag = randomBytes(4).toString('hex');
+      const big = await org(store, 'Big Shop');
+      const small = await org(store, 'Small Shop');
+      const backlog = Array.from({ length: 100 }, (_, i) => `big${i}-${tag}@example.com`);
+      // The backlog was due first: soonest first alone would mail the small shop's last.
+      await store.invitations.create(big, drafts(big, backlog, new Date(at.getTime() - 120_000).toISOString()), { max: 1000 });
+      const lone = `small-${tag}@example.com`;
+      await store.invitations.create(small, drafts(small, [lone], new Date(at.getTime() - 1000).toISOString()), { max: 1000 });
+      const before = sink.inbox.length;
+      const links = new InvitationLinks(secretsKey);
+      const sender = new InvitationSender({ store, mail: door, link: (inv) => `${PUBLIC_URL}/r/i/${links.token(inv)}`, secretsKey, publicUrl: PUBLIC_URL, logger: createLogger('silent'), ratePerMinute: 1_000_000 });
+      expect(await sender.runDue(at)).toMatchObject({ sent: 101 });
+      const order = sink.inbox.slice(before).map((m) => m.to[0]);
+      // In the first batch (25 of the big shop's at most, then its turn), not behind all 100.
+      expect(order.indexOf(lone)).toBeGreaterThanOrEqual(0);
+      expect(order.indexOf(lone)).toBeLessThan(30);
+    } finally {
+      await door.close();
+      await store.close();
+      await tg.cleanup();
+    }
+  });
+}
+
+describeOn({ name: 'embedded', url: 'embedded', missing: '' }, 'invitation sender: crash and concurrency', () =>
+  suite(async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sender-crash-'));
+    return { open: () => EmbeddedStore.open(dir), spec: { kind: 'embedded', dir }, cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
+  }),
+);
+
+for (const mongo of mongoTargets()) {
+  describeOn(mongo, 'invitation sender: crash and concurrency', () =>
+    suite(async () => {
+      const first = await openMongoStore(mongo, 'sender');
+      const db = (first as unknown as { db: { databaseName: string } }).db.databaseName;
+      const { MongoStore } = await import('../store/mongo/store.ts');
+      let used = false;
+      return {
+        open: async () => {
+          if (!used) {
+            used = true;
+            return first;
+          }
+          return MongoStore.connect(mongo.url, db);
+        },
+        spec: { kind: 'mongo', url: mongo.url, db },
+        cleanup: async () => {
+          const dropper = await MongoStore.connect(mongo.url, db);
+          await dropper.dropDatabase();
+          await dropper.close();
+        },
+      };
+    }),
+  );
+}
+
+describeOn({ name: 'embedded', url: 'embedded', missing: '' }, 'invitation sender: bounded runs', () => {
+  it('a run bounded in time stops after its first 500 mails saying more is left; asked again, it sends the rest', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sender-bounded-'));
+    const store = await EmbeddedStore.open(dir);
+    const door = new MailDoor({ smtpUrl: sink.url, fromAddress: 'no-reply@shop.example', slots: new InProcessSlots({ ratePerMinute: 1_000_000 }) });
+    try {
+      const at = new Date();
+      const orgId = await org(store, 'Bounded Shop');
+      const tag = randomBytes(4).toString('hex');
+      await store.invitations.create(orgId, drafts(orgId, Array.from({ length: 520 }, (_, i) => `bounded${i}-${tag}@example.com`), new Date(at.getTime() - 1000).toISOString()), { max: 1000 });
+      const links = new InvitationLinks(secretsKey);
+      const sender = new InvitationSender({ store, mail: door, link: (inv) => `${PUBLIC_URL}/r/i/${links.token(inv)}`, secretsKey, publicUrl: PUBLIC_URL, logger: createLogger('silent'), ratePerMinute: 1_000_000 });
+      expect(await sender.runDueFor(at, 0)).toEqual({ sent: 500, reminded: 0, failed: 0, expired: 0, more: true });
+      expect(await sender.runDueFor(at, 0)).toEqual({ sent: 20, reminded: 0, failed: 0, expired: 0, more: false });
+    } finally {
+      await door.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

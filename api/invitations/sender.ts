@@ -1,0 +1,393 @@
+/**
+ * The invitation sender (CONTRACT §14): `runDue(at)` mails what is due at
+ * `at`, reminds, and expires, in bounded, fair batches; `start(queue)` runs it
+ * again and again on the keyed job door (BullMQ with REDIS_URL, in process
+ * otherwise). The schedule is the store's (`sendAt`, `remindAt`, `sentAt`), so
+ * it survives restarts: whatever came due while no instance ran is sent by
+ * the first run after.
+ *
+ * One run:
+ * 1. **Expiry**: `sent` and `reminded` invitations mailed 30 days (LINK_DAYS)
+ *    before `at` without a review become `expired` (no mail).
+ * 2. **Invitations**: `scheduled` ones whose `sendAt` came. Each is claimed
+ *    first (a conditional update writing `leaseUntil`: no other run, here or
+ *    in another instance, takes it while the claim lasts), then the address is
+ *    checked again (an address that unsubscribed since the invitation was
+ *    created is never mailed: the invitation becomes `skipped`, reason
+ *    `unsubscribed`, as if it had been unsubscribed at creation), the mail is
+ *    rendered (the invitation's locale, else the settings' language, else the
+ *    organization's; the sender name setting, else the organization's name;
+ *    the product's name and picture) and handed to the mail door, and only
+ *    once the relay accepted it is the invitation written `sent` (conditional
+ *    on the claim). A relay's refusal (5xx, or a bad address) makes it
+ *    `failed` with the relay's answer in `lastError`; a relay that is away or
+ *    answers 4xx leaves it `scheduled` and claimed for RETRY_MS (it is tried
+ *    again then), for a day, then `failed`.
+ * 3. **Reminders**: `sent` invitations whose `remindAt` came (set when the
+ *    mail was sent with the reminder setting on: REMINDER_DAYS later), with the
+ *    same claim: not when the setting was turned off since or the address
+ *    unsubscribed (then no reminder, the invitation stays `sent`), nor when the
+ *    address's review of that subject already stands (written elsewhere), and never
+ *    after a review or a cancellation (those states are not `sent`). Accepted:
+ *    `reminded`. A refused reminder leaves the invitation `sent`, without one.
+ *
+ * Crash semantics: a mail is written `sent` only after the relay accepted
+ * it. A crash between the two leaves the invitation claimed and `scheduled`;
+ * once its claim ran out (LEASE_MS) a run takes it again and sends that one
+ * mail a second time. A claim is written before the mail leaves, so no two
+ * runs send one invitation at once, and a run never sends without holding
+ * the claim: a mail is sent at most twice, and only the one(s) a crash caught
+ * between the relay's answer and the write (sender.test.ts, the crash test).
+ *
+ * Fairness: a batch holds at most `perOrg` invitations of one organization
+ * (the store leaves out the organizations that have their share, so the
+ * others' come in the same batch), and the mail door hands out
+ * SMTP_RATE_PER_MINUTE's slots between organizations in turn: one
+ * organization's 100,000 due invitations never hold another's first mail for
+ * more than a few slots. A batch is sized to about two minutes of the rate,
+ * well inside the claim's ten minutes, so a claim does not run out while its
+ * mail waits for a slot.
+ *
+ * Nothing here reads a rating, a sentiment or an opinion: every invitee of
+ * one organization, product and language gets the same mail.
+ */
+import type { Logger } from '../logger.ts';
+import type { Accepted, OutgoingMail } from '../mail/door.ts';
+import { MailDoorClosed, MailNotSent } from '../mail/door.ts';
+import { invitationLanguage, renderInvitation, type InvitationMailKind } from '../mail/invitation.ts';
+import { unsubscribePath } from '../mail/unsubscribe-routes.ts';
+import { UnsubscribeTokens } from '../mail/unsubscribe-token.ts';
+import type { KeyedHandler, KeyedQueue } from '../jobs/keyed-work.ts';
+import { invitationSettings, REMINDER_DAYS, type InvitationSettings } from '../store/collect-types.ts';
+import type { Invitation } from '../store/invitation-types.ts';
+import type { Product } from '../store/product-types.ts';
+import type { Organization, Store } from '../store/types.ts';
+import { LINK_DAYS } from './service.ts';
+
+const DAY_MS = 86_400_000;
+
+/** A relay's answer as a log line may hold it: the invitee's address (and any other) left out (personal data never reaches a log). */
+export const withoutAddresses = (text: string): string => text.replace(/[^\s<>"'(),;:]+@[^\s<>"'(),;:]+/g, '<address>');
+/** How long a claim holds an invitation: a sender that died lets it go after this. */
+export const LEASE_MS = 10 * 60_000;
+/** A relay away or answering 4xx: the invitation is tried again after this. */
+export const RETRY_MS = 5 * 60_000;
+/** ... for this long after its `sendAt`, then it is `failed`. */
+export const RETRY_FOR_MS = DAY_MS;
+/** Invitations (or reminders) of one organization in a batch at most. */
+export const PER_ORG = 25;
+/** A batch at most. */
+export const MAX_BATCH = 100;
+/** How often the job looks for due invitations (a minute). */
+export const RUN_EVERY_MS = 60_000;
+/** Mails one job run sends at most before it gives its slot back (and asks to run again). */
+const MAILS_PER_JOB = 500;
+/** The job's one key: one run at a time across every instance. */
+export const RUN_DUE_KEY = 'invitations-run-due';
+
+export interface RunDueResult {
+  /** Invitations mailed (the relay accepted them): now `sent`. */
+  sent: number;
+  /** Reminders mailed: now `reminded`. */
+  reminded: number;
+  /** Mails the relay refused: the invitation `failed` (a refused reminder leaves its invitation `sent`). */
+  failed: number;
+  /** `sent`/`reminded` invitations without a review 30 days after the mail: now `expired`. */
+  expired: number;
+}
+
+/** What the sender needs of the mail door (api/mail/door.ts). */
+export interface MailSender {
+  send(mail: OutgoingMail): Promise<Accepted>;
+}
+
+export interface InvitationSenderOptions {
+  store: Store;
+  mail: MailSender;
+  /** The invitation's review link (InvitationsService.link). */
+  link(invitation: Invitation): string | null;
+  secretsKey: Buffer;
+  publicUrl: string;
+  logger: Logger;
+  /** SMTP_RATE_PER_MINUTE: sizes the batches (about two minutes of mail each, at most MAX_BATCH). */
+  ratePerMinute: number;
+  perOrg?: number;
+  leaseMs?: number;
+  /** The real clock (claims and stamps); `runDue(at)` is the schedule's. */
+  now?: () => Date;
+  /** Tests only: called after the relay accepted a mail, before it is written `sent` (the crash test stops here). */
+  afterAccepted?: (invitation: Invitation) => Promise<void>;
+}
+
+type Outcome = 'sent' | 'reminded' | 'failed' | 'none';
+
+interface Context {
+  org: Organization;
+  settings: InvitationSettings;
+}
+
+export class InvitationSender {
+  private readonly store: Store;
+  private readonly tokens: UnsubscribeTokens;
+  private readonly now: () => Date;
+  private readonly batch: number;
+  private readonly perOrg: number;
+  private readonly leaseMs: number;
+  private queue: KeyedQueue<Record<string, never>> | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private closed = false;
+
+  constructor(private readonly options: InvitationSenderOptions) {
+    this.store = options.store;
+    this.tokens = new UnsubscribeTokens(options.secretsKey);
+    this.now = options.now ?? (() => new Date());
+    this.batch = Math.max(1, Math.min(MAX_BATCH, options.ratePerMinute * 2));
+    this.perOrg = Math.max(1, options.perOrg ?? PER_ORG);
+    this.leaseMs = options.leaseMs ?? LEASE_MS;
+  }
+
+  /** Everything due at `at` (the CLI's `run-due [--at]`): expiry, invitations, reminders, until none is left. */
+  async runDue(at: Date): Promise<RunDueResult> {
+    const { more: _more, ...total } = await this.runDueFor(at, Infinity);
+    return total;
+  }
+
+  /**
+   * The same for at most about `forMs` (then `more` says work is left, and the
+   * caller asks again): the admin route answers within minutes whatever the
+   * rate, and the CLI asks again until nothing is left.
+   */
+  async runDueFor(at: Date, forMs: number): Promise<RunDueResult & { more: boolean }> {
+    const started = Date.now();
+    const total: RunDueResult = { sent: 0, reminded: 0, failed: 0, expired: 0 };
+    for (;;) {
+      const { result, more } = await this.run(at, MAILS_PER_JOB);
+      total.sent += result.sent;
+      total.reminded += result.reminded;
+      total.failed += result.failed;
+      total.expired += result.expired;
+      if (!more || this.closed) return { ...total, more: false };
+      if (Date.now() - started >= forMs) return { ...total, more: true };
+    }
+  }
+
+  /** One run, at most `maxMails` mails: `more` when it stopped with work left. */
+  async run(at: Date, maxMails: number): Promise<{ result: RunDueResult; more: boolean }> {
+    const result: RunDueResult = { sent: 0, reminded: 0, failed: 0, expired: 0 };
+    result.expired = await this.expire(at);
+    const stamp = at.toISOString();
+    let mails = 0;
+    for (const kind of ['invitation', 'reminder'] as const) {
+      let last = '';
+      for (;;) {
+        if (this.closed) return { result, more: false };
+        if (mails >= maxMails) return { result, more: true };
+        const picked = await this.pick((limit, skip) => (kind === 'invitation' ? this.store.invitations.due(stamp, limit, skip) : this.store.invitations.remindersDue(stamp, limit, skip)));
+        if (picked.length === 0) break;
+        const contexts = new Map<string, Promise<Context | null>>();
+        const products = new Map<string, Promise<Product | null>>();
+        const outcomes = await Promise.all(picked.map((inv) => this.mailOne(inv, kind, at, contexts, products)));
+        let progressed = false;
+        for (const o of outcomes) {
+          if (o === 'none') continue;
+          progressed = true;
+          result[o]++;
+        }
+        mails += picked.length;
+        // Each one picked is claimed, moved on or put off (none of them is due again now); the same batch twice
+        // means a store that did not keep a write: stop rather than turn round.
+        const ids = picked.map((i) => `${i.id}@${i.updatedAt}`).join();
+        if (!progressed && ids === last) break;
+        last = ids;
+      }
+    }
+    return { result, more: false };
+  }
+
+  /**
+   * A batch, fair between organizations: at most `perOrg` of each; an
+   * organization that has its share is left out of the next look, so the
+   * others' due invitations come in the same batch.
+   */
+  private async pick(find: (limit: number, skipOrgs: string[]) => Promise<Invitation[]>): Promise<Invitation[]> {
+    const chosen = new Map<string, Invitation>();
+    const perOrg = new Map<string, number>();
+    const full: string[] = [];
+    for (let look = 0; look < 8 && chosen.size < this.batch; look++) {
+      const found = await find(this.batch, full);
+      let filled = false;
+      for (const inv of found) {
+        if (chosen.has(inv.id) || full.includes(inv.orgId)) continue;
+        const n = perOrg.get(inv.orgId) ?? 0;
+        if (n >= this.perOrg) {
+          full.push(inv.orgId);
+          filled = true;
+          continue;
+        }
+        perOrg.set(inv.orgId, n + 1);
+        chosen.set(inv.id, inv);
+        if (chosen.size >= this.batch) break;
+      }
+      // Nobody reached their share in this look: there is nothing more to find.
+      if (!filled || found.length < this.batch) break;
+    }
+    return [...chosen.values()];
+  }
+
+  /** A stamp after `prev` (the conditional updates compare `updatedAt`: every write changes it). */
+  private stamp(prev: string): string {
+    return new Date(Math.max(this.now().getTime(), Date.parse(prev) + 1)).toISOString();
+  }
+
+  private async expire(at: Date): Promise<number> {
+    const before = new Date(at.getTime() - LINK_DAYS * DAY_MS).toISOString();
+    let expired = 0;
+    for (;;) {
+      if (this.closed) return expired;
+      const found = await this.store.invitations.expiring(before, MAX_BATCH);
+      let moved = 0;
+      for (const inv of found) {
+        if (await this.store.invitations.update({ ...inv, state: 'expired', leaseUntil: null, remindAt: null, updatedAt: this.stamp(inv.updatedAt) }, inv)) moved++;
+      }
+      expired += moved;
+      if (found.length < MAX_BATCH || moved === 0) return expired;
+    }
+  }
+
+  private async mailOne(inv: Invitation, kind: InvitationMailKind, at: Date, contexts: Map<string, Promise<Context | null>>, products: Map<string, Promise<Product | null>>): Promise<Outcome> {
+    const log = this.options.logger;
+    const lease = new Date(Math.max(at.getTime(), this.now().getTime()) + this.leaseMs).toISOString();
+    const claimed = await this.store.invitations.update({ ...inv, leaseUntil: lease, updatedAt: this.stamp(inv.updatedAt) }, inv);
+    // Another run (here or in another instance) claimed it, or it was cancelled or used meanwhile.
+    if (!claimed) return 'none';
+    /** Writes the invitation's next version (conditional on the claim); false when something else changed it first. */
+    const write = async (next: Partial<Invitation>): Promise<boolean> => (await this.store.invitations.update({ ...claimed, ...next, leaseUntil: null, updatedAt: this.stamp(claimed.updatedAt) }, claimed)) !== null;
+
+    if ((await this.store.invitations.unsubscribedAt(inv.orgId, inv.emailKey)) !== null) {
+      // Never mailed again: a scheduled invitation is skipped as it would have been at creation; a sent one gets no reminder.
+      await write(kind === 'invitation' ? { state: 'skipped', reason: 'unsubscribed', sendAt: null } : { remindAt: null });
+      return 'none';
+    }
+    let context = contexts.get(inv.orgId);
+    if (!context) contexts.set(inv.orgId, (context = this.context(inv.orgId)));
+    const ctx = await context;
+    if (!ctx) {
+      await write({ state: 'cancelled', remindAt: null });
+      return 'none';
+    }
+    if (kind === 'reminder' && !ctx.settings.reminder) {
+      await write({ remindAt: null });
+      return 'none';
+    }
+    // A review of this subject by this address already stands (written on the review page, or through another
+    // invitation, which the link refuses to replace): a reminder would ask again for what was given. No reminder.
+    if (kind === 'reminder' && (await this.store.collect.findPublished(inv.orgId, inv.emailKey, inv.productId)) !== null) {
+      await write({ remindAt: null });
+      return 'none';
+    }
+    let product: Product | null = null;
+    if (inv.productId !== null) {
+      const key = `${inv.orgId}\u0000${inv.productId}`;
+      let found = products.get(key);
+      if (!found) products.set(key, (found = this.store.products.get(inv.orgId, inv.productId)));
+      product = await found;
+    }
+
+    let mail: OutgoingMail;
+    try {
+      const reviewUrl = this.options.link(inv);
+      if (reviewUrl === null) throw new TypeError('the invitation has no link');
+      const rendered = renderInvitation({
+        kind,
+        locale: inv.locale,
+        // The invitation's locale first (renderInvitation), else the settings' language, else the organization's.
+        organization: { name: ctx.org.name, language: invitationLanguage(ctx.settings.language, ctx.org.language), senderName: ctx.settings.senderName },
+        product: product && { name: product.name, imageUrl: product.imageUrl },
+        inviteeName: inv.name,
+        reviewUrl,
+        unsubscribeUrl: `${this.options.publicUrl}${unsubscribePath(this.tokens.make(inv.orgId, inv.email))}`,
+      });
+      mail = { organizationId: inv.orgId, to: inv.email, fromName: rendered.fromName, subject: rendered.subject, text: rendered.text, html: rendered.html, headers: rendered.headers };
+    } catch (err) {
+      const reason = `the mail could not be made: ${(err as Error).message}`;
+      log.error({ invitation: inv.id, err: (err as Error).message }, 'invitations: the mail could not be made');
+      await write(kind === 'invitation' ? { state: 'failed', lastError: reason } : { remindAt: null });
+      return 'failed';
+    }
+
+    try {
+      await this.options.mail.send(mail);
+    } catch (err) {
+      if (err instanceof MailDoorClosed) {
+        // Shutting down: the claim is let go, the next run (after a restart) takes it at once.
+        this.closed = true;
+        await write({}).catch(() => undefined);
+        return 'none';
+      }
+      const refused = err instanceof MailNotSent ? err : new MailNotSent((err as Error).message, null, false);
+      const since = Date.parse((kind === 'invitation' ? inv.sendAt : inv.remindAt) ?? at.toISOString());
+      if (!refused.permanent && at.getTime() - since < RETRY_FOR_MS) {
+        // Away or 4xx: tried again after RETRY_MS (the claim is the wait).
+        log.warn({ invitation: inv.id, kind, reason: withoutAddresses(refused.reason) }, 'invitations: the relay did not take the mail now; tried again later');
+        await this.store.invitations.update({ ...claimed, leaseUntil: new Date(Math.max(at.getTime(), this.now().getTime()) + RETRY_MS).toISOString(), updatedAt: this.stamp(claimed.updatedAt) }, claimed);
+        return 'none';
+      }
+      log.warn({ invitation: inv.id, kind, reason: withoutAddresses(refused.reason) }, 'invitations: the relay refused the mail');
+      await write(kind === 'invitation' ? { state: 'failed', lastError: refused.reason } : { remindAt: null });
+      return 'failed';
+    }
+
+    // The relay accepted it: from here on a crash sends this one mail again (after the claim), never more.
+    await this.options.afterAccepted?.(claimed);
+    const stamp = at.toISOString();
+    const marked = await write(
+      kind === 'invitation'
+        ? { state: 'sent', sentAt: stamp, lastError: null, remindAt: ctx.settings.reminder ? new Date(at.getTime() + REMINDER_DAYS * DAY_MS).toISOString() : null }
+        : { state: 'reminded', remindedAt: stamp, remindAt: null },
+    );
+    // Not written: cancelled (or reviewed) while the mail was with the relay; the mail is out all the same.
+    if (!marked) log.info({ invitation: inv.id, kind }, 'invitations: mailed while it changed; its new state stands');
+    return kind === 'invitation' ? 'sent' : 'reminded';
+  }
+
+  private async context(orgId: string): Promise<Context | null> {
+    const org = await this.store.orgs.get(orgId);
+    if (!org) return null;
+    return { org, settings: invitationSettings(await this.store.collect.getSettings(orgId)) };
+  }
+
+  // ---- The schedule --------------------------------------------------------------
+
+  /** The job's handler: a run of at most MAILS_PER_JOB mails, then its slot back if work is left. */
+  readonly handler: KeyedHandler<Record<string, never>> = async () => {
+    const { result, more } = await this.run(this.now(), MAILS_PER_JOB);
+    if (result.sent + result.reminded + result.failed + result.expired > 0) this.options.logger.info({ ...result }, 'invitations: due mail sent');
+    return more ? { again: true } : undefined;
+  };
+
+  /**
+   * Starts the schedule on the keyed job door: a run now and every `everyMs`
+   * (one at a time across every instance: one key). The composition root
+   * calls it once, with SMTP_URL set.
+   */
+  async start(queue: KeyedQueue<Record<string, never>>, everyMs: number = RUN_EVERY_MS): Promise<void> {
+    this.queue = queue;
+    await queue.start(this.handler);
+    this.timer = setInterval(() => this.request(), everyMs);
+    this.timer.unref();
+    this.request();
+  }
+
+  /** Asks for a run soon (e.g. after invitations were created due at once). */
+  request(): void {
+    if (this.closed) return;
+    this.queue?.request({ key: RUN_DUE_KEY, data: {} }).catch((err: unknown) => this.options.logger.warn({ err: (err as Error).message }, 'invitations: could not ask for a run'));
+  }
+
+  /** Stops asking and makes runs in progress stop after their current mails (then the queue and the door close). */
+  close(): void {
+    this.closed = true;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+}

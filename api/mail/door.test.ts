@@ -1,0 +1,222 @@
+/**
+ * The invitation mail door against a real SMTP relay on loopback (smtp-server),
+ * whose received bytes are parsed (test-mime.ts): what arrives, that `send`
+ * resolves only once the relay accepted the mail and rejects with the relay's
+ * own reason, and that one organization's 100,000 mails do not hold another's
+ * (in process, and across two instances sharing a real Redis).
+ */
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { MailDoor, MailDoorClosed, MailNotSent, type OutgoingMail } from './door.ts';
+import { renderInvitation } from './invitation.ts';
+import { InProcessSlots, RedisSlots, type MailSlots } from './slots.ts';
+import { decodeWords, header, partOf } from './test-mime.ts';
+import { startSmtpSink, type SmtpSink } from './test-sink.ts';
+import { UnsubscribeTokens } from './unsubscribe-token.ts';
+
+let sink: SmtpSink;
+const doors: MailDoor[] = [];
+const clients: Redis[] = [];
+
+beforeAll(async () => {
+  sink = await startSmtpSink();
+});
+afterEach(async () => {
+  await Promise.all(doors.splice(0).map((d) => d.close()));
+  sink.inbox.length = 0;
+  sink.refuse.clear();
+  sink.answerData = null;
+});
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.quit()));
+  await sink.close();
+});
+
+function door(slots: MailSlots = new InProcessSlots({ ratePerMinute: 1_000_000 })): MailDoor {
+  const d = new MailDoor({ smtpUrl: sink.url, fromAddress: 'no-reply@reviews.example', slots });
+  doors.push(d);
+  return d;
+}
+
+const plain = (organizationId: string, to: string, subject = 'Hello'): OutgoingMail => ({ organizationId, to, fromName: 'Shop', subject, text: 'text', html: '<p>html</p>', headers: {} });
+
+describe('invitation mail door', () => {
+  it('what the relay receives parses back to the rendered mail: sender, one recipient, both parts, the RFC 8058 headers, nothing injected', async () => {
+    const tokens = new UnsubscribeTokens(Buffer.alloc(32, 7));
+    const unsubscribeUrl = `https://reviews.example/r/u/${tokens.make('org_1', 'ana@mail.example')}`;
+    const rendered = renderInvitation({
+      kind: 'invitation',
+      locale: 'de',
+      organization: { name: 'Böse "GmbH" <script>x</script>\r\nBcc: victim@else.example', language: 'en' },
+      product: { name: 'Tasse\nX-Injected: yes', imageUrl: null },
+      inviteeName: 'Ana',
+      reviewUrl: 'https://reviews.example/r/i/inv_1.mac',
+      unsubscribeUrl,
+    });
+    const accepted = await door().send({ organizationId: 'org_1', to: 'ana@mail.example', ...rendered });
+    expect(accepted.response).toMatch(/^250 /);
+    await vi.waitFor(() => expect(sink.inbox).toHaveLength(1));
+    const [got] = sink.inbox;
+    expect(got!.from).toBe('no-reply@reviews.example');
+    expect(got!.to).toEqual(['ana@mail.example']);
+    const mail = got!.mail;
+    expect(decodeWords(header(mail, 'from')!)).toBe('Böse "GmbH" <script>x</script> Bcc: victim@else.example <no-reply@reviews.example>');
+    expect(decodeWords(header(mail, 'subject')!)).toBe('Wie war Ihre Erfahrung mit Tasse X-Injected: yes?');
+    expect(header(mail, 'to')).toBe('ana@mail.example');
+    for (const injected of ['bcc', 'x-injected', 'reply-to', 'cc']) expect(mail.headers.has(injected), injected).toBe(false);
+    expect(header(mail, 'list-unsubscribe')).toBe(`<${unsubscribeUrl}?lang=de>`);
+    expect(header(mail, 'list-unsubscribe-post')).toBe('List-Unsubscribe=One-Click');
+    expect(header(mail, 'auto-submitted')).toBe('auto-generated');
+    expect(header(mail, 'message-id')).toBe(accepted.messageId);
+    expect(header(mail, 'content-type')).toMatch(/^multipart\/alternative/);
+    const text = partOf(mail, 'text/plain')!.body;
+    const html = partOf(mail, 'text/html')!.body;
+    expect(text.trimEnd()).toBe(rendered.text.trimEnd());
+    expect(html.trimEnd()).toBe(rendered.html.trimEnd());
+    for (let n = 1; n <= 5; n++) expect(text).toContain(`https://reviews.example/r/i/inv_1.mac?rating=${n}`);
+    expect(html).not.toMatch(/<script/i);
+    // The unsubscribe link in what was received opens to this organization and address.
+    expect(tokens.open(/\/r\/u\/([^>?]+)\?lang=de>/.exec(header(mail, 'list-unsubscribe')!)![1])).toEqual({ organizationId: 'org_1', email: 'ana@mail.example' });
+  });
+
+  it('resolves only once the relay accepted the mail, and rejects with its reason when it refuses it at DATA', async () => {
+    let accept!: (refusal?: string) => void;
+    sink.answerData = () => new Promise((resolve) => (accept = resolve));
+    const d = door();
+    let settled = false;
+    const sending = d.send(plain('org_1', 'ana@mail.example')).finally(() => (settled = true));
+    // The relay has the whole mail and has not answered: the caller is still waiting.
+    await vi.waitFor(() => expect(sink.held).toHaveLength(1));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(settled).toBe(false);
+    accept();
+    await expect(sending).resolves.toMatchObject({ response: expect.stringMatching(/^250 /) });
+
+    sink.answerData = async () => '554 5.7.1 Message rejected as spam';
+    const refused = await d.send(plain('org_1', 'bo@mail.example')).catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(MailNotSent);
+    expect(refused).toMatchObject({ responseCode: 554, permanent: true });
+    expect((refused as MailNotSent).reason).toMatch(/^554 .*Message rejected as spam/);
+    expect(sink.inbox.map((m) => m.to[0])).toEqual(['ana@mail.example']);
+  });
+
+  it("rejects with the relay's reason when it refuses the recipient: permanent for 5xx, not for 4xx", async () => {
+    sink.refuse.set('full@mail.example', '552 5.2.2 Mailbox full');
+    sink.refuse.set('later@mail.example', '451 4.3.0 Try again later');
+    const d = door();
+    const full = await d.send(plain('org_1', 'full@mail.example')).catch((err: unknown) => err);
+    expect(full).toBeInstanceOf(MailNotSent);
+    expect(full).toMatchObject({ responseCode: 552, permanent: true });
+    expect((full as MailNotSent).reason).toContain('Mailbox full');
+    const later = await d.send(plain('org_1', 'later@mail.example')).catch((err: unknown) => err);
+    expect(later).toMatchObject({ responseCode: 451, permanent: false });
+    expect((later as MailNotSent).reason).toContain('Try again later');
+    expect(sink.inbox).toHaveLength(0);
+  });
+
+  it('rejects, without a word to the relay, a recipient that is not exactly one address', async () => {
+    const d = door();
+    for (const to of ['a@x.example, b@y.example', 'Ana <a@x.example>', 'a@x.example\r\nBcc: b@y.example', 'nobody']) {
+      await expect(d.send(plain('org_1', to))).rejects.toBeInstanceOf(MailNotSent);
+    }
+    expect(sink.inbox).toHaveLength(0);
+  });
+
+  it('rejects with the reason, not the URL, when the relay cannot be reached', async () => {
+    const d = new MailDoor({ smtpUrl: 'smtp://user:hunter2secret@127.0.0.1:1', fromAddress: 'no-reply@reviews.example', slots: new InProcessSlots({ ratePerMinute: 60 }) });
+    doors.push(d);
+    const err = await d.send(plain('org_1', 'ana@mail.example')).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(MailNotSent);
+    expect(err).toMatchObject({ responseCode: null, permanent: false });
+    expect(String((err as Error).message)).not.toContain('hunter2secret');
+  });
+
+  it('never sends without a slot: with the shared slots unreachable (Redis down) the mail waits, and closing rejects it', async () => {
+    const down = new Redis('redis://127.0.0.1:1', { enableOfflineQueue: false, maxRetriesPerRequest: 0, lazyConnect: true, retryStrategy: () => null });
+    down.on('error', () => undefined);
+    const d = door(new RedisSlots(down, { ratePerMinute: 60 }));
+    let outcome: unknown = 'pending';
+    const sending = d.send(plain('org_1', 'ana@mail.example')).then(
+      () => (outcome = 'sent'),
+      (err: unknown) => (outcome = err),
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    expect(outcome).toBe('pending');
+    expect(d.queued('org_1')).toBe(1);
+    await d.close();
+    await sending;
+    expect(outcome).toBeInstanceOf(MailDoorClosed);
+    expect(sink.inbox).toHaveLength(0);
+    down.disconnect();
+  });
+
+  it('each organization’s mails leave in the order they were handed in', async () => {
+    const d = door();
+    await Promise.all([1, 2, 3, 4, 5, 6].map((n) => d.send(plain('org_1', 'ana@mail.example', `mail ${n}`))));
+    // With several connections the relay may see them finish out of order; they were taken in order.
+    expect(sink.inbox.map((m) => header(m.mail, 'subject')).sort()).toEqual(['mail 1', 'mail 2', 'mail 3', 'mail 4', 'mail 5', 'mail 6']);
+  });
+});
+
+/**
+ * One organization hands in 100,000 mails (through every door given, as the
+ * due-invitations job would on every instance); once the relay has some, another
+ * hands in three. Those three arrive while only a handful of the first one's
+ * do: each slot goes to the organization served longest ago. The figure is
+ * a count of mails in the relay's order, not a time.
+ */
+/** Slots that record, in one list shared by every instance, which organization each granted slot went to. */
+function recorded(slots: MailSlots, grants: string[]): MailSlots {
+  return {
+    take: async (organizationId, now) => {
+      const wait = await slots.take(organizationId, now);
+      if (wait === 0) grants.push(organizationId);
+      return wait;
+    },
+    leave: (organizationId) => slots.leave(organizationId),
+  };
+}
+
+/**
+ * One organization's 100,000 mails, then another's three: the three get their slots within the next six
+ * granted (every other one), counted in the order the slots were granted, not the order the relay happened
+ * to receive the mails (on a loaded machine the big one's mails already with the relay arrive late).
+ */
+async function backlogDoesNotHoldOthers(bigDoors: MailDoor[], small: MailDoor, grants: string[]): Promise<void> {
+  const bigOutcomes = Array.from({ length: 100_000 }, (_, i) => bigDoors[i % bigDoors.length]!.send(plain('org_big', `big${i}@mail.example`)).then(() => 'sent', (err: unknown) => (err instanceof MailDoorClosed ? 'closed' : String(err))));
+  await vi.waitFor(() => expect(sink.inbox.length).toBeGreaterThanOrEqual(5), { timeout: 20_000 });
+  const before = grants.length;
+  await Promise.all([1, 2, 3].map((n) => small.send(plain('org_small', `small${n}@mail.example`))));
+  const after = grants.slice(before);
+  const smallAt = after.map((org, i) => (org === 'org_small' ? i : -1)).filter((i) => i >= 0);
+  expect(smallAt).toHaveLength(3);
+  // Taking turns: at most one of the big one's slots before each of the three (the first may also wait for a slot
+  // granted to the big one just as it asked). Racing instead, with four instances asking, the last would come ~15th.
+  expect(smallAt[2]!, `slots granted after the small organization asked: ${after.slice(0, 20).join(' ')}`).toBeLessThanOrEqual(6);
+  // And the relay did receive them.
+  await vi.waitFor(() => expect(sink.inbox.filter((m) => m.to[0]!.startsWith('small'))).toHaveLength(3), { timeout: 20_000 });
+  await Promise.all(bigDoors.map((d) => d.close()));
+  const outcomes = await Promise.all(bigOutcomes);
+  expect(outcomes.filter((o) => o === 'closed').length).toBeGreaterThan(99_000);
+  expect(outcomes.filter((o) => o !== 'closed' && o !== 'sent')).toEqual([]);
+}
+
+describe('fair between organizations', () => {
+  it("in process: one organization's 100,000 mails do not hold another's", async () => {
+    const grants: string[] = [];
+    const d = door(recorded(new InProcessSlots({ ratePerMinute: 3000 }), grants));
+    await backlogDoesNotHoldOthers([d], d, grants);
+  }, 60_000);
+
+  it("across four instances sharing Redis: one organization's 100,000 mails, sent by all four, do not hold another's", async () => {
+    // Four instances send the big one's mails and one of them the small one's: racing for slots, the small one would get one in five.
+    const prefix = `t${Math.random().toString(36).slice(2, 10)}:`;
+    const grants: string[] = [];
+    const instances = [1, 2, 3, 4].map(() => {
+      const client = new Redis(inject('redisUrl'), { keyPrefix: prefix });
+      clients.push(client);
+      return door(recorded(new RedisSlots(client, { ratePerMinute: 3000 }), grants));
+    });
+    await backlogDoesNotHoldOthers(instances, instances[3]!, grants);
+  }, 60_000);
+});

@@ -1,0 +1,212 @@
+/**
+ * The mail door of review invitations and reminders (CONTRACT §14): every
+ * such mail leaves through `send`, which
+ * - waits for a sending slot (slots.ts: SMTP_RATE_PER_MINUTE across all
+ *   instances, fair between organizations; each organization's mails leave in
+ *   the order they were handed in);
+ * - speaks to SMTP_URL with the same connection rules as the other mails
+ *   (api/dashboard/mail.ts `smtpOptions`: STARTTLS required except to a
+ *   loopback relay, nothing in the URL's query can turn TLS off);
+ * - resolves only once the relay accepted the message (its 250 to DATA), so
+ *   the caller marks the invitation `sent` only then, and rejects with
+ *   `MailNotSent` carrying the relay's own answer when it refused it (or could
+ *   not be reached): the caller records it as `failed` (`lastError`), or tries
+ *   again later when `permanent` is false.
+ * A crash between the relay's answer and the caller's write can send that one
+ * mail twice; nothing here retries on its own, so never more.
+ *
+ * The sender is SMTP_FROM's address with the organization's name (or its
+ * sender name setting) as display name; the recipient is one address, checked
+ * here, and only the envelope's.
+ */
+import nodemailer, { type Transporter } from 'nodemailer';
+import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
+import type { Logger } from '../logger.ts';
+import { smtpOptions, type MailerOptions } from '../dashboard/mail.ts';
+import type { MailSlots } from './slots.ts';
+
+export interface OutgoingMail {
+  /** Whose mail it is: the unit of fairness. */
+  organizationId: string;
+  /** One address. */
+  to: string;
+  /** The sender's display name (renderInvitation's `fromName`). */
+  fromName: string;
+  subject: string;
+  text: string;
+  html: string;
+  headers: Record<string, string>;
+}
+
+export interface Accepted {
+  /** The Message-ID the mail was sent with. */
+  messageId: string;
+  /** The relay's answer to DATA (`250 …`). */
+  response: string;
+}
+
+/** The relay refused the mail, or could not be reached: `reason` is its answer (or the connection's error), never the relay's URL. */
+export class MailNotSent extends Error {
+  constructor(
+    readonly reason: string,
+    /** The relay's reply code, null when it never answered. */
+    readonly responseCode: number | null,
+    /** A 5xx: sending the same mail again will not help. */
+    readonly permanent: boolean,
+  ) {
+    super(`the relay did not accept the mail: ${reason}`);
+    this.name = 'MailNotSent';
+  }
+}
+
+export class MailDoorClosed extends Error {
+  constructor() {
+    super('the mail door is closed: the mail was not sent');
+    this.name = 'MailDoorClosed';
+  }
+}
+
+export interface MailDoorOptions {
+  smtpUrl: string;
+  /** SMTP_FROM's address (config.smtpFrom.address). */
+  fromAddress: string;
+  slots: MailSlots;
+  logger?: Logger;
+  /** Mails in flight to the relay at once (one connection each, pooled); default 4. */
+  concurrency?: number;
+  mailer?: MailerOptions;
+}
+
+/** One address, nothing a mail library could read as a list, a display name or a header. */
+const ADDRESS = /^[^\s@<>,;:"()[\]\\]{1,64}@[^\s@<>,;:"()[\]\\]{1,255}$/;
+
+interface Pending {
+  mail: OutgoingMail;
+  resolve(value: Accepted): void;
+  reject(err: Error): void;
+}
+
+export class MailDoor {
+  readonly #transport: Transporter<SMTPTransport.SentMessageInfo>;
+  readonly #from: string;
+  readonly #slots: MailSlots;
+  readonly #logger: Logger | undefined;
+  readonly #concurrency: number;
+  readonly #queues = new Map<string, Pending[]>();
+  #inFlight = 0;
+  readonly #freed: (() => void)[] = [];
+  readonly #timers = new Set<{ timer: NodeJS.Timeout; wake(): void }>();
+  readonly #pumps = new Set<Promise<void>>();
+  #closed = false;
+
+  constructor(options: MailDoorOptions) {
+    this.#concurrency = options.concurrency ?? 4;
+    this.#transport = nodemailer.createTransport({
+      ...smtpOptions(options.smtpUrl, options.mailer?.isLoopback),
+      ...(options.mailer?.tls && { tls: options.mailer.tls }),
+      pool: true,
+      maxConnections: this.#concurrency,
+    } as SMTPTransport.Options);
+    this.#from = options.fromAddress;
+    this.#slots = options.slots;
+    this.#logger = options.logger;
+  }
+
+  /** Resolves once the relay accepted the mail; rejects with MailNotSent (refused, unreachable) or MailDoorClosed. */
+  send(mail: OutgoingMail): Promise<Accepted> {
+    if (this.#closed) return Promise.reject(new MailDoorClosed());
+    if (!ADDRESS.test(mail.to)) return Promise.reject(new MailNotSent('not one valid recipient address', null, true));
+    return new Promise<Accepted>((resolve, reject) => {
+      const queue = this.#queues.get(mail.organizationId);
+      if (queue) return void queue.push({ mail, resolve, reject });
+      this.#queues.set(mail.organizationId, [{ mail, resolve, reject }]);
+      const pump = this.#pump(mail.organizationId);
+      this.#pumps.add(pump);
+      void pump.finally(() => this.#pumps.delete(pump));
+    });
+  }
+
+  /** Mails waiting for a slot in this instance (of one organization, or all). */
+  queued(organizationId?: string): number {
+    if (organizationId !== undefined) return this.#queues.get(organizationId)?.length ?? 0;
+    let n = 0;
+    for (const queue of this.#queues.values()) n += queue.length;
+    return n;
+  }
+
+  /** Stops taking mail; what waits for a slot is rejected (MailDoorClosed), what is with the relay finishes. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const t of this.#timers) t.wake();
+    for (const wake of this.#freed.splice(0)) wake();
+    await Promise.all(this.#pumps);
+    while (this.#inFlight > 0) await new Promise<void>((resolve) => this.#freed.push(resolve));
+    this.#transport.close();
+  }
+
+  async #pump(organizationId: string): Promise<void> {
+    const queue = this.#queues.get(organizationId)!;
+    try {
+      while (queue.length > 0 && !this.#closed) {
+        // A connection first, then a slot: a slot taken while every connection is busy would be wasted.
+        while (this.#inFlight >= this.#concurrency && !this.#closed) await new Promise<void>((resolve) => this.#freed.push(resolve));
+        if (this.#closed) break;
+        let wait: number;
+        try {
+          wait = await this.#slots.take(organizationId);
+        } catch (err) {
+          this.#logger?.warn({ err: (err as Error).message }, 'mail: the sending slots cannot be reached; waiting');
+          wait = 1000;
+        }
+        if (wait > 0) {
+          await this.#sleep(wait);
+          continue;
+        }
+        const item = queue.shift()!;
+        this.#inFlight++;
+        void this.#deliver(item).finally(() => {
+          this.#inFlight--;
+          this.#freed.shift()?.();
+        });
+      }
+    } finally {
+      this.#queues.delete(organizationId);
+      for (const item of queue.splice(0)) item.reject(new MailDoorClosed());
+      await this.#slots.leave(organizationId).catch(() => undefined);
+    }
+  }
+
+  async #deliver({ mail, resolve, reject }: Pending): Promise<void> {
+    try {
+      const info = await this.#transport.sendMail({
+        from: { name: mail.fromName, address: this.#from },
+        to: { name: '', address: mail.to },
+        subject: mail.subject,
+        text: mail.text,
+        html: mail.html,
+        headers: mail.headers,
+      });
+      if (info.rejected.length > 0) throw Object.assign(new Error(info.response), { response: info.response });
+      resolve({ messageId: info.messageId, response: info.response });
+    } catch (err) {
+      const e = err as Error & { response?: string; responseCode?: number };
+      const code = typeof e.responseCode === 'number' ? e.responseCode : null;
+      reject(new MailNotSent(e.response ?? e.message, code, code !== null && code >= 500));
+    }
+  }
+
+  #sleep(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const entry = {
+        timer: setTimeout(() => entry.wake(), ms),
+        wake: () => {
+          clearTimeout(entry.timer);
+          this.#timers.delete(entry);
+          resolve();
+        },
+      };
+      this.#timers.add(entry);
+    });
+  }
+}

@@ -58,7 +58,10 @@ export interface Accepted {
   response: string;
 }
 
-/** The relay refused the mail, or could not be reached: `reason` is its answer (or the connection's error), never the relay's URL. */
+/**
+ * The relay refused the mail, or could not be reached: `reason` is its answer, or UNREACHABLE when it never
+ * answered (never the relay's URL, host or port: it reaches the organizations as `lastError`).
+ */
 export class MailNotSent extends Error {
   constructor(
     readonly reason: string,
@@ -89,6 +92,12 @@ export interface MailDoorOptions {
   concurrency?: number;
   mailer?: MailerOptions;
 }
+
+/** The reason given when the relay never answered (its connection's error is for the operator's log only). */
+export const UNREACHABLE = 'the mail relay could not be reached';
+
+/** Any address in a text for a log line left out (personal data never reaches a log). */
+const withoutAddresses = (text: string): string => text.replace(/[^\s<>"'(),;:]+@[^\s<>"'(),;:]+/g, '<address>');
 
 /** One address, nothing a mail library could read as a list, a display name or a header. */
 const ADDRESS = /^[^\s@<>,;:"()[\]\\]{1,64}@[^\s@<>,;:"()[\]\\]{1,255}$/;
@@ -218,7 +227,8 @@ export class MailDoor {
       try {
         go = await mail.ready();
       } catch (err) {
-        return reject(new MailNotSent(`the mail could not be checked before sending: ${(err as Error).message}`, null, false));
+        this.#logger?.warn({ err: withoutAddresses((err as Error).message) }, 'mail: the mail could not be checked before sending; not sent');
+        return reject(new MailNotSent('the mail could not be checked before sending', null, false));
       }
       // Not to be sent any more (changed since it was handed in): dropped, its slot spent.
       if (!go) return resolve(null);
@@ -237,7 +247,11 @@ export class MailDoor {
     } catch (err) {
       const e = err as Error & { response?: string; responseCode?: number };
       const code = typeof e.responseCode === 'number' ? e.responseCode : null;
-      reject(new MailNotSent(e.response ?? e.message, code, code !== null && code >= 500));
+      if (typeof e.response === 'string') return reject(new MailNotSent(e.response, code, code !== null && code >= 500));
+      // No answer from the relay: its connection's error names the operator's network (host, address, port), which
+      // the organizations must not see (`lastError`); the operator's log has it.
+      this.#logger?.warn({ err: withoutAddresses(e.message), code: (e as { code?: unknown }).code }, 'mail: the mail relay could not be reached');
+      reject(new MailNotSent(UNREACHABLE, null, false));
     }
   }
 

@@ -13,7 +13,13 @@
  * - two senders on one store at once (two instances) send each invitation
  *   once: the claim.
  * - one organization's backlog does not hold another's mail: its due
- *   invitation is in the first batch, not after the 100 others.
+ *   invitation is in the first batch, not after the 100 others; nor its
+ *   reminder: each pass takes invitations and reminders together.
+ * - the last moment (the door's `ready()`): a cancellation or an unsubscribe
+ *   while the mail waits for its slot sends nothing; a claim that ran out
+ *   while the mail waited, taken by a second run, gives the relay one mail.
+ * - a run bounded in time (the admin route's) answers at its deadline even
+ *   inside a batch at a slow rate, letting go of what it did not send.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -23,7 +29,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { createLogger } from '../logger.ts';
 import { MailDoor } from '../mail/door.ts';
-import { InProcessSlots } from '../mail/slots.ts';
+import { InProcessSlots, type MailSlots } from '../mail/slots.ts';
 import { startSmtpSink, type SmtpSink } from '../mail/test-sink.ts';
 import { EmbeddedStore } from '../store/embedded/store.ts';
 import type { InvitationDraft } from '../store/invitation-types.ts';
@@ -31,6 +37,7 @@ import type { Store } from '../store/types.ts';
 import { describeOn, mongoTargets, openMongoStore } from '../test/mongo-suites.ts';
 import { LEASE_MS, InvitationSender } from './sender.ts';
 import { InvitationLinks } from './links.ts';
+import { InvitationsService } from './service.ts';
 import type { SenderChildConfig } from './test-sender-child.ts';
 
 const CHILD = join(import.meta.dirname, 'test-sender-child.ts');
@@ -81,6 +88,31 @@ function child(config: SenderChildConfig): { proc: ChildProcess; stdout: () => s
 }
 
 const received = (address: string): number => sink.inbox.filter((m) => m.to.includes(address)).length;
+
+/** Sending slots that grant none (the mail waits in the door, as behind a slow rate or with Redis away) until opened. */
+function gated(): { slots: MailSlots; open(): void } {
+  const real = new InProcessSlots({ ratePerMinute: 1_000_000 });
+  let open = false;
+  return { slots: { take: async (o, now) => (open ? real.take(o, now) : 20), leave: (o) => real.leave(o) }, open: () => void (open = true) };
+}
+
+function senderOn(store: Store, door: MailDoor, options: { leaseMs?: number; ratePerMinute?: number } = {}): InvitationSender {
+  const links = new InvitationLinks(secretsKey);
+  return new InvitationSender({ store, mail: door, link: (inv) => `${PUBLIC_URL}/r/i/${links.token(inv)}`, secretsKey, publicUrl: PUBLIC_URL, logger: createLogger('silent'), ratePerMinute: 1_000_000, ...options });
+}
+
+/** Invitations mailed four days before `at` whose reminder is due since a minute. */
+async function mailedWithReminderDue(store: Store, orgId: string, emails: string[], at: Date): Promise<string[]> {
+  const sentAt = new Date(at.getTime() - 4 * 86_400_000).toISOString();
+  const made = drafts(orgId, emails, sentAt);
+  await store.invitations.create(orgId, made, { max: 1000 });
+  for (const d of made) {
+    const inv = (await store.invitations.get(d.id))!;
+    const next = await store.invitations.update({ ...inv, state: 'sent', sentAt, sendAt: sentAt, remindAt: new Date(at.getTime() - 60_000).toISOString(), updatedAt: new Date(Date.parse(inv.updatedAt) + 1).toISOString() }, inv);
+    expect(next).not.toBeNull();
+  }
+  return made.map((d) => d.id);
+}
 
 function suite(target: () => Promise<Target>): void {
   it('a sender killed between the relay accepting a mail and writing it sent: after a restart every invitation is mailed once, but that one twice', async () => {
@@ -188,6 +220,119 @@ function suite(target: () => Promise<Target>): void {
       await tg.cleanup();
     }
   });
+
+  it('a cancellation while the mail waits for its slot: no mail, the invitation stays cancelled', async () => {
+    const tg = await target();
+    const store = await tg.open();
+    const gate = gated();
+    const door = new MailDoor({ smtpUrl: sink.url, fromAddress: 'no-reply@shop.example', slots: gate.slots });
+    try {
+      const at = new Date();
+      const orgId = await org(store, 'Cancel Shop');
+      const email = `cancel-${randomBytes(4).toString('hex')}@example.com`;
+      const [draft] = drafts(orgId, [email], new Date(at.getTime() - 1000).toISOString());
+      await store.invitations.create(orgId, [draft!], { max: 10 });
+      const running = senderOn(store, door).runDue(at);
+      // Claimed and handed to the door: it waits there for its slot.
+      await vi.waitFor(() => expect(door.queued(orgId)).toBe(1), { timeout: 10_000, interval: 20 });
+      expect((await store.invitations.get(draft!.id))!.leaseUntil).not.toBeNull();
+      // The Owner cancels (the service's own cancel: it needs no collect service).
+      const service = new InvitationsService({ store, secretsKey, publicUrl: PUBLIC_URL, logger: createLogger('silent'), collect: null as never, mails: true });
+      expect(await service.cancel(orgId, draft!.id)).toEqual({ id: draft!.id, state: 'cancelled' });
+      gate.open();
+      expect(await running).toMatchObject({ sent: 0, failed: 0 });
+      expect(received(email)).toBe(0);
+      expect((await store.invitations.get(draft!.id))!.state).toBe('cancelled');
+    } finally {
+      await door.close();
+      await store.close();
+      await tg.cleanup();
+    }
+  });
+
+  it('an unsubscribe while a reminder waits for its slot: no reminder', async () => {
+    const tg = await target();
+    const store = await tg.open();
+    const gate = gated();
+    const door = new MailDoor({ smtpUrl: sink.url, fromAddress: 'no-reply@shop.example', slots: gate.slots });
+    try {
+      const at = new Date();
+      const orgId = await org(store, 'Unsubscribe Shop');
+      const email = `unsub-${randomBytes(4).toString('hex')}@example.com`;
+      const [id] = await mailedWithReminderDue(store, orgId, [email], at);
+      const running = senderOn(store, door).runDue(at);
+      await vi.waitFor(() => expect(door.queued(orgId)).toBe(1), { timeout: 10_000, interval: 20 });
+      // What InvitationsService.unsubscribe writes: the address's record, then its reminder dropped (stopMails).
+      const held = (await store.invitations.get(id!))!;
+      await store.invitations.unsubscribe(orgId, held.emailKey, new Date().toISOString());
+      expect(await store.invitations.update({ ...held, remindAt: null, updatedAt: new Date(Date.parse(held.updatedAt) + 1).toISOString() }, held)).not.toBeNull();
+      gate.open();
+      expect(await running).toMatchObject({ reminded: 0, failed: 0 });
+      expect(received(email)).toBe(0);
+      expect(await store.invitations.get(id!)).toMatchObject({ state: 'sent', remindAt: null });
+    } finally {
+      await door.close();
+      await store.close();
+      await tg.cleanup();
+    }
+  });
+
+  it('a claim that runs out while its mail waits for a slot, then taken by a second run: the relay gets the mail once', async () => {
+    const tg = await target();
+    const store = await tg.open();
+    const gate = gated();
+    const door = new MailDoor({ smtpUrl: sink.url, fromAddress: 'no-reply@shop.example', slots: gate.slots });
+    try {
+      const orgId = await org(store, 'Lease Shop');
+      const email = `lease-${randomBytes(4).toString('hex')}@example.com`;
+      const [draft] = drafts(orgId, [email], new Date(Date.now() - 1000).toISOString());
+      await store.invitations.create(orgId, [draft!], { max: 10 });
+      // A short claim stands in for the ten minutes an outage must outlast.
+      const first = senderOn(store, door, { leaseMs: 300 }).runDue(new Date());
+      await vi.waitFor(() => expect(door.queued(orgId)).toBe(1), { timeout: 10_000, interval: 20 });
+      const claimed = (await store.invitations.get(draft!.id))!;
+      await vi.waitFor(() => expect(Date.now()).toBeGreaterThan(Date.parse(claimed.leaseUntil!)), { timeout: 10_000, interval: 50 });
+      // A second run (BullMQ's rerun of a stalled job, or run-due) finds the claim over and takes the invitation.
+      const second = senderOn(store, door, { leaseMs: 60_000 }).runDue(new Date());
+      await vi.waitFor(() => expect(door.queued(orgId)).toBe(2), { timeout: 10_000, interval: 20 });
+      gate.open();
+      const results = await Promise.all([first, second]);
+      expect(results[0].sent + results[1].sent).toBe(1);
+      expect(received(email)).toBe(1);
+      expect((await store.invitations.get(draft!.id))!).toMatchObject({ state: 'sent', leaseUntil: null });
+    } finally {
+      await door.close();
+      await store.close();
+      await tg.cleanup();
+    }
+  });
+
+  it("one organization's backlog of due invitations does not hold another's reminder: it goes in the first pass", async () => {
+    const tg = await target();
+    const store = await tg.open();
+    const door = new MailDoor({ smtpUrl: sink.url, fromAddress: 'no-reply@shop.example', slots: new InProcessSlots({ ratePerMinute: 1_000_000 }), concurrency: 1 });
+    try {
+      const at = new Date();
+      const tag = randomBytes(4).toString('hex');
+      const small = await org(store, 'Small Reminding');
+      const reminded = `remind-${tag}@example.com`;
+      await mailedWithReminderDue(store, small, [reminded], at);
+      const big = await org(store, 'Big Inviting');
+      // More than a batch holds of one organization (25), due before the reminder.
+      const backlog = Array.from({ length: 60 }, (_, i) => `backlog${i}-${tag}@example.com`);
+      await store.invitations.create(big, drafts(big, backlog, new Date(at.getTime() - 120_000).toISOString()), { max: 1000 });
+      const before = sink.inbox.length;
+      expect(await senderOn(store, door).runDue(at)).toMatchObject({ sent: 60, reminded: 1 });
+      const order = sink.inbox.slice(before).map((m) => m.to[0]);
+      // With the first batch of invitations (25 of the big shop's), not behind all 60.
+      expect(order.indexOf(reminded)).toBeGreaterThanOrEqual(0);
+      expect(order.indexOf(reminded)).toBeLessThan(26);
+    } finally {
+      await door.close();
+      await store.close();
+      await tg.cleanup();
+    }
+  });
 }
 
 describeOn({ name: 'embedded', url: 'embedded', missing: '' }, 'invitation sender: crash and concurrency', () =>
@@ -224,21 +369,31 @@ for (const mongo of mongoTargets()) {
 }
 
 describeOn({ name: 'embedded', url: 'embedded', missing: '' }, 'invitation sender: bounded runs', () => {
-  it('a run bounded in time stops after its first 500 mails saying more is left; asked again, it sends the rest', async () => {
+  it('a run bounded in time answers at its deadline, inside a batch, at a slow rate: more is left, the mails not sent let go; asked again, it sends the rest, each once', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sender-bounded-'));
     const store = await EmbeddedStore.open(dir);
-    const door = new MailDoor({ smtpUrl: sink.url, fromAddress: 'no-reply@shop.example', slots: new InProcessSlots({ ratePerMinute: 1_000_000 }) });
+    // 60 a minute: one slot a second, a batch of 100 would take 100 seconds (500 mails, 500 seconds).
+    const slow = new MailDoor({ smtpUrl: sink.url, fromAddress: 'no-reply@shop.example', slots: new InProcessSlots({ ratePerMinute: 60 }) });
+    const fast = new MailDoor({ smtpUrl: sink.url, fromAddress: 'no-reply@shop.example', slots: new InProcessSlots({ ratePerMinute: 1_000_000 }) });
     try {
       const at = new Date();
       const orgId = await org(store, 'Bounded Shop');
       const tag = randomBytes(4).toString('hex');
-      await store.invitations.create(orgId, drafts(orgId, Array.from({ length: 520 }, (_, i) => `bounded${i}-${tag}@example.com`), new Date(at.getTime() - 1000).toISOString()), { max: 1000 });
-      const links = new InvitationLinks(secretsKey);
-      const sender = new InvitationSender({ store, mail: door, link: (inv) => `${PUBLIC_URL}/r/i/${links.token(inv)}`, secretsKey, publicUrl: PUBLIC_URL, logger: createLogger('silent'), ratePerMinute: 1_000_000 });
-      expect(await sender.runDueFor(at, 0)).toEqual({ sent: 500, reminded: 0, failed: 0, expired: 0, more: true });
-      expect(await sender.runDueFor(at, 0)).toEqual({ sent: 20, reminded: 0, failed: 0, expired: 0, more: false });
+      const emails = Array.from({ length: 20 }, (_, i) => `bounded${i}-${tag}@example.com`);
+      const made = drafts(orgId, emails, new Date(at.getTime() - 1000).toISOString());
+      await store.invitations.create(orgId, made, { max: 1000 });
+      const bounded = await senderOn(store, slow, { ratePerMinute: 60 }).runDueFor(at, 1500);
+      expect(bounded.more).toBe(true);
+      expect(bounded.sent).toBeLessThan(emails.length);
+      // The ones withdrawn were let go: the next run takes them at once.
+      const left = (await Promise.all(made.map((d) => store.invitations.get(d.id)))).filter((i) => i!.state === 'scheduled');
+      expect(left).toHaveLength(emails.length - bounded.sent);
+      expect(left.filter((i) => i!.leaseUntil !== null)).toEqual([]);
+      expect(await senderOn(store, fast).runDueFor(at, 60_000)).toEqual({ sent: emails.length - bounded.sent, reminded: 0, failed: 0, expired: 0, more: false });
+      await vi.waitFor(() => expect(emails.filter((e) => received(e) !== 1)).toEqual([]), { timeout: 10_000, interval: 50 });
     } finally {
-      await door.close();
+      await slow.close();
+      await fast.close();
       await store.close();
       rmSync(dir, { recursive: true, force: true });
     }

@@ -30,6 +30,15 @@
  *    address's review of that subject already stands (written elsewhere), and never
  *    after a review or a cancellation (those states are not `sent`). Accepted:
  *    `reminded`. A refused reminder leaves the invitation `sent`, without one.
+ * Each pass takes one batch of invitations and one of reminders together: one
+ * organization's backlog of invitations never holds the others' reminders.
+ *
+ * The last moment: once the mail door granted the mail its slot, right before
+ * the relay, it asks `ready()`: the address must not have unsubscribed, and a
+ * conditional write renewing the claim must succeed (the invitation is still
+ * the version claimed: not cancelled, not stopped by an unsubscribe, not
+ * claimed by another run after this claim ran out while the mail waited).
+ * Otherwise the mail is dropped unsent.
  *
  * Crash semantics: a mail is written `sent` only after the relay accepted
  * it. A crash between the two leaves the invitation claimed and `scheduled`;
@@ -37,7 +46,7 @@
  * mail a second time. A claim is written before the mail leaves, so no two
  * runs send one invitation at once, and a run never sends without holding
  * the claim: a mail is sent at most twice, and only the one(s) a crash caught
- * between the relay's answer and the write (sender.test.ts, the crash test).
+ * between the relay's answer and the write (sender-crash.test.ts).
  *
  * Fairness: a batch holds at most `perOrg` invitations of one organization
  * (the store leaves out the organizations that have their share, so the
@@ -45,8 +54,10 @@
  * SMTP_RATE_PER_MINUTE's slots between organizations in turn: one
  * organization's 100,000 due invitations never hold another's first mail for
  * more than a few slots. A batch is sized to about two minutes of the rate,
- * well inside the claim's ten minutes, so a claim does not run out while its
- * mail waits for a slot.
+ * well inside the claim's ten minutes; should a claim run out all the same
+ * while its mail waits (Redis away), the last-moment check drops the mail.
+ * `runDueFor` (the admin route) checks its deadline before each pass and
+ * withdraws the mails still waiting for a slot at the deadline.
  *
  * Nothing here reads a rating, a sentiment or an opinion: every invitee of
  * one organization, product and language gets the same mail.
@@ -98,7 +109,8 @@ export interface RunDueResult {
 
 /** What the sender needs of the mail door (api/mail/door.ts). */
 export interface MailSender {
-  send(mail: OutgoingMail): Promise<Accepted>;
+  /** Resolves null when the mail was dropped unsent (its `ready` answered false, or its `signal` was aborted). */
+  send(mail: OutgoingMail): Promise<Accepted | null>;
 }
 
 export interface InvitationSenderOptions {
@@ -119,7 +131,7 @@ export interface InvitationSenderOptions {
   afterAccepted?: (invitation: Invitation) => Promise<void>;
 }
 
-type Outcome = 'sent' | 'reminded' | 'failed' | 'none';
+type Outcome = 'sent' | 'reminded' | 'failed' | 'none' | 'withdrawn';
 
 interface Context {
   org: Organization;
@@ -158,38 +170,61 @@ export class InvitationSender {
    * rate, and the CLI asks again until nothing is left.
    */
   async runDueFor(at: Date, forMs: number): Promise<RunDueResult & { more: boolean }> {
-    const started = Date.now();
+    const deadline = Date.now() + forMs;
     const total: RunDueResult = { sent: 0, reminded: 0, failed: 0, expired: 0 };
-    for (;;) {
-      const { result, more } = await this.run(at, MAILS_PER_JOB);
-      total.sent += result.sent;
-      total.reminded += result.reminded;
-      total.failed += result.failed;
-      total.expired += result.expired;
-      if (!more || this.closed) return { ...total, more: false };
-      if (Date.now() - started >= forMs) return { ...total, more: true };
+    // At the deadline, the mails still waiting for a slot are withdrawn (their claims let go): a batch at a slow
+    // rate lasts minutes, the answer must not wait for it.
+    const stop = new AbortController();
+    const timer = Number.isFinite(forMs) ? setTimeout(() => stop.abort(), Math.max(0, forMs)) : null;
+    try {
+      for (let round = 0; ; round++) {
+        const { result, more } = await this.run(at, MAILS_PER_JOB, { deadline, signal: stop.signal, first: round === 0 });
+        total.sent += result.sent;
+        total.reminded += result.reminded;
+        total.failed += result.failed;
+        total.expired += result.expired;
+        if (!more || this.closed) return { ...total, more: false };
+        if (Date.now() >= deadline) return { ...total, more: true };
+      }
+    } finally {
+      if (timer) clearTimeout(timer);
     }
   }
 
-  /** One run, at most `maxMails` mails: `more` when it stopped with work left. */
-  async run(at: Date, maxMails: number): Promise<{ result: RunDueResult; more: boolean }> {
+  /**
+   * One run, at most `maxMails` mails: `more` when it stopped with work left.
+   * Each pass takes one batch of due invitations and one of due reminders
+   * together (one organization's backlog of invitations never holds the
+   * others' reminders). With a `deadline`, it is checked before each pass (but
+   * a run's first, so every run moves on), and `signal` withdraws the mails
+   * still waiting for a slot.
+   */
+  async run(at: Date, maxMails: number, bound: { deadline: number; signal: AbortSignal; first?: boolean } | null = null): Promise<{ result: RunDueResult; more: boolean }> {
     const result: RunDueResult = { sent: 0, reminded: 0, failed: 0, expired: 0 };
     result.expired = await this.expire(at);
     const stamp = at.toISOString();
     let mails = 0;
-    for (const kind of ['invitation', 'reminder'] as const) {
-      let last = '';
-      for (;;) {
-        if (this.closed) return { result, more: false };
-        if (mails >= maxMails) return { result, more: true };
-        const picked = await this.pick((limit, skip) => (kind === 'invitation' ? this.store.invitations.due(stamp, limit, skip) : this.store.invitations.remindersDue(stamp, limit, skip)));
-        if (picked.length === 0) break;
-        const contexts = new Map<string, Promise<Context | null>>();
-        const products = new Map<string, Promise<Product | null>>();
-        const outcomes = await Promise.all(picked.map((inv) => this.mailOne(inv, kind, at, contexts, products)));
+    const kinds = ['invitation', 'reminder'] as const;
+    const last = { invitation: '', reminder: '' };
+    const done = { invitation: false, reminder: false };
+    for (let pass = 0; ; pass++) {
+      if (this.closed) return { result, more: false };
+      if (mails >= maxMails) return { result, more: true };
+      if (bound && (pass > 0 || !bound.first) && (Date.now() >= bound.deadline || bound.signal.aborted)) return { result, more: true };
+      const batches = await Promise.all(
+        kinds.map((kind) => (done[kind] ? Promise.resolve([]) : this.pick((limit, skip) => (kind === 'invitation' ? this.store.invitations.due(stamp, limit, skip) : this.store.invitations.remindersDue(stamp, limit, skip))))),
+      );
+      if (batches.every((b) => b.length === 0)) break;
+      const contexts = new Map<string, Promise<Context | null>>();
+      const products = new Map<string, Promise<Product | null>>();
+      const outcomes = await Promise.all(kinds.map((kind, k) => Promise.all(batches[k]!.map((inv) => this.mailOne(inv, kind, at, contexts, products, bound?.signal)))));
+      let withdrawn = false;
+      kinds.forEach((kind, k) => {
+        const picked = batches[k]!;
         let progressed = false;
-        for (const o of outcomes) {
-          if (o === 'none') continue;
+        for (const o of outcomes[k]!) {
+          if (o === 'withdrawn') withdrawn = true;
+          if (o === 'none' || o === 'withdrawn') continue;
           progressed = true;
           result[o]++;
         }
@@ -197,9 +232,11 @@ export class InvitationSender {
         // Each one picked is claimed, moved on or put off (none of them is due again now); the same batch twice
         // means a store that did not keep a write: stop rather than turn round.
         const ids = picked.map((i) => `${i.id}@${i.updatedAt}`).join();
-        if (!progressed && ids === last) break;
-        last = ids;
-      }
+        if (picked.length === 0 || (!progressed && ids === last[kind])) done[kind] = true;
+        last[kind] = ids;
+      });
+      if (withdrawn) return { result, more: true };
+      if (done.invitation && done.reminder) break;
     }
     return { result, more: false };
   }
@@ -254,18 +291,21 @@ export class InvitationSender {
     }
   }
 
-  private async mailOne(inv: Invitation, kind: InvitationMailKind, at: Date, contexts: Map<string, Promise<Context | null>>, products: Map<string, Promise<Product | null>>): Promise<Outcome> {
+  private async mailOne(inv: Invitation, kind: InvitationMailKind, at: Date, contexts: Map<string, Promise<Context | null>>, products: Map<string, Promise<Product | null>>, signal?: AbortSignal): Promise<Outcome> {
     const log = this.options.logger;
-    const lease = new Date(Math.max(at.getTime(), this.now().getTime()) + this.leaseMs).toISOString();
-    const claimed = await this.store.invitations.update({ ...inv, leaseUntil: lease, updatedAt: this.stamp(inv.updatedAt) }, inv);
+    const lease = (): string => new Date(Math.max(at.getTime(), this.now().getTime()) + this.leaseMs).toISOString();
+    const claim = await this.store.invitations.update({ ...inv, leaseUntil: lease(), updatedAt: this.stamp(inv.updatedAt) }, inv);
     // Another run (here or in another instance) claimed it, or it was cancelled or used meanwhile.
-    if (!claimed) return 'none';
+    if (!claim) return 'none';
+    /** The version this run holds: the claim, then the claim renewed right before the mail leaves. */
+    let claimed: Invitation = claim;
     /** Writes the invitation's next version (conditional on the claim); false when something else changed it first. */
     const write = async (next: Partial<Invitation>): Promise<boolean> => (await this.store.invitations.update({ ...claimed, ...next, leaseUntil: null, updatedAt: this.stamp(claimed.updatedAt) }, claimed)) !== null;
+    /** Never mailed again: a scheduled invitation is skipped as it would have been at creation; a sent one gets no reminder. */
+    const unsubscribed = (): Promise<boolean> => write(kind === 'invitation' ? { state: 'skipped', reason: 'unsubscribed', sendAt: null } : { remindAt: null });
 
     if ((await this.store.invitations.unsubscribedAt(inv.orgId, inv.emailKey)) !== null) {
-      // Never mailed again: a scheduled invitation is skipped as it would have been at creation; a sent one gets no reminder.
-      await write(kind === 'invitation' ? { state: 'skipped', reason: 'unsubscribed', sendAt: null } : { remindAt: null });
+      await unsubscribed();
       return 'none';
     }
     let context = contexts.get(inv.orgId);
@@ -293,6 +333,28 @@ export class InvitationSender {
       product = await found;
     }
 
+    /** Why the last-moment check refused the mail. */
+    let refusal = null as 'unsubscribed' | 'changed' | null;
+    /**
+     * The last moment (the door asks once the slot is granted, right before the relay): the address has not
+     * unsubscribed, and the invitation is still the version this run claimed (not cancelled, not stopped by an
+     * unsubscribe, not claimed by another run after this claim ran out); the claim is renewed by the same
+     * conditional write, so no other run can take it while the relay has it.
+     */
+    const ready = async (): Promise<boolean> => {
+      if ((await this.store.invitations.unsubscribedAt(inv.orgId, inv.emailKey)) !== null) {
+        refusal = 'unsubscribed';
+        return false;
+      }
+      const renewed = await this.store.invitations.update({ ...claimed, leaseUntil: lease(), updatedAt: this.stamp(claimed.updatedAt) }, claimed);
+      if (!renewed) {
+        refusal = 'changed';
+        return false;
+      }
+      claimed = renewed;
+      return true;
+    };
+
     let mail: OutgoingMail;
     try {
       const reviewUrl = this.options.link(inv);
@@ -307,7 +369,7 @@ export class InvitationSender {
         reviewUrl,
         unsubscribeUrl: `${this.options.publicUrl}${unsubscribePath(this.tokens.make(inv.orgId, inv.email))}`,
       });
-      mail = { organizationId: inv.orgId, to: inv.email, fromName: rendered.fromName, subject: rendered.subject, text: rendered.text, html: rendered.html, headers: rendered.headers };
+      mail = { organizationId: inv.orgId, to: inv.email, fromName: rendered.fromName, subject: rendered.subject, text: rendered.text, html: rendered.html, headers: rendered.headers, ready, ...(signal && { signal }) };
     } catch (err) {
       const reason = `the mail could not be made: ${(err as Error).message}`;
       log.error({ invitation: inv.id, err: (err as Error).message }, 'invitations: the mail could not be made');
@@ -316,7 +378,21 @@ export class InvitationSender {
     }
 
     try {
-      await this.options.mail.send(mail);
+      const accepted = await this.options.mail.send(mail);
+      if (accepted === null) {
+        if (refusal === 'unsubscribed') {
+          await unsubscribed();
+          return 'none';
+        }
+        if (refusal === 'changed') {
+          // Cancelled, stopped by an unsubscribe, or another run's now: its new state stands, nothing was sent.
+          log.info({ invitation: inv.id, kind }, 'invitations: changed while its mail waited for a slot; not sent');
+          return 'none';
+        }
+        // Withdrawn unsent at the run's deadline: the claim is let go, the next run takes it at once.
+        await write({});
+        return 'withdrawn';
+      }
     } catch (err) {
       if (err instanceof MailDoorClosed) {
         // Shutting down: the claim is let go, the next run (after a restart) takes it at once.

@@ -7,7 +7,8 @@
  */
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
-import { MailDoor, MailDoorClosed, MailNotSent, type OutgoingMail } from './door.ts';
+import { createLogger } from '../logger.ts';
+import { MailDoor, MailDoorClosed, MailNotSent, UNREACHABLE, type OutgoingMail } from './door.ts';
 import { renderInvitation } from './invitation.ts';
 import { InProcessSlots, RedisSlots, type MailSlots } from './slots.ts';
 import { decodeWords, header, partOf } from './test-mime.ts';
@@ -122,13 +123,19 @@ describe('invitation mail door', () => {
     expect(sink.inbox).toHaveLength(0);
   });
 
-  it('rejects with the reason, not the URL, when the relay cannot be reached', async () => {
-    const d = new MailDoor({ smtpUrl: 'smtp://user:hunter2secret@127.0.0.1:1', fromAddress: 'no-reply@reviews.example', slots: new InProcessSlots({ ratePerMinute: 60 }) });
+  it('rejects with a generic reason, not the URL, host or port, when the relay cannot be reached; the operator log has the error', async () => {
+    const logged: string[] = [];
+    const d = new MailDoor({ smtpUrl: 'smtp://user:hunter2secret@127.0.0.1:1', fromAddress: 'no-reply@reviews.example', slots: new InProcessSlots({ ratePerMinute: 60 }), logger: createLogger('debug', { write: (chunk: string) => void logged.push(chunk) }) });
     doors.push(d);
     const err = await d.send(plain('org_1', 'ana@mail.example')).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(MailNotSent);
     expect(err).toMatchObject({ responseCode: null, permanent: false });
     expect(String((err as Error).message)).not.toContain('hunter2secret');
+    // A generic reason (it reaches the organizations as lastError): not the relay's address or port.
+    expect((err as MailNotSent).reason).toBe(UNREACHABLE);
+    expect(String((err as Error).message)).not.toContain('127.0.0.1');
+    // The operator's log has the connection's own error.
+    expect(logged.some((l) => l.includes('the mail relay could not be reached') && l.includes('ECONNREFUSED'))).toBe(true);
   });
 
   it('never sends without a slot: with the shared slots unreachable (Redis down) the mail waits, and closing rejects it', async () => {
@@ -148,6 +155,32 @@ describe('invitation mail door', () => {
     expect(outcome).toBeInstanceOf(MailDoorClosed);
     expect(sink.inbox).toHaveLength(0);
     down.disconnect();
+  });
+
+  it('asks ready() once the slot is granted: false drops the mail unsent (null); a mail withdrawn (signal) while it waits is dropped too', async () => {
+    let open = false;
+    const real = new InProcessSlots({ ratePerMinute: 1_000_000 });
+    const d = door({ take: async (o, now) => (open ? real.take(o, now) : 20), leave: (o) => real.leave(o) });
+    const asked: string[] = [];
+    const ready = (to: string, answer: boolean) => async (): Promise<boolean> => {
+      asked.push(to);
+      return answer;
+    };
+    const stop = new AbortController();
+    const no = d.send({ ...plain('org_1', 'no@mail.example'), ready: ready('no', false) });
+    const yes = d.send({ ...plain('org_1', 'yes@mail.example'), ready: ready('yes', true) });
+    const withdrawn = d.send({ ...plain('org_1', 'withdrawn@mail.example'), ready: ready('withdrawn', true), signal: stop.signal });
+    await vi.waitFor(() => expect(d.queued('org_1')).toBe(3));
+    // Not asked before a slot is granted.
+    expect(asked).toEqual([]);
+    stop.abort();
+    expect(await withdrawn).toBeNull();
+    expect(d.queued('org_1')).toBe(2);
+    open = true;
+    expect(await no).toBeNull();
+    expect(await yes).toMatchObject({ response: expect.stringMatching(/^250 /) });
+    expect(asked).toEqual(['no', 'yes']);
+    expect(sink.inbox.map((m) => m.to[0])).toEqual(['yes@mail.example']);
   });
 
   it('each organization’s mails leave in the order they were handed in', async () => {

@@ -12,6 +12,9 @@
  *   `MailNotSent` carrying the relay's own answer when it refused it (or could
  *   not be reached): the caller records it as `failed` (`lastError`), or tries
  *   again later when `permanent` is false.
+ * - asks the mail's `ready()` (if any) once its slot is granted, right before
+ *   the relay: false drops it unsent (`send` resolves null), as does its
+ *   `signal` aborted while it waits for the slot;
  * A crash between the relay's answer and the caller's write can send that one
  * mail twice; nothing here retries on its own, so never more.
  *
@@ -36,6 +39,16 @@ export interface OutgoingMail {
   text: string;
   html: string;
   headers: Record<string, string>;
+  /**
+   * Asked once the mail's slot (and a connection) was granted, right before
+   * it goes to the relay: false (or a mail whose `signal` was aborted) drops
+   * it unsent and `send` resolves null. The invitation sender checks here, at
+   * the last moment, that the invitation is still its own and still to be
+   * mailed (CONTRACT §14: nothing after a cancellation or an unsubscribe).
+   */
+  ready?: () => Promise<boolean>;
+  /** Aborted: a mail still waiting for its slot is dropped unsent (`send` resolves null). */
+  signal?: AbortSignal;
 }
 
 export interface Accepted {
@@ -45,7 +58,10 @@ export interface Accepted {
   response: string;
 }
 
-/** The relay refused the mail, or could not be reached: `reason` is its answer (or the connection's error), never the relay's URL. */
+/**
+ * The relay refused the mail, or could not be reached: `reason` is its answer, or UNREACHABLE when it never
+ * answered (never the relay's URL, host or port: it reaches the organizations as `lastError`).
+ */
 export class MailNotSent extends Error {
   constructor(
     readonly reason: string,
@@ -77,12 +93,18 @@ export interface MailDoorOptions {
   mailer?: MailerOptions;
 }
 
+/** The reason given when the relay never answered (its connection's error is for the operator's log only). */
+export const UNREACHABLE = 'the mail relay could not be reached';
+
+/** Any address in a text for a log line left out (personal data never reaches a log). */
+const withoutAddresses = (text: string): string => text.replace(/[^\s<>"'(),;:]+@[^\s<>"'(),;:]+/g, '<address>');
+
 /** One address, nothing a mail library could read as a list, a display name or a header. */
 const ADDRESS = /^[^\s@<>,;:"()[\]\\]{1,64}@[^\s@<>,;:"()[\]\\]{1,255}$/;
 
 interface Pending {
   mail: OutgoingMail;
-  resolve(value: Accepted): void;
+  resolve(value: Accepted | null): void;
   reject(err: Error): void;
 }
 
@@ -112,14 +134,33 @@ export class MailDoor {
     this.#logger = options.logger;
   }
 
-  /** Resolves once the relay accepted the mail; rejects with MailNotSent (refused, unreachable) or MailDoorClosed. */
-  send(mail: OutgoingMail): Promise<Accepted> {
+  /**
+   * Resolves once the relay accepted the mail; rejects with MailNotSent (refused, unreachable) or MailDoorClosed.
+   * A mail with `ready` or `signal` resolves null when it was dropped unsent (see OutgoingMail).
+   */
+  send(mail: OutgoingMail & { ready?: undefined; signal?: undefined }): Promise<Accepted>;
+  send(mail: OutgoingMail): Promise<Accepted | null>;
+  send(mail: OutgoingMail): Promise<Accepted | null> {
     if (this.#closed) return Promise.reject(new MailDoorClosed());
     if (!ADDRESS.test(mail.to)) return Promise.reject(new MailNotSent('not one valid recipient address', null, true));
-    return new Promise<Accepted>((resolve, reject) => {
+    if (mail.signal?.aborted) return Promise.resolve(null);
+    return new Promise<Accepted | null>((resolve, reject) => {
+      const item: Pending = { mail, resolve, reject };
+      // Withdrawn while it waits for its slot: out of the queue, unsent.
+      mail.signal?.addEventListener(
+        'abort',
+        () => {
+          const waiting = this.#queues.get(mail.organizationId);
+          const at = waiting?.indexOf(item) ?? -1;
+          if (at < 0) return;
+          waiting!.splice(at, 1);
+          resolve(null);
+        },
+        { once: true },
+      );
       const queue = this.#queues.get(mail.organizationId);
-      if (queue) return void queue.push({ mail, resolve, reject });
-      this.#queues.set(mail.organizationId, [{ mail, resolve, reject }]);
+      if (queue) return void queue.push(item);
+      this.#queues.set(mail.organizationId, [item]);
       const pump = this.#pump(mail.organizationId);
       this.#pumps.add(pump);
       void pump.finally(() => this.#pumps.delete(pump));
@@ -163,7 +204,9 @@ export class MailDoor {
           await this.#sleep(wait);
           continue;
         }
-        const item = queue.shift()!;
+        const item = queue.shift();
+        // Its last mail was withdrawn while the slot was asked for.
+        if (!item) break;
         this.#inFlight++;
         void this.#deliver(item).finally(() => {
           this.#inFlight--;
@@ -178,6 +221,18 @@ export class MailDoor {
   }
 
   async #deliver({ mail, resolve, reject }: Pending): Promise<void> {
+    if (mail.signal?.aborted) return resolve(null);
+    if (mail.ready) {
+      let go: boolean;
+      try {
+        go = await mail.ready();
+      } catch (err) {
+        this.#logger?.warn({ err: withoutAddresses((err as Error).message) }, 'mail: the mail could not be checked before sending; not sent');
+        return reject(new MailNotSent('the mail could not be checked before sending', null, false));
+      }
+      // Not to be sent any more (changed since it was handed in): dropped, its slot spent.
+      if (!go) return resolve(null);
+    }
     try {
       const info = await this.#transport.sendMail({
         from: { name: mail.fromName, address: this.#from },
@@ -192,7 +247,11 @@ export class MailDoor {
     } catch (err) {
       const e = err as Error & { response?: string; responseCode?: number };
       const code = typeof e.responseCode === 'number' ? e.responseCode : null;
-      reject(new MailNotSent(e.response ?? e.message, code, code !== null && code >= 500));
+      if (typeof e.response === 'string') return reject(new MailNotSent(e.response, code, code !== null && code >= 500));
+      // No answer from the relay: its connection's error names the operator's network (host, address, port), which
+      // the organizations must not see (`lastError`); the operator's log has it.
+      this.#logger?.warn({ err: withoutAddresses(e.message), code: (e as { code?: unknown }).code }, 'mail: the mail relay could not be reached');
+      reject(new MailNotSent(UNREACHABLE, null, false));
     }
   }
 

@@ -272,6 +272,38 @@ function suite(open: () => Promise<{ store: Store; reopen(): Promise<Store>; cle
     expect(await again.invitations.get(inv.id)).toEqual(winner);
     expect(await again.invitations.count('org_f')).toBe(4);
   });
+
+  it('pages newest first (createdAt, then id) in every state and offset, batches written out of time order and changed states included, after a restart too', async () => {
+    const s = h.store.invitations;
+    // Three batches, the second written last but created earliest; ids and times interleaved.
+    const batch = (day: number, n: number) => Array.from({ length: n }, (_, k) => draft('org_p', `p${day}-${k}`, { createdAt: at(day + (k % 3) / 10), updatedAt: at(day) }));
+    const a = batch(5, 9);
+    const b = batch(1, 7);
+    const c = batch(9, 8);
+    await s.create('org_p', a, { max: 1000 });
+    await s.create('org_p', c, { max: 1000 });
+    await s.create('org_p', b, { max: 1000 });
+    // Some move on: sent, cancelled.
+    for (const [i, d] of [...a, ...b, ...c].entries()) {
+      if (i % 4 === 0) await s.update({ ...d, state: 'sent', sentAt: at(12), updatedAt: at(12) }, { state: 'scheduled', updatedAt: d.updatedAt });
+      else if (i % 5 === 0) await s.update({ ...d, state: 'cancelled', updatedAt: at(12) }, { state: 'scheduled', updatedAt: d.updatedAt });
+    }
+    const check = async (store: Store) => {
+      const all = [];
+      for (const d of [...a, ...b, ...c]) all.push((await store.invitations.get(d.id))!);
+      const newest = all.sort((x, y) => (x.createdAt < y.createdAt ? 1 : x.createdAt > y.createdAt ? -1 : x.id < y.id ? 1 : -1));
+      for (const state of [undefined, 'scheduled', 'sent', 'cancelled', 'reviewed'] as const) {
+        const expected = newest.filter((i) => state === undefined || i.state === state);
+        for (const [offset, limit] of [[0, 5], [3, 4], [0, 100], [expected.length - 1, 5], [expected.length, 5], [expected.length + 3, 2]] as const) {
+          const page = await store.invitations.list('org_p', { ...(state && { state }), limit, offset: Math.max(0, offset) });
+          expect(page.total, `${state} total`).toBe(expected.length);
+          expect(page.data.map((i) => i.id), `${state} ${offset} ${limit}`).toEqual(expected.slice(Math.max(0, offset), Math.max(0, offset) + limit).map((i) => i.id));
+        }
+      }
+    };
+    await check(h.store);
+    await check(await h.reopen());
+  });
 }
 
 describeOn({ name: 'embedded', url: 'embedded', missing: '' }, 'invitation store contract', () =>

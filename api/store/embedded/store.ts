@@ -330,6 +330,19 @@ export class EmbeddedStore implements Store {
   private readonly unsubscribedMap = new Map<string, string>();
   /** orderKey(org, address, orderRef) → the invitation's id. */
   private readonly invitationOrders = new Map<string, string>();
+  /**
+   * Per organization: its invitations ordered by (createdAt, id), oldest first (an invitation's createdAt
+   * never changes), so a page of the list, newest first, reads from the end: no copy or sort of the
+   * organization's invitations per request (up to 250,000 of them).
+   */
+  private readonly invitationOrder = new Map<string, Invitation[]>();
+  /** Per organization and address key: its invitations' ids (what an unsubscribe stops). */
+  private readonly addressInvitations = new Map<string, Set<string>>();
+  /**
+   * The invitations the sender still has work on (`scheduled`, `sent`, `reminded`), by id: its walks
+   * for what is due, reminders and expiry read these, not every invitation ever made.
+   */
+  private readonly liveInvitations = new Map<string, Invitation>();
   /** Per organization: its invitations in each state, kept as they change (the Collect page's counts, no walk). */
   private readonly invitationStates = new Map<string, Record<InvitationState, number>>();
   /**
@@ -718,6 +731,19 @@ export class EmbeddedStore implements Store {
     let org = this.orgInvitations.get(v.orgId);
     if (!org) this.orgInvitations.set(v.orgId, (org = new Map()));
     org.set(v.id, v);
+    let order = this.invitationOrder.get(v.orgId);
+    if (!order) this.invitationOrder.set(v.orgId, (order = []));
+    if (before && before.createdAt === v.createdAt) order[orderIndex(order, before)] = v;
+    else {
+      if (before) order.splice(orderIndex(order, before), 1);
+      order.splice(orderIndex(order, v), 0, v);
+    }
+    const addressKey = `${v.orgId}\u0000${v.emailKey}`;
+    let ids = this.addressInvitations.get(addressKey);
+    if (!ids) this.addressInvitations.set(addressKey, (ids = new Set()));
+    ids.add(v.id);
+    if (v.state === 'scheduled' || v.state === 'sent' || v.state === 'reminded') this.liveInvitations.set(v.id, v);
+    else this.liveInvitations.delete(v.id);
     if (v.orderRef !== null) this.invitationOrders.set(orderKey(v.orgId, v.emailKey, v.orderRef), v.id);
     if (v.state !== 'skipped') {
       const key = `${v.orgId}\u0000${v.emailKey}`;
@@ -1263,7 +1289,7 @@ export class EmbeddedStore implements Store {
   /** `state` invitations whose `field` came by `before`, not claimed past it, not of `skipOrgs`; soonest first. */
   private unclaimedInvitations(state: 'scheduled' | 'sent', field: 'sendAt' | 'remindAt', before: string, limit: number, skipOrgs: readonly string[]): Invitation[] {
     const skip = new Set(skipOrgs);
-    return soonest(this.invitationMap.values(), field, limit, (i) => {
+    return soonest(this.liveInvitations.values(), field, limit, (i) => {
       const when = i[field];
       return i.state === state && when != null && when <= before && (i.leaseUntil == null || i.leaseUntil <= before) && !skip.has(i.orgId);
     });
@@ -1300,10 +1326,24 @@ export class EmbeddedStore implements Store {
         return { entries: fresh.length > 0 ? [{ t: 'invitations', v: clone(fresh) }] : [], result: out };
       }, true),
     get: async (id) => this.invitationMap.get(id) ?? null,
+    // From the newest back: a page reads its own invitations (and, with a state, those it passes), never a copy of all.
     list: async (orgId, { state, limit, offset }) => {
-      const all = [...(this.orgInvitations.get(orgId)?.values() ?? [])].filter((i) => state === undefined || i.state === state);
-      all.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
-      return { data: all.slice(offset, offset + limit), total: all.length };
+      const order = this.invitationOrder.get(orgId) ?? [];
+      const total = state === undefined ? order.length : (this.invitationStates.get(orgId)?.[state] ?? 0);
+      const data: Invitation[] = [];
+      // Past the last one of the state (the counts say so): nothing to walk.
+      if (offset >= total) return { data, total };
+      if (state === undefined) {
+        for (let i = order.length - 1 - offset; i >= 0 && data.length < limit; i--) data.push(order[i]!);
+      } else {
+        let skipped = 0;
+        for (let i = order.length - 1; i >= 0 && data.length < limit; i--) {
+          if (order[i]!.state !== state) continue;
+          if (skipped < offset) skipped++;
+          else data.push(order[i]!);
+        }
+      }
+      return { data, total };
     },
     count: async (orgId) => this.orgInvitations.get(orgId)?.size ?? 0,
     countByState: async (orgId) => ({ ...(this.invitationStates.get(orgId) ?? noCounts()) }),
@@ -1316,16 +1356,16 @@ export class EmbeddedStore implements Store {
       }
       return out;
     },
-    // A walk of the organization's invitations (capped per organization); asked once per unsubscribe.
+    // The address's own invitations (a handful: one per 30 days), asked once per unsubscribe.
     ofAddress: async (orgId, emailKey, limit) =>
-      [...(this.orgInvitations.get(orgId)?.values() ?? [])]
-        .filter((i) => i.emailKey === emailKey)
+      [...(this.addressInvitations.get(`${orgId}\u0000${emailKey}`) ?? [])]
+        .map((id) => this.invitationMap.get(id)!)
         .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
         .slice(0, limit),
-    // Walks of every invitation: the sender asks a few times a minute, and an organization's invitations are capped.
+    // Walks of the live invitations (scheduled, sent, reminded): the sender asks a few times a minute.
     due: async (before, limit, skipOrgs = []) => this.unclaimedInvitations('scheduled', 'sendAt', before, limit, skipOrgs),
     remindersDue: async (before, limit, skipOrgs = []) => this.unclaimedInvitations('sent', 'remindAt', before, limit, skipOrgs),
-    expiring: async (sentBefore, limit) => soonest(this.invitationMap.values(), 'sentAt', limit, (i) => (i.state === 'sent' || i.state === 'reminded') && i.sentAt !== null && i.sentAt <= sentBefore),
+    expiring: async (sentBefore, limit) => soonest(this.liveInvitations.values(), 'sentAt', limit, (i) => (i.state === 'sent' || i.state === 'reminded') && i.sentAt !== null && i.sentAt <= sentBefore),
     update: (next, expect) =>
       this.commit(() => {
         const now = this.invitationMap.get(next.id);
@@ -1455,6 +1495,19 @@ export class EmbeddedStore implements Store {
  * one walk: a sorted window of at most `limit` (a batch is small), not a sort
  * of everything that matches (10,000 due at once are taken 100 at a time).
  */
+/** Where `v` is, or goes, in an organization's invitations ordered by (createdAt, id). */
+function orderIndex(order: readonly Invitation[], v: Invitation): number {
+  let lo = 0;
+  let hi = order.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    const m = order[mid]!;
+    if (m.createdAt < v.createdAt || (m.createdAt === v.createdAt && m.id < v.id)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 function soonest(all: Iterable<Invitation>, field: 'sendAt' | 'remindAt' | 'sentAt', limit: number, match: (i: Invitation) => boolean): Invitation[] {
   const out: Invitation[] = [];
   if (limit <= 0) return out;

@@ -124,14 +124,15 @@ export function compressApi() {
     const body: unknown = ctx.body;
     if (body === null || body === undefined || ctx.method === 'HEAD' || ctx.response.get('Content-Encoding')) return;
     if (ctx.status === 204 || ctx.status === 304) return;
+    // Asked first: a client that accepts neither coding costs no encoding of the body here (Koa encodes it once).
+    const encoding = chooseEncoding(ctx.get('accept-encoding'));
+    if (!encoding) return;
     let bytes: Buffer;
     if (Buffer.isBuffer(body)) bytes = body;
     else if (typeof body === 'string') bytes = Buffer.from(body, 'utf8');
     else if (typeof body === 'object' && typeof (body as { pipe?: unknown }).pipe !== 'function') bytes = Buffer.from(JSON.stringify(body), 'utf8');
     else return;
     if (bytes.length < MIN_COMPRESS_BYTES) return;
-    const encoding = chooseEncoding(ctx.get('accept-encoding'));
-    if (!encoding) return;
     let forms = kept.get(bytes);
     let out = forms?.[encoding];
     if (!out) {

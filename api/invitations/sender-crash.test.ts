@@ -15,8 +15,8 @@
  * - one organization's backlog does not hold another's mail: its due
  *   invitation is in the first batch, not after the 100 others; nor its
  *   reminder: each pass takes invitations and reminders together.
- * - the last moment (the door's `ready()`): a cancellation or an unsubscribe
- *   while the mail waits for its slot sends nothing; a claim that ran out
+ * - the last moment (the door's `ready()`): a cancellation, an unsubscribe or
+ *   an erasure while the mail waits for its slot sends nothing; a claim that ran out
  *   while the mail waited, taken by a second run, gives the relay one mail.
  * - a run bounded in time (the admin route's) answers at its deadline even
  *   inside a batch at a slow rate, letting go of what it did not send.
@@ -243,6 +243,35 @@ function suite(target: () => Promise<Target>): void {
       expect(await running).toMatchObject({ sent: 0, failed: 0 });
       expect(received(email)).toBe(0);
       expect((await store.invitations.get(draft!.id))!.state).toBe('cancelled');
+    } finally {
+      await door.close();
+      await store.close();
+      await tg.cleanup();
+    }
+  });
+
+  it('an erasure while the claimed mail waits for its slot: no mail, and nothing of the invitation comes back', async () => {
+    const tg = await target();
+    const store = await tg.open();
+    const gate = gated();
+    const door = new MailDoor({ smtpUrl: sink.url, fromAddress: 'no-reply@shop.example', slots: gate.slots });
+    try {
+      const at = new Date();
+      const orgId = await org(store, 'Erase Shop');
+      const email = `erase-${randomBytes(4).toString('hex')}@example.com`;
+      const [draft] = drafts(orgId, [email], new Date(at.getTime() - 1000).toISOString());
+      await store.invitations.create(orgId, [draft!], { max: 10 });
+      const running = senderOn(store, door).runDue(at);
+      // Claimed and handed to the door: it waits there for its slot.
+      await vi.waitFor(() => expect(door.queued(orgId)).toBe(1), { timeout: 10_000, interval: 20 });
+      expect((await store.invitations.get(draft!.id))!.leaseUntil).not.toBeNull();
+      // The operator's erasure (invitations erase): the store's, by the address's key.
+      expect(await store.invitations.erase(orgId, draft!.emailKey)).toBe(1);
+      gate.open();
+      expect(await running).toMatchObject({ sent: 0, failed: 0 });
+      expect(received(email)).toBe(0);
+      expect(await store.invitations.get(draft!.id)).toBeNull();
+      expect(await store.invitations.count(orgId)).toBe(0);
     } finally {
       await door.close();
       await store.close();

@@ -7,10 +7,10 @@
  * of two racing writers wins), and everything still there after a restart
  * (embedded) or on another connection (MongoDB).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { EmbeddedStore } from './embedded/store.ts';
 import type { InvitationDraft } from './invitation-types.ts';
 import type { Store } from './types.ts';
@@ -273,6 +273,125 @@ function suite(open: () => Promise<{ store: Store; reopen(): Promise<Store>; cle
     expect(await again.invitations.count('org_f')).toBe(4);
   });
 
+  it('purges only invitations that ended before the cutoff, in bounded batches; the count goes down, the cap admits new ones, and the order invites anew', async () => {
+    const s = h.store.invitations;
+    const o = 'org_ret';
+    const cutoff = at(-100);
+    const old = { createdAt: at(-300), updatedAt: at(-300), sendAt: at(-300) };
+    const mk = (k: string, over: Partial<InvitationDraft> = {}) => draft(o, k, { ...old, ...over });
+    const unsent = { state: 'unsent' as const, sendAt: null };
+    const goneCancelled = mk('r1');
+    const goneReviewed = mk('r2', { orderRef: 'o-r' });
+    const goneUnsent = mk('r3', unsent); // its link expired on day -270
+    const goneSkipped = mk('r1', { createdAt: at(-299), updatedAt: at(-299), sendAt: at(-299) }); // recently_invited at creation
+    const keepRecentEnd = mk('r4'); // expired on day -90: ended after the cutoff
+    const keepSent = mk('r5'); // mailed long ago and still waiting: live
+    const keepScheduled = mk('r6', { sendAt: at(-50) }); // live
+    const keepDueLater = mk('r7', { sendAt: at(-50) }); // cancelled long ago, but it was due after the cutoff (the 30-day rule)
+    const keepUnsentOpen = mk('r8', { ...unsent, createdAt: at(-110), updatedAt: at(-110) }); // its link still open at the cutoff
+    const all = [goneCancelled, goneReviewed, goneUnsent, goneSkipped, keepRecentEnd, keepSent, keepScheduled, keepDueLater, keepUnsentOpen];
+    const made = await s.create(o, all, { max: 9 });
+    expect(made!.map((r) => r.invitation.state)).toEqual(['scheduled', 'scheduled', 'unsent', 'skipped', 'scheduled', 'scheduled', 'scheduled', 'scheduled', 'unsent']);
+    const move = async (id: string, change: Record<string, unknown>) => {
+      const now = (await s.get(id))!;
+      expect(await s.update({ ...now, ...change } as typeof now, now)).not.toBeNull();
+    };
+    await move(goneCancelled.id, { state: 'cancelled', updatedAt: at(-200) });
+    await move(goneReviewed.id, { state: 'sent', sentAt: at(-299), updatedAt: at(-299) });
+    await move(goneReviewed.id, { state: 'reviewed', reviewedAt: at(-250), updatedAt: at(-250) });
+    await move(keepRecentEnd.id, { state: 'sent', sentAt: at(-120), updatedAt: at(-120) });
+    await move(keepRecentEnd.id, { state: 'expired', updatedAt: at(-90) });
+    await move(keepSent.id, { state: 'sent', sentAt: at(-299), updatedAt: at(-299) });
+    await move(keepDueLater.id, { state: 'cancelled', updatedAt: at(-200) });
+    const other = draft('org_ret2', 'r1', { ...old });
+    await s.create('org_ret2', [other], { max: 9 });
+    await h.store.invitations.update({ ...other, state: 'failed', lastError: '550', updatedAt: at(-150) }, other);
+    // At the cap: nothing new is admitted.
+    expect(await s.create(o, [draft(o, 'r9', { createdAt: at(0), updatedAt: at(0) })], { max: 9 })).toBeNull();
+    expect(await s.count(o)).toBe(9);
+
+    // Batches of 2, this organization only; then nothing is left, and a purge that finds nothing answers {}.
+    expect(await s.purge(cutoff, 2, { orgId: o })).toEqual({ [o]: 2 });
+    expect(await s.purge(cutoff, 2, { orgId: o })).toEqual({ [o]: 2 });
+    expect(await s.purge(cutoff, 2, { orgId: o })).toEqual({});
+    const gone = [goneCancelled, goneReviewed, goneUnsent, goneSkipped];
+    const kept = [keepRecentEnd, keepSent, keepScheduled, keepDueLater, keepUnsentOpen];
+    const check = async (store: Store) => {
+      for (const g of gone) expect(await store.invitations.get(g.id), g.emailKey).toBeNull();
+      for (const k of kept) expect(await store.invitations.get(k.id), k.emailKey).not.toBeNull();
+      expect(await store.invitations.count(o)).toBe(5);
+      expect((await store.invitations.list(o, { limit: 100, offset: 0 })).data.map((i) => i.id).sort()).toEqual(kept.map((k) => k.id).sort());
+      expect(await store.invitations.countByState(o)).toEqual({ scheduled: 1, sent: 1, reminded: 0, reviewed: 0, failed: 0, skipped: 0, expired: 1, cancelled: 1, unsent: 1 });
+      expect(await store.invitations.ofAddress(o, 'r1', 10)).toEqual([]);
+    };
+    await check(h.store);
+    // Another organization's: left out when skipped, taken when not.
+    expect((await s.purge(cutoff, 100, { skipOrgs: [o, 'org_ret2'] }))).not.toHaveProperty('org_ret2');
+    expect(await s.get(other.id)).not.toBeNull();
+    expect(await s.purge(cutoff, 100, { skipOrgs: [o] })).toMatchObject({ org_ret2: 1 });
+    expect(await s.get(other.id)).toBeNull();
+    expect(await s.purge(cutoff, 100)).toEqual({});
+
+    // The cap counts what is kept: four more fit under 9 again (three here, the order's below).
+    const fresh = await s.create(o, ['r10', 'r11', 'r12'].map((k) => draft(o, k, { createdAt: at(0), updatedAt: at(0) })), { max: 9 });
+    expect(fresh!.every((r) => r.created)).toBe(true);
+    // The purged order's address and orderRef again: a new invitation (decided by the rules as any other), not the purged one.
+    const again = await s.create(o, [draft(o, 'r2', { orderRef: 'o-r', createdAt: at(0), updatedAt: at(0) })], { max: 9 });
+    expect(again![0]!.created).toBe(true);
+    expect(again![0]!.invitation.id).not.toBe(goneReviewed.id);
+    expect(again![0]!.invitation.state).toBe('scheduled');
+    expect(await s.count(o)).toBe(9);
+    expect(await s.create(o, [draft(o, 'r13', { createdAt: at(0), updatedAt: at(0) })], { max: 9 })).toBeNull();
+    // The same order once more answers the new one.
+    const repeat = await s.create(o, [draft(o, 'r2', { orderRef: 'o-r', createdAt: at(1), updatedAt: at(1) })], { max: 9 });
+    expect(repeat![0]).toMatchObject({ created: false, invitation: { id: again![0]!.invitation.id } });
+
+    const reopened = await h.reopen();
+    for (const g of gone) expect(await reopened.invitations.get(g.id)).toBeNull();
+    expect(await reopened.invitations.count(o)).toBe(9);
+    expect(await reopened.invitations.purge(cutoff, 100)).toEqual({});
+  });
+
+  it('erases every invitation of one address in an organization at once, whatever its state; its unsubscribe stays, its 30-day record goes', async () => {
+    const s = h.store.invitations;
+    const o = 'org_x';
+    const a = draft(o, 'e1', { createdAt: at(0), updatedAt: at(0), sendAt: at(0) });
+    const b = draft(o, 'e1', { createdAt: at(31), updatedAt: at(31), sendAt: at(40), orderRef: 'o-e' });
+    const c = draft(o, 'e3', { createdAt: at(0), updatedAt: at(0), sendAt: at(0) });
+    const keep = draft(o, 'e2', { createdAt: at(0), updatedAt: at(0) });
+    const elsewhere = draft('org_y', 'e1', { createdAt: at(0), updatedAt: at(0) });
+    await s.create(o, [a, b, c, keep], { max: 10 });
+    await s.create('org_y', [elsewhere], { max: 10 });
+    await s.update({ ...a, state: 'sent', sentAt: at(0), updatedAt: at(0.5) }, a);
+    await s.unsubscribe(o, 'e1', at(35));
+    expect(await s.count(o)).toBe(4);
+
+    expect(await s.erase(o, 'e1')).toBe(2);
+    expect(await s.get(a.id)).toBeNull();
+    expect(await s.get(b.id)).toBeNull();
+    expect(await s.ofAddress(o, 'e1', 10)).toEqual([]);
+    expect(await s.count(o)).toBe(2);
+    expect((await s.countByState(o)).scheduled).toBe(2);
+    expect(await s.get(elsewhere.id)).not.toBeNull();
+    // The claim a sender holds finds nothing to write: the erased invitation is never mailed.
+    expect(await s.update({ ...b, leaseUntil: at(41), updatedAt: at(40) }, b)).toBeNull();
+    expect(await s.due(at(50), 10)).not.toContainEqual(expect.objectContaining({ id: b.id }));
+    // The unsubscribe stays: the same order again is a new invitation, skipped.
+    expect(await s.unsubscribedAt(o, 'e1')).toBe(at(35));
+    const again = await s.create(o, [draft(o, 'e1', { orderRef: 'o-e', createdAt: at(41), updatedAt: at(41) })], { max: 10 });
+    expect(again![0]).toMatchObject({ created: true, invitation: { state: 'skipped', reason: 'unsubscribed' } });
+    // An address not unsubscribed: erased, then invited the next day (nothing left of the one erased).
+    expect(await s.erase(o, 'e3')).toBe(1);
+    const next = await s.create(o, [draft(o, 'e3', { createdAt: at(1), updatedAt: at(1), sendAt: at(1) })], { max: 10 });
+    expect(next![0]!.invitation.state).toBe('scheduled');
+    expect(await s.erase(o, 'e9')).toBe(0);
+
+    const reopened = await h.reopen();
+    expect(await reopened.invitations.get(a.id)).toBeNull();
+    expect(await reopened.invitations.count(o)).toBe(3);
+    expect(await reopened.invitations.unsubscribedAt(o, 'e1')).toBe(at(35));
+  });
+
   it('pages newest first (createdAt, then id) in every state and offset, batches written out of time order and changed states included, after a restart too', async () => {
     const s = h.store.invitations;
     // Three batches, the second written last but created earliest; ids and times interleaved.
@@ -326,6 +445,71 @@ describeOn({ name: 'embedded', url: 'embedded', missing: '' }, 'invitation store
     };
   }),
 );
+
+describe('invitation retention on the embedded log', () => {
+  it('a purge survives a restart (purged stays purged, nothing else lost) and the log is rewritten without the purged records', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'invitation-retention-'));
+    let store = await EmbeddedStore.open(dir);
+    try {
+      const o = 'org_log';
+      // 6,000 links handed out 300 days ago (expired 270 days ago: ended), and a few live ones.
+      const old = Array.from({ length: 6000 }, (_, i) => draft(o, `old-${i}`, { state: 'unsent', sendAt: null, createdAt: at(-300), updatedAt: at(-300) }));
+      for (let i = 0; i < old.length; i += 500) await store.invitations.create(o, old.slice(i, i + 500), { max: 10_000 });
+      const live = [0, 1, 2].map((i) => draft(o, `live-${i}`, { createdAt: at(-300), updatedAt: at(-300), sendAt: at(10) }));
+      await store.invitations.create(o, live, { max: 10_000 });
+      const compactions = (store as EmbeddedStore).info.compactions;
+      let purged = 0;
+      for (;;) {
+        const n = (await store.invitations.purge(at(-100), 1000))[o] ?? 0;
+        if (n === 0) break;
+        purged += n;
+      }
+      expect(purged).toBe(6000);
+      // The purge left more superseded records than live ones: the log was rewritten (between commit rounds).
+      await vi.waitFor(() => expect((store as EmbeddedStore).info.compactions).toBeGreaterThan(compactions), { timeout: 10_000, interval: 20 });
+      const text = readFileSync(join(dir, 'store.log'), 'utf8');
+      expect(text).not.toContain(old[0]!.id);
+      expect(text).not.toContain('old-5999@example.com');
+      await store.close();
+      store = await EmbeddedStore.open(dir);
+      // Replayed: the live state only, not 6,000 records and their removal.
+      expect((store as EmbeddedStore).info.replay.entries).toBeLessThan(100);
+      expect(await store.invitations.count(o)).toBe(3);
+      for (const d of live) expect((await store.invitations.get(d.id))?.state).toBe('scheduled');
+      expect(await store.invitations.get(old[0]!.id)).toBeNull();
+      expect(await store.invitations.purge(at(-100), 1000)).toEqual({});
+    } finally {
+      await store.close().catch(() => undefined);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('an erasure rewrites the log at once: the address leaves the disk, and stays gone after a restart', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'invitation-erase-'));
+    let store = await EmbeddedStore.open(dir);
+    try {
+      const o = 'org_erase';
+      const mine = draft(o, 'erase-me');
+      const theirs = draft(o, 'stays');
+      await store.invitations.create(o, [mine, theirs], { max: 10 });
+      await store.invitations.update({ ...mine, state: 'cancelled', updatedAt: at(1) }, mine);
+      await store.invitations.unsubscribe(o, 'erase-me', at(2));
+      expect(readFileSync(join(dir, 'store.log'), 'utf8')).toContain('erase-me@example.com');
+      expect(await store.invitations.erase(o, 'erase-me')).toBe(1);
+      const text = readFileSync(join(dir, 'store.log'), 'utf8');
+      expect(text).not.toContain('erase-me@example.com');
+      expect(text).toContain('stays@example.com');
+      await store.close();
+      store = await EmbeddedStore.open(dir);
+      expect(await store.invitations.get(mine.id)).toBeNull();
+      expect(await store.invitations.get(theirs.id)).not.toBeNull();
+      expect(await store.invitations.unsubscribedAt(o, 'erase-me')).toBe(at(2));
+    } finally {
+      await store.close().catch(() => undefined);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
 
 for (const target of mongoTargets()) {
   describeOn(target, 'invitation store contract', () =>

@@ -24,6 +24,27 @@ export type SkipReason = (typeof SKIP_REASONS)[number];
 /** An address gets at most one invitation per organization in this many days (§14). */
 export const INVITE_WINDOW_DAYS = 30;
 
+/** A link works this many days after its mail was sent (or, never mailed by the service, after creation). */
+export const INVITATION_LINK_DAYS = 30;
+
+/**
+ * The states an invitation has ended in: nothing more is mailed and its link
+ * no longer opens a form. Retention (`InvitationStore.purge`) removes these
+ * once they ended long enough ago; an `unsent` link ends when it expires.
+ * The others (`scheduled`, `sent`, `reminded`, an `unsent` link still open)
+ * are live and never purged.
+ */
+export const ENDED_STATES = ['reviewed', 'cancelled', 'skipped', 'expired', 'failed'] as const satisfies readonly InvitationState[];
+
+/**
+ * How long an ended invitation is kept when INVITATION_RETENTION_DAYS is not
+ * set, and the least it may be: the Collect page's conversion over 90 days
+ * counts invitations sent in the last 90 days (and one ends no sooner than it
+ * is sent), and the 30-day rule looks back 30 days.
+ */
+export const DEFAULT_RETENTION_DAYS = 180;
+export const MIN_RETENTION_DAYS = 90;
+
 export interface Invitation {
   id: string;
   orgId: string;
@@ -128,6 +149,25 @@ export interface InvitationStore {
   remindersDue(before: string, limit: number, skipOrgs?: readonly string[]): Promise<Invitation[]>;
   /** At most `limit` `sent` or `reminded` invitations mailed at or before `sentBefore` (ISO), soonest first: those that expire. */
   expiring(sentBefore: string, limit: number): Promise<Invitation[]>;
+  /**
+   * Retention: removes at most `limit` invitations that ended (`endedAt`)
+   * before `endedBefore` (ISO), the organization's only when `orgId` is
+   * given, none of `skipOrgs`'. Their order records go with them (the same
+   * orderRef and address sent again is a new invitation, under the rules of
+   * §14 as any other), and the organization's `count` goes down by as many,
+   * so the cap counts what is kept. Live invitations never go. Answers how
+   * many went per organization ({} when nothing was left).
+   */
+  purge(endedBefore: string, limit: number, options?: { orgId?: string; skipOrgs?: readonly string[] }): Promise<Record<string, number>>;
+  /**
+   * Erasure: removes every invitation of one address (its key) in the
+   * organization at once, whatever its state, with their order records and
+   * the address's last-invited time; how many went. The unsubscribe entry
+   * stays (a key, no address: it keeps the address from being mailed again).
+   * A live invitation erased is never mailed: the sender's conditional
+   * writes find nothing.
+   */
+  erase(orgId: string, emailKey: string): Promise<number>;
   /** The organization's invitations of one address (its key), newest first, at most `limit` (an unsubscribe stops their mails). */
   ofAddress(orgId: string, emailKey: string, limit: number): Promise<Invitation[]>;
   /** Records that this address (its key) wants no more invitations from the organization. */
@@ -148,6 +188,20 @@ export interface InvitationStore {
 export function sentDay(inv: Pick<Invitation, 'state' | 'sentAt' | 'sendAt' | 'createdAt'>): string | null {
   if (inv.sentAt !== null) return inv.sentAt.slice(0, 10);
   if (inv.sendAt === null && inv.state !== 'skipped') return inv.createdAt.slice(0, 10);
+  return null;
+}
+
+/**
+ * When an invitation ended, or null while it is live: for an ended state,
+ * its last change (`updatedAt`), but never before the time it was due to reach
+ * the address (a cancelled invitation due later counts for the 30-day rule
+ * until then); for an `unsent` link, the day it expired (INVITATION_LINK_DAYS
+ * after creation) or its last change, whichever is later.
+ */
+export function endedAt(inv: Pick<Invitation, 'state' | 'updatedAt' | 'sendAt' | 'createdAt'>): string | null {
+  const later = (a: string, b: string): string => (a > b ? a : b);
+  if ((ENDED_STATES as readonly string[]).includes(inv.state)) return later(inv.updatedAt, invitedAt(inv));
+  if (inv.state === 'unsent') return later(inv.updatedAt, new Date(Date.parse(inv.createdAt) + INVITATION_LINK_DAYS * 86_400_000).toISOString());
   return null;
 }
 

@@ -125,6 +125,8 @@ describeOn(ferretdbTarget(), 'the MongoDB store with its server gone', () => {
       'reviewInvitations.remindersDue': [stamp, 10],
       'reviewInvitations.expiring': [stamp, 10],
       'reviewInvitations.ofAddress': [orgId, 'k', 10],
+      'reviewInvitations.purge': [stamp, 10],
+      'reviewInvitations.erase': [orgId, 'k'],
     };
     const calls: [string, () => Promise<unknown>][] = [];
     const parts = { orgs: s.orgs, keys: s.keys, widgets: s.widgets, reviews: s.reviews, products: s.products, collect: s.collect, moderation: s.moderation, sources: s.sources, webhooks: s.webhooks, users: s.people.users, sessions: s.people.sessions, invitations: s.people.invitations, audit: s.people.audit, reviewInvitations: s.invitations };

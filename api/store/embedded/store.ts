@@ -45,7 +45,7 @@ import { FairTake } from '../fair-take.ts';
 import type { Product, ProductStore } from '../product-types.ts';
 import { DEFAULT_REPLY_DELAY_MINUTES, type ReplyRecord, type ReplySettings, type ReplyStore, type ReplyTemplate } from '../reply-types.ts';
 import { awaitingConfirmation, type CollectSettings, type CollectStore, type Submission } from '../collect-types.ts';
-import { decide, invitedAt, noCounts, orderKey, sentDay, type CreatedInvitation, type Invitation, type InvitationState, type InvitationStore } from '../invitation-types.ts';
+import { decide, endedAt, invitedAt, noCounts, orderKey, sentDay, type CreatedInvitation, type Invitation, type InvitationState, type InvitationStore } from '../invitation-types.ts';
 import { roundRatio2 } from '../../reviews/stats-math.ts';
 import { DeliveryRecords, parseDeliveryId } from './delivery-records.ts';
 import { announcesState, changeType, removedMessage, reviewEventBody, sourceStateMessage } from '../../webhooks/outbox.ts';
@@ -156,6 +156,8 @@ type Entry =
   | { t: 'submission-gone'; ids: string[] }
   /** Review invitations (invitation-types.ts): a batch created, or one as it is now. */
   | { t: 'invitations'; v: Invitation[] }
+  /** Invitations removed (retention's purge, an erasure): forgotten with their order records. */
+  | { t: 'invitations-gone'; ids: string[] }
   /** An address (its key) that wants no more invitations from the organization. */
   | { t: 'unsubscribed'; orgId: string; k: string; at: string };
 
@@ -185,7 +187,7 @@ interface Prepared extends UpsertResult {
 const PREPARE_SLICE_MS = 5;
 
 /** Records an entry stands for (a review batch: one per review). */
-const recordsIn = (entry: Entry): number => (entry.t === 'reviews' || entry.t === 'removed' || entry.t === 'invitations' ? entry.v.length : 1);
+const recordsIn = (entry: Entry): number => (entry.t === 'reviews' || entry.t === 'removed' || entry.t === 'invitations' ? entry.v.length : entry.t === 'invitations-gone' ? entry.ids.length : 1);
 
 const naturalKey = (platform: string, externalId: string): string => `${platform}\u0000${externalId}`;
 
@@ -366,6 +368,8 @@ export class EmbeddedStore implements Store {
   /** The log's size when it was last rewritten (or opened): `shouldCompactBytes`. */
   private baseBytes = 0;
   private compactMinBytes = COMPACT_MIN_BYTES;
+  /** An erasure asked for the log to be rewritten at the next pause (the erased address leaves the disk). */
+  private compactWanted = false;
   private openFile: OpenFile = open;
   private dataDir = '';
   info!: EmbeddedStoreInfo;
@@ -467,7 +471,8 @@ export class EmbeddedStore implements Store {
   }
 
   private async compactIfDue(): Promise<void> {
-    if (this.closed || !(shouldCompact(this.logRecords, this.liveRecords()) || shouldCompactBytes(this.log.bytes, this.baseBytes, this.compactMinBytes))) return;
+    if (this.closed || !(this.compactWanted || shouldCompact(this.logRecords, this.liveRecords()) || shouldCompactBytes(this.log.bytes, this.baseBytes, this.compactMinBytes))) return;
+    this.compactWanted = false;
     try {
       await this.compact();
       this.info.compactions++;
@@ -541,7 +546,7 @@ export class EmbeddedStore implements Store {
 
   private apply(entry: Entry): void {
     if (entry.t === 'source') legacyHold(entry);
-    if (entry.t !== 'reviews' && entry.t !== 'used' && entry.t !== 'show' && entry.t !== 'source-gone' && entry.t !== 'webhook-gone' && entry.t !== 'fanned' && entry.t !== 'fan' && entry.t !== 'pruned' && entry.t !== 'product-gone' && entry.t !== 'reply-template-gone' && entry.t !== 'submission-gone' && entry.t !== 'unsubscribed') deepFreeze(entry.v);
+    if (entry.t !== 'reviews' && entry.t !== 'used' && entry.t !== 'show' && entry.t !== 'source-gone' && entry.t !== 'webhook-gone' && entry.t !== 'fanned' && entry.t !== 'fan' && entry.t !== 'pruned' && entry.t !== 'product-gone' && entry.t !== 'reply-template-gone' && entry.t !== 'submission-gone' && entry.t !== 'unsubscribed' && entry.t !== 'invitations-gone') deepFreeze(entry.v);
     if (entry.t === 'reviews' && entry.o) for (const m of entry.o) this.addMessage('i' in m ? this.batchMessage(m, entry.v[m.i]!) : deepFreeze(fromLog(m)));
     if ((entry.t === 'removed' || entry.t === 'source') && entry.o) for (const m of entry.o) this.addMessage(deepFreeze(fromLog(m)));
     switch (entry.t) {
@@ -706,6 +711,9 @@ export class EmbeddedStore implements Store {
       case 'invitations':
         for (const v of entry.v) this.putInvitation(v);
         break;
+      case 'invitations-gone':
+        this.dropInvitations(entry.ids);
+        break;
       case 'unsubscribed':
         this.unsubscribedMap.set(`${entry.orgId}\u0000${entry.k}`, entry.at);
         break;
@@ -750,6 +758,54 @@ export class EmbeddedStore implements Store {
       // The latest time an invitation reaches the address (its mail's sendAt, else its creation): the 30-day rule's.
       const last = this.lastInvited.get(key);
       if (last === undefined || last < invitedAt(v)) this.lastInvited.set(key, invitedAt(v));
+    }
+  }
+
+  /**
+   * Forgets invitations (retention, erasure) everywhere they are kept: the
+   * order records pointing at them go too, and the last-invited time of each
+   * address concerned is taken again from the invitations it has left.
+   */
+  private dropInvitations(ids: readonly string[]): void {
+    const byOrg = new Map<string, Set<string>>();
+    const addresses = new Set<string>();
+    for (const id of ids) {
+      const v = this.invitationMap.get(id);
+      if (!v) continue;
+      this.countInvitation(v, -1);
+      this.invitationMap.delete(id);
+      const org = this.orgInvitations.get(v.orgId);
+      org?.delete(id);
+      if (org?.size === 0) this.orgInvitations.delete(v.orgId);
+      let gone = byOrg.get(v.orgId);
+      if (!gone) byOrg.set(v.orgId, (gone = new Set()));
+      gone.add(id);
+      const addressKey = `${v.orgId}\u0000${v.emailKey}`;
+      const own = this.addressInvitations.get(addressKey);
+      own?.delete(id);
+      if (own?.size === 0) this.addressInvitations.delete(addressKey);
+      addresses.add(addressKey);
+      this.liveInvitations.delete(id);
+      if (v.orderRef !== null) {
+        const ok = orderKey(v.orgId, v.emailKey, v.orderRef);
+        if (this.invitationOrders.get(ok) === id) this.invitationOrders.delete(ok);
+      }
+    }
+    // One pass over each organization's ordered list, not a splice per invitation.
+    for (const [orgId, gone] of byOrg) {
+      const kept = (this.invitationOrder.get(orgId) ?? []).filter((i) => !gone.has(i.id));
+      if (kept.length > 0) this.invitationOrder.set(orgId, kept);
+      else this.invitationOrder.delete(orgId);
+      if (this.invitationStates.get(orgId) && !this.orgInvitations.has(orgId)) this.invitationStates.delete(orgId);
+    }
+    for (const addressKey of addresses) {
+      let last: string | undefined;
+      for (const id of this.addressInvitations.get(addressKey) ?? []) {
+        const v = this.invitationMap.get(id)!;
+        if (v.state !== 'skipped' && (last === undefined || last < invitedAt(v))) last = invitedAt(v);
+      }
+      if (last === undefined) this.lastInvited.delete(addressKey);
+      else this.lastInvited.set(addressKey, last);
     }
   }
 
@@ -1375,6 +1431,37 @@ export class EmbeddedStore implements Store {
     unsubscribe: (orgId, emailKey, at) =>
       this.commit(() => (this.unsubscribedMap.has(`${orgId}\u0000${emailKey}`) ? { entries: [], result: undefined } : { entries: [{ t: 'unsubscribed', orgId, k: emailKey, at }], result: undefined }), true),
     unsubscribedAt: async (orgId, emailKey) => this.unsubscribedMap.get(`${orgId}\u0000${emailKey}`) ?? null,
+    // Each organization's invitations from the oldest (by creation: one cannot end before it was created), up to
+    // the first created at or after the cutoff: a run with nothing to purge reads only the old live ones.
+    purge: (endedBefore, limit, options = {}) =>
+      this.commit(() => {
+        const skip = new Set(options.skipOrgs ?? []);
+        const ids: string[] = [];
+        const byOrg: Record<string, number> = {};
+        const orgs = options.orgId !== undefined ? [options.orgId] : [...this.invitationOrder.keys()];
+        for (const orgId of orgs) {
+          if (ids.length >= limit) break;
+          if (skip.has(orgId)) continue;
+          for (const inv of this.invitationOrder.get(orgId) ?? []) {
+            if (ids.length >= limit || inv.createdAt >= endedBefore) break;
+            const ended = endedAt(inv);
+            if (ended === null || ended >= endedBefore) continue;
+            ids.push(inv.id);
+            byOrg[orgId] = (byOrg[orgId] ?? 0) + 1;
+          }
+        }
+        return { entries: ids.length > 0 ? [{ t: 'invitations-gone', ids }] : [], result: byOrg };
+      }, true),
+    // The log is rewritten right after (before the answer), so the address leaves the disk too.
+    erase: async (orgId, emailKey) => {
+      const n = await this.commit(() => {
+        const ids = [...(this.addressInvitations.get(`${orgId}\u0000${emailKey}`) ?? [])];
+        if (ids.length > 0) this.compactWanted = true;
+        return { entries: ids.length > 0 ? [{ t: 'invitations-gone', ids }] : [], result: ids.length };
+      }, true);
+      await this.commits.idle();
+      return n;
+    },
   };
 
   /**

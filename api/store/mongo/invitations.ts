@@ -7,7 +7,8 @@
  *   `orgId NUL emailKey`): when it was last invited and when it unsubscribed;
  * - `invitation_orders`, one per organization, address key and orderRef
  *   (`_id` orderKey): the invitation that order's address got;
- * - `invitation_counts`, one per organization: its stored invitations.
+ * - `invitation_counts`, one per organization: its stored invitations (down
+ *   again when retention's purge or an erasure removes some).
  * Every lookup of a batch is by `_id` (found without a scan on FerretDB too).
  * A batch is decided and written under the organization's lock (FerretDB does
  * not isolate concurrent updates, document-lock.ts), so two instances
@@ -16,7 +17,7 @@
  * sending it again converges (orderRef + address answer what is stored).
  */
 import type { Collection, Db } from 'mongodb';
-import { decide, invitedAt, noCounts, orderKey, type CreatedInvitation, type CreateOptions, type Invitation, type InvitationDraft, type InvitationPage, type InvitationState } from '../invitation-types.ts';
+import { decide, ENDED_STATES, INVITATION_LINK_DAYS, invitedAt, noCounts, orderKey, type CreatedInvitation, type CreateOptions, type Invitation, type InvitationDraft, type InvitationPage, type InvitationState } from '../invitation-types.ts';
 import { withDocumentLock, type LockDocument } from './document-lock.ts';
 
 type InvitationDocument = Invitation & { _id: string };
@@ -71,6 +72,8 @@ export class MongoInvitations {
       this.col.createIndex({ state: 1, sentAt: 1, _id: 1 }, { name: 'state_sent_at' }),
       // ofAddress(): an address's invitations in its organization.
       this.col.createIndex({ orgId: 1, emailKey: 1, createdAt: -1 }, { name: 'org_email_created' }),
+      // purge(): the ended ones by their last change, oldest first.
+      this.col.createIndex({ state: 1, updatedAt: 1, _id: 1 }, { name: 'state_updated' }),
     ]);
   }
 
@@ -213,6 +216,70 @@ export class MongoInvitations {
     await withDocumentLock(this.locks, `invitations:${orgId}`, async () => {
       await this.recipients.updateOne({ _id: recipientKey(orgId, emailKey), unsubscribedAt: null }, { $set: { orgId, unsubscribedAt: at } });
       await this.recipients.updateOne({ _id: recipientKey(orgId, emailKey) }, { $setOnInsert: { orgId, lastInvitedAt: null, unsubscribedAt: at } }, { upsert: true });
+    });
+  }
+
+  /**
+   * `endedAt(inv) < endedBefore` (invitation-types.ts) as a query: an ended
+   * state changed last before it and not due to reach the address after it,
+   * or an `unsent` link expired before it.
+   */
+  private endedFilter(endedBefore: string): Record<string, unknown> {
+    const ended = { state: { $in: [...ENDED_STATES] }, updatedAt: { $lt: endedBefore } };
+    const linkCreatedBefore = new Date(Date.parse(endedBefore) - INVITATION_LINK_DAYS * 86_400_000).toISOString();
+    return { $or: [{ ...ended, sendAt: null }, { ...ended, sendAt: { $lt: endedBefore } }, { state: 'unsent', updatedAt: { $lt: endedBefore }, createdAt: { $lt: linkCreatedBefore } }] };
+  }
+
+  async purge(endedBefore: string, limit: number, options: { orgId?: string; skipOrgs?: readonly string[] } = {}): Promise<Record<string, number>> {
+    const filter = this.endedFilter(endedBefore);
+    const orgFilter = options.orgId !== undefined ? { orgId: options.orgId } : (options.skipOrgs?.length ?? 0) > 0 ? { orgId: { $nin: [...options.skipOrgs!] } } : {};
+    const found = await this.col.find({ ...filter, ...orgFilter }, { projection: { _id: 1, orgId: 1 } }).sort({ updatedAt: 1, _id: 1 }).limit(limit).toArray();
+    const byOrg = new Map<string, string[]>();
+    for (const doc of found) {
+      let ids = byOrg.get(doc.orgId);
+      if (!ids) byOrg.set(doc.orgId, (ids = []));
+      ids.push(doc._id);
+    }
+    const out: Record<string, number> = {};
+    for (const [orgId, ids] of byOrg) {
+      // Asked again as it is deleted (one that changed since it was found stays).
+      const n = await this.remove(orgId, { _id: { $in: ids }, ...filter });
+      if (n > 0) out[orgId] = n;
+    }
+    return out;
+  }
+
+  async erase(orgId: string, emailKey: string): Promise<number> {
+    return this.remove(orgId, { orgId, emailKey }, emailKey);
+  }
+
+  /**
+   * Deletes the organization's invitations `filter` finds, their order
+   * records, and as many from its count, under the organization's lock (the
+   * count is read and written as `create` does: FerretDB loses concurrent
+   * updates of one document). `erased`: the address's last-invited time goes
+   * too (its record stays only for an unsubscribe).
+   */
+  private async remove(orgId: string, filter: Record<string, unknown>, erased?: string): Promise<number> {
+    return withDocumentLock(this.locks, `invitations:${orgId}`, async () => {
+      const docs = await this.col.find({ ...filter, orgId }, { projection: { _id: 1, emailKey: 1, orderRef: 1 } }).toArray();
+      if (erased !== undefined) {
+        const rk = recipientKey(orgId, erased);
+        await this.recipients.deleteOne({ _id: rk, unsubscribedAt: null });
+        await this.recipients.updateOne({ _id: rk }, { $set: { lastInvitedAt: null } });
+      }
+      if (docs.length === 0) return 0;
+      const ids = docs.map((d) => d._id);
+      await this.col.deleteMany({ ...filter, orgId, _id: { $in: ids } });
+      const left = new Set((await this.col.find({ _id: { $in: ids } }, { projection: { _id: 1 } }).toArray()).map((d) => d._id));
+      const gone = docs.filter((d) => !left.has(d._id));
+      const orders = gone.filter((d) => d.orderRef !== null).map((d) => orderKey(orgId, d.emailKey, d.orderRef!));
+      if (orders.length > 0) await this.orders.deleteMany({ _id: { $in: orders }, invitationId: { $in: gone.map((d) => d._id) } });
+      if (gone.length > 0) {
+        const count = (await this.counts.findOne({ _id: orgId }))?.n ?? 0;
+        await this.counts.updateOne({ _id: orgId }, { $set: { n: Math.max(0, count - gone.length) } }, { upsert: true });
+      }
+      return gone.length;
     });
   }
 

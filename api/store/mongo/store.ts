@@ -305,6 +305,8 @@ export class MongoStore implements Store {
         update: (next, expect) => inv.update(next, expect),
         unsubscribe: (orgId, emailKey, at) => inv.unsubscribe(orgId, emailKey, at),
         unsubscribedAt: (orgId, emailKey) => inv.unsubscribedAt(orgId, emailKey),
+        purge: (endedBefore, limit, options) => inv.purge(endedBefore, limit, options),
+        erase: (orgId, emailKey) => inv.erase(orgId, emailKey),
       },
       unavailable,
     );

@@ -8,6 +8,7 @@ import { resolve } from 'node:path';
 import { parseTrustedProxies } from './middleware/trusted-proxies.ts';
 import { parseAllowNetworks, type AllowedNetwork } from './webhooks/networks.ts';
 import { parseSecretsKey } from './secrets/secrets.ts';
+import { DEFAULT_RETENTION_DAYS, MIN_RETENTION_DAYS } from './store/invitation-types.ts';
 
 export interface Config {
   port: number;
@@ -53,6 +54,8 @@ export interface Config {
   smtpFrom: { name: string; address: string };
   /** SMTP_RATE_PER_MINUTE: mails a minute across all instances (review invitations, reminders); default 60. */
   smtpRatePerMinute: number;
+  /** INVITATION_RETENTION_DAYS: how long an ended invitation (and its invitee's address) is kept after it ended; default 180, at least 90. */
+  invitationRetentionDays: number;
 }
 
 export interface SourceUrls {
@@ -271,7 +274,23 @@ export function loadConfig(env: Env = process.env): Config {
     smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
     smtpFrom: smtpFrom(env, publicUrl),
     smtpRatePerMinute: wholeNumber(env, 'SMTP_RATE_PER_MINUTE', 60, 1, 1_000_000),
+    invitationRetentionDays: invitationRetentionDays(env),
   };
+}
+
+/**
+ * INVITATION_RETENTION_DAYS: days an ended invitation is kept (api/invitations/retention.ts). Less than 90
+ * is refused: the Collect page's conversion over 90 days counts the invitations sent in those 90 days.
+ */
+function invitationRetentionDays(env: Env): number {
+  const raw = optional(env, 'INVITATION_RETENTION_DAYS');
+  if (raw === null) return DEFAULT_RETENTION_DAYS;
+  if (!/^\d{1,6}$/.test(raw) || Number(raw) > 36_500) throw new ConfigError('INVITATION_RETENTION_DAYS', `must be a whole number of days from ${MIN_RETENTION_DAYS} to 36500, got ${JSON.stringify(raw)}`);
+  const days = Number(raw);
+  if (days < MIN_RETENTION_DAYS) {
+    throw new ConfigError('INVITATION_RETENTION_DAYS', `must be at least ${MIN_RETENTION_DAYS}, got ${days}: the Collect page's conversion over 90 days counts the invitations sent in the last 90 days, so none may be removed sooner`);
+  }
+  return days;
 }
 
 /** WORKERS: 1 (default), a number, or `auto` (one per CPU). Workers are stateless: the store is MongoDB and the limits are in Redis. */

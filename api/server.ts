@@ -47,6 +47,7 @@ import { CollectService, type MailWork } from './collect/service.ts';
 import { createCollectMailer } from './collect/mail.ts';
 import { InvitationsService } from './invitations/service.ts';
 import { InvitationSender } from './invitations/sender.ts';
+import { InvitationRetention } from './invitations/retention.ts';
 import { MailDoor } from './mail/door.ts';
 import { createMailSlots } from './mail/slots.ts';
 import { dueSources, SourcesService } from './sources/service.ts';
@@ -300,6 +301,12 @@ export async function startService(config: Config, options: StartOptions = {}): 
   askSender = invitationSender && (() => invitationSender.request());
   const invitationQueue: KeyedQueue<Record<string, never>> | null =
     invitationSender === null ? null : config.redisUrl ? new BullKeyedQueue({ redisUrl: config.redisUrl, keyPrefix: config.redisKeyPrefix, name: 'invitations', logger }) : new InProcessKeyedQueue(logger);
+  // Retention: ended invitations (and their invitees' addresses) removed INVITATION_RETENTION_DAYS after they
+  // ended, once a day on the keyed job door (BullMQ when Redis is there), with or without a relay.
+  const invitationRetention = new InvitationRetention({ store, logger, retentionDays: config.invitationRetentionDays });
+  const retentionQueue: KeyedQueue<Record<string, never>> = config.redisUrl
+    ? new BullKeyedQueue({ redisUrl: config.redisUrl, keyPrefix: config.redisKeyPrefix, name: 'invitation-retention', logger })
+    : new InProcessKeyedQueue(logger);
   const app = createApp({ config, store, logger, redis: redisHealth, metrics, assets, lifecycle, dashboardAssets, sessions, secretsKey, sources, platformHttp, webhooks, products, replies, collect, invitations });
   const https = createHttpsServer({ cert: tls.cert, key: tls.key, maxHeaderSize: 16 * 1024, connectionsCheckingInterval: requestDeadline.checkEveryMs }, app.handler);
   https.headersTimeout = Math.min(10_000, requestDeadline.ms);
@@ -329,7 +336,8 @@ export async function startService(config: Config, options: StartOptions = {}): 
   // Not awaited either: a Redis away at start-up must not hold the service (the mail queue starts once it is back).
   collect.start(collectQueue).catch((err: unknown) => logger.error({ err: (err as Error).message }, 'collect: the mail queue could not start'));
   if (invitationSender && invitationQueue) invitationSender.start(invitationQueue, minute).catch((err: unknown) => logger.error({ err: (err as Error).message }, 'invitations: the job queue could not start'));
-  const admin = createAdminApp({ store, logger, metrics, adminToken, config, sessions, sources, webhooks, products, replies, collect, invitations, invitationSender });
+  invitationRetention.start(retentionQueue).catch((err: unknown) => logger.error({ err: (err as Error).message }, 'invitations: the retention queue could not start'));
+  const admin = createAdminApp({ store, logger, metrics, adminToken, config, sessions, sources, webhooks, products, replies, collect, invitations, invitationSender, invitationRetention });
   const adminServer = createHttpServer(admin.callback());
   adminServer.requestTimeout = 0; // imports stream for as long as they need
   trackResponses(adminServer);
@@ -350,6 +358,8 @@ export async function startService(config: Config, options: StartOptions = {}): 
       invitationSender?.close();
       await mailDoor?.close();
       await invitationQueue?.close();
+      invitationRetention.close();
+      await retentionQueue.close();
       webhookChanges.close();
       sources.close();
       deliveryClient.close();

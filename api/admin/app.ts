@@ -35,6 +35,7 @@ import { collectRoutes } from './collect.ts';
 import type { CollectService } from '../collect/service.ts';
 import type { InvitationsService } from '../invitations/service.ts';
 import type { InvitationSender } from '../invitations/sender.ts';
+import { InvitationRetention } from '../invitations/retention.ts';
 import { invitationRoutes } from './invitations.ts';
 
 export interface AdminDeps {
@@ -59,6 +60,8 @@ export interface AdminDeps {
   invitations?: InvitationsService;
   /** The invitation sender (SMTP_URL set); absent: `invitations run-due` says mail is not configured. */
   invitationSender?: InvitationSender | null;
+  /** Invitation retention: `invitations purge` runs it now. */
+  invitationRetention?: InvitationRetention | null;
 }
 
 function requireAdmin(token: string) {
@@ -238,7 +241,7 @@ export function createAdminApp(deps: AdminDeps): Koa {
   if (deps.products) productRoutes(router, store, deps.products);
   if (deps.replies) replyRoutes(router, store, deps.replies);
   if (deps.collect) collectRoutes(router, store, deps.collect);
-  if (deps.invitations) invitationRoutes(router, store, deps.invitations, deps.invitationSender ?? null);
+  if (deps.invitations) invitationRoutes(router, store, deps.invitations, deps.invitationSender ?? null, deps.invitationRetention ?? new InvitationRetention({ store, logger }));
 
   koa.use(errorHandler(logger));
   koa.use(requestId(logger));

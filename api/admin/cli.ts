@@ -76,6 +76,12 @@ const USAGE = `Usage: npm run admin -- <command> [options] [--json]
   invitations list --org ORG_ID [--state scheduled|sent|reminded|reviewed|failed|skipped|expired|cancelled|unsent]
   invitations cancel INVITATION_ID
   invitations run-due [--at ISO-DATE-TIME]   (mails what is due now, reminds and expires; --at: as if it were then)
+  invitations purge [--org ORG_ID] [--before ISO-DATE-TIME]
+              (retention now: removes the invitations that ended more than INVITATION_RETENTION_DAYS ago,
+              or before --before, at least 90 days ago; it also runs by itself once a day)
+  invitations erase --org ORG_ID --email ADDRESS
+              (an erasure request: every invitation of that address in the organization, whatever its state;
+              an unsubscribe stays, so the address is never invited again)
   reviews pending --org ORG_ID   (reviews from the review page waiting for their email step or a person)
   reviews publish REVIEW_ID
   reviews reject REVIEW_ID --reason spam|offensive|personal_data|not_genuine
@@ -227,6 +233,7 @@ const OPTIONS = {
   reason: { type: 'string' },
   permissions: { type: 'string' },
   at: { type: 'string' },
+  before: { type: 'string' },
 } as const;
 
 function print(ctx: Ctx, value: Json, human: () => string): void {
@@ -460,6 +467,34 @@ export async function run(argv: string[]): Promise<void> {
         if (part.more !== true) break;
       }
       return print(ctx, out, () => `Sent ${out.sent} invitation${out.sent === 1 ? '' : 's'}, ${out.reminded} reminder${out.reminded === 1 ? '' : 's'}; ${out.failed} refused by the relay; ${out.expired} expired.`);
+    }
+    case 'invitations purge': {
+      // Each request is one bounded run; asked again (the same cutoff) until nothing is left.
+      const body: Json = { ...(v.org !== undefined && { orgId: v.org }), ...(v.before !== undefined && { before: v.before }) };
+      const out = { purged: 0, organizations: {} as Record<string, number>, endedBefore: '' };
+      for (;;) {
+        const part = await call(ctx, 'POST', '/admin/invitations/purge', body);
+        out.purged += Number(part.purged);
+        for (const [org, n] of Object.entries(part.organizations as Record<string, number>)) out.organizations[org] = (out.organizations[org] ?? 0) + n;
+        out.endedBefore = String(part.endedBefore);
+        body.before ??= out.endedBefore;
+        if (part.more !== true) break;
+      }
+      const orgs = Object.keys(out.organizations).length;
+      return print(ctx, out, () => `Purged ${out.purged} invitation${out.purged === 1 ? '' : 's'} that ended before ${out.endedBefore}${orgs > 0 ? ` (${orgs} organization${orgs === 1 ? '' : 's'})` : ''}.`);
+    }
+    case 'invitations erase': {
+      const orgId = need(v.org, '--org');
+      const out = await call(ctx, 'POST', `/admin/orgs/${encodeURIComponent(orgId)}/invitations/erase`, { email: need(v.email, '--email') });
+      const n = Number(out.erased);
+      return print(ctx, out, () =>
+        [
+          `Erased ${n} invitation${n === 1 ? '' : 's'} of that address in ${orgId}.`,
+          out.unsubscribed === true
+            ? 'The address stays unsubscribed (kept as a key, not the address): it is what keeps this person from being invited again.'
+            : 'The address is not unsubscribed: a new invitation (an order sent again) could reach it; its unsubscribe link, or the unsubscribe page, stops that.',
+        ].join('\n'),
+      );
     }
     case 'reviews import': {
       const file = need(rest[0], 'FILE');

@@ -7,10 +7,16 @@
  *   POST /admin/invitations/run-due        JSON {"at"?: ISO date-time} → {sent, reminded, failed, expired, more}
  *        (what is due now, or as if it were `at`: reminders and expiry without waiting a week; for
  *        about a minute at most: `more` true, work is left and the CLI asks again)
+ *   POST /admin/invitations/purge          JSON {"orgId"?, "before"?: ISO date-time} → {purged, organizations, endedBefore, more}
+ *        (retention now: ended invitations removed; `before` at most 90 days ago; one bounded run,
+ *        `more`: the CLI asks again)
+ *   POST /admin/orgs/{orgId}/invitations/erase   JSON {"email"} → {erased, unsubscribed}
  */
 import type Router from '@koa/router';
 import { ApiError, badRequest } from '../errors.ts';
 import type { InvitationSender } from '../invitations/sender.ts';
+import type { InvitationRetention } from '../invitations/retention.ts';
+import { MIN_RETENTION_DAYS } from '../store/invitation-types.ts';
 import { InvitationsService } from '../invitations/service.ts';
 import type { Store } from '../store/types.ts';
 import { drainBody, readJson } from './body.ts';
@@ -31,7 +37,29 @@ const RUN_DUE_MS = 60_000;
 /** An ISO 8601 date-time with its offset (`2026-12-01T09:00:00Z`). */
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
 
-export function invitationRoutes(router: Router, store: Store, invitations: InvitationsService, sender: InvitationSender | null = null): void {
+export function invitationRoutes(router: Router, store: Store, invitations: InvitationsService, sender: InvitationSender | null, retention: InvitationRetention): void {
+  router.post('/invitations/purge', async (ctx) => {
+    const body = ctx.get('content-type') ? await readJson(ctx) : {};
+    const { orgId, before } = (body !== null && typeof body === 'object' ? body : {}) as { orgId?: unknown; before?: unknown };
+    if (before !== undefined && (typeof before !== 'string' || !DATE_TIME.test(before) || Number.isNaN(Date.parse(before)))) {
+      throw badRequest('before must be an ISO 8601 date-time with its offset, e.g. 2026-01-01T00:00:00Z.', [{ parameter: 'before', message: 'must be an ISO 8601 date-time with its offset' }]);
+    }
+    if (orgId !== undefined && typeof orgId !== 'string') throw badRequest('orgId must be an organization id.', [{ parameter: 'orgId', message: 'must be an organization id' }]);
+    const latest = Date.now() - MIN_RETENTION_DAYS * 86_400_000;
+    if (before !== undefined && Date.parse(before) > latest) {
+      const message = `before must be at least ${MIN_RETENTION_DAYS} days ago (${new Date(latest).toISOString().slice(0, 10)} or earlier): the Collect page's conversion over 90 days counts the invitations sent in those days.`;
+      throw badRequest(message, [{ parameter: 'before', message: `must be at least ${MIN_RETENTION_DAYS} days ago` }]);
+    }
+    const org = orgId === undefined ? null : await requireOrg(store, orgId);
+    ctx.body = await retention.purge({ ...(before !== undefined && { endedBefore: new Date(before) }), ...(org && { orgId: org.id }) });
+  });
+
+  router.post('/orgs/:id/invitations/erase', async (ctx) => {
+    const body = await readJson(ctx);
+    const email = body !== null && typeof body === 'object' ? (body as { email?: unknown }).email : undefined;
+    ctx.body = await invitations.erase(ctx.params.id!, email);
+  });
+
   router.post('/invitations/run-due', async (ctx) => {
     const body = ctx.get('content-type') ? await readJson(ctx) : {};
     const at = body !== null && typeof body === 'object' ? (body as { at?: unknown }).at : undefined;

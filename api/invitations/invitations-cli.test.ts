@@ -103,6 +103,61 @@ describe('invitations CLI', () => {
     expect(unknown.stderr).toContain('No invitation');
   });
 
+  it('purges the invitations that ended long ago (purge --org, --before), and erases every invitation of one address (erase --org --email)', async () => {
+    const { orgId } = await t.org('growth');
+    const store = t.service.store;
+    const day = 86_400_000;
+    const ago = (days: number) => new Date(Date.now() - days * day).toISOString();
+    // Two links handed out 300 days ago (expired 270 days ago: ended) and one 100 days ago (ended 70 days ago), through the store.
+    const old = (n: number, days: number) => ({
+      id: `inv_${String(n).padStart(3, '0')}${orgId.slice(4, 21).padEnd(17, '0')}`, orgId, email: `old${n}@example.com`, emailKey: `old-key-${n}`, name: null, productId: null, orderRef: null, locale: null,
+      state: 'unsent' as const, reason: null, lastError: null, createdAt: ago(days), sendAt: null, sentAt: null, remindedAt: null, reviewedAt: null, submissionId: null, updatedAt: ago(days),
+    });
+    await store.invitations.create(orgId, [old(1, 300), old(2, 300), old(3, 100)], { max: 100 });
+    await json(['invitations', 'create', '--org', orgId], [{ email: 'ana@example.com', orderRef: 'A-1' }, { email: 'ana@example.com', orderRef: 'A-2' }, { email: 'ben@example.com' }].map((l) => JSON.stringify(l)).join('\n'));
+    const listed = async () => ((await json(['invitations', 'list', '--org', orgId])).data as { id: string; email: string; state: string }[]).map((i) => i.email).sort();
+    // ana's second order within 30 days is skipped (recently_invited): two invitations of hers.
+    expect(await listed()).toEqual(['ana@example.com', 'ana@example.com', 'ben@example.com', 'old1@example.com', 'old2@example.com', 'old3@example.com']);
+
+    // Too recent a cutoff is refused, with why.
+    const early = await cli(['invitations', 'purge', '--org', orgId, '--before', ago(30), '--json']);
+    expect(early.code).not.toBe(0);
+    expect(early.stderr).toContain('before must be at least 90 days ago');
+    // The configured retention (180 days): the two ended 270 days ago go.
+    const purged = await json(['invitations', 'purge', '--org', orgId]);
+    expect(purged).toMatchObject({ purged: 2, organizations: { [orgId]: 2 } });
+    expect(Date.parse(String(purged.endedBefore))).toBeLessThan(Date.now() - 179 * day);
+    expect(await listed()).toEqual(['ana@example.com', 'ana@example.com', 'ben@example.com', 'old3@example.com']);
+    // --before 95 days ago: the link that ended 70 days ago ended after it and stays; nothing goes.
+    expect(await json(['invitations', 'purge', '--org', orgId, '--before', ago(95)])).toMatchObject({ purged: 0 });
+    const human = await cli(['invitations', 'purge', '--org', orgId]);
+    expect(human.stdout).toContain('Purged 0 invitations that ended before');
+
+    // Erasure: ana's invitations (one unsent, one skipped) at once; her unsubscribe stays and the output says so.
+    expect(await t.admin('POST', `/admin/orgs/${orgId}/invitations/erase`, { email: 'nobody@example.com' })).toEqual({ status: 200, body: { erased: 0, unsubscribed: false } });
+    await t.service.invitations.unsubscribe(orgId, 'ana@example.com');
+    const erased = await json(['invitations', 'erase', '--org', orgId, '--email', 'Ana@Example.com']);
+    expect(erased).toEqual({ erased: 2, unsubscribed: true });
+    expect(await listed()).toEqual(['ben@example.com', 'old3@example.com']);
+    const again = await cli(['invitations', 'erase', '--org', orgId, '--email', 'ben@example.com']);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('Erased 1 invitation of that address');
+    expect(again.stdout).toContain('is not unsubscribed');
+    const eraseAna = await cli(['invitations', 'erase', '--org', orgId, '--email', 'ana@example.com']);
+    expect(eraseAna.stdout).toContain('Erased 0 invitations');
+    expect(eraseAna.stdout).toContain('stays unsubscribed');
+    // The same order again: a new invitation, skipped (the unsubscribe stands).
+    const recreated = await json(['invitations', 'create', '--org', orgId], `${JSON.stringify({ email: 'ana@example.com', orderRef: 'A-1' })}\n`);
+    expect(recreated).toMatchObject({ created: 0, existing: 0, skipped: [{ line: 1, reason: 'unsubscribed' }] });
+    const missing = await cli(['invitations', 'erase', '--org', orgId, '--json']);
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toContain('--email is required');
+    // Audited with the counts, never the address.
+    const audit = JSON.stringify((await t.admin('GET', `/admin/orgs/${orgId}/audit`)).body);
+    expect(audit).toContain('invitation.erased');
+    expect(audit).not.toMatch(/ana@|ben@/i);
+  });
+
   it('creates keys with --permissions and lists each key\'s permissions', async () => {
     const { orgId } = await t.org('growth');
     const key = await json(['keys', 'create', '--org', orgId, '--name', 'Shop', '--permissions', 'reviews:read,invitations:write']);

@@ -21,7 +21,7 @@ import { MAX_ERROR_DETAILS } from '../openapi/error-schemas.ts';
 import { audit, OPERATOR } from '../dashboard/audit.ts';
 import { csvRecords, ndjsonRecords, type ChunkSource, type CsvSchema } from '../reviews/import/index.ts';
 import { newId } from '../store/ids.ts';
-import { INVITATION_STATES, type Invitation, type InvitationDraft, type InvitationState } from '../store/invitation-types.ts';
+import { INVITATION_LINK_DAYS, INVITATION_STATES, type Invitation, type InvitationDraft, type InvitationState } from '../store/invitation-types.ts';
 import type { Organization, Store } from '../store/types.ts';
 import type { User } from '../store/people-types.ts';
 import { DEFAULT_INVITATION_SETTINGS, invitationSettings } from '../store/collect-types.ts';
@@ -42,7 +42,7 @@ export const DEFAULT_MAX_PER_ORG = 250_000;
 /** `sendAt` when none is given: the organization's delay setting (`delayDays`), this by default. */
 export const DEFAULT_DELAY_DAYS = DEFAULT_INVITATION_SETTINGS.delayDays;
 /** A link works this many days after the mail was sent (or, never mailed by us, after creation). */
-export const LINK_DAYS = 30;
+export const LINK_DAYS = INVITATION_LINK_DAYS;
 /** NDJSON lines written per store call. */
 const IMPORT_BATCH = 500;
 /** Rejected and skipped lines listed in an import's answer at most (the CSV upload's totals are exact). */
@@ -432,6 +432,25 @@ export class InvitationsService {
       if (await this.store.invitations.update({ ...inv, state: 'cancelled', updatedAt: stamp }, inv)) return { id, state: 'cancelled' };
     }
     throw new ApiError(409, 'not_cancellable', `The invitation ${id} keeps changing; try again.`);
+  }
+
+  /**
+   * An erasure request (the operator's `invitations erase`): every invitation
+   * of the address in the organization is removed at once, whatever its state
+   * (a live one is never mailed: the sender's last-moment check finds it
+   * gone). The unsubscribe entry, a key and no address, stays: it is what
+   * keeps the address from being invited again. Audited with the count only.
+   */
+  async erase(orgId: string, email: unknown): Promise<{ erased: number; unsubscribed: boolean }> {
+    const org = await this.org(orgId);
+    if (typeof email !== 'string' || email.trim() === '' || email.length > 254 || !email.includes('@')) {
+      throw invalidParameters([{ parameter: 'email', message: 'must be the email address to erase' }], 'Give the email address whose invitations are to be erased.');
+    }
+    const emailKey = this.options.collect.keys.emailKey(email.trim());
+    const erased = await this.store.invitations.erase(org.id, emailKey);
+    const unsubscribed = (await this.store.invitations.unsubscribedAt(org.id, emailKey)) !== null;
+    await audit(this.store, org.id, OPERATOR, 'invitation.erased', { id: org.id, label: 'An address (not kept)' }, { erased: String(erased), unsubscribed: unsubscribed ? 'yes' : 'no' });
+    return { erased, unsubscribed };
   }
 
   /**

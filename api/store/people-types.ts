@@ -110,6 +110,7 @@ export const AUDIT_ACTIONS = [
   'collect.link_rotated',
   'collect.settings_changed',
   'invitation.cancelled',
+  'invitation.erased',
   'invitations.settings_changed',
   'review.published',
   'review.rejected',

@@ -34,9 +34,12 @@ import { checkInvitation, INVITATION_FIELDS, type FieldProblem, type InvitationI
 export const MAX_BATCH = 100;
 /**
  * Stored invitations an organization may hold (every state counts): one
- * organization's uploads must never fill the store for the others. 250,000
- * is years of invitations for a large shop (the bench sends 100,000 at once);
- * a batch that would pass it is refused whole (409 invitation_limit_reached).
+ * organization's uploads must never fill the store for the others. Ended
+ * invitations are removed INVITATION_RETENTION_DAYS (180 by default) after
+ * they ended (retention.ts), so this counts about half a year of invitations
+ * plus those still live: far more than a shop with 700 orders a day needs (the
+ * bench sends 100,000 at once); a batch that would pass it is refused whole
+ * (409 invitation_limit_reached).
  */
 export const DEFAULT_MAX_PER_ORG = 250_000;
 /** `sendAt` when none is given: the organization's delay setting (`delayDays`), this by default. */

@@ -3,7 +3,8 @@
  * SMTP_URL: `invitations create --org … --json` with NDJSON on stdin (the
  * answer's exact shape, each rejected and skipped line by its number, a line
  * that is not JSON a rejection like any other), `invitations list [--state]`
- * and `invitations cancel`; `keys create --permissions` and `keys list`.
+ * and `invitations cancel`; `invitations purge` and `invitations erase`
+ * (retention and erasure); `keys create --permissions` and `keys list`.
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -149,6 +150,11 @@ describe('invitations CLI', () => {
     // The same order again: a new invitation, skipped (the unsubscribe stands).
     const recreated = await json(['invitations', 'create', '--org', orgId], `${JSON.stringify({ email: 'ana@example.com', orderRef: 'A-1' })}\n`);
     expect(recreated).toMatchObject({ created: 0, existing: 0, skipped: [{ line: 1, reason: 'unsubscribed' }] });
+    // Bad input is a 400 with the field, an unknown organization a 404; never a 500.
+    expect(await t.admin('POST', `/admin/orgs/${orgId}/invitations/erase`, { email: '' })).toMatchObject({ status: 400, body: { error: 'invalid_parameter', details: [{ parameter: 'email' }] } });
+    expect((await t.admin('POST', '/admin/orgs/org_nope/invitations/erase', { email: 'ana@example.com' })).status).toBe(404);
+    expect(await t.admin('POST', '/admin/invitations/purge', { before: 'yesterday' })).toMatchObject({ status: 400, body: { details: [{ parameter: 'before' }] } });
+    expect((await t.admin('POST', '/admin/invitations/purge', { orgId: 'org_nope' })).status).toBe(404);
     const missing = await cli(['invitations', 'erase', '--org', orgId, '--json']);
     expect(missing.code).not.toBe(0);
     expect(missing.stderr).toContain('--email is required');

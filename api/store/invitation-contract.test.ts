@@ -538,3 +538,28 @@ for (const target of mongoTargets()) {
     }),
   );
 }
+
+for (const target of mongoTargets()) {
+  describeOn(target, 'invitation retention on MongoDB', () => {
+    it("removes a purged address's last-invited record unless it unsubscribed; an erasure keeps only the unsubscribe", async () => {
+      const store = await openMongoStore(target, 'invitation-recipients');
+      try {
+        const db = (store as unknown as { db: import('mongodb').Db }).db;
+        const recipient = (k: string) => db.collection<{ _id: string }>('invitation_recipients').findOne({ _id: `org_rec\u0000${k}` });
+        const old = (k: string) => draft('org_rec', k, { state: 'unsent', sendAt: null, createdAt: at(-300), updatedAt: at(-300) });
+        await store.invitations.create('org_rec', [old('rk1'), old('rk2'), draft('org_rec', 'rk3', { createdAt: at(0), updatedAt: at(0) })], { max: 10 });
+        await store.invitations.unsubscribe('org_rec', 'rk2', at(-200));
+        expect(await recipient('rk1')).not.toBeNull();
+        expect(await store.invitations.purge(at(-100), 10)).toEqual({ org_rec: 2 });
+        expect(await recipient('rk1')).toBeNull();
+        expect(await recipient('rk2')).toMatchObject({ unsubscribedAt: at(-200) });
+        expect(await store.invitations.unsubscribedAt('org_rec', 'rk2')).toBe(at(-200));
+        expect(await store.invitations.erase('org_rec', 'rk3')).toBe(1);
+        expect(await recipient('rk3')).toBeNull();
+      } finally {
+        await store.dropDatabase();
+        await store.close();
+      }
+    });
+  });
+}

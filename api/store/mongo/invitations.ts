@@ -17,7 +17,7 @@
  * sending it again converges (orderRef + address answer what is stored).
  */
 import type { Collection, Db } from 'mongodb';
-import { decide, ENDED_STATES, INVITATION_LINK_DAYS, invitedAt, noCounts, orderKey, type CreatedInvitation, type CreateOptions, type Invitation, type InvitationDraft, type InvitationPage, type InvitationState } from '../invitation-types.ts';
+import { decide, ENDED_STATES, INVITATION_LINK_DAYS, INVITE_WINDOW_DAYS, invitedAt, noCounts, orderKey, type CreatedInvitation, type CreateOptions, type Invitation, type InvitationDraft, type InvitationPage, type InvitationState } from '../invitation-types.ts';
 import { withDocumentLock, type LockDocument } from './document-lock.ts';
 
 type InvitationDocument = Invitation & { _id: string };
@@ -243,14 +243,14 @@ export class MongoInvitations {
     const out: Record<string, number> = {};
     for (const [orgId, ids] of byOrg) {
       // Asked again as it is deleted (one that changed since it was found stays).
-      const n = await this.remove(orgId, { _id: { $in: ids }, ...filter });
+      const n = await this.remove(orgId, { _id: { $in: ids }, ...filter }, { endedBefore });
       if (n > 0) out[orgId] = n;
     }
     return out;
   }
 
   async erase(orgId: string, emailKey: string): Promise<number> {
-    return this.remove(orgId, { orgId, emailKey }, emailKey);
+    return this.remove(orgId, { orgId, emailKey }, { erased: emailKey });
   }
 
   /**
@@ -258,9 +258,13 @@ export class MongoInvitations {
    * records, and as many from its count, under the organization's lock (the
    * count is read and written as `create` does: FerretDB loses concurrent
    * updates of one document). `erased`: the address's last-invited time goes
-   * too (its record stays only for an unsubscribe).
+   * too (its record stays only for an unsubscribe). `endedBefore` (a purge):
+   * the records of the addresses concerned that were last invited before it
+   * and never unsubscribed go too (the 30-day rule cannot need them), so
+   * nothing of an address outlives its invitations but an unsubscribe.
    */
-  private async remove(orgId: string, filter: Record<string, unknown>, erased?: string): Promise<number> {
+  private async remove(orgId: string, filter: Record<string, unknown>, options: { erased?: string; endedBefore?: string }): Promise<number> {
+    const erased = options.erased;
     return withDocumentLock(this.locks, `invitations:${orgId}`, async () => {
       const docs = await this.col.find({ ...filter, orgId }, { projection: { _id: 1, emailKey: 1, orderRef: 1 } }).toArray();
       if (erased !== undefined) {
@@ -275,6 +279,13 @@ export class MongoInvitations {
       const gone = docs.filter((d) => !left.has(d._id));
       const orders = gone.filter((d) => d.orderRef !== null).map((d) => orderKey(orgId, d.emailKey, d.orderRef!));
       if (orders.length > 0) await this.orders.deleteMany({ _id: { $in: orders }, invitationId: { $in: gone.map((d) => d._id) } });
+      if (options.endedBefore !== undefined && gone.length > 0) {
+        const keys = [...new Set(gone.map((d) => recipientKey(orgId, d.emailKey)))];
+        // Never one invited in the last 30 days, whatever cutoff a caller gives: the 30-day rule reads those.
+        const windowStart = new Date(Date.now() - INVITE_WINDOW_DAYS * 86_400_000).toISOString();
+        const before = options.endedBefore < windowStart ? options.endedBefore : windowStart;
+        await this.recipients.deleteMany({ _id: { $in: keys }, unsubscribedAt: null, lastInvitedAt: { $lt: before } });
+      }
       if (gone.length > 0) {
         const count = (await this.counts.findOne({ _id: orgId }))?.n ?? 0;
         await this.counts.updateOne({ _id: orgId }, { $set: { n: Math.max(0, count - gone.length) } }, { upsert: true });

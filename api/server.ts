@@ -303,7 +303,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
     invitationSender === null ? null : config.redisUrl ? new BullKeyedQueue({ redisUrl: config.redisUrl, keyPrefix: config.redisKeyPrefix, name: 'invitations', logger }) : new InProcessKeyedQueue(logger);
   // Retention: ended invitations (and their invitees' addresses) removed INVITATION_RETENTION_DAYS after they
   // ended, once a day on the keyed job door (BullMQ when Redis is there), with or without a relay.
-  const invitationRetention = new InvitationRetention({ store, logger, retentionDays: config.invitationRetentionDays });
+  const invitationRetention = new InvitationRetention({ store, logger, retentionDays: config.invitationRetentionDays, onPurged: (n) => metrics.invitationsPurged.inc(n) });
   const retentionQueue: KeyedQueue<Record<string, never>> = config.redisUrl
     ? new BullKeyedQueue({ redisUrl: config.redisUrl, keyPrefix: config.redisKeyPrefix, name: 'invitation-retention', logger })
     : new InProcessKeyedQueue(logger);

@@ -60,7 +60,8 @@ describe.each(kinds)('the invitation retention schedule, %s', (_name, makeQueue)
       },
     };
     const counted: Store = Object.assign(Object.create(store) as Store, { invitations });
-    const retention = new InvitationRetention({ store: counted, logger: log, retentionDays: 180, now: () => NOW, batch: 4, perRun: 10, perOrg: 5 });
+    let metric = 0;
+    const retention = new InvitationRetention({ store: counted, logger: log, retentionDays: 180, now: () => NOW, batch: 4, perRun: 10, perOrg: 5, onPurged: (n) => (metric += n) });
     const queue = makeQueue();
     try {
       const big = 'org_retbig';
@@ -77,6 +78,7 @@ describe.each(kinds)('the invitation retention schedule, %s', (_name, makeQueue)
 
       const runs = lines.filter((l) => l.msg === 'invitations: ended invitations purged');
       expect(runs.reduce((n, l) => n + Number(l.purged), 0)).toBe(33);
+      expect(metric).toBe(33);
       // Bounded: no run took more than 10; fair: the first run reached the small organization behind the big one's 30.
       for (const l of runs) expect(Number(l.purged)).toBeLessThanOrEqual(10);
       expect(Object.keys(runs[0]!.organizations as object).sort()).toEqual([big, small]);

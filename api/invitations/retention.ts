@@ -63,6 +63,8 @@ export interface InvitationRetentionOptions {
   batch?: number;
   perRun?: number;
   perOrg?: number;
+  /** Told how many each store call removed (the metric `invitations_purged_total`). */
+  onPurged?: (count: number) => void;
 }
 
 export class InvitationRetention {
@@ -106,6 +108,7 @@ export class InvitationRetention {
       const n = Object.values(removed).reduce((a, b) => a + b, 0);
       for (const [org, k] of Object.entries(removed)) result.organizations[org] = (result.organizations[org] ?? 0) + k;
       result.purged += n;
+      if (n > 0) this.options.onPurged?.(n);
       // Nothing more for the others: those left out may have more, for the next run.
       if (n === 0) return { ...result, more: skipOrgs.length > 0 };
     }

@@ -37,6 +37,11 @@ export class Metrics {
     buckets: [0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1],
     registers: [this.registry],
   });
+  readonly invitationsPurged = new Counter({
+    name: 'invitations_purged_total',
+    help: 'Ended review invitations removed by retention (INVITATION_RETENTION_DAYS) or `invitations purge`.',
+    registers: [this.registry],
+  });
   readonly redisLatency = new Histogram({
     name: 'redis_command_duration_seconds',
     help: 'Latency of Redis round trips: rate-limiter calls and readiness pings.',

@@ -370,6 +370,8 @@ export class EmbeddedStore implements Store {
   private compactMinBytes = COMPACT_MIN_BYTES;
   /** An erasure asked for the log to be rewritten at the next pause (the erased address leaves the disk). */
   private compactWanted = false;
+  /** Erasures waiting for that rewrite (the pause right after their commit round). */
+  private readonly compactWaiters: (() => void)[] = [];
   private openFile: OpenFile = open;
   private dataDir = '';
   info!: EmbeddedStoreInfo;
@@ -471,13 +473,19 @@ export class EmbeddedStore implements Store {
   }
 
   private async compactIfDue(): Promise<void> {
-    if (this.closed || !(this.compactWanted || shouldCompact(this.logRecords, this.liveRecords()) || shouldCompactBytes(this.log.bytes, this.baseBytes, this.compactMinBytes))) return;
-    this.compactWanted = false;
+    // Erasures waiting for this pause: answered once it is over, whatever it did.
+    const waiting = this.compactWaiters.splice(0);
     try {
-      await this.compact();
-      this.info.compactions++;
-    } catch {
-      // Not fatal: the log stays as it was and compaction is tried again after later writes.
+      if (this.closed || !(this.compactWanted || shouldCompact(this.logRecords, this.liveRecords()) || shouldCompactBytes(this.log.bytes, this.baseBytes, this.compactMinBytes))) return;
+      this.compactWanted = false;
+      try {
+        await this.compact();
+        this.info.compactions++;
+      } catch {
+        // Not fatal: the log stays as it was and compaction is tried again after later writes.
+      }
+    } finally {
+      for (const done of waiting) done();
     }
   }
 
@@ -1454,12 +1462,17 @@ export class EmbeddedStore implements Store {
       }, true),
     // The log is rewritten right after (before the answer), so the address leaves the disk too.
     erase: async (orgId, emailKey) => {
+      let rewritten: Promise<void> = Promise.resolve();
       const n = await this.commit(() => {
         const ids = [...(this.addressInvitations.get(`${orgId}\u0000${emailKey}`) ?? [])];
-        if (ids.length > 0) this.compactWanted = true;
+        if (ids.length > 0) {
+          // Asked in the plan, so the pause right after this round (not a later one) rewrites the log.
+          this.compactWanted = true;
+          rewritten = new Promise((resolve) => this.compactWaiters.push(resolve));
+        }
         return { entries: ids.length > 0 ? [{ t: 'invitations-gone', ids }] : [], result: ids.length };
       }, true);
-      await this.commits.idle();
+      await rewritten;
       return n;
     },
   };

@@ -8,7 +8,7 @@
  *        (what is due now, or as if it were `at`: reminders and expiry without waiting a week; for
  *        about a minute at most: `more` true, work is left and the CLI asks again)
  *   POST /admin/invitations/purge          JSON {"orgId"?, "before"?: ISO date-time} → {purged, organizations, endedBefore, more}
- *        (retention now: ended invitations removed; `before` at most 90 days ago; one bounded run,
+ *        (retention now: ended invitations removed; `before` at least 90 days ago; one bounded run,
  *        `more`: the CLI asks again)
  *   POST /admin/orgs/{orgId}/invitations/erase   JSON {"email"} → {erased, unsubscribed}
  */

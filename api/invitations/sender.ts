@@ -1,6 +1,8 @@
 /**
  * The invitation sender (CONTRACT §14): `runDue(at)` mails what is due at
- * `at`, reminds, and expires, in bounded, fair batches; `start(queue)` runs it
+ * `at`, reminds, and expires (`at` decides only what is due: the mails
+ * leave now, and `sentAt`, `remindedAt`, the reminder's time and every claim
+ * come from the real clock, `now`), in bounded, fair batches; `start(queue)` runs it
  * again and again on the keyed job door (BullMQ with REDIS_URL, in process
  * otherwise). The schedule is the store's (`sendAt`, `remindAt`, `sentAt`), so
  * it survives restarts: whatever came due while no instance ran is sent by
@@ -475,7 +477,8 @@ export class InvitationSender {
 
     // The relay accepted it: from here on a crash sends this one mail again (after the claim), never more.
     await this.options.afterAccepted?.(claimed);
-    const mailedAt = at;
+    // The real time it was mailed, whatever `at` says (`at` only decides what is due: sendAt, the reminder, expiry).
+    const mailedAt = this.now();
     const marked = await write(
       kind === 'invitation'
         ? { state: 'sent', sentAt: mailedAt.toISOString(), lastError: null, unknownAt: null, remindAt: ctx.settings.reminder ? new Date(mailedAt.getTime() + REMINDER_DAYS * DAY_MS).toISOString() : null }

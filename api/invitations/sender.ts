@@ -103,7 +103,7 @@ export const RETRY_MS = 5 * 60_000;
 /** ... and less often the longer it lasts (a tenth of the time since the mail was due), at most after this. */
 export const MAX_RETRY_MS = 60 * 60_000;
 /** ... for this long after the mail was due (the 30-day rule's window is over by then), then it is `failed` (RELAY_GAVE_UP). */
-export const RETRY_FOR_MS = LINK_DAYS * DAY_MS;
+export const RETRY_FOR_MS = 30 * DAY_MS;
 /** `lastError` of an invitation the relay never took in RETRY_FOR_MS (its own text is in the operator's log only). */
 export const RELAY_GAVE_UP = 'the mail relay did not take the mail in 30 days';
 /** `lastError` of an invitation whose mail twice reached the relay without an answer (it may have been delivered). */

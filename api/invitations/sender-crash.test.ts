@@ -35,7 +35,7 @@ import { EmbeddedStore } from '../store/embedded/store.ts';
 import type { InvitationDraft } from '../store/invitation-types.ts';
 import type { Store } from '../store/types.ts';
 import { describeOn, mongoTargets, openMongoStore } from '../test/mongo-suites.ts';
-import { LEASE_MS, InvitationSender } from './sender.ts';
+import { LEASE_MS, MAX_RETRY_MS, NO_ANSWER_TWICE, InvitationSender } from './sender.ts';
 import { InvitationLinks } from './links.ts';
 import { InvitationsService } from './service.ts';
 import type { SenderChildConfig } from './test-sender-child.ts';
@@ -96,7 +96,7 @@ function gated(): { slots: MailSlots; open(): void } {
   return { slots: { take: async (o, now) => (open ? real.take(o, now) : 20), leave: (o) => real.leave(o) }, open: () => void (open = true) };
 }
 
-function senderOn(store: Store, door: MailDoor, options: { leaseMs?: number; ratePerMinute?: number } = {}): InvitationSender {
+function senderOn(store: Store, door: MailDoor, options: { leaseMs?: number; ratePerMinute?: number; now?: () => Date } = {}): InvitationSender {
   const links = new InvitationLinks(secretsKey);
   return new InvitationSender({ store, mail: door, link: (inv) => `${PUBLIC_URL}/r/i/${links.token(inv)}`, secretsKey, publicUrl: PUBLIC_URL, logger: createLogger('silent'), ratePerMinute: 1_000_000, ...options });
 }
@@ -147,7 +147,7 @@ function suite(target: () => Promise<Target>): void {
       expect(received(caught)).toBe(1);
 
       // Restarted once the claims ran out: everything left is sent.
-      const second = child({ ...config, at: new Date(now + LEASE_MS + 60_000).toISOString(), hangAfterAccepted: 0 });
+      const second = child({ ...config, at: new Date(now + LEASE_MS + 60_000).toISOString(), clock: new Date(now + LEASE_MS + 60_000).toISOString(), hangAfterAccepted: 0 });
       expect(await second.exited).toBe(0);
       expect(JSON.parse(second.stdout().trim())).toMatchObject({ sent: emails.length, failed: 0 });
 
@@ -329,6 +329,159 @@ function suite(target: () => Promise<Target>): void {
       expect(results[0].sent + results[1].sent).toBe(1);
       expect(received(email)).toBe(1);
       expect((await store.invitations.get(draft!.id))!).toMatchObject({ state: 'sent', leaseUntil: null });
+    } finally {
+      await door.close();
+      await store.close();
+      await tg.cleanup();
+    }
+  });
+
+  it('a relay that answers the end of the mail only after the door stopped waiting: the mail is sent once more at most, then failed with a fixed reason', async () => {
+    const tg = await target();
+    const store = await tg.open();
+    // The door waits 1 s for the answer to the end of DATA (10 minutes in production); the relay answers after 1.5 s and keeps the mail.
+    const door = new MailDoor({ smtpUrl: sink.url, fromAddress: 'no-reply@shop.example', slots: new InProcessSlots({ ratePerMinute: 1_000_000 }), socketTimeoutMs: 1000 });
+    sink.answerData = () => new Promise<void>((resolve) => setTimeout(resolve, 1500));
+    try {
+      const orgId = await org(store, 'Slow Relay Shop');
+      const email = `slow-${randomBytes(4).toString('hex')}@example.com`;
+      const [draft] = drafts(orgId, [email], new Date(Date.now() - 1000).toISOString());
+      await store.invitations.create(orgId, [draft!], { max: 10 });
+      // Later runs of the job (each past the wait before a retry: the real clock moved on).
+      const run = (hoursLater: number) => senderOn(store, door, { now: () => new Date(Date.now() + hoursLater * MAX_RETRY_MS) }).runDue(new Date(Date.now() + hoursLater * MAX_RETRY_MS));
+      expect(await run(0)).toMatchObject({ sent: 0, failed: 0 });
+      await vi.waitFor(() => expect(received(email)).toBe(1), { timeout: 10_000, interval: 50 });
+      expect(await store.invitations.get(draft!.id)).toMatchObject({ state: 'scheduled', lastError: null });
+      expect((await store.invitations.get(draft!.id))!.unknownAt).not.toBeNull();
+      // Once more (the one possible duplicate), then failed: no relay text, nothing sent again.
+      expect(await run(1.1)).toMatchObject({ sent: 0, failed: 1 });
+      await vi.waitFor(() => expect(received(email)).toBe(2), { timeout: 10_000, interval: 50 });
+      expect(await store.invitations.get(draft!.id)).toMatchObject({ state: 'failed', lastError: NO_ANSWER_TWICE, leaseUntil: null });
+      expect(await run(3)).toMatchObject({ sent: 0, failed: 0 });
+      expect(received(email)).toBe(2);
+    } finally {
+      sink.answerData = null;
+      await door.close();
+      await store.close();
+      await tg.cleanup();
+    }
+  });
+
+  it('a run --at a later time leaves alone what the regular run holds: the mail with the relay is not sent again', async () => {
+    const tg = await target();
+    const store = await tg.open();
+    const door = new MailDoor({ smtpUrl: sink.url, fromAddress: 'no-reply@shop.example', slots: new InProcessSlots({ ratePerMinute: 1_000_000 }) });
+    const other = new MailDoor({ smtpUrl: sink.url, fromAddress: 'no-reply@shop.example', slots: new InProcessSlots({ ratePerMinute: 1_000_000 }) });
+    let accept!: () => void;
+    try {
+      const orgId = await org(store, 'At Shop');
+      const email = `at-${randomBytes(4).toString('hex')}@example.com`;
+      const [draft] = drafts(orgId, [email], new Date(Date.now() - 1000).toISOString());
+      await store.invitations.create(orgId, [draft!], { max: 10 });
+      // The regular run's mail is with the relay, whose answer to DATA is held.
+      sink.answerData = () => new Promise<void>((resolve) => (accept = resolve));
+      const job = senderOn(store, door).runDue(new Date());
+      await vi.waitFor(() => expect(sink.held).toHaveLength(1), { timeout: 10_000, interval: 20 });
+      sink.answerData = null;
+      // The operator's `run-due --at` a week ahead, meanwhile.
+      expect(await senderOn(store, other).runDue(new Date(Date.now() + 7 * 86_400_000))).toMatchObject({ sent: 0 });
+      accept();
+      expect(await job).toMatchObject({ sent: 1 });
+      expect(received(email)).toBe(1);
+      expect(await store.invitations.get(draft!.id)).toMatchObject({ state: 'sent', leaseUntil: null });
+    } finally {
+      sink.answerData = null;
+      sink.held.length = 0;
+      await door.close();
+      await other.close();
+      await store.close();
+      await tg.cleanup();
+    }
+  });
+
+  it("a refusal of the relay's own (MAIL FROM: a quota) fails nothing: every invitation stays scheduled, no relay text, and goes once the relay takes mail", async () => {
+    const tg = await target();
+    const store = await tg.open();
+    const door = new MailDoor({ smtpUrl: sink.url, fromAddress: 'no-reply@shop.example', slots: new InProcessSlots({ ratePerMinute: 1_000_000 }) });
+    try {
+      const tag = randomBytes(4).toString('hex');
+      const one = await org(store, 'Quota One');
+      const two = await org(store, 'Quota Two');
+      const sendAt = new Date(Date.now() - 1000).toISOString();
+      const made = [...drafts(one, [`q1-${tag}@example.com`, `q2-${tag}@example.com`], sendAt), ...drafts(two, [`q3-${tag}@example.com`], sendAt)];
+      await store.invitations.create(one, made.slice(0, 2), { max: 10 });
+      await store.invitations.create(two, made.slice(2), { max: 10 });
+      sink.answerMailFrom = '550 5.4.5 Daily user sending limit exceeded. relay-7.mx.operator.internal';
+      expect(await senderOn(store, door).runDue(new Date())).toMatchObject({ sent: 0, failed: 0 });
+      for (const d of made) expect(await store.invitations.get(d.id)).toMatchObject({ state: 'scheduled', lastError: null, leaseUntil: expect.any(String) });
+      // The quota is back: the next run after the wait sends each once.
+      sink.answerMailFrom = null;
+      const later = new Date(Date.now() + 2 * MAX_RETRY_MS);
+      expect(await senderOn(store, door, { now: () => later }).runDue(later)).toMatchObject({ sent: 3, failed: 0 });
+      expect(made.map((d) => received(d.email))).toEqual([1, 1, 1]);
+    } finally {
+      sink.answerMailFrom = null;
+      await door.close();
+      await store.close();
+      await tg.cleanup();
+    }
+  });
+
+  it("at a slow rate (a batch of two) one organization's backlog does not hold another's mail: it is in the first batch", async () => {
+    const tg = await target();
+    const store = await tg.open();
+    const door = new MailDoor({ smtpUrl: sink.url, fromAddress: 'no-reply@shop.example', slots: new InProcessSlots({ ratePerMinute: 1_000_000 }), concurrency: 1 });
+    try {
+      const at = new Date();
+      const tag = randomBytes(4).toString('hex');
+      const big = await org(store, 'Big Slow');
+      const small = await org(store, 'Small Slow');
+      const backlog = Array.from({ length: 10 }, (_, i) => `slowbig${i}-${tag}@example.com`);
+      await store.invitations.create(big, drafts(big, backlog, new Date(at.getTime() - 120_000).toISOString()), { max: 100 });
+      const lone = `slowsmall-${tag}@example.com`;
+      await store.invitations.create(small, drafts(small, [lone], new Date(at.getTime() - 1000).toISOString()), { max: 10 });
+      const before = sink.inbox.length;
+      // SMTP_RATE_PER_MINUTE 1 sizes the batches (two mails); the slots here are fast.
+      expect(await senderOn(store, door, { ratePerMinute: 1 }).runDue(at)).toMatchObject({ sent: 11 });
+      const order = sink.inbox.slice(before).map((m) => m.to[0]);
+      expect(order.indexOf(lone)).toBeGreaterThanOrEqual(0);
+      expect(order.indexOf(lone)).toBeLessThan(2);
+    } finally {
+      await door.close();
+      await store.close();
+      await tg.cleanup();
+    }
+  });
+
+  it('a review published, or the reminder setting turned off, while the reminder waits for its slot: no reminder', async () => {
+    const tg = await target();
+    const store = await tg.open();
+    const gate = gated();
+    const door = new MailDoor({ smtpUrl: sink.url, fromAddress: 'no-reply@shop.example', slots: gate.slots });
+    try {
+      const at = new Date();
+      const tag = randomBytes(4).toString('hex');
+      const reviewed = await org(store, 'Reviewed Meanwhile');
+      const turnedOff = await org(store, 'Setting Off Meanwhile');
+      const [rid] = await mailedWithReminderDue(store, reviewed, [`reviewed-${tag}@example.com`], at);
+      const [oid] = await mailedWithReminderDue(store, turnedOff, [`off-${tag}@example.com`], at);
+      const running = senderOn(store, door).runDue(at);
+      await vi.waitFor(() => expect(door.queued(reviewed) + door.queued(turnedOff)).toBe(2), { timeout: 10_000, interval: 20 });
+      // Ana's review, written on the review page (it does not touch the invitation), is published.
+      const inv = (await store.invitations.get(rid!))!;
+      const stamp = new Date().toISOString();
+      await store.collect.create({
+        id: `sub_${tag}`, orgId: reviewed, collectId: `col_${tag}`, productId: null, rating: 5, content: 'Lovely.', authorName: 'Ana', email: inv.email, emailKey: inv.emailKey, language: 'en',
+        state: 'published', hold: null, confirmed: true, rejectReason: null, confirmExpiresAt: null, reviewExternalId: `sub_${tag}`, mailSentAt: null, submittedAt: stamp, decidedAt: stamp, updatedAt: stamp,
+      });
+      // The other shop turns its reminders off.
+      await store.collect.putSettings({ orgId: turnedOff, collectId: `col_off${tag}`, shareUrl: null, moderation: 'publish', updatedAt: stamp, invitations: { delayDays: 7, reminder: false, language: null, senderName: null } });
+      gate.open();
+      expect(await running).toMatchObject({ reminded: 0, failed: 0 });
+      expect(received(inv.email)).toBe(0);
+      expect(received(`off-${tag}@example.com`)).toBe(0);
+      expect(await store.invitations.get(rid!)).toMatchObject({ state: 'sent', remindAt: null, leaseUntil: null });
+      expect(await store.invitations.get(oid!)).toMatchObject({ state: 'sent', remindAt: null, leaseUntil: null });
     } finally {
       await door.close();
       await store.close();

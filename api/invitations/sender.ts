@@ -1,6 +1,8 @@
 /**
  * The invitation sender (CONTRACT §14): `runDue(at)` mails what is due at
- * `at`, reminds, and expires, in bounded, fair batches; `start(queue)` runs it
+ * `at`, reminds, and expires (`at` decides only what is due: the mails
+ * leave now, and `sentAt`, `remindedAt`, the reminder's time and every claim
+ * come from the real clock, `now`), in bounded, fair batches; `start(queue)` runs it
  * again and again on the keyed job door (BullMQ with REDIS_URL, in process
  * otherwise). The schedule is the store's (`sendAt`, `remindAt`, `sentAt`), so
  * it survives restarts: whatever came due while no instance ran is sent by
@@ -19,10 +21,15 @@
  *    organization's; the sender name setting, else the organization's name;
  *    the product's name and picture) and handed to the mail door, and only
  *    once the relay accepted it is the invitation written `sent` (conditional
- *    on the claim). A relay's refusal (5xx, or a bad address) makes it
- *    `failed` with the relay's answer in `lastError`; a relay that is away or
- *    answers 4xx leaves it `scheduled` and claimed for RETRY_MS (it is tried
- *    again then), for a day, then `failed`.
+ *    on the claim). A relay's refusal of the recipient or the message (5xx to
+ *    RCPT TO or DATA, or a bad address) makes it `failed` with the relay's
+ *    answer in `lastError`; anything else (away, 4xx, a 5xx to AUTH or MAIL
+ *    FROM: a quota, bad credentials) is the relay's, not the invitee's: it
+ *    stays `scheduled`, claimed for RETRY_MS and more the longer it lasts (it
+ *    is tried again then), for RETRY_FOR_MS after it was due, then `failed`
+ *    with a fixed reason. No answer after the relay had the whole mail (the
+ *    door waited 10 minutes): it may have been delivered; tried once more,
+ *    recorded in `unknownAt`, and the second time `failed` (NO_ANSWER_TWICE).
  * 3. **Reminders**: `sent` invitations whose `remindAt` came (set when the
  *    mail was sent with the reminder setting on: REMINDER_DAYS later), with the
  *    same claim: not when the setting was turned off since or the address
@@ -34,7 +41,9 @@
  * organization's backlog of invitations never holds the others' reminders.
  *
  * The last moment: once the mail door granted the mail its slot, right before
- * the relay, it asks `ready()`: the address must not have unsubscribed, and a
+ * the relay, it asks `ready()`: the address must not have unsubscribed (for a
+ * reminder: the setting still on, no review of that subject by that address
+ * published meanwhile), and a
  * conditional write renewing the claim must succeed (the invitation is still
  * the version claimed: not cancelled, not stopped by an unsubscribe, not
  * claimed by another run after this claim ran out while the mail waited).
@@ -43,18 +52,22 @@
  * Crash semantics: a mail is written `sent` only after the relay accepted
  * it. A crash between the two leaves the invitation claimed and `scheduled`;
  * once its claim ran out (LEASE_MS) a run takes it again and sends that one
- * mail a second time. A claim is written before the mail leaves, so no two
+ * mail a second time (as it does, once, after a relay that never answered the
+ * end of the mail). Claims are written and compared with the real clock
+ * (`now`), never `at`: a run `--at` a later time never takes a live claim. A claim is written before the mail leaves, so no two
  * runs send one invitation at once, and a run never sends without holding
  * the claim: a mail is sent at most twice, and only the one(s) a crash caught
  * between the relay's answer and the write (sender-crash.test.ts).
  *
  * Fairness: a batch holds at most `perOrg` invitations of one organization
- * (the store leaves out the organizations that have their share, so the
- * others' come in the same batch), and the mail door hands out
+ * (PER_ORG, at most a quarter of the batch, at least 1, so a slow rate's small
+ * batch still holds several organizations; the store leaves out the
+ * organizations that have their share, so the others' come in the same
+ * batch), and the mail door hands out
  * SMTP_RATE_PER_MINUTE's slots between organizations in turn: one
  * organization's 100,000 due invitations never hold another's first mail for
  * more than a few slots. A batch is sized to about two minutes of the rate,
- * well inside the claim's ten minutes; should a claim run out all the same
+ * well inside the claim's thirty minutes; should a claim run out all the same
  * while its mail waits (Redis away), the last-moment check drops the mail.
  * `runDueFor` (the admin route) checks its deadline before each pass and
  * withdraws the mails still waiting for a slot at the deadline.
@@ -64,7 +77,7 @@
  */
 import type { Logger } from '../logger.ts';
 import type { Accepted, OutgoingMail } from '../mail/door.ts';
-import { MailDoorClosed, MailNotSent } from '../mail/door.ts';
+import { MailDoorClosed, MailNotSent, withoutAddresses } from '../mail/door.ts';
 import { invitationLanguage, renderInvitation, type InvitationMailKind } from '../mail/invitation.ts';
 import { unsubscribePath } from '../mail/unsubscribe-routes.ts';
 import { UnsubscribeTokens } from '../mail/unsubscribe-token.ts';
@@ -78,13 +91,23 @@ import { LINK_DAYS } from './service.ts';
 const DAY_MS = 86_400_000;
 
 /** A relay's answer as a log line may hold it: the invitee's address (and any other) left out (personal data never reaches a log). */
-export const withoutAddresses = (text: string): string => text.replace(/[^\s<>"'(),;:]+@[^\s<>"'(),;:]+/g, '<address>');
-/** How long a claim holds an invitation: a sender that died lets it go after this. */
-export const LEASE_MS = 10 * 60_000;
-/** A relay away or answering 4xx: the invitation is tried again after this. */
+export { withoutAddresses };
+/**
+ * How long a claim holds an invitation: a sender that died lets it go after this. It outlasts the mail door's
+ * wait for the relay's answer to the end of the message (DATA_TIMEOUT_MS, 10 minutes, RFC 5321 §4.5.3.2.6),
+ * so no other run takes an invitation whose mail the relay is still answering.
+ */
+export const LEASE_MS = 30 * 60_000;
+/** A relay away, answering 4xx or refusing for a reason of its own: the invitation is tried again after this at first... */
 export const RETRY_MS = 5 * 60_000;
-/** ... for this long after its `sendAt`, then it is `failed`. */
-export const RETRY_FOR_MS = DAY_MS;
+/** ... and less often the longer it lasts (a tenth of the time since the mail was due), at most after this. */
+export const MAX_RETRY_MS = 60 * 60_000;
+/** ... for this long after the mail was due (the 30-day rule's window is over by then), then it is `failed` (RELAY_GAVE_UP). */
+export const RETRY_FOR_MS = 30 * DAY_MS;
+/** `lastError` of an invitation the relay never took in RETRY_FOR_MS (its own text is in the operator's log only). */
+export const RELAY_GAVE_UP = 'the mail relay did not take the mail in 30 days';
+/** `lastError` of an invitation whose mail twice reached the relay without an answer (it may have been delivered). */
+export const NO_ANSWER_TWICE = 'the mail relay did not answer after taking the mail, twice; it may have been delivered';
 /** Invitations (or reminders) of one organization in a batch at most. */
 export const PER_ORG = 25;
 /** A batch at most. */
@@ -125,7 +148,7 @@ export interface InvitationSenderOptions {
   ratePerMinute: number;
   perOrg?: number;
   leaseMs?: number;
-  /** The real clock (claims and stamps); `runDue(at)` is the schedule's. */
+  /** The real clock (claims, the stamps sentAt and remindedAt); `runDue(at)` only decides what is due. */
   now?: () => Date;
   /** Tests only: called after the relay accepted a mail, before it is written `sent` (the crash test stops here). */
   afterAccepted?: (invitation: Invitation) => Promise<void>;
@@ -154,7 +177,8 @@ export class InvitationSender {
     this.tokens = new UnsubscribeTokens(options.secretsKey);
     this.now = options.now ?? (() => new Date());
     this.batch = Math.max(1, Math.min(MAX_BATCH, options.ratePerMinute * 2));
-    this.perOrg = Math.max(1, options.perOrg ?? PER_ORG);
+    // A share that leaves room for a few organizations in every batch, however small a slow rate makes it.
+    this.perOrg = Math.max(1, Math.min(options.perOrg ?? PER_ORG, Math.floor(this.batch / 4)));
     this.leaseMs = options.leaseMs ?? LEASE_MS;
   }
 
@@ -204,6 +228,9 @@ export class InvitationSender {
     result.expired = await this.expire(at);
     const stamp = at.toISOString();
     let mails = 0;
+    // Claims are compared with the real clock, whatever `at` says: a run `--at` a later time never takes what
+    // another run holds now.
+    const claimedBefore = (): string => this.now().toISOString();
     const kinds = ['invitation', 'reminder'] as const;
     const last = { invitation: '', reminder: '' };
     const done = { invitation: false, reminder: false };
@@ -212,7 +239,7 @@ export class InvitationSender {
       if (mails >= maxMails) return { result, more: true };
       if (bound && (pass > 0 || !bound.first) && (Date.now() >= bound.deadline || bound.signal.aborted)) return { result, more: true };
       const batches = await Promise.all(
-        kinds.map((kind) => (done[kind] ? Promise.resolve([]) : this.pick((limit, skip) => (kind === 'invitation' ? this.store.invitations.due(stamp, limit, skip) : this.store.invitations.remindersDue(stamp, limit, skip))))),
+        kinds.map((kind) => (done[kind] ? Promise.resolve([]) : this.pick((limit, skip) => (kind === 'invitation' ? this.store.invitations.due(stamp, limit, skip, claimedBefore()) : this.store.invitations.remindersDue(stamp, limit, skip, claimedBefore()))))),
       );
       if (batches.every((b) => b.length === 0)) break;
       const contexts = new Map<string, Promise<Context | null>>();
@@ -293,7 +320,8 @@ export class InvitationSender {
 
   private async mailOne(inv: Invitation, kind: InvitationMailKind, at: Date, contexts: Map<string, Promise<Context | null>>, products: Map<string, Promise<Product | null>>, signal?: AbortSignal): Promise<Outcome> {
     const log = this.options.logger;
-    const lease = (): string => new Date(Math.max(at.getTime(), this.now().getTime()) + this.leaseMs).toISOString();
+    // From the real clock, never `at`: a run `--at` a later time holds nothing into the future.
+    const lease = (): string => new Date(this.now().getTime() + this.leaseMs).toISOString();
     const claim = await this.store.invitations.update({ ...inv, leaseUntil: lease(), updatedAt: this.stamp(inv.updatedAt) }, inv);
     // Another run (here or in another instance) claimed it, or it was cancelled or used meanwhile.
     if (!claim) return 'none';
@@ -334,7 +362,7 @@ export class InvitationSender {
     }
 
     /** Why the last-moment check refused the mail. */
-    let refusal = null as 'unsubscribed' | 'changed' | null;
+    let refusal = null as 'unsubscribed' | 'changed' | 'no-reminder' | null;
     /**
      * The last moment (the door asks once the slot is granted, right before the relay): the address has not
      * unsubscribed, and the invitation is still the version this run claimed (not cancelled, not stopped by an
@@ -344,6 +372,11 @@ export class InvitationSender {
     const ready = async (): Promise<boolean> => {
       if ((await this.store.invitations.unsubscribedAt(inv.orgId, inv.emailKey)) !== null) {
         refusal = 'unsubscribed';
+        return false;
+      }
+      // A reminder: the setting still on, and no review of this subject by this address published while it waited.
+      if (kind === 'reminder' && (!invitationSettings(await this.store.collect.getSettings(inv.orgId)).reminder || (await this.store.collect.findPublished(inv.orgId, inv.emailKey, inv.productId)) !== null)) {
+        refusal = 'no-reminder';
         return false;
       }
       const renewed = await this.store.invitations.update({ ...claimed, leaseUntil: lease(), updatedAt: this.stamp(claimed.updatedAt) }, claimed);
@@ -384,6 +417,10 @@ export class InvitationSender {
           await unsubscribed();
           return 'none';
         }
+        if (refusal === 'no-reminder') {
+          await write({ remindAt: null });
+          return 'none';
+        }
         if (refusal === 'changed') {
           // Cancelled, stopped by an unsubscribe, or another run's now: its new state stands, nothing was sent.
           log.info({ invitation: inv.id, kind }, 'invitations: changed while its mail waited for a slot; not sent');
@@ -400,14 +437,39 @@ export class InvitationSender {
         await write({}).catch(() => undefined);
         return 'none';
       }
-      const refused = err instanceof MailNotSent ? err : new MailNotSent((err as Error).message, null, false);
-      const since = Date.parse((kind === 'invitation' ? inv.sendAt : inv.remindAt) ?? at.toISOString());
-      if (!refused.permanent && at.getTime() - since < RETRY_FOR_MS) {
-        // Away or 4xx: tried again after RETRY_MS (the claim is the wait).
-        log.warn({ invitation: inv.id, kind, reason: withoutAddresses(refused.reason) }, 'invitations: the relay did not take the mail now; tried again later');
-        await this.store.invitations.update({ ...claimed, leaseUntil: new Date(Math.max(at.getTime(), this.now().getTime()) + RETRY_MS).toISOString(), updatedAt: this.stamp(claimed.updatedAt) }, claimed);
-        return 'none';
+      const refused = err instanceof MailNotSent ? err : new MailNotSent('the mail could not be handed to the relay', null, false);
+      const now = this.now().getTime();
+      /** Tried again after a while (the claim is the wait), growing with the time since the mail was due. */
+      const later = async (next: Partial<Invitation> = {}): Promise<void> => {
+        const since = Date.parse((kind === 'invitation' ? inv.sendAt : inv.remindAt) ?? new Date(now).toISOString());
+        const wait = Math.min(MAX_RETRY_MS, Math.max(RETRY_MS, Math.floor((now - since) / 10)));
+        await this.store.invitations.update({ ...claimed, ...next, leaseUntil: new Date(now + wait).toISOString(), updatedAt: this.stamp(claimed.updatedAt) }, claimed);
+      };
+      if (refused.unknown) {
+        // The relay had the whole mail and never answered: it may have delivered it. Sent again once (the one
+        // possible duplicate); a second time, the invitation is `failed` rather than mailed again and again.
+        if (claimed.unknownAt == null) {
+          log.warn({ invitation: inv.id, kind }, 'invitations: no answer from the relay after it had the mail; tried once more later');
+          await later({ unknownAt: new Date(now).toISOString() });
+          return 'none';
+        }
+        log.warn({ invitation: inv.id, kind }, 'invitations: no answer from the relay after it had the mail, a second time; not sent again');
+        await write(kind === 'invitation' ? { state: 'failed', lastError: NO_ANSWER_TWICE, unknownAt: null } : { remindAt: null, unknownAt: null });
+        return 'failed';
       }
+      if (!refused.permanent) {
+        const since = Date.parse((kind === 'invitation' ? inv.sendAt : inv.remindAt) ?? new Date(now).toISOString());
+        if (now - since < RETRY_FOR_MS) {
+          // The relay's trouble (away, 4xx, AUTH or MAIL FROM refused, a quota), not the invitee's: tried again.
+          log.warn({ invitation: inv.id, kind, reason: withoutAddresses(refused.reason) }, 'invitations: the relay did not take the mail now; tried again later');
+          await later();
+          return 'none';
+        }
+        log.warn({ invitation: inv.id, kind, reason: withoutAddresses(refused.reason) }, 'invitations: the relay did not take the mail in RETRY_FOR_MS; given up');
+        await write(kind === 'invitation' ? { state: 'failed', lastError: RELAY_GAVE_UP } : { remindAt: null });
+        return 'failed';
+      }
+      // The relay refused this recipient or this message (5xx to RCPT TO or DATA): its answer is the invitation's.
       log.warn({ invitation: inv.id, kind, reason: withoutAddresses(refused.reason) }, 'invitations: the relay refused the mail');
       await write(kind === 'invitation' ? { state: 'failed', lastError: refused.reason } : { remindAt: null });
       return 'failed';
@@ -415,11 +477,12 @@ export class InvitationSender {
 
     // The relay accepted it: from here on a crash sends this one mail again (after the claim), never more.
     await this.options.afterAccepted?.(claimed);
-    const stamp = at.toISOString();
+    // The real time it was mailed, whatever `at` says (`at` only decides what is due: sendAt, the reminder, expiry).
+    const mailedAt = this.now();
     const marked = await write(
       kind === 'invitation'
-        ? { state: 'sent', sentAt: stamp, lastError: null, remindAt: ctx.settings.reminder ? new Date(at.getTime() + REMINDER_DAYS * DAY_MS).toISOString() : null }
-        : { state: 'reminded', remindedAt: stamp, remindAt: null },
+        ? { state: 'sent', sentAt: mailedAt.toISOString(), lastError: null, unknownAt: null, remindAt: ctx.settings.reminder ? new Date(mailedAt.getTime() + REMINDER_DAYS * DAY_MS).toISOString() : null }
+        : { state: 'reminded', remindedAt: mailedAt.toISOString(), remindAt: null, unknownAt: null },
     );
     // Not written: cancelled (or reviewed) while the mail was with the relay; the mail is out all the same.
     if (!marked) log.info({ invitation: inv.id, kind }, 'invitations: mailed while it changed; its new state stands');

@@ -20,6 +20,8 @@ export interface SenderChildConfig {
   store: { kind: 'embedded'; dir: string } | { kind: 'mongo'; url: string; db: string };
   smtpUrl: string;
   at: string;
+  /** What the child's real clock reads at its start (claims are compared with it); absent: the real time. */
+  clock?: string;
   secretsKeyHex: string;
   publicUrl: string;
   hangAfterAccepted: number;
@@ -39,6 +41,7 @@ const sender = new InvitationSender({
   publicUrl: config.publicUrl,
   logger: createLogger('silent'),
   ratePerMinute: 1_000_000,
+  ...(config.clock !== undefined && { now: ((start: number, offset: number) => () => new Date(Date.now() - start + offset))(Date.now(), Date.parse(config.clock)) }),
   ...(config.hangAfterAccepted > 0 && {
     afterAccepted: async (inv) => {
       if (++accepted < config.hangAfterAccepted) return;

@@ -8,7 +8,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { createLogger } from '../logger.ts';
-import { MailDoor, MailDoorClosed, MailNotSent, UNREACHABLE, type OutgoingMail } from './door.ts';
+import { MailDoor, MailDoorClosed, MailNotSent, NO_ANSWER, RELAY_DEFERRED, UNREACHABLE, withoutAddresses, type OutgoingMail } from './door.ts';
 import { renderInvitation } from './invitation.ts';
 import { InProcessSlots, RedisSlots, type MailSlots } from './slots.ts';
 import { decodeWords, header, partOf } from './test-mime.ts';
@@ -27,6 +27,7 @@ afterEach(async () => {
   sink.inbox.length = 0;
   sink.refuse.clear();
   sink.answerData = null;
+  sink.answerMailFrom = null;
 });
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.quit()));
@@ -110,9 +111,46 @@ describe('invitation mail door', () => {
     expect(full).toMatchObject({ responseCode: 552, permanent: true });
     expect((full as MailNotSent).reason).toContain('Mailbox full');
     const later = await d.send(plain('org_1', 'later@mail.example')).catch((err: unknown) => err);
-    expect(later).toMatchObject({ responseCode: 451, permanent: false });
-    expect((later as MailNotSent).reason).toContain('Try again later');
+    expect(later).toMatchObject({ responseCode: 451, permanent: false, unknown: false });
+    // Tried again later: a fixed reason, not the relay's text.
+    expect((later as MailNotSent).reason).toBe(RELAY_DEFERRED);
     expect(sink.inbox).toHaveLength(0);
+  });
+
+  it("a refusal of the relay's own (MAIL FROM: a quota, the sender refused) is not permanent, with a fixed reason; its text only in the operator log", async () => {
+    const logged: string[] = [];
+    const d = new MailDoor({ smtpUrl: sink.url, fromAddress: 'no-reply@reviews.example', slots: new InProcessSlots({ ratePerMinute: 1_000_000 }), logger: createLogger('debug', { write: (chunk: string) => void logged.push(chunk) }) });
+    doors.push(d);
+    sink.answerMailFrom = '550 5.4.5 Daily user sending limit exceeded. relay-7.mx.operator.internal';
+    const quota = await d.send(plain('org_1', 'ana@mail.example')).catch((err: unknown) => err);
+    expect(quota).toBeInstanceOf(MailNotSent);
+    expect(quota).toMatchObject({ responseCode: 550, permanent: false, unknown: false, reason: RELAY_DEFERRED });
+    expect(String((quota as Error).message)).not.toContain('operator.internal');
+    expect(logged.some((l) => l.includes('Daily user sending limit exceeded') && l.includes('MAIL FROM'))).toBe(true);
+    expect(sink.inbox).toHaveLength(0);
+  });
+
+  it("waits for the relay's answer to the end of the message; no answer after the whole mail was handed over is an unknown outcome, before it the relay is unreachable", async () => {
+    // A relay that answers the end of DATA after 1.5 s, against a door that waits 1 s (10 minutes in production).
+    const d = new MailDoor({ smtpUrl: sink.url, fromAddress: 'no-reply@reviews.example', slots: new InProcessSlots({ ratePerMinute: 1_000_000 }), socketTimeoutMs: 1000 });
+    doors.push(d);
+    sink.answerData = () => new Promise((resolve) => setTimeout(resolve, 1500));
+    const late = await d.send(plain('org_1', 'ana@mail.example')).catch((err: unknown) => err);
+    expect(late).toBeInstanceOf(MailNotSent);
+    expect(late).toMatchObject({ responseCode: null, permanent: false, unknown: true, reason: NO_ANSWER });
+    // The relay kept it all the same.
+    await vi.waitFor(() => expect(sink.inbox.map((m) => m.to[0])).toEqual(['ana@mail.example']), { timeout: 10_000, interval: 50 });
+    // Silent at MAIL FROM: the mail never reached the relay.
+    sink.answerData = null;
+    sink.answerMailFrom = 1500;
+    const early = await d.send(plain('org_1', 'bo@mail.example')).catch((err: unknown) => err);
+    expect(early).toMatchObject({ responseCode: null, permanent: false, unknown: false, reason: UNREACHABLE });
+    expect(sink.inbox.map((m) => m.to[0])).toEqual(['ana@mail.example']);
+  });
+
+  it("leaves every address out of a relay's answer for the log, an apostrophe in it too", () => {
+    expect(withoutAddresses("550 5.1.1 <jean.o'neil@example.com>: Recipient address rejected")).toBe('550 5.1.1 <<address>>: Recipient address rejected');
+    expect(withoutAddresses("refused o'neil+shop@d'arc.example and ana@mail.example")).toBe('refused <address> and <address>');
   });
 
   it('rejects, without a word to the relay, a recipient that is not exactly one address', async () => {

@@ -9,9 +9,17 @@
  *   loopback relay, nothing in the URL's query can turn TLS off);
  * - resolves only once the relay accepted the message (its 250 to DATA), so
  *   the caller marks the invitation `sent` only then, and rejects with
- *   `MailNotSent` carrying the relay's own answer when it refused it (or could
- *   not be reached): the caller records it as `failed` (`lastError`), or tries
- *   again later when `permanent` is false.
+ *   `MailNotSent` otherwise. Only a refusal of the recipient (5xx to RCPT TO)
+ *   or of this message (5xx to DATA) is `permanent`, with the relay's own
+ *   answer as `reason` (the caller records it as `failed`, `lastError`); any
+ *   other error (AUTH, MAIL FROM, the greeting, a 4xx, no connection) is the
+ *   relay's, not the invitee's: not permanent, with a fixed reason (the
+ *   relay's text goes to the operator's log only), and the caller tries again.
+ * - waits for the relay's answer to the end of the message as RFC 5321
+ *   §4.5.3.2.6 says (DATA_TIMEOUT_MS, 10 minutes: a relay scanning the mail
+ *   under load answers late). No answer even then, after the whole message
+ *   was handed over: the outcome is unknown (`unknown`, the relay may have
+ *   kept it); the caller decides whether to send it again.
  * - asks the mail's `ready()` (if any) once its slot is granted, right before
  *   the relay: false drops it unsent (`send` resolves null), as does its
  *   `signal` aborted while it waits for the slot;
@@ -67,8 +75,10 @@ export class MailNotSent extends Error {
     readonly reason: string,
     /** The relay's reply code, null when it never answered. */
     readonly responseCode: number | null,
-    /** A 5xx: sending the same mail again will not help. */
+    /** A 5xx to RCPT TO or DATA (this recipient, this message): sending the same mail again will not help. */
     readonly permanent: boolean,
+    /** The whole message was handed to the relay and no answer came: it may have been delivered. */
+    readonly unknown: boolean = false,
   ) {
     super(`the relay did not accept the mail: ${reason}`);
     this.name = 'MailNotSent';
@@ -91,13 +101,26 @@ export interface MailDoorOptions {
   /** Mails in flight to the relay at once (one connection each, pooled); default 4. */
   concurrency?: number;
   mailer?: MailerOptions;
+  /** How long the relay may stay silent (each answer, the end of DATA's included); default DATA_TIMEOUT_MS. Tests shorten it. */
+  socketTimeoutMs?: number;
 }
+
+/** RFC 5321 §4.5.3.2.6: a client waits 10 minutes for the answer to the end of the message (DATA termination). */
+export const DATA_TIMEOUT_MS = 10 * 60_000;
 
 /** The reason given when the relay never answered (its connection's error is for the operator's log only). */
 export const UNREACHABLE = 'the mail relay could not be reached';
 
-/** Any address in a text for a log line left out (personal data never reaches a log). */
-const withoutAddresses = (text: string): string => text.replace(/[^\s<>"'(),;:]+@[^\s<>"'(),;:]+/g, '<address>');
+/** The reason given when the relay answered but did not take the mail for a reason of its own (AUTH, MAIL FROM, 4xx): tried again later. */
+export const RELAY_DEFERRED = 'the mail relay did not take the mail now';
+/** The reason given when the whole message was handed over and no answer came (the relay may have kept it). */
+export const NO_ANSWER = 'the mail relay did not answer after taking the mail';
+
+/**
+ * Any address in a text for a log line left out (personal data never reaches a log): every character the
+ * invitation's email check (api/invitations/validate.ts) accepts in an address, the apostrophe included.
+ */
+export const withoutAddresses = (text: string): string => text.replace(/[^\s<>"(),;:[\]\\]+@[^\s<>"(),;:[\]\\]+/g, '<address>');
 
 /** One address, nothing a mail library could read as a list, a display name or a header. */
 const ADDRESS = /^[^\s@<>,;:"()[\]\\]{1,64}@[^\s@<>,;:"()[\]\\]{1,255}$/;
@@ -126,13 +149,29 @@ export class MailDoor {
     this.#transport = nodemailer.createTransport({
       ...smtpOptions(options.smtpUrl, options.mailer?.isLoopback),
       ...(options.mailer?.tls && { tls: options.mailer.tls }),
+      socketTimeout: options.socketTimeoutMs ?? DATA_TIMEOUT_MS,
       pool: true,
       maxConnections: this.#concurrency,
     } as SMTPTransport.Options);
     this.#from = options.fromAddress;
     this.#slots = options.slots;
     this.#logger = options.logger;
+    // Marks a mail whose whole message the relay was handed (its stream was read to the end by the connection):
+    // a silence after that is an unknown outcome, not an unreachable relay.
+    this.#transport.use('stream', (mail, done) => {
+      const handed = this.#handing.get(mail.data.headers as object);
+      if (handed) {
+        mail.message.processFunc((input) => {
+          input.once('end', handed);
+          return input;
+        });
+      }
+      done();
+    });
   }
+
+  /** The mails being delivered (by their headers object, which nodemailer passes on as is) → marks their message handed over. */
+  readonly #handing = new WeakMap<object, () => void>();
 
   /**
    * Resolves once the relay accepted the mail; rejects with MailNotSent (refused, unreachable) or MailDoorClosed.
@@ -233,6 +272,9 @@ export class MailDoor {
       // Not to be sent any more (changed since it was handed in): dropped, its slot spent.
       if (!go) return resolve(null);
     }
+    const headers = { ...mail.headers };
+    let handedOver = false;
+    this.#handing.set(headers, () => void (handedOver = true));
     try {
       const info = await this.#transport.sendMail({
         from: { name: mail.fromName, address: this.#from },
@@ -240,18 +282,31 @@ export class MailDoor {
         subject: mail.subject,
         text: mail.text,
         html: mail.html,
-        headers: mail.headers,
+        headers,
       });
-      if (info.rejected.length > 0) throw Object.assign(new Error(info.response), { response: info.response });
+      if (info.rejected.length > 0) throw Object.assign(new Error(info.response), { response: info.response, command: 'RCPT TO', responseCode: Number(/^\d{3}/.exec(info.response)?.[0] ?? 550) });
       resolve({ messageId: info.messageId, response: info.response });
     } catch (err) {
-      const e = err as Error & { response?: string; responseCode?: number };
+      const e = err as Error & { response?: string; responseCode?: number; command?: string; code?: unknown };
       const code = typeof e.responseCode === 'number' ? e.responseCode : null;
-      if (typeof e.response === 'string') return reject(new MailNotSent(e.response, code, code !== null && code >= 500));
+      if (typeof e.response === 'string') {
+        // Only the recipient's refusal (RCPT TO) or this message's (DATA) is the invitee's, with the relay's answer.
+        if (code !== null && code >= 500 && (e.command === 'RCPT TO' || e.command === 'DATA')) return reject(new MailNotSent(e.response, code, true));
+        // Anything else is the relay's (AUTH, MAIL FROM, the greeting, a quota, a 4xx): its text names the operator's
+        // account or network, for the operator's log only; the mail is tried again later.
+        this.#logger?.warn({ err: withoutAddresses(e.response), command: e.command, responseCode: code }, 'mail: the mail relay did not take the mail');
+        return reject(new MailNotSent(RELAY_DEFERRED, code, false));
+      }
       // No answer from the relay: its connection's error names the operator's network (host, address, port), which
       // the organizations must not see (`lastError`); the operator's log has it.
-      this.#logger?.warn({ err: withoutAddresses(e.message), code: (e as { code?: unknown }).code }, 'mail: the mail relay could not be reached');
+      if (handedOver) {
+        this.#logger?.warn({ err: withoutAddresses(e.message), code: e.code }, 'mail: no answer from the mail relay after the whole mail was handed over; it may have been delivered');
+        return reject(new MailNotSent(NO_ANSWER, null, false, true));
+      }
+      this.#logger?.warn({ err: withoutAddresses(e.message), code: e.code }, 'mail: the mail relay could not be reached');
       reject(new MailNotSent(UNREACHABLE, null, false));
+    } finally {
+      this.#handing.delete(headers);
     }
   }
 

@@ -25,6 +25,11 @@ export interface SmtpSink {
    * text (`554 5.7.1 …`) to refuse it.
    */
   answerData: ((mail: ReceivedMail) => Promise<string | void>) | null;
+  /**
+   * Set: the relay's answer to MAIL FROM (a refusal of the relay's own, not the recipient's: `550 5.4.5 Daily
+   * user sending limit exceeded`, `553 sender address rejected`), or a wait before it accepts (ms).
+   */
+  answerMailFrom: string | number | null;
   /** Mails whose DATA is waiting for `answerData`. */
   held: ReceivedMail[];
   close(): Promise<void>;
@@ -34,11 +39,17 @@ export async function startSmtpSink(): Promise<SmtpSink> {
   const inbox: ReceivedMail[] = [];
   const refuse = new Map<string, string>();
   const held: ReceivedMail[] = [];
-  const sink = { answerData: null as SmtpSink['answerData'] };
+  const sink = { answerData: null as SmtpSink['answerData'], answerMailFrom: null as SmtpSink['answerMailFrom'] };
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS', 'AUTH'],
     logger: false,
+    onMailFrom(_address, _session, callback) {
+      const answer = sink.answerMailFrom;
+      if (answer === null) return callback();
+      if (typeof answer === 'number') return void setTimeout(() => callback(), answer);
+      callback(Object.assign(new Error(answer.replace(/^\d{3}\s*/, '')), { responseCode: Number(/^(\d{3})/.exec(answer)?.[1] ?? 550) }));
+    },
     onRcptTo(address, _session, callback) {
       const reason = refuse.get(address.address.toLowerCase());
       if (reason === undefined) return callback();

@@ -175,6 +175,27 @@ function suite(open: () => Promise<{ store: Store; reopen(): Promise<Store>; cle
     expect(await s.ofAddress('org_lease2', 'e2', 10)).toEqual([]);
   });
 
+  it('compares claims with the time the sender gives (claimedBefore, the real clock), not the time asked about: a later --at never takes a live claim', async () => {
+    const s = h.store.invitations;
+    // 2018: before every other invitation of the suite.
+    const T = (d: number): string => new Date(Date.parse('2018-01-01T00:00:00.000Z') + d * DAY).toISOString();
+    const mine = <I extends { orgId: string }>(list: I[]): I[] => list.filter((i) => i.orgId === 'org_clock1');
+    const made = await s.create('org_clock1', [draft('org_clock1', 'c1', { sendAt: T(1), createdAt: T(0), updatedAt: T(0) }), draft('org_clock1', 'c2', { sendAt: T(1.5), createdAt: T(0), updatedAt: T(0) })], { max: 100 });
+    const c1 = made![0]!.invitation;
+    // Claimed at day 1 for ten minutes (the regular run); the clock reads day 1 and a minute.
+    const claimed = (await s.update({ ...c1, leaseUntil: new Date(Date.parse(T(1)) + 600_000).toISOString(), updatedAt: T(1) }, c1))!;
+    const clock = new Date(Date.parse(T(1)) + 60_000).toISOString();
+    // A run as if it were day 8: what came due by then, but the live claim left out.
+    expect(mine(await s.due(T(8), 10, [], clock)).map((i) => i.emailKey)).toEqual(['c2']);
+    // Once the clock passed the claim, it is taken again.
+    expect(mine(await s.due(T(8), 10, [], T(2))).map((i) => i.emailKey)).toEqual(['c1', 'c2']);
+    // The same for reminders; and the sender's record of an unknown outcome is kept as written.
+    const sent = (await s.update({ ...claimed, state: 'sent', sentAt: T(1), remindAt: T(3), leaseUntil: new Date(Date.parse(T(3)) + 600_000).toISOString(), unknownAt: T(3), updatedAt: T(3) }, claimed))!;
+    expect(mine(await s.remindersDue(T(10), 10, [], new Date(Date.parse(T(3)) + 60_000).toISOString()))).toEqual([]);
+    expect(mine(await s.remindersDue(T(10), 10, [], T(4))).map((i) => [i.id, i.unknownAt])).toEqual([[sent.id, T(3)]]);
+    expect((await (await h.reopen()).invitations.get(sent.id))!.unknownAt).toBe(T(3));
+  });
+
   it('answers the stored invitation for the same orderRef and address, in a batch and later', async () => {
     const s = h.store.invitations;
     const a = draft('org_c', 'x1', { orderRef: 'A-1' });

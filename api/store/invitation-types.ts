@@ -77,6 +77,11 @@ export interface Invitation {
    * other takes it. Absent or null: nobody holds it. Never shown.
    */
   leaseUntil?: string | null;
+  /**
+   * The sender's record that one mail of this invitation (or its reminder) reached the relay and no answer came
+   * (it may have been delivered): it is sent once more at most. Absent or null: none. Never shown.
+   */
+  unknownAt?: string | null;
   /** `sent` only: when its one reminder is due (set when the mail was sent with the reminder setting on); null or absent: none. */
   remindAt?: string | null;
 }
@@ -138,15 +143,16 @@ export interface InvitationStore {
   /**
    * For the sender (api/invitations/sender.ts): at most `limit` `scheduled`
    * invitations whose `sendAt` is at or before `before` (ISO), soonest first,
-   * leaving out those claimed (`leaseUntil` after `before`) and those of the
+   * leaving out those claimed (`leaseUntil` after `claimedBefore`, the real
+   * time, else `before`: a run `--at` a later time never takes a live claim) and those of the
    * organizations in `skipOrgs` (an organization that has its share of a
    * batch already: the others' come next). The sender claims each with
    * `update`, checks `unsubscribedAt` again, and moves it on (to `sent` once
    * the relay took the mail, or `failed`).
    */
-  due(before: string, limit: number, skipOrgs?: readonly string[]): Promise<Invitation[]>;
-  /** The same for reminders: `sent` invitations whose `remindAt` is at or before `before`, soonest first, not claimed, not of `skipOrgs`. */
-  remindersDue(before: string, limit: number, skipOrgs?: readonly string[]): Promise<Invitation[]>;
+  due(before: string, limit: number, skipOrgs?: readonly string[], claimedBefore?: string): Promise<Invitation[]>;
+  /** The same for reminders: `sent` invitations whose `remindAt` is at or before `before`, soonest first, not claimed (by `claimedBefore`), not of `skipOrgs`. */
+  remindersDue(before: string, limit: number, skipOrgs?: readonly string[], claimedBefore?: string): Promise<Invitation[]>;
   /** At most `limit` `sent` or `reminded` invitations mailed at or before `sentBefore` (ISO), soonest first: those that expire. */
   expiring(sentBefore: string, limit: number): Promise<Invitation[]>;
   /**

@@ -1350,12 +1350,12 @@ export class EmbeddedStore implements Store {
       }, true),
   };
 
-  /** `state` invitations whose `field` came by `before`, not claimed past it, not of `skipOrgs`; soonest first. */
-  private unclaimedInvitations(state: 'scheduled' | 'sent', field: 'sendAt' | 'remindAt', before: string, limit: number, skipOrgs: readonly string[]): Invitation[] {
+  /** `state` invitations whose `field` came by `before`, not claimed past `claimedBefore` (the real time), not of `skipOrgs`; soonest first. */
+  private unclaimedInvitations(state: 'scheduled' | 'sent', field: 'sendAt' | 'remindAt', before: string, limit: number, skipOrgs: readonly string[], claimedBefore: string): Invitation[] {
     const skip = new Set(skipOrgs);
     return soonest(this.liveInvitations.values(), field, limit, (i) => {
       const when = i[field];
-      return i.state === state && when != null && when <= before && (i.leaseUntil == null || i.leaseUntil <= before) && !skip.has(i.orgId);
+      return i.state === state && when != null && when <= before && (i.leaseUntil == null || i.leaseUntil <= claimedBefore) && !skip.has(i.orgId);
     });
   }
 
@@ -1427,8 +1427,8 @@ export class EmbeddedStore implements Store {
         .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
         .slice(0, limit),
     // Walks of the live invitations (scheduled, sent, reminded): the sender asks a few times a minute.
-    due: async (before, limit, skipOrgs = []) => this.unclaimedInvitations('scheduled', 'sendAt', before, limit, skipOrgs),
-    remindersDue: async (before, limit, skipOrgs = []) => this.unclaimedInvitations('sent', 'remindAt', before, limit, skipOrgs),
+    due: async (before, limit, skipOrgs = [], claimedBefore = before) => this.unclaimedInvitations('scheduled', 'sendAt', before, limit, skipOrgs, claimedBefore),
+    remindersDue: async (before, limit, skipOrgs = [], claimedBefore = before) => this.unclaimedInvitations('sent', 'remindAt', before, limit, skipOrgs, claimedBefore),
     expiring: async (sentBefore, limit) => soonest(this.liveInvitations.values(), 'sentAt', limit, (i) => (i.state === 'sent' || i.state === 'reminded') && i.sentAt !== null && i.sentAt <= sentBefore),
     update: (next, expect) =>
       this.commit(() => {

@@ -144,20 +144,20 @@ export class MongoInvitations {
     return { data: docs.map(strip), total };
   }
 
-  async due(before: string, limit: number, skipOrgs: readonly string[] = []): Promise<Invitation[]> {
-    return this.unclaimed('scheduled', 'sendAt', before, limit, skipOrgs);
+  async due(before: string, limit: number, skipOrgs: readonly string[] = [], claimedBefore: string = before): Promise<Invitation[]> {
+    return this.unclaimed('scheduled', 'sendAt', before, limit, skipOrgs, claimedBefore);
   }
 
-  async remindersDue(before: string, limit: number, skipOrgs: readonly string[] = []): Promise<Invitation[]> {
-    return this.unclaimed('sent', 'remindAt', before, limit, skipOrgs);
+  async remindersDue(before: string, limit: number, skipOrgs: readonly string[] = [], claimedBefore: string = before): Promise<Invitation[]> {
+    return this.unclaimed('sent', 'remindAt', before, limit, skipOrgs, claimedBefore);
   }
 
-  /** `state` invitations whose `field` is at or before `before`, not claimed past `before`, not of `skipOrgs`: from the index on state and field. */
-  private async unclaimed(state: InvitationState, field: 'sendAt' | 'remindAt', before: string, limit: number, skipOrgs: readonly string[]): Promise<Invitation[]> {
+  /** `state` invitations whose `field` is at or before `before`, not claimed past `claimedBefore` (the real time), not of `skipOrgs`: from the index on state and field. */
+  private async unclaimed(state: InvitationState, field: 'sendAt' | 'remindAt', before: string, limit: number, skipOrgs: readonly string[], claimedBefore: string): Promise<Invitation[]> {
     const filter: Record<string, unknown> = {
       state,
       [field]: { $ne: null, $lte: before },
-      $or: [{ leaseUntil: null }, { leaseUntil: { $lte: before } }],
+      $or: [{ leaseUntil: null }, { leaseUntil: { $lte: claimedBefore } }],
       ...(skipOrgs.length > 0 && { orgId: { $nin: [...skipOrgs] } }),
     };
     const docs = await this.col.find(filter).sort({ [field]: 1, _id: 1 }).limit(limit).toArray();

@@ -113,7 +113,7 @@ export function createApp(deps: AppDeps): App {
   const onLimited = (limiter: string) => () => metrics.rateLimited.inc({ limiter });
   const limiterRedis: LimiterRedis | null = redis && {
     health: redis,
-    db: new BatchedRateLimitDb(redis.client, (seconds) => metrics.redisLatency.observe(seconds)),
+    db: new BatchedRateLimitDb(redis.client, { onLatency: (seconds) => metrics.redisLatency.observe(seconds), onError: (err) => redis.markFailed(err) }),
   };
   const orgLimiter = new Limiter({
     name: 'org',
@@ -139,6 +139,8 @@ export function createApp(deps: AppDeps): App {
     headers: true,
     redis: limiterRedis,
     onLimited: onLimited('public'),
+    // Each visitor's address is an id of its own: counted in Redis after the answer, exact from half the limit on.
+    countAfter: true,
   });
 
   // Review page submissions per client address per hour (CONTRACT §13), shared by every instance through Redis.
@@ -229,6 +231,11 @@ export function createApp(deps: AppDeps): App {
       authFailures.close();
       publicLimiter.close();
       collectLimiter.close();
+      // Counts admitted ahead and unused lease places go to Redis before it closes.
+      if (limiterRedis) {
+        await limiterRedis.db.flushNow().catch(() => {});
+        limiterRedis.db.close();
+      }
       await lastUsed.flush();
     },
   };

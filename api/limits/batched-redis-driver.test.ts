@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import RateLimiter from 'async-ratelimiter';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { BatchedRateLimitDb } from './batched-redis-driver.ts';
+import { BatchedRateLimitDb, LEASE_HEADROOM } from './batched-redis-driver.ts';
 
 describe('BatchedRateLimitDb', () => {
   const prefix = `test:${randomUUID()}:`;
@@ -15,6 +15,7 @@ describe('BatchedRateLimitDb', () => {
   let batched: Redis;
   let other: Redis;
   let scriptCalls = 0;
+  let otherCalls = 0;
   let db: BatchedRateLimitDb;
   let otherDb: BatchedRateLimitDb;
 
@@ -23,11 +24,24 @@ describe('BatchedRateLimitDb', () => {
     batched = new Redis(inject('redisUrl'), { keyPrefix: `${prefix}new:` });
     other = new Redis(inject('redisUrl'), { keyPrefix: `${prefix}new:` });
     db = new BatchedRateLimitDb(batched, () => scriptCalls++);
-    otherDb = new BatchedRateLimitDb(other);
+    otherDb = new BatchedRateLimitDb(other, () => otherCalls++);
   });
   afterAll(async () => {
+    db.close();
+    otherDb.close();
     await Promise.all([reference.quit(), batched.quit(), other.quit()]);
   });
+
+  /** Polls `read` until it gives `want` (a write that lands after the answer), for at most 5 s. */
+  async function until<T>(read: () => Promise<T>, want: T): Promise<void> {
+    const deadline = Date.now() + 5_000;
+    let last = await read();
+    while (last !== want && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      last = await read();
+    }
+    expect(last).toBe(want);
+  }
 
   /** async-ratelimiter's limiter over either db (koa-ratelimit makes one of these per request). */
   const limiter = (target: Redis | BatchedRateLimitDb, id: string, max: number) =>
@@ -100,6 +114,83 @@ describe('BatchedRateLimitDb', () => {
     const brokenDb = new BatchedRateLimitDb(broken);
     const results = await Promise.allSettled([limiter(brokenDb, 'org-down', 5).get(), limiter(brokenDb, 'org-down', 5).get()]);
     expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    broken.disconnect();
+  });
+
+  it('leases places to a busy id with room to spare: a script call per lease, never more than the limit across two instances, and the unused places come back', async () => {
+    const max = LEASE_HEADROOM + 300;
+    const plain = new Redis(inject('redisUrl'));
+    try {
+      const before = [scriptCalls, otherCalls];
+      let admitted = 0;
+      // One developer's requests, one after another, at two instances in turn: 300 places used, 512 left.
+      for (let i = 0; i < 150; i++) {
+        for (const target of [db, otherDb]) if ((await limiter(target, 'org-lease', max).get()).remaining > 0) admitted++;
+      }
+      // 300 calls; without leases, one script call each.
+      expect(scriptCalls - before[0]! + (otherCalls - before[1]!)).toBeLessThan(300 / 4);
+      expect(admitted).toBe(300);
+      // On past the limit: near it, every call is Redis's.
+      for (let i = 0; i < max; i++) {
+        for (const target of [db, otherDb]) if ((await limiter(target, 'org-lease', max).get()).remaining > 0) admitted++;
+      }
+      expect(admitted).toBeLessThanOrEqual(max);
+      // The leases end within LEASE_MS; their unused places leave the window, and the last ones are admitted.
+      await until(async () => plain.zcard(`${prefix}new:rl:org-lease`), admitted);
+      for (let i = 0; i < 40; i++) {
+        for (const target of [db, otherDb]) if ((await limiter(target, 'org-lease', max).get()).remaining > 0) admitted++;
+      }
+      expect(admitted).toBe(max);
+      expect(await plain.zcard(`${prefix}new:rl:org-lease`)).toBe(max);
+    } finally {
+      await plain.quit();
+    }
+  });
+
+  it('gives no lease near the limit: a plan of 200 a minute is Redis’s on every call', async () => {
+    const before = scriptCalls;
+    for (let i = 0; i < 50; i++) await limiter(db, 'org-plan', 200).get();
+    expect(scriptCalls - before).toBe(50);
+  });
+
+  it('admits ahead below half the limit, counts those calls in Redis right after, and is exact from half on', async () => {
+    const plain = new Redis(inject('redisUrl'));
+    const key = 'rl:public:visitor-a';
+    const now = () => Date.now();
+    try {
+      const ahead = Array.from({ length: 6 }, () => db.admitAhead(key, now(), 60_000, 10));
+      // Five admitted at once (remaining before each: 10, 9, …), the sixth asks Redis.
+      expect(ahead.map((reply) => reply?.[0] ?? null)).toEqual([10, 9, 8, 7, 6, null]);
+      await until(async () => plain.zcard(`${prefix}new:${key}`), 5);
+      // Another instance counts three more; this one, at half, asks Redis exactly from now on.
+      for (let i = 0; i < 3; i++) await limiter(otherDb, 'public:visitor-a', 10).get();
+      expect(db.admitAhead(key, now(), 60_000, 10)).toBeNull();
+      const exact = await Promise.all(Array.from({ length: 4 }, () => limiter(db, 'public:visitor-a', 10).get()));
+      expect(exact.map((r) => r.remaining)).toEqual([2, 1, 0, 0]);
+      expect(await plain.zcard(`${prefix}new:${key}`)).toBe(10);
+    } finally {
+      await plain.quit();
+    }
+  });
+
+  it('an address first seen here while the other instance counted past half: one call ahead, then Redis’s answer holds it', async () => {
+    for (let i = 0; i < 9; i++) await limiter(otherDb, 'public:visitor-b', 10).get();
+    // This instance knows nothing of the address yet: admitted at once, counted right after (the documented bound).
+    expect(db.admitAhead('rl:public:visitor-b', Date.now(), 60_000, 10)).not.toBeNull();
+    await db.flushNow();
+    expect(db.admitAhead('rl:public:visitor-b', Date.now(), 60_000, 10)).toBeNull();
+    expect((await limiter(db, 'public:visitor-b', 10).get()).remaining).toBe(0);
+  });
+
+  it('tells of a failed count made after the answer, so the limiter can fall back', async () => {
+    const broken = new Redis({ port: 1, lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    broken.on('error', () => {});
+    const errors: unknown[] = [];
+    const brokenDb = new BatchedRateLimitDb(broken, { onError: (err) => errors.push(err) });
+    expect(brokenDb.admitAhead('rl:public:visitor-c', Date.now(), 60_000, 10)).not.toBeNull();
+    await brokenDb.flushNow();
+    expect(errors).toHaveLength(1);
+    brokenDb.close();
     broken.disconnect();
   });
 });

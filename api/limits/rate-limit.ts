@@ -40,6 +40,13 @@ export interface LimitOptions {
   message?: string;
   /** Most ids the in-process limiter keeps windows for (MAX_WINDOWS unless told). */
   maxWindows?: number;
+  /**
+   * `decide` admits an id at once while it has used less than half its limit,
+   * counted in Redis right after (BatchedRateLimitDb.admitAhead): for limits
+   * where each id makes few requests (a visitor's address), so waiting for Redis
+   * would be the request's largest cost. From half on, exact as always.
+   */
+  countAfter?: boolean;
 }
 
 /**
@@ -159,7 +166,10 @@ export class Limiter {
     if (redis?.health.usable) {
       try {
         // What async-ratelimiter (koa-ratelimit's Redis driver) sends, under the namespace redisFor gives it.
-        const [left, reset] = await redis.db.ratelimiter(`rl:${this.options.name}:${id}`, Date.now(), this.options.durationMs, max, '0');
+        const key = `rl:${this.options.name}:${id}`;
+        const now = Date.now();
+        const ahead = this.options.countAfter ? redis.db.admitAhead(key, now, this.options.durationMs, max) : null;
+        const [left, reset] = ahead ?? (await redis.db.ratelimiter(key, now, this.options.durationMs, max, '0'));
         const resetSeconds = Math.ceil(reset);
         if (left > 0) return { admitted: true, max, remaining: left - 1, resetSeconds, retryAfter: 0 };
         return { admitted: false, max, remaining: 0, resetSeconds, retryAfter: Math.max(1, Math.ceil(resetSeconds - Date.now() / 1000)) };

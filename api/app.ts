@@ -232,10 +232,7 @@ export function createApp(deps: AppDeps): App {
       publicLimiter.close();
       collectLimiter.close();
       // Counts admitted ahead and unused lease places go to Redis before it closes.
-      if (limiterRedis) {
-        await limiterRedis.db.flushNow().catch(() => {});
-        limiterRedis.db.close();
-      }
+      if (limiterRedis) await limiterRedis.db.close();
       await lastUsed.flush();
     },
   };

@@ -27,8 +27,7 @@ describe('BatchedRateLimitDb', () => {
     otherDb = new BatchedRateLimitDb(other, () => otherCalls++);
   });
   afterAll(async () => {
-    db.close();
-    otherDb.close();
+    await Promise.all([db.close(), otherDb.close()]);
     await Promise.all([reference.quit(), batched.quit(), other.quit()]);
   });
 
@@ -192,5 +191,40 @@ describe('BatchedRateLimitDb', () => {
     expect(errors).toHaveLength(1);
     brokenDb.close();
     broken.disconnect();
+  });
+
+  it('gives every lease’s unused places back when it closes, so a restart holds none of the window', async () => {
+    const plain = new Redis(inject('redisUrl'));
+    const client = new Redis(inject('redisUrl'), { keyPrefix: `${prefix}new:` });
+    const leaving = new BatchedRateLimitDb(client);
+    const max = LEASE_HEADROOM + 300;
+    try {
+      let admitted = 0;
+      for (let i = 0; i < 200; i++) if ((await limiter(leaving, 'org-restart', max).get()).remaining > 0) admitted++;
+      // A lease holds places nobody used yet.
+      expect(await plain.zcard(`${prefix}new:rl:org-restart`)).toBeGreaterThan(admitted);
+      await leaving.close();
+      expect(await plain.zcard(`${prefix}new:rl:org-restart`)).toBe(admitted);
+    } finally {
+      await Promise.all([plain.quit(), client.quit()]);
+    }
+  });
+
+  it('remembers the addresses counted after the answer by last use: a busy one at half is not forgotten when many others arrive', async () => {
+    const client = new Redis(inject('redisUrl'), { keyPrefix: `${prefix}new:` });
+    const small = new BatchedRateLimitDb(client, { maxTracked: 10 });
+    try {
+      const busy = 'rl:public:busy-visitor';
+      for (let i = 0; i < 5; i++) expect(small.admitAhead(busy, Date.now(), 60_000, 10)).not.toBeNull();
+      await small.flushNow();
+      for (let round = 0; round < 3; round++) {
+        // Nine other visitors each time; the busy address asks between them and stays among the last ten.
+        for (let i = 0; i < 9; i++) small.admitAhead(`rl:public:other-${round}-${i}`, Date.now(), 60_000, 10);
+        expect(small.admitAhead(busy, Date.now(), 60_000, 10)).toBeNull();
+      }
+    } finally {
+      await small.close();
+      await client.quit();
+    }
   });
 });

@@ -118,6 +118,8 @@ interface Refund {
   member: string;
   from: number;
   to: number;
+  /** Batches that failed with it (given up after REFUND_TRIES: the places then leave with the window). */
+  tries: number;
 }
 
 /** How long a lease lasts (ms), and the period over which an id's demand is counted. */
@@ -244,7 +246,9 @@ return out
 const MAX_BATCH = 500;
 /** How long counts admitted ahead (and a lease's unused tokens) wait to go to Redis with others (ms). */
 export const LATER_MS = 20;
-/** Most ids whose demand or ahead-count is remembered (oldest forgotten first). */
+/** Batches a lease's unused places are sent with before they are left to leave with the window. */
+const REFUND_TRIES = 5;
+/** Most ids whose demand or ahead-count is remembered (the least recently asked for forgotten first). */
 const MAX_TRACKED = 50_000;
 
 type BatchCommand = (...args: (string | number)[]) => Promise<number[]>;
@@ -264,6 +268,8 @@ export interface BatchedRateLimitOptions {
   onLatency?: (seconds: number) => void;
   /** A batch that carried no caller's call failed (counts after the answer, refunds): Redis is in trouble. */
   onError?: (err: unknown) => void;
+  /** Most ids whose demand or ahead-count is remembered (MAX_TRACKED; tests use fewer). */
+  maxTracked?: number;
 }
 
 export class BatchedRateLimitDb {
@@ -334,9 +340,11 @@ export class BatchedRateLimitDb {
    */
   admitAhead(key: string, now: number, duration: number, max: number): Reply | null {
     let known = this.ahead.get(key);
-    if (known && now - known.updated > duration) {
+    if (known) {
+      // Last asked for last: at the cap the least recently seen address is forgotten, never a busy one.
       this.ahead.delete(key);
-      known = undefined;
+      if (now - known.updated > duration && known.unreported === 0) known = undefined;
+      else this.ahead.set(key, known);
     }
     const used = known?.count ?? 0;
     if (used >= Math.floor(max / 2)) return null;
@@ -351,7 +359,7 @@ export class BatchedRateLimitDb {
     return [max - used, known.reset, max];
   }
 
-  /** Sends what waits now (tests, shutdown). */
+  /** Sends what waits now (tests). */
   async flushNow(): Promise<void> {
     if (this.laterTimer) clearTimeout(this.laterTimer);
     this.laterTimer = null;
@@ -359,8 +367,17 @@ export class BatchedRateLimitDb {
     await this.flush();
   }
 
-  close(): void {
+  /**
+   * Shutdown: every lease gives its unused places back, and those, with the
+   * counts admitted ahead, go to Redis before the caller closes it.
+   */
+  async close(): Promise<void> {
     clearInterval(this.sweeper);
+    for (const [key, first] of this.leases) {
+      for (let lease: Lease | undefined = first; lease; lease = lease.following) this.giveBack(key, lease);
+    }
+    this.leases.clear();
+    await this.flushNow().catch(() => {});
     if (this.laterTimer) clearTimeout(this.laterTimer);
     this.laterTimer = null;
   }
@@ -416,7 +433,7 @@ export class BatchedRateLimitDb {
   }
 
   private remember<T>(map: Map<string, T>, key: string, value: T): void {
-    if (map.size >= MAX_TRACKED) {
+    if (map.size >= (this.options.maxTracked ?? MAX_TRACKED)) {
       const oldest = map.keys().next().value;
       if (oldest !== undefined) map.delete(oldest);
     }
@@ -454,7 +471,7 @@ export class BatchedRateLimitDb {
 
   private giveBack(key: string, lease: Lease): void {
     if (lease.next > lease.last) return;
-    this.refunds.push({ key, member: lease.member, from: lease.next, to: lease.last });
+    this.refunds.push({ key, member: lease.member, from: lease.next, to: lease.last, tries: 0 });
     // Spent: never handed out or given back again.
     lease.next = lease.last + 1;
     this.scheduleLater();
@@ -522,6 +539,9 @@ export class BatchedRateLimitDb {
         for (const call of this.takeWaiting(ask.key)) call.reject(err);
       }
       for (const call of calls) call.reject(err);
+      // Places to give back are asked again with a later batch (removing them twice is harmless).
+      for (const refund of refunds) if (++refund.tries < REFUND_TRIES) this.refunds.push(refund);
+      if (refunds.length > 0) this.scheduleLater();
       // The counts admitted ahead are lost with Redis (as a window kept in Redis is when it goes away).
       for (const report of reports) report.ahead.unreported = Math.max(0, report.ahead.unreported - 1);
       if (calls.length === 0) this.options.onError?.(err);

@@ -29,7 +29,7 @@ export const AUDIT_WORDS: { readonly [A in AuditAction]: { what: string; subject
   'product.removed': { what: 'Removed product', subject: 'product' },
   'product.imported': { what: 'Imported products', subject: 'file' },
   'invitation.imported': { what: 'Imported invitations', subject: 'file' },
-  'invitation.erased': { what: "Erased an address's invitations", subject: 'collect' },
+  'invitation.erased': { what: 'Erased invitations of an address', subject: 'collect' },
   'review.hidden': { what: 'Hid review', subject: 'review' },
   'review.shown': { what: 'Showed review', subject: 'review' },
   'reply.published': { what: 'Published reply', subject: 'review' },

@@ -427,6 +427,37 @@ function suite(target: () => Promise<Target>): void {
     }
   });
 
+  it("the relay's refusal at RCPT TO (554 5.7.1 relay access denied) or at the end of DATA (SES's bare 554) fails nothing: both organizations' invitations stay scheduled, no lastError", async () => {
+    const tg = await target();
+    const store = await tg.open();
+    const door = new MailDoor({ smtpUrl: sink.url, fromAddress: 'no-reply@shop.example', slots: new InProcessSlots({ ratePerMinute: 1_000_000 }) });
+    try {
+      const tag = randomBytes(4).toString('hex');
+      const one = await org(store, 'Relay One');
+      const two = await org(store, 'Relay Two');
+      const sendAt = new Date(Date.now() - 1000).toISOString();
+      const made = [...drafts(one, [`r1-${tag}@example.com`, `r2-${tag}@example.com`], sendAt), ...drafts(two, [`r3-${tag}@example.com`], sendAt)];
+      await store.invitations.create(one, made.slice(0, 2), { max: 10 });
+      await store.invitations.create(two, made.slice(2), { max: 10 });
+      for (const d of made) sink.refuse.set(d.email, `554 5.7.1 <${d.email}>: Relay access denied`);
+      expect(await senderOn(store, door).runDue(new Date())).toMatchObject({ sent: 0, failed: 0 });
+      for (const d of made) expect(await store.invitations.get(d.id)).toMatchObject({ state: 'scheduled', lastError: null });
+      // The relay takes the recipients now, but the account's sender is not verified: refused at the end of DATA.
+      sink.refuse.clear();
+      sink.answerData = async () => '554 Message rejected: Email address is not verified. The following identities failed the check in region EU-WEST-1: no-reply@shop.example (account 123456789012)';
+      const later = new Date(Date.now() + 2 * MAX_RETRY_MS);
+      expect(await senderOn(store, door, { now: () => later }).runDue(later)).toMatchObject({ sent: 0, failed: 0 });
+      for (const d of made) expect(await store.invitations.get(d.id)).toMatchObject({ state: 'scheduled', lastError: null });
+      expect(made.map((d) => received(d.email))).toEqual([0, 0, 0]);
+    } finally {
+      sink.refuse.clear();
+      sink.answerData = null;
+      await door.close();
+      await store.close();
+      await tg.cleanup();
+    }
+  });
+
   it("at a slow rate (a batch of two) one organization's backlog does not hold another's mail: it is in the first batch", async () => {
     const tg = await target();
     const store = await tg.open();

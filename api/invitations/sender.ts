@@ -21,10 +21,12 @@
  *    organization's; the sender name setting, else the organization's name;
  *    the product's name and picture) and handed to the mail door, and only
  *    once the relay accepted it is the invitation written `sent` (conditional
- *    on the claim). A relay's refusal of the recipient or the message (5xx to
- *    RCPT TO or DATA, or a bad address) makes it `failed` with the relay's
- *    answer in `lastError`; anything else (away, 4xx, a 5xx to AUTH or MAIL
- *    FROM: a quota, bad credentials) is the relay's, not the invitee's: it
+ *    on the claim). A relay's refusal of the recipient or the message (a 5xx to
+ *    RCPT TO or DATA that the door's `inviteesFault` says is the invitee's:
+ *    5.1.x, 5.2.x, 5.6.x, a bare 550; or a bad address) makes it `failed` with
+ *    the relay's answer in `lastError`; anything else (away, 4xx, a 5xx to AUTH
+ *    or MAIL FROM: a quota, bad credentials; a 5.7.x relay access denied or an
+ *    unverified sender at RCPT TO or DATA) is the relay's, not the invitee's: it
  *    stays `scheduled`, claimed for RETRY_MS and more the longer it lasts (it
  *    is tried again then), for RETRY_FOR_MS after it was due, then `failed`
  *    with a fixed reason. No answer after the relay had the whole mail (the

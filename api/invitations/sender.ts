@@ -96,8 +96,8 @@ const DAY_MS = 86_400_000;
 export { withoutAddresses };
 /**
  * How long a claim holds an invitation: a sender that died lets it go after this. It outlasts the mail door's
- * wait for the relay's answer to the end of the message (DATA_TIMEOUT_MS, 10 minutes, RFC 5321 §4.5.3.2.6),
- * so no other run takes an invitation whose mail the relay is still answering.
+ * deadline for a whole mail with the relay (MAIL_DEADLINE_MS, 20 minutes; each silence at most DATA_TIMEOUT_MS,
+ * 10 minutes, RFC 5321 §4.5.3.2.6), so no other run takes an invitation whose mail the relay is still answering.
  */
 export const LEASE_MS = 30 * 60_000;
 /** A relay away, answering 4xx or refusing for a reason of its own: the invitation is tried again after this at first... */

@@ -28,6 +28,7 @@ afterEach(async () => {
   sink.refuse.clear();
   sink.answerData = null;
   sink.answerMailFrom = null;
+  sink.answerRcptTo = null;
 });
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.quit()));
@@ -172,6 +173,30 @@ describe('invitation mail door', () => {
     const early = await d.send(plain('org_1', 'bo@mail.example')).catch((err: unknown) => err);
     expect(early).toMatchObject({ responseCode: null, permanent: false, unknown: false, reason: UNREACHABLE });
     expect(sink.inbox.map((m) => m.to[0])).toEqual(['ana@mail.example']);
+  });
+
+  it('gives a mail a deadline in all, not only per silence: a relay slow at every step is cut off, unknown once the mail was handed over, unreachable before', async () => {
+    // Scaled down: each silence (1 s, 1.5 s) is below the socket timeout (2 s), their sum is past the deadline.
+    const d = new MailDoor({ smtpUrl: sink.url, fromAddress: 'no-reply@reviews.example', slots: new InProcessSlots({ ratePerMinute: 1_000_000 }), socketTimeoutMs: 2000, deadlineMs: 2500 });
+    doors.push(d);
+    sink.answerMailFrom = 1000;
+    sink.answerRcptTo = 1000;
+    sink.answerData = () => new Promise((resolve) => setTimeout(resolve, 1500));
+    const handed = await d.send(plain('org_1', 'ana@mail.example')).catch((err: unknown) => err);
+    expect(handed).toBeInstanceOf(MailNotSent);
+    expect(handed).toMatchObject({ responseCode: null, permanent: false, unknown: true, reason: NO_ANSWER });
+    // Past the deadline before the message was handed over (still at RCPT TO): unreachable, and that connection
+    // is closed, so the mail never reaches the relay.
+    const early = new MailDoor({ smtpUrl: sink.url, fromAddress: 'no-reply@reviews.example', slots: new InProcessSlots({ ratePerMinute: 1_000_000 }), socketTimeoutMs: 2000, deadlineMs: 1500 });
+    doors.push(early);
+    sink.answerData = null;
+    const cut = await early.send(plain('org_1', 'bo@mail.example')).catch((err: unknown) => err);
+    expect(cut).toMatchObject({ responseCode: null, permanent: false, unknown: false, reason: UNREACHABLE });
+    sink.answerMailFrom = null;
+    sink.answerRcptTo = null;
+    await expect(early.send(plain('org_1', 'cy@mail.example'))).resolves.toMatchObject({ response: expect.stringMatching(/^250 /) });
+    await vi.waitFor(() => expect(sink.inbox.map((m) => m.to[0])).toContain('cy@mail.example'), { timeout: 10_000, interval: 50 });
+    expect(sink.inbox.map((m) => m.to[0])).not.toContain('bo@mail.example');
   });
 
   it("leaves every address out of a relay's answer for the log, an apostrophe in it too", () => {

@@ -19,9 +19,12 @@
  *   relay's text goes to the operator's log only), and the caller tries again.
  * - waits for the relay's answer to the end of the message as RFC 5321
  *   §4.5.3.2.6 says (DATA_TIMEOUT_MS, 10 minutes: a relay scanning the mail
- *   under load answers late). No answer even then, after the whole message
- *   was handed over: the outcome is unknown (`unknown`, the relay may have
- *   kept it); the caller decides whether to send it again.
+ *   under load answers late), and for the whole transaction at most
+ *   MAIL_DEADLINE_MS (20 minutes, below the sender's 30-minute claim: a relay
+ *   slow at every step is cut off there). No answer even then, after the
+ *   whole message was handed over: the outcome is unknown (`unknown`, the
+ *   relay may have kept it); the caller decides whether to send it again.
+ *   Before it was handed over: unreachable, tried again.
  * - asks the mail's `ready()` (if any) once its slot is granted, right before
  *   the relay: false drops it unsent (`send` resolves null), as does its
  *   `signal` aborted while it waits for the slot;
@@ -105,10 +108,21 @@ export interface MailDoorOptions {
   mailer?: MailerOptions;
   /** How long the relay may stay silent (each answer, the end of DATA's included); default DATA_TIMEOUT_MS. Tests shorten it. */
   socketTimeoutMs?: number;
+  /** How long one mail may take with the relay in all (its silences added up); default MAIL_DEADLINE_MS. Tests shorten it. */
+  deadlineMs?: number;
 }
 
 /** RFC 5321 §4.5.3.2.6: a client waits 10 minutes for the answer to the end of the message (DATA termination). */
 export const DATA_TIMEOUT_MS = 10 * 60_000;
+
+/**
+ * How long one mail may take with the relay in all, from the connection to the answer to the end of the message:
+ * past it the transaction is aborted (its connection closed), as after one silence of DATA_TIMEOUT_MS. Each
+ * silence alone is bounded by DATA_TIMEOUT_MS, but a relay slow at every step could take their sum (an hour and
+ * more); this keeps a mail's time with the relay below the sender's claim (LEASE_MS, 30 minutes), so no other run
+ * takes the invitation while its mail may still reach the relay.
+ */
+export const MAIL_DEADLINE_MS = 20 * 60_000;
 
 /** The reason given when the relay never answered (its connection's error is for the operator's log only). */
 export const UNREACHABLE = 'the mail relay could not be reached';
@@ -155,6 +169,7 @@ export class MailDoor {
   readonly #slots: MailSlots;
   readonly #logger: Logger | undefined;
   readonly #concurrency: number;
+  readonly #deadlineMs: number;
   readonly #queues = new Map<string, Pending[]>();
   #inFlight = 0;
   readonly #freed: (() => void)[] = [];
@@ -164,6 +179,7 @@ export class MailDoor {
 
   constructor(options: MailDoorOptions) {
     this.#concurrency = options.concurrency ?? 4;
+    this.#deadlineMs = options.deadlineMs ?? MAIL_DEADLINE_MS;
     this.#transport = nodemailer.createTransport({
       ...smtpOptions(options.smtpUrl, options.mailer?.isLoopback),
       ...(options.mailer?.tls && { tls: options.mailer.tls }),
@@ -293,6 +309,10 @@ export class MailDoor {
     const headers = { ...mail.headers };
     let handedOver = false;
     this.#handing.set(headers, () => void (handedOver = true));
+    // The whole transaction's deadline: aborting closes the connection delivering this mail (nodemailer's pool),
+    // so nothing of it reaches the relay afterwards unless the message was already handed over (then: unknown).
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(new Error(`no answer from the mail relay within ${this.#deadlineMs} ms in all`)), this.#deadlineMs);
     try {
       const info = await this.#transport.sendMail({
         from: { name: mail.fromName, address: this.#from },
@@ -301,6 +321,7 @@ export class MailDoor {
         text: mail.text,
         html: mail.html,
         headers,
+        signal: deadline.signal,
       });
       if (info.rejected.length > 0) throw Object.assign(new Error(info.response), { response: info.response, command: 'RCPT TO', responseCode: Number(/^\d{3}/.exec(info.response)?.[0] ?? 550) });
       resolve({ messageId: info.messageId, response: info.response });
@@ -325,6 +346,7 @@ export class MailDoor {
       this.#logger?.warn({ err: withoutAddresses(e.message), code: e.code }, 'mail: the mail relay could not be reached');
       reject(new MailNotSent(UNREACHABLE, null, false));
     } finally {
+      clearTimeout(timer);
       this.#handing.delete(headers);
     }
   }

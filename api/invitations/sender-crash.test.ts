@@ -367,6 +367,40 @@ function suite(target: () => Promise<Target>): void {
     }
   });
 
+  it('a relay slow at every step (each silence under the socket timeout, their sum past the claim): the door cuts the mail off before the claim runs out, and a second instance does not send it again', async () => {
+    const tg = await target();
+    const store = await tg.open();
+    // Scaled down: claim 3 s (30 minutes), the door's deadline 2.5 s (20 minutes), each silence at most 2 s (10 minutes).
+    const slowDoor = () => new MailDoor({ smtpUrl: sink.url, fromAddress: 'no-reply@shop.example', slots: new InProcessSlots({ ratePerMinute: 1_000_000 }), socketTimeoutMs: 2000, deadlineMs: 2500 });
+    const one = slowDoor();
+    const two = slowDoor();
+    sink.answerMailFrom = 1000;
+    sink.answerRcptTo = 1000;
+    sink.answerData = () => new Promise<void>((resolve) => setTimeout(resolve, 1500));
+    try {
+      const orgId = await org(store, 'Slow Steps Shop');
+      const email = `steps-${randomBytes(4).toString('hex')}@example.com`;
+      const [draft] = drafts(orgId, [email], new Date(Date.now() - 1000).toISOString());
+      await store.invitations.create(orgId, [draft!], { max: 10 });
+      const first = senderOn(store, one, { leaseMs: 3000 }).runDue(new Date());
+      // The claim has run out (3 s): another instance's run of the job.
+      await new Promise((resolve) => setTimeout(resolve, 3200));
+      expect(await senderOn(store, two, { leaseMs: 3000 }).runDue(new Date())).toMatchObject({ sent: 0 });
+      expect(await first).toMatchObject({ sent: 0, failed: 0 });
+      // The relay kept the one mail handed over (an unknown outcome, recorded), and no second one came.
+      await vi.waitFor(() => expect(received(email)).toBe(1), { timeout: 10_000, interval: 50 });
+      expect(await store.invitations.get(draft!.id)).toMatchObject({ state: 'scheduled', lastError: null, unknownAt: expect.any(String) });
+    } finally {
+      sink.answerMailFrom = null;
+      sink.answerRcptTo = null;
+      sink.answerData = null;
+      await one.close();
+      await two.close();
+      await store.close();
+      await tg.cleanup();
+    }
+  });
+
   it('a run --at a later time leaves alone what the regular run holds: the mail with the relay is not sent again', async () => {
     const tg = await target();
     const store = await tg.open();

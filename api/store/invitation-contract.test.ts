@@ -558,6 +558,18 @@ describe('invitation retention on the embedded log', () => {
       expect(await store.invitations.purge(at(-180), 100)).toEqual({});
       await store.invitations.create(o, [draft(o, 'after')], { max: 10_000 });
       expect(store.info.compactions).toBe(compactions);
+      // A run's full batches (as many as asked for: more may follow) leave the rewrite to its last one, once a run.
+      await store.invitations.create(o, ['two-a', 'two-b'].map((k) => draft(o, k, { state: 'unsent', sendAt: null, createdAt: at(-300), updatedAt: at(-300) })), { max: 10_000 });
+      expect(await store.invitations.purge(at(-180), 1)).toEqual({ [o]: 1 });
+      expect(await store.invitations.purge(at(-180), 1)).toEqual({ [o]: 1 });
+      await store.invitations.create(o, [draft(o, 'after-2')], { max: 10_000 });
+      expect(store.info.compactions).toBe(compactions);
+      expect(readFileSync(join(dir, 'store.log'), 'utf8')).toContain('two-a@example.com');
+      expect(await store.invitations.purge(at(-180), 1)).toEqual({});
+      await vi.waitFor(() => expect(store.info.compactions).toBe(compactions + 1), { timeout: 10_000, interval: 20 });
+      const text = readFileSync(join(dir, 'store.log'), 'utf8');
+      expect(text).not.toContain('two-a@example.com');
+      expect(text).not.toContain('two-b@example.com');
     } finally {
       await store.close().catch(() => undefined);
       rmSync(dir, { recursive: true, force: true });

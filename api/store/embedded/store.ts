@@ -1473,9 +1473,11 @@ export class EmbeddedStore implements Store {
             byOrg[orgId] = (byOrg[orgId] ?? 0) + 1;
           }
         }
-        // Retention's "with them goes the address" holds on disk too: the pause right after this round
-        // rewrites the log (nobody waits for it; a failed rewrite is tried again after later writes).
-        if (ids.length > 0) this.compactWanted = true;
+        // Retention's "with them goes the address" holds on disk too: the pause right after the last batch of a
+        // run (fewer than asked for) rewrites the log when something was removed since the last rewrite: once a
+        // run, not once a batch; nothing removed, nothing rewritten. Nobody waits for it: a failed rewrite is
+        // tried again by the next run (or an erasure of the address).
+        if (ids.length < limit && (ids.length > 0 || this.goneAddresses.size > 0)) this.compactWanted = true;
         return { entries: ids.length > 0 ? [{ t: 'invitations-gone', ids }] : [], result: byOrg };
       }, true),
     // The log is rewritten right after (before the answer), so the address leaves the disk too: also when

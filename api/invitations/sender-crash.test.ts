@@ -370,13 +370,15 @@ function suite(target: () => Promise<Target>): void {
   it('a relay slow at every step (each silence under the socket timeout, their sum past the claim): the door cuts the mail off before the claim runs out, and a second instance does not send it again', async () => {
     const tg = await target();
     const store = await tg.open();
-    // Scaled down: claim 3 s (30 minutes), the door's deadline 2.5 s (20 minutes), each silence at most 2 s (10 minutes).
-    const slowDoor = () => new MailDoor({ smtpUrl: sink.url, fromAddress: 'no-reply@shop.example', slots: new InProcessSlots({ ratePerMinute: 1_000_000 }), socketTimeoutMs: 2000, deadlineMs: 2500 });
+    // Scaled down, with wide margins for a loaded machine: claim 3 s (30 minutes), the door's deadline 2 s
+    // (20 minutes), each silence below the socket timeout of 4 s (10 minutes): 0.3 s, 0.3 s, then 3.5 s for the end
+    // of DATA, so the mail is handed over long before the deadline and the silences add up past the claim.
+    const slowDoor = () => new MailDoor({ smtpUrl: sink.url, fromAddress: 'no-reply@shop.example', slots: new InProcessSlots({ ratePerMinute: 1_000_000 }), socketTimeoutMs: 4000, deadlineMs: 2000 });
     const one = slowDoor();
     const two = slowDoor();
-    sink.answerMailFrom = 1000;
-    sink.answerRcptTo = 1000;
-    sink.answerData = () => new Promise<void>((resolve) => setTimeout(resolve, 1500));
+    sink.answerMailFrom = 300;
+    sink.answerRcptTo = 300;
+    sink.answerData = () => new Promise<void>((resolve) => setTimeout(resolve, 3500));
     try {
       const orgId = await org(store, 'Slow Steps Shop');
       const email = `steps-${randomBytes(4).toString('hex')}@example.com`;
@@ -384,7 +386,7 @@ function suite(target: () => Promise<Target>): void {
       await store.invitations.create(orgId, [draft!], { max: 10 });
       const first = senderOn(store, one, { leaseMs: 3000 }).runDue(new Date());
       // The claim has run out (3 s): another instance's run of the job.
-      await new Promise((resolve) => setTimeout(resolve, 3200));
+      await new Promise((resolve) => setTimeout(resolve, 3600));
       expect(await senderOn(store, two, { leaseMs: 3000 }).runDue(new Date())).toMatchObject({ sent: 0 });
       expect(await first).toMatchObject({ sent: 0, failed: 0 });
       // The relay kept the one mail handed over (an unknown outcome, recorded), and no second one came.

@@ -176,20 +176,22 @@ describe('invitation mail door', () => {
   });
 
   it('gives a mail a deadline in all, not only per silence: a relay slow at every step is cut off, unknown once the mail was handed over, unreachable before', async () => {
-    // Scaled down: each silence (1 s, 1.5 s) is below the socket timeout (2 s), their sum is past the deadline.
-    const d = new MailDoor({ smtpUrl: sink.url, fromAddress: 'no-reply@reviews.example', slots: new InProcessSlots({ ratePerMinute: 1_000_000 }), socketTimeoutMs: 2000, deadlineMs: 2500 });
+    // Scaled down, with wide margins for a loaded machine: each silence (0.3 s, 0.3 s, 3 s) is below the socket
+    // timeout (4 s), their sum is past the deadline (2.5 s), and the mail is handed over long before it.
+    const d = new MailDoor({ smtpUrl: sink.url, fromAddress: 'no-reply@reviews.example', slots: new InProcessSlots({ ratePerMinute: 1_000_000 }), socketTimeoutMs: 4000, deadlineMs: 2500 });
     doors.push(d);
-    sink.answerMailFrom = 1000;
-    sink.answerRcptTo = 1000;
-    sink.answerData = () => new Promise((resolve) => setTimeout(resolve, 1500));
+    sink.answerMailFrom = 300;
+    sink.answerRcptTo = 300;
+    sink.answerData = () => new Promise((resolve) => setTimeout(resolve, 3000));
     const handed = await d.send(plain('org_1', 'ana@mail.example')).catch((err: unknown) => err);
     expect(handed).toBeInstanceOf(MailNotSent);
     expect(handed).toMatchObject({ responseCode: null, permanent: false, unknown: true, reason: NO_ANSWER });
-    // Past the deadline before the message was handed over (still at RCPT TO): unreachable, and that connection
-    // is closed, so the mail never reaches the relay.
-    const early = new MailDoor({ smtpUrl: sink.url, fromAddress: 'no-reply@reviews.example', slots: new InProcessSlots({ ratePerMinute: 1_000_000 }), socketTimeoutMs: 2000, deadlineMs: 1500 });
+    // Past the deadline before the message was handed over (still at RCPT TO, answered after 3 s): unreachable,
+    // and that connection is closed, so the mail never reaches the relay.
+    const early = new MailDoor({ smtpUrl: sink.url, fromAddress: 'no-reply@reviews.example', slots: new InProcessSlots({ ratePerMinute: 1_000_000 }), socketTimeoutMs: 4000, deadlineMs: 1500 });
     doors.push(early);
     sink.answerData = null;
+    sink.answerRcptTo = 3000;
     const cut = await early.send(plain('org_1', 'bo@mail.example')).catch((err: unknown) => err);
     expect(cut).toMatchObject({ responseCode: null, permanent: false, unknown: false, reason: UNREACHABLE });
     sink.answerMailFrom = null;

@@ -367,6 +367,42 @@ function suite(target: () => Promise<Target>): void {
     }
   });
 
+  it('a relay slow at every step (each silence under the socket timeout, their sum past the claim): the door cuts the mail off before the claim runs out, and a second instance does not send it again', async () => {
+    const tg = await target();
+    const store = await tg.open();
+    // Scaled down, with wide margins for a loaded machine: claim 3 s (30 minutes), the door's deadline 2 s
+    // (20 minutes), each silence below the socket timeout of 4 s (10 minutes): 0.3 s, 0.3 s, then 3.5 s for the end
+    // of DATA, so the mail is handed over long before the deadline and the silences add up past the claim.
+    const slowDoor = () => new MailDoor({ smtpUrl: sink.url, fromAddress: 'no-reply@shop.example', slots: new InProcessSlots({ ratePerMinute: 1_000_000 }), socketTimeoutMs: 4000, deadlineMs: 2000 });
+    const one = slowDoor();
+    const two = slowDoor();
+    sink.answerMailFrom = 300;
+    sink.answerRcptTo = 300;
+    sink.answerData = () => new Promise<void>((resolve) => setTimeout(resolve, 3500));
+    try {
+      const orgId = await org(store, 'Slow Steps Shop');
+      const email = `steps-${randomBytes(4).toString('hex')}@example.com`;
+      const [draft] = drafts(orgId, [email], new Date(Date.now() - 1000).toISOString());
+      await store.invitations.create(orgId, [draft!], { max: 10 });
+      const first = senderOn(store, one, { leaseMs: 3000 }).runDue(new Date());
+      // The claim has run out (3 s): another instance's run of the job.
+      await new Promise((resolve) => setTimeout(resolve, 3600));
+      expect(await senderOn(store, two, { leaseMs: 3000 }).runDue(new Date())).toMatchObject({ sent: 0 });
+      expect(await first).toMatchObject({ sent: 0, failed: 0 });
+      // The relay kept the one mail handed over (an unknown outcome, recorded), and no second one came.
+      await vi.waitFor(() => expect(received(email)).toBe(1), { timeout: 10_000, interval: 50 });
+      expect(await store.invitations.get(draft!.id)).toMatchObject({ state: 'scheduled', lastError: null, unknownAt: expect.any(String) });
+    } finally {
+      sink.answerMailFrom = null;
+      sink.answerRcptTo = null;
+      sink.answerData = null;
+      await one.close();
+      await two.close();
+      await store.close();
+      await tg.cleanup();
+    }
+  });
+
   it('a run --at a later time leaves alone what the regular run holds: the mail with the relay is not sent again', async () => {
     const tg = await target();
     const store = await tg.open();
@@ -421,6 +457,37 @@ function suite(target: () => Promise<Target>): void {
       expect(made.map((d) => received(d.email))).toEqual([1, 1, 1]);
     } finally {
       sink.answerMailFrom = null;
+      await door.close();
+      await store.close();
+      await tg.cleanup();
+    }
+  });
+
+  it("the relay's refusal at RCPT TO (554 5.7.1 relay access denied) or at the end of DATA (SES's bare 554) fails nothing: both organizations' invitations stay scheduled, no lastError", async () => {
+    const tg = await target();
+    const store = await tg.open();
+    const door = new MailDoor({ smtpUrl: sink.url, fromAddress: 'no-reply@shop.example', slots: new InProcessSlots({ ratePerMinute: 1_000_000 }) });
+    try {
+      const tag = randomBytes(4).toString('hex');
+      const one = await org(store, 'Relay One');
+      const two = await org(store, 'Relay Two');
+      const sendAt = new Date(Date.now() - 1000).toISOString();
+      const made = [...drafts(one, [`r1-${tag}@example.com`, `r2-${tag}@example.com`], sendAt), ...drafts(two, [`r3-${tag}@example.com`], sendAt)];
+      await store.invitations.create(one, made.slice(0, 2), { max: 10 });
+      await store.invitations.create(two, made.slice(2), { max: 10 });
+      for (const d of made) sink.refuse.set(d.email, `554 5.7.1 <${d.email}>: Relay access denied`);
+      expect(await senderOn(store, door).runDue(new Date())).toMatchObject({ sent: 0, failed: 0 });
+      for (const d of made) expect(await store.invitations.get(d.id)).toMatchObject({ state: 'scheduled', lastError: null });
+      // The relay takes the recipients now, but the account's sender is not verified: refused at the end of DATA.
+      sink.refuse.clear();
+      sink.answerData = async () => '554 Message rejected: Email address is not verified. The following identities failed the check in region EU-WEST-1: no-reply@shop.example (account 123456789012)';
+      const later = new Date(Date.now() + 2 * MAX_RETRY_MS);
+      expect(await senderOn(store, door, { now: () => later }).runDue(later)).toMatchObject({ sent: 0, failed: 0 });
+      for (const d of made) expect(await store.invitations.get(d.id)).toMatchObject({ state: 'scheduled', lastError: null });
+      expect(made.map((d) => received(d.email))).toEqual([0, 0, 0]);
+    } finally {
+      sink.refuse.clear();
+      sink.answerData = null;
       await door.close();
       await store.close();
       await tg.cleanup();

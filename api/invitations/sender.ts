@@ -21,10 +21,12 @@
  *    organization's; the sender name setting, else the organization's name;
  *    the product's name and picture) and handed to the mail door, and only
  *    once the relay accepted it is the invitation written `sent` (conditional
- *    on the claim). A relay's refusal of the recipient or the message (5xx to
- *    RCPT TO or DATA, or a bad address) makes it `failed` with the relay's
- *    answer in `lastError`; anything else (away, 4xx, a 5xx to AUTH or MAIL
- *    FROM: a quota, bad credentials) is the relay's, not the invitee's: it
+ *    on the claim). A relay's refusal of the recipient or the message (a 5xx to
+ *    RCPT TO or DATA that the door's `inviteesFault` says is the invitee's:
+ *    5.1.x, 5.2.x, 5.6.x, a bare 550; or a bad address) makes it `failed` with
+ *    the relay's answer in `lastError`; anything else (away, 4xx, a 5xx to AUTH
+ *    or MAIL FROM: a quota, bad credentials; a 5.7.x relay access denied or an
+ *    unverified sender at RCPT TO or DATA) is the relay's, not the invitee's: it
  *    stays `scheduled`, claimed for RETRY_MS and more the longer it lasts (it
  *    is tried again then), for RETRY_FOR_MS after it was due, then `failed`
  *    with a fixed reason. No answer after the relay had the whole mail (the
@@ -94,8 +96,8 @@ const DAY_MS = 86_400_000;
 export { withoutAddresses };
 /**
  * How long a claim holds an invitation: a sender that died lets it go after this. It outlasts the mail door's
- * wait for the relay's answer to the end of the message (DATA_TIMEOUT_MS, 10 minutes, RFC 5321 §4.5.3.2.6),
- * so no other run takes an invitation whose mail the relay is still answering.
+ * deadline for a whole mail with the relay (MAIL_DEADLINE_MS, 20 minutes; each silence at most DATA_TIMEOUT_MS,
+ * 10 minutes, RFC 5321 §4.5.3.2.6), so no other run takes an invitation whose mail the relay is still answering.
  */
 export const LEASE_MS = 30 * 60_000;
 /** A relay away, answering 4xx or refusing for a reason of its own: the invitation is tried again after this at first... */

@@ -28,6 +28,7 @@ afterEach(async () => {
   sink.refuse.clear();
   sink.answerData = null;
   sink.answerMailFrom = null;
+  sink.answerRcptTo = null;
 });
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.quit()));
@@ -94,7 +95,7 @@ describe('invitation mail door', () => {
     accept();
     await expect(sending).resolves.toMatchObject({ response: expect.stringMatching(/^250 /) });
 
-    sink.answerData = async () => '554 5.7.1 Message rejected as spam';
+    sink.answerData = async () => '554 5.6.0 Message rejected as spam';
     const refused = await d.send(plain('org_1', 'bo@mail.example')).catch((err: unknown) => err);
     expect(refused).toBeInstanceOf(MailNotSent);
     expect(refused).toMatchObject({ responseCode: 554, permanent: true });
@@ -114,6 +115,32 @@ describe('invitation mail door', () => {
     expect(later).toMatchObject({ responseCode: 451, permanent: false, unknown: false });
     // Tried again later: a fixed reason, not the relay's text.
     expect((later as MailNotSent).reason).toBe(RELAY_DEFERRED);
+    expect(sink.inbox).toHaveLength(0);
+  });
+
+  it("decides whose refusal it is by its enhanced code: the relay's (5.7.1 relay access denied at RCPT TO, SES's bare 554 at the end of DATA) is tried again with a fixed reason, the address's (5.1.1, bare 550 at RCPT TO) is permanent", async () => {
+    const logged: string[] = [];
+    const d = new MailDoor({ smtpUrl: sink.url, fromAddress: 'no-reply@reviews.example', slots: new InProcessSlots({ ratePerMinute: 1_000_000 }), logger: createLogger('debug', { write: (chunk: string) => void logged.push(chunk) }) });
+    doors.push(d);
+    // Postfix to a client it does not relay for (an SMTP_URL without credentials): every recipient refused at RCPT TO.
+    sink.refuse.set('ana@mail.example', '554 5.7.1 <ana@mail.example>: Relay access denied');
+    const relay = await d.send(plain('org_1', 'ana@mail.example')).catch((err: unknown) => err);
+    expect(relay).toBeInstanceOf(MailNotSent);
+    expect(relay).toMatchObject({ responseCode: 554, permanent: false, unknown: false, reason: RELAY_DEFERRED });
+    expect(logged.some((l) => l.includes('Relay access denied') && l.includes('RCPT TO') && !l.includes('ana@mail.example'))).toBe(true);
+    // Amazon SES with an unverified sender identity: a bare 554 at the end of DATA, naming the operator's account.
+    sink.answerData = async () => '554 Message rejected: Email address is not verified. The following identities failed the check in region EU-WEST-1: no-reply@reviews.example (account 123456789012)';
+    const ses = await d.send(plain('org_1', 'bo@mail.example')).catch((err: unknown) => err);
+    expect(ses).toMatchObject({ responseCode: 554, permanent: false, unknown: false, reason: RELAY_DEFERRED });
+    expect(String((ses as Error).message)).not.toContain('123456789012');
+    sink.answerData = null;
+    // The address's own: permanent, with the relay's answer.
+    sink.refuse.set('nobody@mail.example', '550 5.1.1 <nobody@mail.example>: User unknown');
+    sink.refuse.set('gone@mail.example', '550 Requested action not taken: mailbox unavailable');
+    const unknownUser = await d.send(plain('org_1', 'nobody@mail.example')).catch((err: unknown) => err);
+    expect(unknownUser).toMatchObject({ responseCode: 550, permanent: true });
+    expect((unknownUser as MailNotSent).reason).toContain('User unknown');
+    expect(await d.send(plain('org_1', 'gone@mail.example')).catch((err: unknown) => err)).toMatchObject({ responseCode: 550, permanent: true });
     expect(sink.inbox).toHaveLength(0);
   });
 
@@ -146,6 +173,32 @@ describe('invitation mail door', () => {
     const early = await d.send(plain('org_1', 'bo@mail.example')).catch((err: unknown) => err);
     expect(early).toMatchObject({ responseCode: null, permanent: false, unknown: false, reason: UNREACHABLE });
     expect(sink.inbox.map((m) => m.to[0])).toEqual(['ana@mail.example']);
+  });
+
+  it('gives a mail a deadline in all, not only per silence: a relay slow at every step is cut off, unknown once the mail was handed over, unreachable before', async () => {
+    // Scaled down, with wide margins for a loaded machine: each silence (0.3 s, 0.3 s, 3 s) is below the socket
+    // timeout (4 s), their sum is past the deadline (2.5 s), and the mail is handed over long before it.
+    const d = new MailDoor({ smtpUrl: sink.url, fromAddress: 'no-reply@reviews.example', slots: new InProcessSlots({ ratePerMinute: 1_000_000 }), socketTimeoutMs: 4000, deadlineMs: 2500 });
+    doors.push(d);
+    sink.answerMailFrom = 300;
+    sink.answerRcptTo = 300;
+    sink.answerData = () => new Promise((resolve) => setTimeout(resolve, 3000));
+    const handed = await d.send(plain('org_1', 'ana@mail.example')).catch((err: unknown) => err);
+    expect(handed).toBeInstanceOf(MailNotSent);
+    expect(handed).toMatchObject({ responseCode: null, permanent: false, unknown: true, reason: NO_ANSWER });
+    // Past the deadline before the message was handed over (still at RCPT TO, answered after 3 s): unreachable,
+    // and that connection is closed, so the mail never reaches the relay.
+    const early = new MailDoor({ smtpUrl: sink.url, fromAddress: 'no-reply@reviews.example', slots: new InProcessSlots({ ratePerMinute: 1_000_000 }), socketTimeoutMs: 4000, deadlineMs: 1500 });
+    doors.push(early);
+    sink.answerData = null;
+    sink.answerRcptTo = 3000;
+    const cut = await early.send(plain('org_1', 'bo@mail.example')).catch((err: unknown) => err);
+    expect(cut).toMatchObject({ responseCode: null, permanent: false, unknown: false, reason: UNREACHABLE });
+    sink.answerMailFrom = null;
+    sink.answerRcptTo = null;
+    await expect(early.send(plain('org_1', 'cy@mail.example'))).resolves.toMatchObject({ response: expect.stringMatching(/^250 /) });
+    await vi.waitFor(() => expect(sink.inbox.map((m) => m.to[0])).toContain('cy@mail.example'), { timeout: 10_000, interval: 50 });
+    expect(sink.inbox.map((m) => m.to[0])).not.toContain('bo@mail.example');
   });
 
   it("leaves every address out of a relay's answer for the log, an apostrophe in it too", () => {

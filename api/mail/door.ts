@@ -10,16 +10,21 @@
  * - resolves only once the relay accepted the message (its 250 to DATA), so
  *   the caller marks the invitation `sent` only then, and rejects with
  *   `MailNotSent` otherwise. Only a refusal of the recipient (5xx to RCPT TO)
- *   or of this message (5xx to DATA) is `permanent`, with the relay's own
- *   answer as `reason` (the caller records it as `failed`, `lastError`); any
- *   other error (AUTH, MAIL FROM, the greeting, a 4xx, no connection) is the
- *   relay's, not the invitee's: not permanent, with a fixed reason (the
+ *   or of this message (5xx to DATA) whose enhanced code is 5.1.x, 5.2.x or
+ *   5.6.x (or a bare 550/551/553 to RCPT TO: `inviteesFault`) is `permanent`,
+ *   with the relay's own answer as `reason` (the caller records it as
+ *   `failed`, `lastError`); any other error (AUTH, MAIL FROM, the greeting, a
+ *   4xx, 5.7.x relay access denied or sender not verified, no connection) is
+ *   the relay's, not the invitee's: not permanent, with a fixed reason (the
  *   relay's text goes to the operator's log only), and the caller tries again.
  * - waits for the relay's answer to the end of the message as RFC 5321
  *   §4.5.3.2.6 says (DATA_TIMEOUT_MS, 10 minutes: a relay scanning the mail
- *   under load answers late). No answer even then, after the whole message
- *   was handed over: the outcome is unknown (`unknown`, the relay may have
- *   kept it); the caller decides whether to send it again.
+ *   under load answers late), and for the whole transaction at most
+ *   MAIL_DEADLINE_MS (20 minutes, below the sender's 30-minute claim: a relay
+ *   slow at every step is cut off there). No answer even then, after the
+ *   whole message was handed over: the outcome is unknown (`unknown`, the
+ *   relay may have kept it); the caller decides whether to send it again.
+ *   Before it was handed over: unreachable, tried again.
  * - asks the mail's `ready()` (if any) once its slot is granted, right before
  *   the relay: false drops it unsent (`send` resolves null), as does its
  *   `signal` aborted while it waits for the slot;
@@ -75,7 +80,7 @@ export class MailNotSent extends Error {
     readonly reason: string,
     /** The relay's reply code, null when it never answered. */
     readonly responseCode: number | null,
-    /** A 5xx to RCPT TO or DATA (this recipient, this message): sending the same mail again will not help. */
+    /** The invitee's refusal (`inviteesFault`: this recipient, this message): sending the same mail again will not help. */
     readonly permanent: boolean,
     /** The whole message was handed to the relay and no answer came: it may have been delivered. */
     readonly unknown: boolean = false,
@@ -103,10 +108,21 @@ export interface MailDoorOptions {
   mailer?: MailerOptions;
   /** How long the relay may stay silent (each answer, the end of DATA's included); default DATA_TIMEOUT_MS. Tests shorten it. */
   socketTimeoutMs?: number;
+  /** How long one mail may take with the relay in all (its silences added up); default MAIL_DEADLINE_MS. Tests shorten it. */
+  deadlineMs?: number;
 }
 
 /** RFC 5321 §4.5.3.2.6: a client waits 10 minutes for the answer to the end of the message (DATA termination). */
 export const DATA_TIMEOUT_MS = 10 * 60_000;
+
+/**
+ * How long one mail may take with the relay in all, from the connection to the answer to the end of the message:
+ * past it the transaction is aborted (its connection closed), as after one silence of DATA_TIMEOUT_MS. Each
+ * silence alone is bounded by DATA_TIMEOUT_MS, but a relay slow at every step could take their sum (an hour and
+ * more); this keeps a mail's time with the relay below the sender's claim (LEASE_MS, 30 minutes), so no other run
+ * takes the invitation while its mail may still reach the relay.
+ */
+export const MAIL_DEADLINE_MS = 20 * 60_000;
 
 /** The reason given when the relay never answered (its connection's error is for the operator's log only). */
 export const UNREACHABLE = 'the mail relay could not be reached';
@@ -121,6 +137,22 @@ export const NO_ANSWER = 'the mail relay did not answer after taking the mail';
  * invitation's email check (api/invitations/validate.ts) accepts in an address, the apostrophe included.
  */
 export const withoutAddresses = (text: string): string => text.replace(/[^\s<>"(),;:[\]\\]+@[^\s<>"(),;:[\]\\]+/g, '<address>');
+
+/**
+ * Whether a refusal is the invitee's (permanent for this invitation) rather than the relay's or its operator's
+ * (tried again): a 5xx to RCPT TO or DATA whose enhanced status code (RFC 3463) is about the address (5.1.x),
+ * the mailbox (5.2.x) or this message's content (5.6.x). Any other enhanced code is the relay's: 5.7.x (relay
+ * access denied, a sender not verified, a policy), 5.3.x (the mail system), 5.4.x (the network), 5.5.x (the
+ * protocol). Without an enhanced code, only 550, 551 and 553 to RCPT TO (mailbox unavailable, not local, name not
+ * allowed: RFC 5321) are the invitee's; a bare 5xx at DATA (SES's `554 Message rejected: Email address is not
+ * verified`) says nothing about whose it is, and is tried again.
+ */
+export function inviteesFault(response: string, code: number | null, command: string | undefined): boolean {
+  if (code === null || code < 500 || code > 599 || (command !== 'RCPT TO' && command !== 'DATA')) return false;
+  const enhanced = /^\d{3}[ -]([245])\.(\d{1,3})\.\d{1,3}(?:\s|$)/.exec(response);
+  if (enhanced) return enhanced[1] === '5' && (enhanced[2] === '1' || enhanced[2] === '2' || enhanced[2] === '6');
+  return command === 'RCPT TO' && (code === 550 || code === 551 || code === 553);
+}
 
 /** One address, nothing a mail library could read as a list, a display name or a header. */
 const ADDRESS = /^[^\s@<>,;:"()[\]\\]{1,64}@[^\s@<>,;:"()[\]\\]{1,255}$/;
@@ -137,6 +169,7 @@ export class MailDoor {
   readonly #slots: MailSlots;
   readonly #logger: Logger | undefined;
   readonly #concurrency: number;
+  readonly #deadlineMs: number;
   readonly #queues = new Map<string, Pending[]>();
   #inFlight = 0;
   readonly #freed: (() => void)[] = [];
@@ -146,6 +179,7 @@ export class MailDoor {
 
   constructor(options: MailDoorOptions) {
     this.#concurrency = options.concurrency ?? 4;
+    this.#deadlineMs = options.deadlineMs ?? MAIL_DEADLINE_MS;
     this.#transport = nodemailer.createTransport({
       ...smtpOptions(options.smtpUrl, options.mailer?.isLoopback),
       ...(options.mailer?.tls && { tls: options.mailer.tls }),
@@ -275,6 +309,10 @@ export class MailDoor {
     const headers = { ...mail.headers };
     let handedOver = false;
     this.#handing.set(headers, () => void (handedOver = true));
+    // The whole transaction's deadline: aborting closes the connection delivering this mail (nodemailer's pool),
+    // so nothing of it reaches the relay afterwards unless the message was already handed over (then: unknown).
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(new Error(`no answer from the mail relay within ${this.#deadlineMs} ms in all`)), this.#deadlineMs);
     try {
       const info = await this.#transport.sendMail({
         from: { name: mail.fromName, address: this.#from },
@@ -283,6 +321,7 @@ export class MailDoor {
         text: mail.text,
         html: mail.html,
         headers,
+        signal: deadline.signal,
       });
       if (info.rejected.length > 0) throw Object.assign(new Error(info.response), { response: info.response, command: 'RCPT TO', responseCode: Number(/^\d{3}/.exec(info.response)?.[0] ?? 550) });
       resolve({ messageId: info.messageId, response: info.response });
@@ -290,10 +329,11 @@ export class MailDoor {
       const e = err as Error & { response?: string; responseCode?: number; command?: string; code?: unknown };
       const code = typeof e.responseCode === 'number' ? e.responseCode : null;
       if (typeof e.response === 'string') {
-        // Only the recipient's refusal (RCPT TO) or this message's (DATA) is the invitee's, with the relay's answer.
-        if (code !== null && code >= 500 && (e.command === 'RCPT TO' || e.command === 'DATA')) return reject(new MailNotSent(e.response, code, true));
-        // Anything else is the relay's (AUTH, MAIL FROM, the greeting, a quota, a 4xx): its text names the operator's
-        // account or network, for the operator's log only; the mail is tried again later.
+        // Only the recipient's refusal (RCPT TO) or this message's (DATA) that its enhanced code says is the invitee's.
+        if (inviteesFault(e.response, code, e.command)) return reject(new MailNotSent(e.response, code, true));
+        // Anything else is the relay's (AUTH, MAIL FROM, the greeting, a quota, a 4xx, relay access or an unverified
+        // sender at RCPT TO or DATA): its text names the operator's account or network, for the operator's log only;
+        // the mail is tried again later.
         this.#logger?.warn({ err: withoutAddresses(e.response), command: e.command, responseCode: code }, 'mail: the mail relay did not take the mail');
         return reject(new MailNotSent(RELAY_DEFERRED, code, false));
       }
@@ -306,6 +346,7 @@ export class MailDoor {
       this.#logger?.warn({ err: withoutAddresses(e.message), code: e.code }, 'mail: the mail relay could not be reached');
       reject(new MailNotSent(UNREACHABLE, null, false));
     } finally {
+      clearTimeout(timer);
       this.#handing.delete(headers);
     }
   }

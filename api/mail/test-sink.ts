@@ -30,6 +30,8 @@ export interface SmtpSink {
    * user sending limit exceeded`, `553 sender address rejected`), or a wait before it accepts (ms).
    */
   answerMailFrom: string | number | null;
+  /** Set: a wait (ms) before the relay answers each RCPT TO (a relay slow at every step). */
+  answerRcptTo: number | null;
   /** Mails whose DATA is waiting for `answerData`. */
   held: ReceivedMail[];
   close(): Promise<void>;
@@ -39,7 +41,7 @@ export async function startSmtpSink(): Promise<SmtpSink> {
   const inbox: ReceivedMail[] = [];
   const refuse = new Map<string, string>();
   const held: ReceivedMail[] = [];
-  const sink = { answerData: null as SmtpSink['answerData'], answerMailFrom: null as SmtpSink['answerMailFrom'] };
+  const sink = { answerData: null as SmtpSink['answerData'], answerMailFrom: null as SmtpSink['answerMailFrom'], answerRcptTo: null as SmtpSink['answerRcptTo'] };
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS', 'AUTH'],
@@ -52,7 +54,7 @@ export async function startSmtpSink(): Promise<SmtpSink> {
     },
     onRcptTo(address, _session, callback) {
       const reason = refuse.get(address.address.toLowerCase());
-      if (reason === undefined) return callback();
+      if (reason === undefined) return sink.answerRcptTo === null ? callback() : void setTimeout(() => callback(), sink.answerRcptTo);
       const code = Number(/^(\d{3})/.exec(reason)?.[1] ?? 550);
       callback(Object.assign(new Error(reason.replace(/^\d{3}\s*/, '')), { responseCode: code }));
     },

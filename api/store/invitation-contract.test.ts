@@ -8,10 +8,13 @@
  * (embedded) or on another connection (MongoDB).
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { open as openFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { OpenFile } from './embedded/durable-log.ts';
 import { EmbeddedStore } from './embedded/store.ts';
+import { StoreUnavailableError } from './unavailable.ts';
 import type { InvitationDraft } from './invitation-types.ts';
 import type { Store } from './types.ts';
 import { describeOn, mongoTargets, openMongoStore } from '../test/mongo-suites.ts';
@@ -525,6 +528,104 @@ describe('invitation retention on the embedded log', () => {
       expect(await store.invitations.get(mine.id)).toBeNull();
       expect(await store.invitations.get(theirs.id)).not.toBeNull();
       expect(await store.invitations.unsubscribedAt(o, 'erase-me')).toBe(at(2));
+    } finally {
+      await store.close().catch(() => undefined);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  // A disk whose log rewrites fail (ENOSPC on the side file) while `rewrites.fail` is set; appends still work.
+  const failingRewrites = (rewrites: { fail: boolean }): OpenFile => async (path, flags, mode) => {
+    if (rewrites.fail && path.endsWith('.compact')) throw Object.assign(new Error('ENOSPC: no space left on device, open'), { code: 'ENOSPC' });
+    return openFile(path, flags, mode);
+  };
+
+  it("a purge rewrites the log, so a purged address leaves the disk within the day's run", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'invitation-purge-rewrite-'));
+    const store = await EmbeddedStore.open(dir);
+    try {
+      const o = 'org_pr';
+      // Many live links: one purged invitation alone never makes the log due for a rewrite by size or ratio.
+      await store.invitations.create(o, Array.from({ length: 200 }, (_, i) => draft(o, `live-${i}`, { state: 'unsent', sendAt: null })), { max: 10_000 });
+      const old = draft(o, 'purged-one', { state: 'unsent', sendAt: null, createdAt: at(-300), updatedAt: at(-300) });
+      await store.invitations.create(o, [old], { max: 10_000 });
+      expect(readFileSync(join(dir, 'store.log'), 'utf8')).toContain('purged-one@example.com');
+      expect(await store.invitations.purge(at(-180), 100)).toEqual({ [o]: 1 });
+      await vi.waitFor(() => expect(readFileSync(join(dir, 'store.log'), 'utf8')).not.toContain('purged-one@example.com'), { timeout: 10_000, interval: 20 });
+      expect(readFileSync(join(dir, 'store.log'), 'utf8')).toContain('live-199@example.com');
+      // Nothing purged: nothing rewritten.
+      const compactions = store.info.compactions;
+      expect(await store.invitations.purge(at(-180), 100)).toEqual({});
+      await store.invitations.create(o, [draft(o, 'after')], { max: 10_000 });
+      expect(store.info.compactions).toBe(compactions);
+      // A run's full batches (as many as asked for: more may follow) leave the rewrite to its last one, once a run.
+      await store.invitations.create(o, ['two-a', 'two-b'].map((k) => draft(o, k, { state: 'unsent', sendAt: null, createdAt: at(-300), updatedAt: at(-300) })), { max: 10_000 });
+      expect(await store.invitations.purge(at(-180), 1)).toEqual({ [o]: 1 });
+      expect(await store.invitations.purge(at(-180), 1)).toEqual({ [o]: 1 });
+      await store.invitations.create(o, [draft(o, 'after-2')], { max: 10_000 });
+      expect(store.info.compactions).toBe(compactions);
+      expect(readFileSync(join(dir, 'store.log'), 'utf8')).toContain('two-a@example.com');
+      expect(await store.invitations.purge(at(-180), 1)).toEqual({});
+      await vi.waitFor(() => expect(store.info.compactions).toBe(compactions + 1), { timeout: 10_000, interval: 20 });
+      const text = readFileSync(join(dir, 'store.log'), 'utf8');
+      expect(text).not.toContain('two-a@example.com');
+      expect(text).not.toContain('two-b@example.com');
+    } finally {
+      await store.close().catch(() => undefined);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('an erasure after a purge whose rewrite failed still rewrites the log: the address leaves the disk though nothing is left to remove', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'invitation-erase-purged-'));
+    const rewrites = { fail: true };
+    let store = await EmbeddedStore.open(dir, { open: failingRewrites(rewrites) });
+    try {
+      const o = 'org_ep';
+      await store.invitations.create(o, Array.from({ length: 200 }, (_, i) => draft(o, `live-${i}`, { state: 'unsent', sendAt: null })), { max: 10_000 });
+      const old = draft(o, 'victim', { state: 'unsent', sendAt: null, createdAt: at(-300), updatedAt: at(-300) });
+      await store.invitations.create(o, [old], { max: 10_000 });
+      expect(await store.invitations.purge(at(-180), 100)).toEqual({ [o]: 1 });
+      // Another write: its round comes after the pause that tried (and failed) to rewrite the log.
+      await store.invitations.create(o, [draft(o, 'later')], { max: 10_000 });
+      expect(await store.invitations.get(old.id)).toBeNull();
+      expect(readFileSync(join(dir, 'store.log'), 'utf8')).toContain('victim@example.com');
+      rewrites.fail = false;
+      expect(await store.invitations.erase(o, 'victim')).toBe(0);
+      expect(readFileSync(join(dir, 'store.log'), 'utf8')).not.toContain('victim@example.com');
+      // The same after a restart: the log replayed (old lines, then their removal) still knows the address may be on disk.
+      await store.invitations.create(o, [draft(o, 'victim2', { state: 'unsent', sendAt: null, createdAt: at(-300), updatedAt: at(-300) })], { max: 10_000 });
+      rewrites.fail = true;
+      expect(await store.invitations.purge(at(-180), 100)).toEqual({ [o]: 1 });
+      await store.invitations.create(o, [draft(o, 'later2')], { max: 10_000 });
+      await store.close();
+      rewrites.fail = false;
+      store = await EmbeddedStore.open(dir, { open: failingRewrites(rewrites) });
+      expect(readFileSync(join(dir, 'store.log'), 'utf8')).toContain('victim2@example.com');
+      expect(await store.invitations.erase(o, 'victim2')).toBe(0);
+      expect(readFileSync(join(dir, 'store.log'), 'utf8')).not.toContain('victim2@example.com');
+    } finally {
+      await store.close().catch(() => undefined);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('an erasure whose rewrite fails fails (503), and answers only once a later attempt has the address off the disk', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'invitation-erase-fails-'));
+    const rewrites = { fail: false };
+    const store = await EmbeddedStore.open(dir, { open: failingRewrites(rewrites) });
+    try {
+      const o = 'org_ef';
+      await store.invitations.create(o, [draft(o, 'gone-soon'), draft(o, 'stays')], { max: 10 });
+      rewrites.fail = true;
+      await expect(store.invitations.erase(o, 'gone-soon')).rejects.toBeInstanceOf(StoreUnavailableError);
+      expect(readFileSync(join(dir, 'store.log'), 'utf8')).toContain('gone-soon@example.com');
+      rewrites.fail = false;
+      // The invitations went at the first attempt; the second one still rewrites the log before it answers.
+      expect(await store.invitations.erase(o, 'gone-soon')).toBe(0);
+      const text = readFileSync(join(dir, 'store.log'), 'utf8');
+      expect(text).not.toContain('gone-soon@example.com');
+      expect(text).toContain('stays@example.com');
     } finally {
       await store.close().catch(() => undefined);
       rmSync(dir, { recursive: true, force: true });

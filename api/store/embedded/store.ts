@@ -370,8 +370,14 @@ export class EmbeddedStore implements Store {
   private compactMinBytes = COMPACT_MIN_BYTES;
   /** An erasure asked for the log to be rewritten at the next pause (the erased address leaves the disk). */
   private compactWanted = false;
-  /** Erasures waiting for that rewrite (the pause right after their commit round). */
-  private readonly compactWaiters: (() => void)[] = [];
+  /** Erasures waiting for that rewrite (the pause right after their commit round): told whether it failed. */
+  private readonly compactWaiters: ((failure: unknown) => void)[] = [];
+  /**
+   * Addresses (orgId NUL emailKey) whose invitations were removed since the log was last rewritten: their
+   * old lines may still be in it (a removal writes only the removal line). Filled by replay too; emptied
+   * by each rewrite. An erasure of one of them rewrites the log even when it finds nothing left to remove.
+   */
+  private readonly goneAddresses = new Set<string>();
   private openFile: OpenFile = open;
   private dataDir = '';
   info!: EmbeddedStoreInfo;
@@ -465,6 +471,7 @@ export class EmbeddedStore implements Store {
       this.log = await DurableLog.reopen(path, bytes, this.openFile);
       this.logRecords = this.liveRecords();
       this.baseBytes = bytes;
+      this.goneAddresses.clear();
     } catch (err) {
       // The old log is intact: keep appending to it.
       this.log = await DurableLog.reopen(path, (await stat(path)).size, this.openFile);
@@ -473,19 +480,26 @@ export class EmbeddedStore implements Store {
   }
 
   private async compactIfDue(): Promise<void> {
-    // Erasures waiting for this pause: answered once it is over, whatever it did.
+    // Erasures waiting for this pause: answered once it is over, with its failure if the log was not rewritten.
     const waiting = this.compactWaiters.splice(0);
+    let failure: unknown = null;
     try {
-      if (this.closed || !(this.compactWanted || shouldCompact(this.logRecords, this.liveRecords()) || shouldCompactBytes(this.log.bytes, this.baseBytes, this.compactMinBytes))) return;
+      if (this.closed) {
+        failure = new Error('the store closed before the log was rewritten');
+        return;
+      }
+      if (!(this.compactWanted || shouldCompact(this.logRecords, this.liveRecords()) || shouldCompactBytes(this.log.bytes, this.baseBytes, this.compactMinBytes))) return;
       this.compactWanted = false;
       try {
         await this.compact();
         this.info.compactions++;
-      } catch {
-        // Not fatal: the log stays as it was and compaction is tried again after later writes.
+      } catch (err) {
+        // Not fatal for the store: the log stays as it was and compaction is tried again after later
+        // writes. Fatal for an erasure waiting on it: the address is still on disk.
+        failure = err;
       }
     } finally {
-      for (const done of waiting) done();
+      for (const done of waiting) done(failure);
     }
   }
 
@@ -793,6 +807,7 @@ export class EmbeddedStore implements Store {
       own?.delete(id);
       if (own?.size === 0) this.addressInvitations.delete(addressKey);
       addresses.add(addressKey);
+      this.goneAddresses.add(addressKey);
       this.liveInvitations.delete(id);
       if (v.orderRef !== null) {
         const ok = orderKey(v.orgId, v.emailKey, v.orderRef);
@@ -1458,21 +1473,30 @@ export class EmbeddedStore implements Store {
             byOrg[orgId] = (byOrg[orgId] ?? 0) + 1;
           }
         }
+        // Retention's "with them goes the address" holds on disk too: the pause right after the last batch of a
+        // run (fewer than asked for) rewrites the log when something was removed since the last rewrite: once a
+        // run, not once a batch; nothing removed, nothing rewritten. Nobody waits for it: a failed rewrite is
+        // tried again by the next run (or an erasure of the address).
+        if (ids.length < limit && (ids.length > 0 || this.goneAddresses.size > 0)) this.compactWanted = true;
         return { entries: ids.length > 0 ? [{ t: 'invitations-gone', ids }] : [], result: byOrg };
       }, true),
-    // The log is rewritten right after (before the answer), so the address leaves the disk too.
+    // The log is rewritten right after (before the answer), so the address leaves the disk too: also when
+    // nothing is left to remove but the log may still hold its old lines (invitations purged or erased since
+    // the last rewrite). A failed rewrite fails the erasure (503): it never answers with the address on disk.
     erase: async (orgId, emailKey) => {
-      let rewritten: Promise<void> = Promise.resolve();
+      let rewritten: Promise<unknown> = Promise.resolve(null);
+      const addressKey = `${orgId}\u0000${emailKey}`;
       const n = await this.commit(() => {
-        const ids = [...(this.addressInvitations.get(`${orgId}\u0000${emailKey}`) ?? [])];
-        if (ids.length > 0) {
+        const ids = [...(this.addressInvitations.get(addressKey) ?? [])];
+        if (ids.length > 0 || this.goneAddresses.has(addressKey)) {
           // Asked in the plan, so the pause right after this round (not a later one) rewrites the log.
           this.compactWanted = true;
           rewritten = new Promise((resolve) => this.compactWaiters.push(resolve));
         }
         return { entries: ids.length > 0 ? [{ t: 'invitations-gone', ids }] : [], result: ids.length };
       }, true);
-      await rewritten;
+      const failure = await rewritten;
+      if (failure !== null) throw new StoreUnavailableError('embedded', { cause: failure });
       return n;
     },
   };

@@ -10,10 +10,10 @@
  * - resolves only once the relay accepted the message (its 250 to DATA), so
  *   the caller marks the invitation `sent` only then, and rejects with
  *   `MailNotSent` otherwise. Only a refusal of the recipient (5xx to RCPT TO)
- *   or of this message (5xx to DATA) whose enhanced code is 5.1.x, 5.2.x or
- *   5.6.x (or a bare 550/551/553 to RCPT TO: `inviteesFault`) is `permanent`,
- *   with the relay's own answer as `reason` (the caller records it as
- *   `failed`, `lastError`); any other error (AUTH, MAIL FROM, the greeting, a
+ *   whose enhanced code is about the address or mailbox, or of this message's
+ *   content (5.6.x to DATA: `inviteesFault`), is `permanent`, with fixed words
+ *   and the codes as `reason` (the caller records it as `failed`,
+ *   `lastError`); any other error (AUTH, MAIL FROM, the greeting, a
  *   4xx, 5.7.x relay access denied or sender not verified, no connection) is
  *   the relay's, not the invitee's: not permanent, with a fixed reason (the
  *   relay's text goes to the operator's log only), and the caller tries again.
@@ -139,19 +139,40 @@ export const NO_ANSWER = 'the mail relay did not answer after taking the mail';
 export const withoutAddresses = (text: string): string => text.replace(/[^\s<>"(),;:[\]\\]+@[^\s<>"(),;:[\]\\]+/g, '<address>');
 
 /**
+ * Enhanced status codes (RFC 3463) that, answered to RCPT TO, are about the recipient's own address or mailbox:
+ * bad mailbox (5.1.1), bad system (5.1.2), bad syntax (5.1.3), moved (5.1.6), no mail accepted (5.1.10, a null
+ * MX), mailbox disabled (5.2.1), mailbox full (5.2.2). Not 5.1.0, 5.1.7 or 5.1.8 (the sender's address, which is
+ * the operator's), nor 5.2.0 (Microsoft 365's account blocks and quotas).
+ */
+const RECIPIENT_CODES = new Set(['5.1.1', '5.1.2', '5.1.3', '5.1.6', '5.1.10', '5.2.1', '5.2.2']);
+
+/** The first enhanced status code anywhere in a relay's answer (qmail puts it last: `553 … (#5.7.1)`), or null. */
+export function enhancedCode(response: string): string | null {
+  return /(?:^|[\s(#])([245]\.\d{1,3}\.\d{1,3})(?=$|[\s).,;:])/.exec(response.replace(/^\d{3}[ -]/, ' '))?.[1] ?? null;
+}
+
+/**
  * Whether a refusal is the invitee's (permanent for this invitation) rather than the relay's or its operator's
- * (tried again): a 5xx to RCPT TO or DATA whose enhanced status code (RFC 3463) is about the address (5.1.x),
- * the mailbox (5.2.x) or this message's content (5.6.x). Any other enhanced code is the relay's: 5.7.x (relay
- * access denied, a sender not verified, a policy), 5.3.x (the mail system), 5.4.x (the network), 5.5.x (the
- * protocol). Without an enhanced code, only 550, 551 and 553 to RCPT TO (mailbox unavailable, not local, name not
- * allowed: RFC 5321) are the invitee's; a bare 5xx at DATA (SES's `554 Message rejected: Email address is not
- * verified`) says nothing about whose it is, and is tried again.
+ * (tried again): a 5xx to RCPT TO whose enhanced code is one of RECIPIENT_CODES, or a 5xx to DATA whose enhanced
+ * code is about this message's content (5.6.x). Anything else is the relay's: 5.7.x (relay access denied, a
+ * sender not verified, a policy), 5.3.x, 5.4.x, 5.5.x, 5.2.0, the sender's address (5.1.0, 5.1.7, 5.1.8), and
+ * every answer without an enhanced code (Exim's `550 relay not permitted` and SES's `554 Message rejected: Email
+ * address is not verified` say nothing about whose it is). Tried again, a real invitee's bare refusal becomes
+ * `failed` when the retries end (30 days): the price of never failing every shop's invitations for a relay's fault.
  */
 export function inviteesFault(response: string, code: number | null, command: string | undefined): boolean {
-  if (code === null || code < 500 || code > 599 || (command !== 'RCPT TO' && command !== 'DATA')) return false;
-  const enhanced = /^\d{3}[ -]([245])\.(\d{1,3})\.\d{1,3}(?:\s|$)/.exec(response);
-  if (enhanced) return enhanced[1] === '5' && (enhanced[2] === '1' || enhanced[2] === '2' || enhanced[2] === '6');
-  return command === 'RCPT TO' && (code === 550 || code === 551 || code === 553);
+  if (code === null || code < 500 || code > 599) return false;
+  const enhanced = enhancedCode(response);
+  if (enhanced === null) return false;
+  if (command === 'RCPT TO') return RECIPIENT_CODES.has(enhanced);
+  if (command === 'DATA') return enhanced.startsWith('5.6.');
+  return false;
+}
+
+/** The reason a permanent refusal is recorded with (`lastError`): fixed words and the codes, never the relay's text. */
+export function refusalReason(code: number | null, response: string, command: string | undefined): string {
+  const codes = `${code ?? ''} ${enhancedCode(response) ?? ''}`.trim();
+  return command === 'DATA' ? `the recipient's mail server refused this mail (${codes})` : `the recipient's mail server refused the address (${codes})`;
 }
 
 /** One address, nothing a mail library could read as a list, a display name or a header. */
@@ -330,7 +351,10 @@ export class MailDoor {
       const code = typeof e.responseCode === 'number' ? e.responseCode : null;
       if (typeof e.response === 'string') {
         // Only the recipient's refusal (RCPT TO) or this message's (DATA) that its enhanced code says is the invitee's.
-        if (inviteesFault(e.response, code, e.command)) return reject(new MailNotSent(e.response, code, true));
+        if (inviteesFault(e.response, code, e.command)) {
+          this.#logger?.info({ err: withoutAddresses(e.response), command: e.command, responseCode: code }, 'mail: the recipient was refused');
+          return reject(new MailNotSent(refusalReason(code, e.response, e.command), code, true));
+        }
         // Anything else is the relay's (AUTH, MAIL FROM, the greeting, a quota, a 4xx, relay access or an unverified
         // sender at RCPT TO or DATA): its text names the operator's account or network, for the operator's log only;
         // the mail is tried again later.
